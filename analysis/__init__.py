@@ -1,0 +1,18 @@
+"""Pure analysis of Codex rollouts: text in; records, tool calls, findings and ranges out.
+
+Imports nothing from pygls or lsprotocol.
+"""
+
+from .calls import ToolCall
+from .findings import CODES, Finding, Severity
+from .patch import Patch, PatchFile, parse_patch
+from .positions import PositionEncoding, Range, Span
+from .record_analysis import LineAnalysis, analyze_line
+from .rollout import LineCache, LocatedCall, RolloutAnalysis, Turn, analyze_text
+from .script import ExecScript
+
+__all__ = [
+    "CODES", "ExecScript", "Finding", "LineAnalysis", "LineCache", "LocatedCall", "Patch", "PatchFile",
+    "PositionEncoding", "Range", "RolloutAnalysis", "Severity", "Span", "ToolCall", "Turn", "analyze_line",
+    "analyze_text", "parse_patch",
+]

@@ -1,0 +1,76 @@
+"""Findings: what the analysis reports about a rollout, with a code and a place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+from .positions import Span
+
+
+class Severity(IntEnum):
+    """Ordered as LSP numbers them: a lower value is more severe."""
+
+    ERROR = 1
+    WARNING = 2
+    INFORMATION = 3
+    HINT = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        return cls[text.upper()]
+
+
+INVALID_JSON = "invalid-json"
+RECORD_SHAPE = "record-shape"
+SCRIPT_SYNTAX = "script-syntax"
+DEAD_BRANCH = "dead-branch"
+COMPUTED_COMMAND = "computed-command"
+UNRESOLVED_PATCH_PATH = "unresolved-patch-path"
+PATCH_SYNTAX = "patch-syntax"
+UNPAIRED_CALL = "unpaired-call"
+SECRET = "secret"
+
+DEFAULT_SEVERITY: dict[str, Severity] = {
+    INVALID_JSON: Severity.ERROR,
+    RECORD_SHAPE: Severity.ERROR,
+    SCRIPT_SYNTAX: Severity.ERROR,
+    DEAD_BRANCH: Severity.WARNING,
+    COMPUTED_COMMAND: Severity.WARNING,
+    UNRESOLVED_PATCH_PATH: Severity.WARNING,
+    PATCH_SYNTAX: Severity.ERROR,
+    UNPAIRED_CALL: Severity.HINT,
+    SECRET: Severity.WARNING,
+}
+CODES = tuple(DEFAULT_SEVERITY)
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place that explains a finding (the ``const`` a path resolved through, an output)."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    message: str
+    span: Span
+    related: tuple[Related, ...] = field(default=())
+
+    @property
+    def severity(self) -> Severity:
+        return DEFAULT_SEVERITY[self.code]
+
+    def moved_to(self, line: int) -> "Finding":
+        """The same finding on another line (line analyses are computed at line 0)."""
+        if self.span.line == line:
+            return self
+        return Finding(self.code, self.message, Span(line, self.span.start, self.span.end),
+                       tuple(Related(Span(line, r.span.start, r.span.end), r.message) for r in self.related))

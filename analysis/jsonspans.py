@@ -1,0 +1,110 @@
+"""Where a JSON value sits in its line.
+
+``json.loads`` gives values without positions; this finds the raw character span
+of the values at a few known paths (``("payload", "input")``, or with ``"*"``
+for any array index) so that ranges point at the exact characters.  Strings are
+skipped with the standard library's C ``scanstring``; only containers on the way
+to a wanted path are entered.  It is only called on lines ``json.loads`` accepted.
+"""
+
+from __future__ import annotations
+
+import re
+from json.decoder import scanstring
+
+Path = tuple
+_WS = re.compile(r"[ \t\n\r]*")
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+
+
+def locate(line: str, patterns: list[Path]) -> dict[Path, tuple[int, int]]:
+    """Spans ``(start, end)`` of the values at ``patterns``; a string's span includes its quotes."""
+    found: dict[Path, tuple[int, int]] = {}
+    try:
+        _value(line, _ws(line, 0), (), patterns, found)
+    except (ValueError, IndexError):
+        pass  # a line that is not JSON has no value spans
+    return found
+
+
+def string_content(line: str, span: tuple[int, int]) -> tuple[int, str]:
+    """The column after the opening quote and the raw text between the quotes."""
+    return span[0] + 1, line[span[0] + 1:span[1] - 1]
+
+
+def _ws(line: str, i: int) -> int:
+    return _WS.match(line, i).end()  # type: ignore[union-attr]
+
+
+def _matches(path: Path, pattern: Path) -> bool:
+    return len(path) <= len(pattern) and all(p == q or q == "*" for p, q in zip(path, pattern))
+
+
+def _value(line: str, i: int, path: Path, patterns: list[Path], found: dict) -> int:
+    wanted = [p for p in patterns if _matches(path, p)]
+    if not wanted:
+        return _skip(line, i)
+    c = line[i]
+    if c == "{" and any(len(p) > len(path) for p in wanted):
+        end = _object(line, i, path, wanted, found)
+    elif c == "[" and any(len(p) > len(path) for p in wanted):
+        end = _array(line, i, path, wanted, found)
+    else:
+        end = _skip(line, i)
+    if any(len(p) == len(path) for p in wanted):
+        found[path] = (i, end)
+    return end
+
+
+def _object(line: str, i: int, path: Path, patterns: list[Path], found: dict) -> int:
+    i = _ws(line, i + 1)
+    if line[i] == "}":
+        return i + 1
+    while True:
+        key, i = scanstring(line, i + 1)
+        i = _ws(line, i)
+        i = _ws(line, i + 1)  # past ':'
+        i = _ws(line, _value(line, i, path + (key,), patterns, found))
+        if line[i] == "}":
+            return i + 1
+        i = _ws(line, i + 1)  # past ','
+
+
+def _array(line: str, i: int, path: Path, patterns: list[Path], found: dict) -> int:
+    i = _ws(line, i + 1)
+    if line[i] == "]":
+        return i + 1
+    index = 0
+    while True:
+        i = _ws(line, _value(line, i, path + (index,), patterns, found))
+        index += 1
+        if line[i] == "]":
+            return i + 1
+        i = _ws(line, i + 1)
+
+
+def _skip(line: str, i: int) -> int:
+    """The end of the value starting at ``i``, without recursion (nesting may be deep)."""
+    depth = 0
+    while True:
+        i = _ws(line, i)
+        c = line[i]
+        if c == '"':
+            i = scanstring(line, i + 1)[1]
+        elif c in "{[":
+            depth += 1
+            i += 1
+            continue
+        elif c in "}]":
+            depth -= 1
+            i += 1
+        elif c in ",:":
+            i += 1
+            continue
+        else:
+            m = _SCALAR.match(line, i)
+            if m is None:
+                raise ValueError(f"unexpected {c!r} at {i}")
+            i = m.end()
+        if depth == 0:
+            return i

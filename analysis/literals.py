@@ -1,0 +1,100 @@
+"""The values of JavaScript literals, decoded by esprima.
+
+tree-sitter finds the literal nodes; esprima turns their source text into values
+(every JS escape: ``\\x41``, ``\\u{1F600}``, line continuations, template
+cooking), so the project carries no JS string decoder of its own.  A literal
+without a backslash (or, in a template, without ``\\r``) is its own text, which
+skips the parser on the common path.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import esprima
+
+
+class Unknown:
+    """The value of an expression a static reading cannot know."""
+
+    _instance: "Unknown | None" = None
+
+    def __new__(cls) -> "Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNKNOWN = Unknown()
+
+
+def string_value(source: str) -> str | Unknown:
+    """The value of a string literal's source text (with its quotes)."""
+    if "\\" not in source:
+        return source[1:-1]
+    node = _expression(source)
+    if node is None or node.type != "Literal" or not isinstance(node.value, str):
+        return UNKNOWN
+    return _join_surrogates(node.value)
+
+
+def template_quasis(source: str) -> list[str] | Unknown:
+    """The cooked text pieces of a template literal's source (substitutions as ``${x}``)."""
+    if "\\" not in source and "\r" not in source and "${" not in source:
+        return [source[1:-1]]
+    node = _expression(source)
+    if node is None or node.type != "TemplateLiteral":
+        return UNKNOWN
+    cooked = [q.value.cooked for q in node.quasis]
+    if any(c is None for c in cooked):  # an invalid escape in a tagged-only position
+        return UNKNOWN
+    return [_join_surrogates(c) for c in cooked]
+
+
+def number_value(source: str) -> int | float | Unknown:
+    node = _expression(source)
+    if node is None or node.type != "Literal" or isinstance(node.value, (str, bool)) or node.value is None:
+        return UNKNOWN
+    value = node.value
+    return int(value) if isinstance(value, float) and value.is_integer() and "." not in source else value
+
+
+@lru_cache(maxsize=4096)
+def _expression(source: str) -> Any:
+    try:
+        program = esprima.parseScript("(" + source + ")")
+    except Exception:  # esprima raises its own Error type for any source it rejects
+        return None
+    body = program.body
+    if len(body) != 1 or body[0].type != "ExpressionStatement":
+        return None
+    return body[0].expression
+
+
+def _join_surrogates(text: str) -> str:
+    """esprima works in UTF-16 units: pair its surrogate halves into code points."""
+    if not any("\ud800" <= c <= "\udfff" for c in text):
+        return text
+    return _pair_some(text)
+
+
+def _pair_some(text: str) -> str:
+    """Pairs what pairs, keeps lone halves as they are (JS strings may hold them)."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if "\ud800" <= c <= "\udbff" and i + 1 < len(text) and "\udc00" <= text[i + 1] <= "\udfff":
+            out.append(chr(0x10000 + ((ord(c) - 0xD800) << 10) + (ord(text[i + 1]) - 0xDC00)))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)

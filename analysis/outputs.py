@@ -1,0 +1,137 @@
+"""Tool outputs: the exec status header, exec_command result blocks, exit codes.
+
+An output body is a string or a list of ``input_text``/``input_image`` items.
+Code-mode ``exec`` outputs start with a status header
+(``Script completed\\nWall time 0.4 seconds\\nOutput:\\n``), then every ``text()``
+item, and on failure a ``Script error:`` item.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_HEADER = re.compile(
+    r"Script (completed|failed|terminated|running with cell ID (\S+))\r?\n"
+    r"Wall time ([0-9]+(?:\.[0-9]+)?) seconds\r?\n(?:Output:\r?\n)?"
+)
+_EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?[0-9]{1,10})\b", re.MULTILINE)
+_WALL_LINE = re.compile(r"^Wall time:? ([0-9]+(?:\.[0-9]+)?) seconds", re.MULTILINE)
+_RUNNING_LINE = re.compile(r"^Process running with session ID ([0-9]{1,20})", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecResult:
+    """A text item that is an ``exec_command``/``write_stdin`` result object."""
+
+    exit_code: int | None
+    output: str
+    session_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What one output record says."""
+
+    status: str | None  # completed, failed, running, terminated; None when not known
+    wall_time: float | None
+    texts: tuple[str, ...]  # the text items after the status header
+    results: tuple[ExecResult, ...] = field(default=())
+    error: str | None = None
+    cell_id: str | None = None
+    exit_code: int | None = None  # from a top-level call's output
+    images: int = 0
+
+    @property
+    def exit_codes(self) -> list[int]:
+        if self.exit_code is not None:
+            return [self.exit_code]
+        return [r.exit_code for r in self.results if r.exit_code is not None]
+
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+
+def _items(body: Any) -> tuple[list[str], int]:
+    if isinstance(body, str):
+        return [body], 0
+    if isinstance(body, dict):  # an old {content, success} body
+        content = body.get("content")
+        return _items(content) if content is not None else ([json.dumps(body)], 0)
+    texts: list[str] = []
+    images = 0
+    for item in body or []:
+        text = getattr(item, "text", None)
+        if text is not None:
+            texts.append(text)
+        elif getattr(item, "type", None) == "input_image":
+            images += 1
+    return texts, images
+
+
+def read_exec_output(body: Any) -> ToolOutput:
+    """The output of a code-mode ``exec`` (or ``wait``) call."""
+    texts, images = _items(body)
+    status = wall = cell = None
+    if texts:
+        m = _HEADER.match(texts[0])
+        if m:
+            status = "running" if m.group(1).startswith("running") else m.group(1)
+            cell = m.group(2)
+            wall = float(m.group(3))
+            rest = texts[0][m.end():]
+            texts = ([rest] if rest else []) + texts[1:]
+    error = None
+    if texts and texts[-1].startswith("Script error:"):
+        error = texts[-1][len("Script error:"):].strip()
+        texts = texts[:-1]
+        status = status or "failed"
+    results = tuple(r for r in map(_exec_result, texts) if r is not None)
+    return ToolOutput(status, wall, tuple(texts), results, error, cell, None, images)
+
+
+def read_call_output(body: Any) -> ToolOutput:
+    """The output of a top-level ``exec_command``, ``shell``, ``local_shell_call`` or ``apply_patch``."""
+    texts, images = _items(body)
+    text = "\n".join(texts)
+    exit_code = wall = None
+    status = "completed"
+    try:
+        value = json.loads(text) if text.startswith("{") else None
+    except ValueError:
+        value = None
+    if isinstance(value, dict) and "output" in value:
+        meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+        exit_code = _int(meta.get("exit_code", value.get("exit_code")))
+        wall = _float(meta.get("duration_seconds", value.get("wall_time_seconds")))
+        texts = [str(value["output"])]
+    else:
+        m = _EXIT_LINE.search(text)
+        exit_code = int(m.group(1)) if m else None
+        m = _WALL_LINE.search(text)
+        wall = float(m.group(1)) if m else None
+        if _RUNNING_LINE.search(text):
+            status = "running"
+    return ToolOutput(status, wall, tuple(texts), (), None, None, exit_code, images)
+
+
+def _exec_result(text: str) -> ExecResult | None:
+    if not text.startswith("{") or '"output"' not in text:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or "output" not in value or "wall_time_seconds" not in value:
+        return None
+    return ExecResult(_int(value.get("exit_code")), str(value.get("output")), _int(value.get("session_id")))
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

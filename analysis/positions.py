@@ -1,0 +1,180 @@
+"""Positions: code-point columns, LSP position encodings, and JSON escape maps.
+
+Inside the analysis every column is a code-point index into one document line
+(a Python ``str`` index).  Two maps lead there:
+
+* :class:`EscapeMap` maps an index in a *decoded* JSON string back to the column
+  of the raw characters in the line (through ``\\n``, ``\\"``, ``\\uXXXX`` and
+  surrogate pairs).
+* :class:`LineColumns` turns a code-point column into UTF-8, UTF-16 or UTF-32
+  units, the units an LSP client asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from enum import Enum
+
+
+class PositionEncoding(str, Enum):
+    UTF8 = "utf-8"
+    UTF16 = "utf-16"
+    UTF32 = "utf-32"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Characters ``start`` to ``end`` (code points, end exclusive) of one document line."""
+
+    line: int
+    start: int
+    end: int
+
+    def contains(self, line: int, column: int) -> bool:
+        return self.line == line and self.start <= column <= self.end
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    line: int
+    character: int
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """An LSP range in the units of one position encoding."""
+
+    start: Position
+    end: Position
+
+    def to_json(self) -> dict:
+        return {
+            "start": {"line": self.start.line, "character": self.start.character},
+            "end": {"line": self.end.line, "character": self.end.character},
+        }
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+class LineColumns:
+    """Converts code-point columns of one line to and from an encoding's units."""
+
+    __slots__ = ("_text", "_ascii", "_astral", "_utf8_marks", "_utf8_extra")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ascii = text.isascii()
+        self._astral: list[int] | None = None
+        self._utf8_marks: list[int] | None = None
+        self._utf8_extra: list[int] | None = None
+
+    def to_units(self, column: int, encoding: PositionEncoding) -> int:
+        column = max(0, min(column, len(self._text)))
+        if self._ascii or encoding is PositionEncoding.UTF32:
+            return column
+        if encoding is PositionEncoding.UTF16:
+            return column + bisect_right(self._astral_positions(), column - 1)
+        marks, extra = self._utf8_tables()
+        k = bisect_right(marks, column - 1)
+        return column + (extra[k - 1] if k else 0)
+
+    def from_units(self, units: int, encoding: PositionEncoding) -> int:
+        """The code-point column at ``units``; a unit inside a character maps to its start."""
+        if self._ascii or encoding is PositionEncoding.UTF32:
+            return max(0, min(units, len(self._text)))
+        lo, hi = 0, len(self._text)
+        while lo < hi:  # largest column whose units are <= ``units``
+            mid = (lo + hi + 1) // 2
+            if self.to_units(mid, encoding) <= units:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def _astral_positions(self) -> list[int]:
+        if self._astral is None:
+            self._astral = [m.start() for m in _ASTRAL.finditer(self._text)]
+        return self._astral
+
+    def _utf8_tables(self) -> tuple[list[int], list[int]]:
+        if self._utf8_marks is None:
+            marks: list[int] = []
+            extra: list[int] = []
+            total = 0
+            for m in _NON_ASCII.finditer(self._text):
+                cp = ord(m.group())
+                total += 1 if cp < 0x800 else (2 if cp < 0x10000 else 3)
+                marks.append(m.start())
+                extra.append(total)
+            self._utf8_marks, self._utf8_extra = marks, extra
+        return self._utf8_marks, self._utf8_extra  # type: ignore[return-value]
+
+
+def span_to_range(span: Span, line_text: str, encoding: PositionEncoding = PositionEncoding.UTF16,
+                  columns: LineColumns | None = None) -> Range:
+    cols = columns or LineColumns(line_text)
+    return Range(Position(span.line, cols.to_units(span.start, encoding)),
+                 Position(span.line, cols.to_units(span.end, encoding)))
+
+
+_JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.DOTALL)
+
+
+class EscapeMap:
+    """Maps indices of a decoded JSON string to columns of its raw text in the line.
+
+    ``raw_start`` is the column of the first character after the opening quote.
+    """
+
+    __slots__ = ("raw_start", "_dec", "_raw", "_raw_end")
+
+    def __init__(self, raw: str, raw_start: int) -> None:
+        self.raw_start = raw_start
+        dec: list[int] = []
+        raw_at: list[int] = []
+        raw_end: list[int] = []
+        if "\\" in raw:
+            shift = 0  # raw length minus decoded length so far
+            pending_high: tuple[int, int] | None = None
+            for m in _JSON_ESCAPE.finditer(raw):
+                start, end = m.span()
+                text = m.group()
+                unit = int(text[2:], 16) if len(text) == 6 else -1
+                if pending_high is not None and pending_high[1] == start and 0xDC00 <= unit <= 0xDFFF:
+                    # the low half of a surrogate pair: both escapes make one code point
+                    raw_end[-1] = end
+                    shift += end - start
+                    pending_high = None
+                    continue
+                dec.append(start - shift)
+                raw_at.append(start)
+                raw_end.append(end)
+                shift += end - start - 1
+                pending_high = (start, end) if 0xD800 <= unit <= 0xDBFF else None
+        self._dec, self._raw, self._raw_end = dec, raw_at, raw_end
+
+    def start(self, index: int) -> int:
+        """Column of the raw characters that decode to character ``index``."""
+        k = bisect_right(self._dec, index) - 1
+        if k < 0:
+            return self.raw_start + index
+        if self._dec[k] == index:
+            return self.raw_start + self._raw[k]
+        return self.raw_start + self._raw_end[k] + (index - self._dec[k] - 1)
+
+    def end(self, index: int) -> int:
+        """Column just after the raw characters that decode to character ``index - 1``."""
+        if index <= 0:
+            return self.raw_start
+        k = bisect_right(self._dec, index - 1) - 1
+        if k >= 0 and self._dec[k] == index - 1:
+            return self.raw_start + self._raw_end[k]
+        return self.start(index - 1) + 1
+
+    def span(self, line: int, start: int, end: int) -> Span:
+        """The document span of decoded characters ``start`` to ``end``."""
+        return Span(line, self.start(start), self.end(end) if end > start else self.start(start))

@@ -1,0 +1,244 @@
+"""The analysis of one rollout line, on its own: record, calls, findings, output.
+
+Nothing here looks at other lines, so a result can be cached by the line's text
+and reused when an edit elsewhere leaves the line as it was.  Spans are on line 0;
+the document moves them to their line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
+from .findings import Finding, Related
+from .jsonspans import locate, string_content
+from .outputs import ToolOutput, read_call_output, read_exec_output
+from .patch import parse_patch
+from .positions import EscapeMap, Span
+from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
+                      Message, Record, RecordShapeError, SessionMeta, TurnContext, parse_record)
+from .script import ExecScript
+from .secrets import find_secrets
+
+EXEC_NAMESPACES = (None, "functions")
+_STATUS_HEADER = re.compile(r"Script (?:completed|failed|terminated|running with cell ID)")
+
+
+@dataclass(frozen=True, slots=True)
+class LineAnalysis:
+    """What one line is and says.  ``kind`` is the payload type, ``blank`` or ``invalid``."""
+
+    kind: str
+    record: Record | None = None
+    call_id: str | None = None
+    name: str | None = None  # the tool a call record names (exec, exec_command, apply_patch, …)
+    calls: tuple[ToolCall, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    script: str | None = None  # the decoded JavaScript of an exec record
+    script_map: EscapeMap | None = None
+    output: ToolOutput | None = None
+    text: str | None = None  # a message's text, a call's decoded input
+    call_id_span: Span | None = None
+    is_exec: bool = False
+
+    @property
+    def is_call(self) -> bool:
+        return self.kind in ("function_call", "custom_tool_call", "local_shell_call")
+
+    @property
+    def is_output(self) -> bool:
+        return self.kind in ("function_call_output", "custom_tool_call_output")
+
+    @property
+    def turn_title(self) -> str | None:
+        """The prompt of a user message that starts a turn (not injected context)."""
+        item = self.record.item if self.record else None
+        if isinstance(item, Message) and item.role == "user":
+            text = item.text().strip()
+            if text and not text.startswith("<") and not text.startswith("# AGENTS.md"):
+                return text
+        return None
+
+    @property
+    def session(self) -> SessionMeta | None:
+        item = self.record.item if self.record else None
+        return item if isinstance(item, SessionMeta) else None
+
+    @property
+    def turn_context(self) -> TurnContext | None:
+        item = self.record.item if self.record else None
+        return item if isinstance(item, TurnContext) else None
+
+
+def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> LineAnalysis:
+    """The analysis of one line of a rollout (its spans on line 0)."""
+    if not line.strip():
+        return LineAnalysis("blank")
+    secrets = tuple(Finding("secret", f"{s.kind} in the transcript: redact it before sharing",
+                            Span(0, s.start, s.end)) for s in find_secrets(line, extra_secrets))
+    # a BOM is whitespace to a reader of the file; JSON allows a space in its place
+    text = " " + line[1:] if line.startswith("\ufeff") else line
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        at = min(error.pos, len(line))
+        end = at + 1 if at < len(line) else at
+        return LineAnalysis("invalid", findings=(Finding("invalid-json", f"not JSON: {error.msg}",
+                                                         Span(0, at, end)),) + secrets)
+    except RecursionError:
+        return LineAnalysis("invalid", findings=(Finding("invalid-json", "JSON nested too deeply to read",
+                                                         Span(0, 0, len(line))),) + secrets)
+    try:
+        record = parse_record(value)
+    except RecordShapeError as error:
+        span = _path_span(text, error.loc)
+        return LineAnalysis("invalid", findings=(Finding("record-shape", str(error), span),) + secrets)
+    except RecursionError:
+        return LineAnalysis("invalid", findings=(Finding("record-shape", "record nested too deeply to read",
+                                                         Span(0, 0, len(line))),) + secrets)
+    result = _read_record(text, record)
+    return replace(result, findings=tuple(sorted(result.findings + secrets, key=_order)))
+
+
+def _order(finding: Finding) -> tuple:
+    return finding.span.start, finding.span.end, finding.code
+
+
+def _path_span(line: str, path: tuple) -> Span:
+    if path:
+        found = locate(line, [path])
+        if path in found:
+            start, end = found[path]
+            return Span(0, start, end)
+    return Span(0, 0, len(line))
+
+
+def _read_record(line: str, record: Record) -> LineAnalysis:
+    item = record.item
+    base = LineAnalysis(record.kind, record)
+    if isinstance(item, Message):
+        return replace(base, text=item.text())
+    if isinstance(item, (FunctionCallOutput, CustomToolCallOutput)):
+        return replace(base, call_id=item.call_id, output=read_output(item.output))
+    if isinstance(item, CustomToolCall):
+        base = replace(base, call_id=item.call_id, name=item.name, text=item.input,
+                       call_id_span=_call_id_span(line))
+        if item.name == "exec" and item.namespace in EXEC_NAMESPACES:
+            return _read_exec(line, base, item.input)
+        if item.name == "apply_patch":
+            return _read_top_patch(line, base, item.input, ("payload", "input"))
+        return base
+    if isinstance(item, FunctionCall):
+        base = replace(base, call_id=item.call_id, name=item.name, text=item.arguments,
+                       call_id_span=_call_id_span(line))
+        return _read_function_call(line, base, item)
+    if isinstance(item, LocalShellCall):
+        command = item.action.command
+        text = command if isinstance(command, str) else shlex.join(command)
+        call = ToolCall("local_shell", COMMAND, 0, len(line), command=text,
+                        workdir=item.action.working_directory, executed="yes", source=text)
+        return replace(base, call_id=item.call_id, name="local_shell", calls=(call,), text=text,
+                       call_id_span=_call_id_span(line))
+    return base
+
+
+def read_output(body: Any) -> ToolOutput:
+    """An output body, read as an exec output when it starts with a status header."""
+    first = body if isinstance(body, str) else next(
+        (getattr(i, "text", None) for i in body if getattr(i, "text", None) is not None), None) \
+        if isinstance(body, list) else None
+    if first is not None and _STATUS_HEADER.match(first):
+        return read_exec_output(body)
+    return read_call_output(body)
+
+
+def _call_id_span(line: str) -> Span | None:
+    found = locate(line, [("payload", "call_id")])
+    span = found.get(("payload", "call_id"))
+    return Span(0, span[0], span[1]) if span else None
+
+
+def _read_exec(line: str, base: LineAnalysis, source: str) -> LineAnalysis:
+    found = locate(line, [("payload", "input")])
+    if ("payload", "input") not in found:
+        return base
+    raw_start, raw = string_content(line, found[("payload", "input")])
+    escapes = EscapeMap(raw, raw_start)
+    script = ExecScript(source)
+    result = find_calls(script)
+
+    def span(start: int, end: int) -> Span:
+        return escapes.span(0, start, end)
+
+    calls = tuple(replace(c, start=span(c.start, c.end).start, end=span(c.start, c.end).end)
+                  for c in result.calls)
+    findings = [_from_note(n, span) for n in result.notes]
+    problem = script.syntax_problem
+    if problem is not None:
+        findings.append(Finding("script-syntax", problem.message, span(problem.start, problem.end)))
+    return replace(base, calls=calls, findings=tuple(findings), script=source, script_map=escapes, is_exec=True)
+
+
+def _from_note(note: Note, span) -> Finding:
+    related = tuple(Related(span(s, e), message) for s, e, message in note.related)
+    return Finding(note.code, note.message, span(note.start, note.end), related)
+
+
+def _read_top_patch(line: str, base: LineAnalysis, text: str, path: tuple) -> LineAnalysis:
+    patch = parse_patch(text)
+    found = locate(line, [path])
+    whole = Span(0, 0, len(line))
+    escapes = None
+    if path in found:
+        raw_start, raw = string_content(line, found[path])
+        escapes = EscapeMap(raw, raw_start)
+    findings = []
+    for error in patch.errors:
+        where = escapes.span(0, error.offset, error.offset + error.length) if escapes else whole
+        findings.append(Finding("patch-syntax", f"patch line {error.line + 1}: {error.message}", where))
+    call = ToolCall(base.name, PATCH, 0, len(line), files=patch.files, patch=text, executed="yes", source=text)
+    return replace(base, calls=(call,), findings=tuple(findings))
+
+
+def _read_function_call(line: str, base: LineAnalysis, item: FunctionCall) -> LineAnalysis:
+    whole = (0, len(line))
+    try:
+        args = json.loads(item.arguments) if item.arguments.strip() else {}
+    except (ValueError, RecursionError):
+        args = None
+    if not isinstance(args, dict):
+        shape = Finding("record-shape", "payload.arguments: must be a JSON object in a string",
+                        _path_span(line, ("payload", "arguments")))
+        call = ToolCall(item.name, TOOL, *whole, executed="yes", source=item.arguments)
+        return replace(base, calls=(call,), findings=(shape,))
+    if item.name in ("exec_command", "shell", "container.exec", "shell_command"):
+        raw = args.get("cmd", args.get("command"))
+        command = raw if isinstance(raw, str) else shlex.join(raw) \
+            if isinstance(raw, list) and all(isinstance(a, str) for a in raw) else None
+        workdir = args.get("workdir", args.get("cwd"))
+        other = {k: v for k, v in args.items() if k not in ("cmd", "command", "workdir", "cwd")}
+        call = ToolCall(item.name, COMMAND, *whole, command=command,
+                        workdir=workdir if isinstance(workdir, str) else None, arguments=other,
+                        executed="yes", source=item.arguments, json_arguments=True)
+        return replace(base, calls=(call,))
+    if item.name == "apply_patch" and isinstance(args.get("input"), str):
+        return _read_top_patch_in_arguments(line, base, args["input"])
+    call = ToolCall(item.name, TOOL, *whole, arguments=args, executed="yes", source=item.arguments,
+                    json_arguments=True)
+    return replace(base, calls=(call,))
+
+
+def _read_top_patch_in_arguments(line: str, base: LineAnalysis, text: str) -> LineAnalysis:
+    # the patch sits JSON-encoded inside the JSON string ``arguments``: point at the arguments
+    patch = parse_patch(text)
+    where = _path_span(line, ("payload", "arguments"))
+    findings = tuple(Finding("patch-syntax", f"patch line {e.line + 1}: {e.message}", where) for e in patch.errors)
+    call = ToolCall(base.name, PATCH, 0, len(line), files=patch.files, patch=text, executed="yes", source=text)
+    return replace(base, calls=(call,), findings=findings)
+
+
+__all__ = ["LineAnalysis", "analyze_line", "read_output"]

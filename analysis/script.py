@@ -1,0 +1,262 @@
+"""An exec script: the JavaScript of one code-mode ``exec`` call, parsed by tree-sitter.
+
+It knows the script's text, its syntax tree, its ``// @exec:`` pragma, its first
+syntax error, and its lexical scopes: which declaration an identifier refers to.
+Scripts are ES modules, so ``let``, ``const``, ``class`` and function
+declarations are block-scoped and ``var`` and parameters function-scoped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+
+import tree_sitter_javascript
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+from .positions import LineColumns, PositionEncoding
+
+JAVASCRIPT = Language(tree_sitter_javascript.language())
+_LOCAL = threading.local()
+
+_PRAGMA = re.compile(r"[ \t]*// @exec:([^\r\n]*)")
+PRAGMA_KEYS = frozenset({"yield_time_ms", "max_output_tokens"})
+
+FUNCTIONS = frozenset({
+    "function_declaration", "function_expression", "arrow_function", "method_definition",
+    "generator_function_declaration", "generator_function", "class_static_block",
+})
+BLOCKS = frozenset({"statement_block", "program", "for_statement", "for_in_statement", "switch_body"})
+
+_DECLARATIONS = Query(JAVASCRIPT, """
+(variable_declarator name: (_) @name) @declarator
+(function_declaration name: (identifier) @name) @function
+(generator_function_declaration name: (identifier) @name) @function
+(class_declaration name: (identifier) @name) @class
+(formal_parameters) @params
+(arrow_function parameter: (identifier) @name) @arrow
+(catch_clause parameter: (_) @name) @catch
+(import_statement) @import
+(for_in_statement left: (_) @name) @loop
+""")
+
+
+def _parser() -> Parser:
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:  # a Parser is not safe to share between threads
+        parser = _LOCAL.parser = Parser(JAVASCRIPT)
+    return parser
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """One declared name.  ``key`` is the property a destructuring pattern takes it from."""
+
+    name: str
+    kind: str  # const, let, var, param, function, class, import, catch
+    node: Node  # the identifier that declares it
+    scope: Node
+    init: Node | None = None  # the initialiser of a plain ``NAME = value`` declarator
+    key: str | None = None
+    module: str | None = None  # for imports: the module specifier
+    imported: str | None = None  # for imports: the exported name (``*`` or ``default``)
+    pattern_init: Node | None = None  # for destructuring: the value destructured
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxProblem:
+    start: int  # code points in the script
+    end: int
+    message: str
+
+
+class ExecScript:
+    """A parsed exec script; offsets it returns are code-point indices into :attr:`source`."""
+
+    def __init__(self, source: str) -> None:
+        # lone surrogates (from ``\\ud800`` in JSON) cannot be UTF-8 encoded: one U+FFFD each keeps offsets
+        if not source.isascii() and re.search("[\ud800-\udfff]", source):
+            source = re.sub("[\ud800-\udfff]", "\ufffd", source)
+        self.source = source
+        self.data = source.encode("utf-8")
+        self.tree = _parser().parse(self.data)
+        self.root: Node = self.tree.root_node
+        self._columns = None if source.isascii() else LineColumns(source)
+
+    # -- text and offsets -------------------------------------------------------------------
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def char(self, byte: int) -> int:
+        if self._columns is None:
+            return byte
+        return self._columns.from_units(byte, PositionEncoding.UTF8)
+
+    def span(self, node: Node) -> tuple[int, int]:
+        return self.char(node.start_byte), self.char(node.end_byte)
+
+    # -- pragma and syntax ------------------------------------------------------------------
+    @cached_property
+    def pragma(self) -> dict | None:
+        m = _PRAGMA.match(self.source)
+        if not m:
+            return None
+        try:
+            value = json.loads(m.group(1))
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    @cached_property
+    def syntax_problem(self) -> SyntaxProblem | None:
+        pragma = _PRAGMA.match(self.source)
+        if pragma and (not self.pragma or not set(self.pragma) <= PRAGMA_KEYS):
+            return SyntaxProblem(0, pragma.end(), "the '// @exec:' pragma must be a JSON object with only "
+                                 "yield_time_ms and max_output_tokens")
+        if not self.root.has_error:
+            return None
+        node = self.root
+        while not (node.is_error or node.is_missing):
+            child = next((c for c in node.children if c.has_error or c.is_error or c.is_missing), None)
+            if child is None:
+                break
+            node = child
+        start, end = self.span(node)
+        if node.is_missing:
+            return SyntaxProblem(start, end, f"syntax error: missing {node.type!r}")
+        text = self.source[start:end]
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        return SyntaxProblem(start, end, f"syntax error: unexpected {shown!r}")
+
+    # -- scopes -----------------------------------------------------------------------------
+    @cached_property
+    def bindings(self) -> dict[str, list[Binding]]:
+        found: dict[str, list[Binding]] = {}
+        for _, captures in QueryCursor(_DECLARATIONS).matches(self.root):
+            for binding in self._bindings_of(captures):
+                found.setdefault(binding.name, []).append(binding)
+        return found
+
+    def resolve(self, node: Node, name: str | None = None) -> Binding | None:
+        """The declaration ``node`` (an identifier) refers to; None for a global."""
+        name = name or self.text(node)
+        best: Binding | None = None
+        at = node.start_byte
+        for binding in self.bindings.get(name, ()):
+            scope = binding.scope
+            if scope.start_byte <= at < scope.end_byte or scope.type == "program":
+                if best is None or scope.start_byte >= best.scope.start_byte and \
+                        scope.end_byte <= best.scope.end_byte:
+                    best = binding
+        return best
+
+    def declared_once(self, binding: Binding) -> bool:
+        """True when no other declaration of the name shares the binding's scope."""
+        return sum(1 for b in self.bindings.get(binding.name, ()) if b.scope == binding.scope) == 1
+
+    def _bindings_of(self, captures: dict[str, list[Node]]):
+        if "declarator" in captures:
+            declarator = captures["declarator"][0]
+            declaration = declarator.parent
+            kind = declaration.children[0].type if declaration is not None else "var"
+            kind = kind if kind in ("const", "let") else "var"
+            target = captures["name"][0]
+            value = declarator.child_by_field_name("value")
+            scope = self._scope(declarator, function_scoped=kind == "var")
+            if target.type == "identifier":
+                yield Binding(self.text(target), kind, target, scope, value)
+            else:
+                for ident, key in self._pattern_names(target):
+                    yield Binding(self.text(ident), kind, ident, scope, None, key, pattern_init=value)
+        elif "function" in captures or "class" in captures:
+            node = (captures.get("function") or captures["class"])[0]
+            ident = captures["name"][0]
+            yield Binding(self.text(ident), "function" if "function" in captures else "class", ident,
+                          self._scope(node, function_scoped=False))
+        elif "params" in captures:
+            params = captures["params"][0]
+            function = params.parent or params
+            for child in params.named_children:
+                for ident, _ in self._pattern_names(child):
+                    yield Binding(self.text(ident), "param", ident, function)
+        elif "arrow" in captures:
+            ident = captures["name"][0]
+            yield Binding(self.text(ident), "param", ident, captures["arrow"][0])
+        elif "catch" in captures:
+            clause = captures["catch"][0]
+            for ident, _ in self._pattern_names(captures["name"][0]):
+                yield Binding(self.text(ident), "catch", ident, clause)
+        elif "loop" in captures:
+            loop = captures["loop"][0]
+            kind_node = loop.child_by_field_name("kind")
+            kind = self.text(kind_node) if kind_node is not None else None
+            if kind in ("const", "let", "var"):  # without one, the loop assigns an existing name
+                scope = self._scope(loop, function_scoped=True) if kind == "var" else loop
+                for ident, _ in self._pattern_names(captures["name"][0]):
+                    yield Binding(self.text(ident), kind, ident, scope)
+        elif "import" in captures:
+            yield from self._import_bindings(captures["import"][0])
+
+    def _import_bindings(self, statement: Node):
+        source = statement.child_by_field_name("source")
+        module = self.text(source)[1:-1] if source is not None else ""
+        for clause in statement.named_children:
+            if clause.type != "import_clause":
+                continue
+            for part in clause.named_children:
+                if part.type == "identifier":
+                    yield Binding(self.text(part), "import", part, self.root, module=module, imported="default")
+                elif part.type == "namespace_import":
+                    ident = next((c for c in part.named_children if c.type == "identifier"), None)
+                    if ident is not None:
+                        yield Binding(self.text(ident), "import", ident, self.root, module=module, imported="*")
+                elif part.type == "named_imports":
+                    for spec in part.named_children:
+                        if spec.type != "import_specifier":
+                            continue
+                        name = spec.child_by_field_name("name")
+                        alias = spec.child_by_field_name("alias") or name
+                        if name is None or alias is None:
+                            continue
+                        imported = self.text(name)
+                        if name.type == "string":
+                            imported = imported[1:-1]
+                        yield Binding(self.text(alias), "import", alias, self.root, module=module,
+                                      imported=imported)
+
+    def _pattern_names(self, node: Node, key: str | None = None):
+        """(identifier, property key) for every name a binding pattern declares."""
+        kind = node.type
+        if kind in ("identifier", "shorthand_property_identifier_pattern"):
+            yield node, key if key is not None else self.text(node)
+        elif kind == "pair_pattern":
+            key_node = node.child_by_field_name("key")
+            value = node.child_by_field_name("value")
+            if value is not None:
+                name = self.text(key_node) if key_node is not None and key_node.type == "property_identifier" \
+                    else None
+                if key_node is not None and key_node.type == "string":
+                    name = self.text(key_node)[1:-1]
+                yield from self._pattern_names(value, name)
+        elif kind in ("assignment_pattern", "object_assignment_pattern"):
+            left = node.child_by_field_name("left")
+            if left is not None:
+                yield from self._pattern_names(left, key)
+        elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
+            for child in node.named_children:
+                yield from self._pattern_names(child, None)
+
+    def _scope(self, node: Node, function_scoped: bool) -> Node:
+        kinds = FUNCTIONS if function_scoped else BLOCKS | FUNCTIONS
+        parent = node.parent
+        while parent is not None:
+            if parent.type in kinds or parent.type == "program":
+                if parent.type in FUNCTIONS and not function_scoped:
+                    body = parent.child_by_field_name("body")
+                    return body if body is not None else parent
+                return parent
+            parent = parent.parent
+        return self.root

@@ -1,0 +1,121 @@
+"""Credential-shaped strings in rollout lines, and redaction that keeps every offset.
+
+Patterns run over the raw line, so a match is at the exact characters of the
+document.  Every pattern is a sequence of character classes with bounded or
+possessive-free single quantifiers: none can backtrack catastrophically.
+Redaction replaces letters and digits with ``x`` and leaves escapes,
+punctuation and the identifying prefix alone, so the line stays valid JSON of
+the same length.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TOKEN = r"[A-Za-z0-9_\-]"
+
+
+@dataclass(frozen=True, slots=True)
+class SecretPattern:
+    kind: str
+    regex: re.Pattern[str]
+    keep: int = 0  # leading characters left readable (the prefix that names the kind)
+
+
+def _p(kind: str, pattern: str, keep: int = 0, flags: int = 0) -> SecretPattern:
+    return SecretPattern(kind, re.compile(pattern, flags), keep)
+
+
+BUILTIN_PATTERNS: tuple[SecretPattern, ...] = (
+    _p("OpenAI API key", r"(?<![A-Za-z0-9_])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 3),
+    _p("GitHub token", r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,}", 4),
+    _p("GitHub token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}", 11),
+    _p("AWS access key", r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])", 4),
+    _p("Slack token", r"(?<![A-Za-z0-9_])xox[abposr]-[A-Za-z0-9\-]{10,}", 5),
+    _p("Bearer token", r"(?<![A-Za-z0-9_])Bearer [A-Za-z0-9._~+/=\-]{16,}", 7),
+    _p("credential field",
+       r"(?<![A-Za-z0-9_])(?:signing_?key|secret_?key|client_?secret|api_?key|access_?token|auth_?token"
+       r"|private_?key|password|passwd)(?:\\?[\"'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?[\"'])"
+       r"[A-Za-z0-9+/=_.\-]{8,}", 0, re.IGNORECASE),
+)
+_FIELD_VALUE = re.compile(r"[:=][ \t]{0,8}(?:\\?[\"'])")
+_PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY-----")
+
+
+@dataclass(frozen=True, slots=True)
+class SecretMatch:
+    kind: str
+    start: int  # columns of the line
+    end: int
+    keep: int  # columns from ``start`` that redaction leaves readable
+
+
+def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[SecretMatch]:
+    """Credential-shaped strings in one raw line, in order, not overlapping."""
+    found: list[SecretMatch] = []
+    for pattern in BUILTIN_PATTERNS:
+        for m in pattern.regex.finditer(line):
+            keep = pattern.keep
+            if pattern.kind == "credential field":  # keep the key name readable, hide the value
+                value = _FIELD_VALUE.search(line, m.start(), m.end())
+                keep = value.end() - m.start() if value else 0
+            found.append(SecretMatch(pattern.kind, m.start(), m.end(), keep))
+    for begin in _PRIVATE_KEY_BEGIN.finditer(line):
+        marker = f"-----END {begin.group(1)}PRIVATE KEY-----"
+        end = line.find(marker, begin.end())
+        stop = end if end >= 0 else len(line)  # the END marker stays readable
+        found.append(SecretMatch("private key", begin.start(), stop, begin.end() - begin.start()))
+    for regex in extra:
+        for m in regex.finditer(line):
+            if m.end() > m.start():
+                found.append(SecretMatch("configured pattern", m.start(), m.end(), 0))
+    found.sort(key=lambda s: (s.start, -s.end))
+    merged: list[SecretMatch] = []
+    for match in found:
+        if merged and match.start < merged[-1].end:
+            continue
+        merged.append(match)
+    return merged
+
+
+def redact(line: str, match: SecretMatch) -> str:
+    """``line`` with the secret's letters and digits replaced by ``x``, same length, escapes kept."""
+    return line[:match.start] + redacted_text(line, match) + line[match.end:]
+
+
+def redacted_text(line: str, match: SecretMatch) -> str:
+    """The replacement for ``line[match.start:match.end]``."""
+    escaped = _escape_tails(line, match.start, match.end)
+    out = []
+    for i in range(match.start, match.end):
+        c = line[i]
+        if i < match.start + match.keep or i in escaped or not c.isalnum() or not c.isascii():
+            out.append(c)
+        else:
+            out.append("x")
+    return "".join(out)
+
+
+def _escape_tails(line: str, start: int, end: int) -> set[int]:
+    """Columns in ``start..end`` that continue a JSON escape (the ``n`` of ``\\n``, the hex of ``\\u``)."""
+    # escapes can only be judged from the start of the string: count the backslashes before ``start``
+    i = start
+    while i > 0 and line[i - 1] == "\\":
+        i -= 1
+    tails: set[int] = set()
+    pos = i
+    while pos < end:
+        if line[pos] == "\\":
+            length = 6 if pos + 1 < len(line) and line[pos + 1] == "u" else 2
+            tails.update(range(pos + 1, pos + length))
+            pos += length
+        else:
+            pos += 1
+    return tails
+
+
+def redact_all(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> str:
+    for match in find_secrets(line, extra):
+        line = redact(line, match)
+    return line
