@@ -83,6 +83,8 @@ class ToolCall:
             if self.files:
                 return "patch " + ", ".join(f.path for f in self.files)
             return "patch"
+        if self.tool == "write_stdin" and "chars" in self.arguments:
+            return f"write_stdin {self.arguments.get('session_id')} {json.dumps(self.arguments['chars'])}"
         return self.tool or "computed tool"
 
 
@@ -289,7 +291,7 @@ class _CallReader:
                 hs, he = self.script.span(hole)
                 expr = self.script.text(hole)
                 self.note("unresolved-patch-path",
-                          f"patch path ${{{expr}}} does not resolve to a const string; the file is not listed",
+                          f"patch path {expr} does not resolve to a const string; the file is not listed",
                           hs, he, related)
             if bad:
                 continue

@@ -175,6 +175,7 @@ class _PatchReader:
             move = self.header_path(j, _MOVE)
             j += 1
         changes = 0
+        errors_before = len(self.errors)
         for k in range(j, end):
             line = self.lines[k]
             if line.startswith(("+", "-", " ", "@@")) or line == "":
@@ -186,7 +187,7 @@ class _PatchReader:
             else:
                 self.error(k, "a hunk line must start with '+', '-', ' ' or '@@'")
         if found:
-            if not changes and move is None:
+            if not changes and move is None and len(self.errors) == errors_before:
                 self.error(i, f"the update of {found[0]} changes nothing")
             self.files.append(PatchFile("update", found[0], move[0] if move else None, i, found[1],
                                         move[1] if move else None))

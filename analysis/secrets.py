@@ -40,6 +40,7 @@ BUILTIN_PATTERNS: tuple[SecretPattern, ...] = (
        r"[A-Za-z0-9+/=_.\-]{8,}", 0, re.IGNORECASE),
 )
 _FIELD_VALUE = re.compile(r"[:=][ \t]{0,8}(?:\\?[\"'])")
+_STRING_END = re.compile(r'(?<!\\)(?:\\\\)*"')
 _PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY-----")
 
 
@@ -64,7 +65,10 @@ def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[Sec
     for begin in _PRIVATE_KEY_BEGIN.finditer(line):
         marker = f"-----END {begin.group(1)}PRIVATE KEY-----"
         end = line.find(marker, begin.end())
-        stop = end if end >= 0 else len(line)  # the END marker stays readable
+        if end < 0:  # no END marker: the key runs to the end of its JSON string
+            close = _STRING_END.search(line, begin.end())
+            end = close.start() if close else len(line)
+        stop = end  # the END marker stays readable
         found.append(SecretMatch("private key", begin.start(), stop, begin.end() - begin.start()))
     for regex in extra:
         for m in regex.finditer(line):

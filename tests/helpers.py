@@ -1,0 +1,45 @@
+"""Helpers shared by the tests: reading fixtures and slicing documents by LSP ranges."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from analysis.lines import split_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+CORPUS = ROOT.parent / "shared" / "corpus" / "recorded"
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_bytes().decode("utf-8")
+
+
+def corpus(name: str) -> str:
+    return (CORPUS / name).read_bytes().decode("utf-8")
+
+
+def utf16_slice(line: str, start: int, end: int) -> str:
+    """``line[start:end]`` with UTF-16 columns, as an LSP client would cut it."""
+    data = line.encode("utf-16-le", "surrogatepass")
+    return data[2 * start:2 * end].decode("utf-16-le", "surrogatepass")
+
+
+def range_text(text: str, rng: dict) -> str:
+    """The document text an LSP range (a JSON dict, UTF-16) covers; ranges here are one line."""
+    assert rng["start"]["line"] == rng["end"]["line"]
+    line = split_lines(text)[rng["start"]["line"]]
+    return utf16_slice(line, rng["start"]["character"], rng["end"]["character"])
+
+
+def json_escaped(source: str) -> str:
+    """How a JS source fragment appears inside a JSON string written by serde_json/json.dumps."""
+    return json.dumps(source, ensure_ascii=False)[1:-1]
+
+
+def run_cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "analysis.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, input=input, encoding="utf-8")

@@ -1,0 +1,40 @@
+import pytest
+
+from analysis.calls import find_calls
+from analysis.script import ExecScript
+
+
+def executed(source: str) -> list[tuple[str, str]]:
+    result = find_calls(ExecScript(source))
+    dead = {(n.start, n.end) for n in result.notes if n.code == "dead-branch"}
+    assert dead == {(c.start, c.end) for c in result.calls if c.executed == "no"}
+    return [(c.command, c.executed) for c in result.calls]
+
+
+RUN = 'tools.exec_command({cmd: "x"})'
+
+
+@pytest.mark.parametrize("source", [
+    f"if (false) {RUN};", f"if (0) {{ {RUN}; }}", f"if ('') {RUN};", f'if ("") {RUN};', f"if (``) {RUN};",
+    f"if (null) {RUN};", f"if (undefined) {RUN};", f"if (!true) {RUN};", f"if (!1) {RUN};", f"if (void 0) {RUN};",
+    f"if ((false)) {RUN};", f"if (0x0) {RUN};", f"const OFF = false; if (OFF) {RUN};", f"const Z = 0; if (Z) {RUN};",
+    f"if (true) {{}} else {{ {RUN}; }}", f"if (1) ; else {RUN};", f'if ("yes") ; else {RUN};',
+    f"while (false) {{ {RUN}; }}", f"for (;false;) {{ {RUN}; }}", f"for (let i = 0; 0; i++) {RUN};",
+    f"false && {RUN};", f"true || {RUN};", f'"x" ?? {RUN};', f"false ? {RUN} : 1;", f"true ? 1 : {RUN};",
+    f"function f() {{ return; {RUN}; }}", f"function f() {{ throw new Error(); {RUN}; }}",
+    f"for (;;) {{ break; {RUN}; }}", f"for (const a of b) {{ continue; {RUN}; }}",
+    f"switch (k) {{ case 1: break; {RUN}; }}", f"if (false) {{ if (x) {{ {RUN}; }} }}",
+])
+def test_dead(source):
+    assert executed(source) == [("x", "no")]
+
+
+@pytest.mark.parametrize("source", [
+    f"if (x) {RUN};", f"if (true) {RUN};", f"let off = false; if (off) {RUN};", f"var off = 0; if (off) {RUN};",
+    f"const off = false; {{ const off = true; if (off) {RUN}; }}", f"if (false) ; else {RUN};",
+    f"do {{ {RUN}; }} while (false);", f"true && {RUN};", f"false || {RUN};", f"null ?? {RUN};",
+    f"function f() {{ return; }} {RUN};", f"function f() {{ if (x) return; {RUN}; }}",
+    f"return; function g() {{ {RUN}; }}", f"if ([]) {RUN};", f"const t = tools; if (t) {RUN};",
+])
+def test_not_dead(source):
+    assert executed(source) == [("x", "unknown")]

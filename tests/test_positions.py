@@ -1,0 +1,58 @@
+import json
+
+from analysis.lines import split_lines, strip_bom
+from analysis.positions import EscapeMap, LineColumns, PositionEncoding, Span, span_to_range
+
+
+def test_split_lines_breaks_only_at_cr_lf():
+    text = "a\u2028b\u2029c\u0085d\x0be\x0cf\x1cg\r\nh\ri\nj"
+    assert split_lines(text) == ["a\u2028b\u2029c\u0085d\x0be\x0cf\x1cg", "h", "i", "j"]
+
+
+def test_split_lines_final_newline_gives_empty_last_line():
+    assert split_lines("a\n") == ["a", ""]
+    assert split_lines("a\r\n\r\n") == ["a", "", ""]
+    assert split_lines("") == [""]
+
+
+def test_strip_bom():
+    assert strip_bom("\ufeff{}") == "{}"
+    assert strip_bom("{}") == "{}"
+
+
+def test_columns_in_every_encoding():
+    line = 'a😀é\u2028b'
+    cols = LineColumns(line)
+    # code points: a=0 😀=1 é=2 \u2028=3 b=4
+    assert [cols.to_units(c, PositionEncoding.UTF16) for c in range(6)] == [0, 1, 3, 4, 5, 6]
+    assert [cols.to_units(c, PositionEncoding.UTF8) for c in range(6)] == [0, 1, 5, 7, 10, 11]
+    assert [cols.to_units(c, PositionEncoding.UTF32) for c in range(6)] == [0, 1, 2, 3, 4, 5]
+    assert cols.from_units(3, PositionEncoding.UTF16) == 2
+    assert cols.from_units(2, PositionEncoding.UTF16) == 1  # inside the surrogate pair: its start
+    assert cols.from_units(7, PositionEncoding.UTF8) == 3
+
+
+def test_escape_map_through_every_json_escape():
+    decoded = 'a\n"\\/é😀\t\u2028z'
+    raw = json.dumps(decoded, ensure_ascii=True)[1:-1]
+    raw = raw.replace("/", "\\/")  # JSON may escape the solidus too
+    line = '{"input":"' + raw + '"}'
+    start = line.index(raw)
+    assert json.loads(line)["input"] == decoded
+    escapes = EscapeMap(raw, start)
+    pieces = [line[escapes.start(i):escapes.end(i + 1)] for i in range(len(decoded))]
+    assert pieces == ["a", "\\n", '\\"', "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00", "\\t", "\\u2028", "z"]
+    assert escapes.end(0) == start
+    assert escapes.span(3, 1, 3) == Span(3, start + 1, start + 5)
+
+
+def test_escape_map_of_raw_text_is_an_offset():
+    escapes = EscapeMap("plain 😀 text", 10)
+    assert escapes.start(7) == 17 and escapes.end(13) == 23
+
+
+def test_span_to_range_uses_utf16_by_default():
+    rng = span_to_range(Span(4, 2, 3), "😀😀x")
+    assert (rng.start.line, rng.start.character, rng.end.character) == (4, 4, 5)
+    rng8 = span_to_range(Span(4, 2, 3), "😀😀x", PositionEncoding.UTF8)
+    assert (rng8.start.character, rng8.end.character) == (8, 9)

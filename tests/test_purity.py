@@ -1,0 +1,27 @@
+"""The analysis is pure (no editor libraries) and nothing can run a script."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_analysis_imports_no_lsp_library():
+    code = ("import sys, analysis, analysis.cli; "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'lsp_server')]; "
+            "print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_no_javascript_engine_is_a_dependency_or_import():
+    engines = ("py_mini_racer", "mini_racer", "quickjs", "dukpy", "js2py", "pythonmonkey", "execjs", "STPyV8")
+    sources = [p.read_text() for d in ("analysis", "lsp_server") for p in (ROOT / d).rglob("*.py")]
+    pyproject = (ROOT / "pyproject.toml").read_text().lower()
+    for engine in engines:
+        assert engine.lower() not in pyproject
+        assert not any(f"import {engine}" in s or f"from {engine}" in s for s in sources)
+    runs = re.compile(r"\bsubprocess\b|(?<![\w.])(?:eval|exec)\(")
+    assert [p.name for p in (ROOT / "analysis").rglob("*.py") if runs.search(p.read_text())] == []

@@ -1,0 +1,56 @@
+import pytest
+
+from analysis.records import (CustomToolCall, FunctionCallOutput, LocalShellCall, Message, OtherItem,
+                              RecordShapeError, SessionMeta, parse_record)
+
+
+def test_known_payloads_are_typed():
+    record = parse_record({"timestamp": "t", "type": "response_item", "payload": {
+        "type": "custom_tool_call", "name": "exec", "input": "x", "call_id": "c", "namespace": "functions"}})
+    assert isinstance(record.item, CustomToolCall)
+    assert (record.kind, record.item.name, record.item.call_id) == ("custom_tool_call", "exec", "c")
+    meta = parse_record({"type": "session_meta", "payload": {"id": "s", "cwd": "/w", "cli_version": "0.157.1"}})
+    assert isinstance(meta.item, SessionMeta) and meta.item.cwd == "/w" and meta.kind == "session_meta"
+
+
+def test_unknown_types_and_fields_are_kept():
+    record = parse_record({"type": "world_state", "payload": {"x": 1}, "ordinal": 7})
+    assert record.kind == "world_state" and record.item == {"x": 1} and record.envelope.ordinal == 7
+    item = parse_record({"type": "response_item", "payload": {"type": "web_search_call", "new": True}}).item
+    assert isinstance(item, OtherItem) and item.model_extra == {"new": True}
+    message = parse_record({"type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}], "later": 1}}).item
+    assert isinstance(message, Message) and message.text() == "hi" and message.model_extra == {"later": 1}
+
+
+def test_outputs_take_strings_and_item_lists():
+    a = parse_record({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c",
+                                                           "output": "plain"}}).item
+    b = parse_record({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c",
+                                                           "output": [{"type": "input_text", "text": "t"}]}}).item
+    assert isinstance(a, FunctionCallOutput) and a.output == "plain"
+    assert b.output[0].text == "t"
+
+
+def test_local_shell_call():
+    item = parse_record({"type": "response_item", "payload": {
+        "type": "local_shell_call", "call_id": "c", "status": "completed",
+        "action": {"type": "exec", "command": ["ls", "-l"], "working_directory": "/w"}}}).item
+    assert isinstance(item, LocalShellCall) and item.action.command == ["ls", "-l"]
+
+
+@pytest.mark.parametrize("value, message, loc", [
+    ({"type": "response_item", "payload": {"type": "custom_tool_call", "name": "exec", "input": 3}},
+     "payload.input: input should be a valid string (got a number)", ("payload", "input")),
+    ({"type": "response_item", "payload": "text"}, "payload must be an object, not a string", ("payload",)),
+    ({"type": "session_meta", "payload": []}, "payload must be an object, not an array", ("payload",)),
+    ({"payload": {}}, "type: field required (got an object)", ("type",)),
+    ([1], "a rollout line must be a JSON object, not an array", ()),
+    ({"type": "response_item", "payload": {"type": "function_call_output", "output": 5}},
+     "payload.output: wrong type (got a number)", ("payload", "output")),
+])
+def test_wrong_types_are_record_shape_errors(value, message, loc):
+    with pytest.raises(RecordShapeError) as caught:
+        parse_record(value)
+    assert str(caught.value) == message
+    assert caught.value.loc == loc

@@ -1,0 +1,64 @@
+import json
+import re
+
+import pytest
+
+from analysis.secrets import find_secrets, redact, redact_all
+
+SHAPES = [
+    ("OpenAI API key", "sk-proj-" + "Ab3" * 10),
+    ("OpenAI API key", "sk-" + "a1B2" * 6),
+    ("GitHub token", "ghp_" + "x9Y8" * 9),
+    ("GitHub token", "gho_" + "x9Y8" * 9),
+    ("GitHub token", "github_pat_" + "11AB" * 6),
+    ("AWS access key", "AKIA" + "ABCD2345EFGH6789"),
+    ("AWS access key", "ASIA" + "ABCD2345EFGH6789"),
+    ("Slack token", "xoxb-" + "1234567890-abcdef"),
+    ("Slack token", "xoxp-" + "1234567890-abcdef"),
+    ("Bearer token", "Bearer " + "eyJhbGciOiJIUzI1NiJ9.abc"),
+    ("credential field", 'signingKey: \\"abcdEFGH1234'),
+    ("credential field", "api_key='abcdEFGH1234"),
+    ("credential field", 'password = \\"hunter2hunter2'),
+    ("private key", "-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXk=\\n"),
+]
+FOLLOWING = {"private key": "-----END OPENSSH PRIVATE KEY-----"}
+
+
+@pytest.mark.parametrize("kind, secret", SHAPES)
+def test_every_shape_is_found_at_its_characters(kind, secret):
+    line = '{"text":"before ' + secret + FOLLOWING.get(kind, "") + ' after"}'
+    found = find_secrets(line)
+    assert [(s.kind, line[s.start:s.end]) for s in found] == [(kind, secret)]
+    redacted = redact(line, found[0])
+    assert len(redacted) == len(line)
+    assert json.loads(redacted)["text"].startswith("before ")
+    assert redacted != line
+
+
+def test_redaction_keeps_escapes_prefix_and_end_marker():
+    line = json.dumps({"t": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpA\n-----END RSA PRIVATE KEY----- sk-proj-"
+                            + "A1" * 12})
+    out = redact_all(line)
+    assert json.loads(out)["t"] == ("-----BEGIN RSA PRIVATE KEY-----\nxxxxxx\n-----END RSA PRIVATE KEY----- "
+                                    "sk-xxxx-" + "xx" * 12)
+
+
+@pytest.mark.parametrize("text", [
+    "sk-short", "task-1234567890123456789012", "/Users/xxxxxxxxxxxx/Desktop", "password: process.env.PASSWORD",
+    "AKIAlowercase1234567", "the Bearer of news",
+])
+def test_near_misses_are_not_secrets(text):
+    assert find_secrets(json.dumps({"t": text})) == []
+
+
+def test_configured_patterns():
+    line = '{"t":"internal-TOKEN-123"}'
+    found = find_secrets(line, (re.compile(r"internal-[A-Z]+-\d+"),))
+    assert [(s.kind, line[s.start:s.end]) for s in found] == [("configured pattern", "internal-TOKEN-123")]
+
+
+def test_private_key_without_end_marker_runs_to_the_end_of_its_string():
+    line = '{"a":"-----BEGIN PRIVATE KEY-----\\nMIIE\\\\\\"x","b":"y"}'
+    found = find_secrets(line)
+    assert [line[s.start:s.end] for s in found] == ['-----BEGIN PRIVATE KEY-----\\nMIIE\\\\\\"x']
+    assert json.loads(redact(line, found[0])) == {"a": '-----BEGIN PRIVATE KEY-----\nxxxx\\"x', "b": "y"}
