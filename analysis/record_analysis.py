@@ -25,6 +25,9 @@ from .script import ExecScript
 from .secrets import find_secrets
 
 EXEC_NAMESPACES = (None, "functions")
+# user messages Codex injects as context, not prompts a person typed
+CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "<permissions", "<INSTRUCTIONS>",
+                    "# AGENTS.md instructions", "<turn_aborted>", "<developer_instructions>", "<user_shell_command>")
 _STATUS_HEADER = re.compile(r"Script (?:completed|failed|terminated|running with cell ID)")
 
 
@@ -59,7 +62,7 @@ class LineAnalysis:
         item = self.record.item if self.record else None
         if isinstance(item, Message) and item.role == "user":
             text = item.text().strip()
-            if text and not text.startswith("<") and not text.startswith("# AGENTS.md"):
+            if text and not text.startswith(CONTEXT_PREFIXES):
                 return text
         return None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .calls import COMMAND, ToolCall
 from .findings import Finding
@@ -108,7 +108,12 @@ class RolloutAnalysis:
         return lines[0] if lines else None
 
     def calls_on(self, line: int) -> list[LocatedCall]:
-        return [c for c in self.calls if c.line == line]
+        index = self.__dict__.get("_calls_by_line")
+        if index is None:
+            index = self.__dict__["_calls_by_line"] = {}
+            for located in self.calls:
+                index.setdefault(located.line, []).append(located)
+        return index.get(line, [])
 
     def range_of(self, span: Span, encoding: PositionEncoding = PositionEncoding.UTF16) -> Range:
         text = self.lines[span.line] if 0 <= span.line < len(self.lines) else ""
@@ -121,11 +126,20 @@ class RolloutAnalysis:
         return cache[line]
 
 
-def analyze_text(text: str, cache: LineCache | None = None) -> RolloutAnalysis:
-    """The analysis of a rollout's text."""
+class AnalysisCancelled(Exception):
+    """Raised by :func:`analyze_text` when ``should_stop`` says a newer text has come."""
+
+
+def analyze_text(text: str, cache: LineCache | None = None,
+                 should_stop: Callable[[], bool] | None = None) -> RolloutAnalysis:
+    """The analysis of a rollout's text; ``should_stop`` is asked between lines."""
     cache = cache or LineCache()
     lines = split_lines(text)
-    records = [cache.get(line) for line in lines]
+    records = []
+    for number, line in enumerate(lines):
+        if should_stop is not None and number % 64 == 0 and should_stop():
+            raise AnalysisCancelled
+        records.append(cache.get(line))
     analysis = RolloutAnalysis(lines, records)
     _index(analysis)
     _link(analysis)
@@ -213,4 +227,4 @@ def _call_output(record: LineAnalysis, call: ToolCall, paired: tuple[int, ToolOu
     return CallOutput(line, output.status, exit_code, output.wall_time, output)
 
 
-__all__ = ["LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text"]
+__all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text"]

@@ -77,10 +77,18 @@ def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[Sec
     found.sort(key=lambda s: (s.start, -s.end))
     merged: list[SecretMatch] = []
     for match in found:
-        if merged and match.start < merged[-1].end:
+        if merged and match.start < merged[-1].end or _already_redacted(line, match):
             continue
         merged.append(match)
     return merged
+
+
+def _already_redacted(line: str, match: SecretMatch) -> bool:
+    """Whether every letter and digit past the kept prefix is ``x``, as :func:`redact` leaves it."""
+    escaped = _escape_tails(line, match.start, match.end)
+    body = [line[i] for i in range(match.start + match.keep, match.end)
+            if i not in escaped and line[i].isascii() and line[i].isalnum()]
+    return bool(body) and all(c in "xX" for c in body)
 
 
 def redact(line: str, match: SecretMatch) -> str:

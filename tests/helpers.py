@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,9 @@ from analysis.lines import split_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-CORPUS = ROOT.parent / "shared" / "corpus" / "recorded"
+# CI lays shared/ beside the clone; ROLLOUT_LSP_SHARED points elsewhere when it is not
+SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared"))
+CORPUS = SHARED / "corpus" / "recorded"
 
 
 def fixture(name: str) -> str:

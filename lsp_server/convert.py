@@ -1,0 +1,72 @@
+"""Analysis spans and findings as lsprotocol types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from analysis.findings import DEAD_BRANCH, Finding, Severity
+from analysis.positions import PositionEncoding, Span
+from analysis.rollout import RolloutAnalysis
+
+SOURCE = "rollout-lsp"
+_FINDINGS_DOC = Path(__file__).resolve().parent.parent / "docs" / "findings.md"
+WEB_DOCS = "https://github.com/codex-rollout-lsp/codex-rollout-lsp/blob/main/docs/findings.md"
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+
+def docs_url(code: str) -> str:
+    """The finding's section in docs/findings.md: the local file in a checkout, else the web copy."""
+    base = _FINDINGS_DOC.as_uri() if _FINDINGS_DOC.exists() else WEB_DOCS
+    return f"{base}#{code}"
+
+
+def to_range(analysis: RolloutAnalysis, span: Span, encoding: PositionEncoding) -> types.Range:
+    r = analysis.range_of(span, encoding)
+    return types.Range(types.Position(r.start.line, r.start.character),
+                       types.Position(r.end.line, r.end.character))
+
+
+def line_range(analysis: RolloutAnalysis, line: int, encoding: PositionEncoding) -> types.Range:
+    text = analysis.lines[line] if 0 <= line < len(analysis.lines) else ""
+    return to_range(analysis, Span(line, 0, len(text)), encoding)
+
+
+def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encoding: PositionEncoding,
+                  severity_names: dict[str, str]) -> types.Diagnostic | None:
+    """The diagnostic of a finding, with the configured severity; None when its code is turned off."""
+    name = severity_names.get(finding.code)
+    if name == "off":
+        return None
+    severity = Severity.parse(name) if name else finding.severity
+    related = [types.DiagnosticRelatedInformation(types.Location(uri, to_range(analysis, r.span, encoding)),
+                                                  r.message) for r in finding.related]
+    output = _output_of_call_record(analysis, finding)
+    if output is not None:
+        related.append(types.DiagnosticRelatedInformation(
+            types.Location(uri, line_range(analysis, output, encoding)), f"the output of this call (line {output + 1})"))
+    return types.Diagnostic(
+        range=to_range(analysis, finding.span, encoding),
+        message=finding.message,
+        severity=_SEVERITY[severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=docs_url(finding.code)),
+        source=SOURCE,
+        tags=[types.DiagnosticTag.Unnecessary] if finding.code == DEAD_BRANCH else None,
+        related_information=related or None,
+    )
+
+
+def _output_of_call_record(analysis: RolloutAnalysis, finding: Finding) -> int | None:
+    line = finding.span.line
+    if finding.code in ("unpaired-call", "secret", "invalid-json", "record-shape"):
+        return None
+    if not 0 <= line < len(analysis.records) or not analysis.records[line].is_call:
+        return None
+    return analysis.output_of(line)

@@ -1,0 +1,1 @@
+"""Editor features: plain classes from analysis results to lsprotocol types (registered in server.py)."""

@@ -1,0 +1,57 @@
+"""Code lenses above exec records, and folding ranges for turns."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from analysis.positions import PositionEncoding
+from analysis.rollout import RolloutAnalysis
+
+from ..convert import line_range
+from .hover import summarize
+
+SHOW_SCRIPT = "rolloutLsp.showDecodedScript"  # a client command: the VS Code client opens the script
+
+
+class LensFeature:
+    def code_lenses(self, analysis: RolloutAnalysis, uri: str, encoding: PositionEncoding) -> list[types.CodeLens]:
+        lenses = []
+        for number, record in enumerate(analysis.records):
+            if not record.is_exec:
+                continue
+            title = lens_title(analysis, number)
+            start = types.Position(number, 0)
+            lenses.append(types.CodeLens(types.Range(start, start),
+                                         types.Command(title=title, command=SHOW_SCRIPT, arguments=[uri, number])))
+        return lenses
+
+    def folding_ranges(self, analysis: RolloutAnalysis) -> list[types.FoldingRange]:
+        return [types.FoldingRange(start_line=t.line, end_line=t.end_line, kind=types.FoldingRangeKind.Region,
+                                   collapsed_text=t.title[:60])
+                for t in analysis.turns if t.end_line > t.line]
+
+
+def lens_title(analysis: RolloutAnalysis, line: int) -> str:
+    """``2 commands · 1 patch · exit 0 · 0.3 s``."""
+    parts = [summarize(analysis.calls_on(line))]
+    output_line = analysis.output_of(line)
+    calls = analysis.calls_on(line)
+    output = calls[0].output if calls else None
+    if output is None and output_line is not None:
+        record_output = analysis.records[output_line].output
+        status, codes, wall = (record_output.status, record_output.exit_codes, record_output.wall_time) \
+            if record_output else (None, [], None)
+    elif output is not None:
+        status, codes, wall = output.status, output.output.exit_codes, output.wall_time
+    else:
+        status, codes, wall = "no output", [], None
+    if status and status != "completed":
+        parts.append(status)
+    if codes:
+        parts.append("exit " + ",".join(str(c) for c in dict.fromkeys(codes)))
+    if wall is not None:
+        parts.append(f"{wall:g} s")
+    return " · ".join(parts)
+
+
+__all__ = ["LensFeature", "lens_title", "line_range"]

@@ -1,0 +1,40 @@
+"""Navigation between a call and its output, and the records of a call_id."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from analysis.positions import PositionEncoding
+from analysis.rollout import RolloutAnalysis
+
+from ..convert import line_range
+
+
+class NavigationFeature:
+    def definition(self, analysis: RolloutAnalysis, uri: str, line: int,
+                   encoding: PositionEncoding) -> list[types.Location]:
+        """From a call record to its output record(s); from an output back to its call."""
+        if not 0 <= line < len(analysis.records):
+            return []
+        record = analysis.records[line]
+        call_id = record.call_id or ""
+        if record.is_call:
+            targets = analysis.outputs_by_call_id.get(call_id, [])
+        elif record.is_output and call_id in analysis.calls_by_call_id:
+            targets = [analysis.calls_by_call_id[call_id]]
+        else:
+            targets = []
+        return [types.Location(uri, line_range(analysis, t, encoding)) for t in targets]
+
+    def references(self, analysis: RolloutAnalysis, uri: str, line: int, include_declaration: bool,
+                   encoding: PositionEncoding) -> list[types.Location]:
+        """Every record that carries the call_id of this line's record."""
+        if not 0 <= line < len(analysis.records):
+            return []
+        call_id = analysis.records[line].call_id
+        if not call_id:
+            return []
+        call_line = analysis.calls_by_call_id.get(call_id)
+        lines = sorted(set(analysis.outputs_by_call_id.get(call_id, [])) |
+                       ({call_line} if call_line is not None and include_declaration else set()))
+        return [types.Location(uri, line_range(analysis, n, encoding)) for n in lines]

@@ -1,0 +1,147 @@
+"""Analyses of open documents: debounced, off the event loop, cancelled when a newer version comes.
+
+Each document keeps a :class:`~analysis.rollout.LineCache`, so a new version
+re-analyses only the lines whose text changed.  Requests ask :meth:`get`, which
+waits for the analysis of the document's newest text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable
+
+from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_text
+
+log = logging.getLogger(__name__)
+_SUPERSEDED = object()
+
+
+@dataclass
+class DocumentAnalysis:
+    """The newest analysis of one document, and whether the document gets rollout features."""
+
+    uri: str
+    version: int | None
+    analysis: RolloutAnalysis
+    is_rollout: bool
+    seconds: float
+
+
+@dataclass
+class _State:
+    cache: LineCache
+    generation: int = 0
+    version: int | None = None
+    ready: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    task: asyncio.Task | None = None
+    latest: DocumentAnalysis | None = None
+
+
+class AnalysisStore:
+    def __init__(self, on_ready: Callable[[DocumentAnalysis], Awaitable[None]] | None = None,
+                 is_rollout_path: Callable[[str], bool] = lambda uri: False) -> None:
+        self._states: dict[str, _State] = {}
+        self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rollout-analysis")
+        self.on_ready = on_ready
+        self.is_rollout_path = is_rollout_path
+        self.extra_secrets: tuple = ()
+
+    @property
+    def uris(self) -> list[str]:
+        return list(self._states)
+
+    def update(self, uri: str, text: str, version: int | None, delay: float) -> None:
+        """Analyse ``text`` as the newest version of ``uri`` after ``delay`` seconds."""
+        state = self._states.get(uri)
+        if state is None:
+            state = self._states[uri] = _State(LineCache(self.extra_secrets))
+        state.generation += 1
+        state.version = version
+        if state.task is not None:
+            state.task.cancel()
+        old = state.ready
+        state.ready = asyncio.get_running_loop().create_future()
+        if not old.done():
+            old.set_result(_SUPERSEDED)
+        state.task = asyncio.ensure_future(self._run(uri, state, state.generation, text, version, delay))
+
+    def reset_caches(self, extra_secrets: tuple) -> None:
+        """New secret patterns change every line's findings: forget all cached lines."""
+        self.extra_secrets = extra_secrets
+        for state in self._states.values():
+            state.cache = LineCache(extra_secrets)
+
+    def close(self, uri: str) -> None:
+        state = self._states.pop(uri, None)
+        if state is not None:
+            state.generation += 1
+            if state.task is not None:
+                state.task.cancel()
+            if not state.ready.done():
+                state.ready.set_result(None)
+
+    def latest(self, uri: str) -> DocumentAnalysis | None:
+        state = self._states.get(uri)
+        return state.latest if state else None
+
+    async def get(self, uri: str, timeout: float = 30.0) -> DocumentAnalysis | None:
+        """The analysis of the newest text of ``uri``; None for a document that is not open."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = self._states.get(uri)
+            if state is None:
+                return None
+            future = state.ready
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return state.latest
+            try:
+                result = await asyncio.wait_for(asyncio.shield(future), remaining)
+            except asyncio.TimeoutError:
+                return state.latest
+            if result is not _SUPERSEDED:
+                return result
+
+    async def _run(self, uri: str, state: _State, generation: int, text: str, version: int | None,
+                   delay: float) -> None:
+        try:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            started = time.perf_counter()
+            cache = state.cache
+
+            def stale() -> bool:
+                return state.generation != generation
+
+            analysis = await asyncio.get_running_loop().run_in_executor(
+                self._executor, lambda: analyze_text(text, cache, stale))
+            cache.keep_only(analysis.lines)
+        except (asyncio.CancelledError, AnalysisCancelled):
+            return
+        except Exception:  # one bad document must not take the server down
+            log.exception("analysis of %s failed", uri)
+            if state.generation == generation and not state.ready.done():
+                state.ready.set_result(state.latest)
+            return
+        if state.generation != generation:
+            return
+        is_rollout = analysis.is_rollout or self.is_rollout_path(uri)
+        if not is_rollout and (state.latest is None or state.latest.is_rollout):
+            log.info("%s is not a Codex rollout (no rollout records in its first 50 lines, and its path "
+                     "matches no rollout file pattern): no rollout features for it", uri)
+        result = DocumentAnalysis(uri, version, analysis, is_rollout, time.perf_counter() - started)
+        state.latest = result
+        if not state.ready.done():
+            state.ready.set_result(result)
+        if self.on_ready is not None:
+            try:
+                await self.on_ready(result)
+            except Exception:
+                log.exception("publishing the analysis of %s failed", uri)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)

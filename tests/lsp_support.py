@@ -1,0 +1,73 @@
+"""Helpers for the end-to-end tests that drive `rollout-lsp serve` with pytest-lsp."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.helpers import ROOT
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "analysis.cli", "serve"],
+                            server_env={"PYTHONPATH": str(ROOT)})
+
+
+def uri_of(name: str) -> str:
+    return (ROOT / "fixtures" / name).as_uri()
+
+
+def push_capabilities() -> types.ClientCapabilities:
+    return types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(
+            hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+            document_symbol=types.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True),
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True)),
+        workspace=types.WorkspaceClientCapabilities(configuration=True),
+        general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]))
+
+
+def pull_capabilities() -> types.ClientCapabilities:
+    caps = push_capabilities()
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=False)
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
+async def start(client: LanguageClient, capabilities: types.ClientCapabilities | None = None,
+                options: dict | None = None) -> types.InitializeResult:
+    return await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities or push_capabilities(), initialization_options=options,
+        root_uri=ROOT.as_uri()))
+
+
+def open_text(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="jsonl", version=version, text=text)))
+
+
+async def diagnostics_of(client: LanguageClient, uri: str, timeout: float = 15) -> list[types.Diagnostic]:
+    """The next diagnostics published for ``uri`` (clear ``client.diagnostics[uri]`` before acting)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while uri not in client.diagnostics:
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"no diagnostics for {uri}")
+        await asyncio.sleep(0.01)
+    return list(client.diagnostics[uri])
+
+
+def change(client: LanguageClient, uri: str, version: int, start: tuple[int, int], end: tuple[int, int],
+           text: str) -> None:
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(*start), types.Position(*end)), text=text)]))
+
+
+def position_of(line_text: str, needle: str, offset: int = 0) -> int:
+    """The UTF-16 column of ``needle`` in a line."""
+    index = line_text.index(needle) + offset
+    return len(line_text[:index].encode("utf-16-le")) // 2
