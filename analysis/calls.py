@@ -191,76 +191,81 @@ class _CallReader:
         arguments = call.child_by_field_name("arguments")
         args = [a for a in arguments.named_children if a.type != "comment"] \
             if arguments is not None and arguments.type == "arguments" else None
-        base = ToolCall(tool, _kind_of(tool), start, end, source=script.text(call))
+        # the call's fields, filled in by the readers below, then frozen into one ToolCall
+        fields: dict[str, Any] = {"tool": tool, "kind": _kind_of(tool), "start": start, "end": end,
+                                  "source": script.text(call)}
         if tool is None:
-            base = replace(base, computed=True, computed_expression=script.text(call.child_by_field_name("function")))
-            self.note("computed-command", f"the tool is chosen at run time: {_short(base.computed_expression)}",
+            fields.update(computed=True, computed_expression=script.text(call.child_by_field_name("function")))
+            self.note("computed-command", f"the tool is chosen at run time: {_short(fields['computed_expression'])}",
                       start, end)
         elif args is None:
-            base = self.computed(base, call, "a tagged template")
-        elif base.kind == COMMAND:
-            base = self.command_call(base, args)
-        elif base.kind == PATCH:
-            base = self.patch_call(base, args)
+            self.computed(fields, None, "a tagged template")
+        elif fields["kind"] == COMMAND:
+            self.command_call(fields, args)
+        elif fields["kind"] == PATCH:
+            self.patch_call(fields, args)
         else:
-            base = self.tool_call(base, args)
+            self.tool_call(fields, args)
         if is_dead(script, call):
-            base = replace(base, executed="no")
-            self.note("dead-branch", f"{base.tool or 'this call'} never runs: it is in dead code", start, end)
-        self.calls.append(base)
+            fields["executed"] = "no"
+            self.note("dead-branch", f"{tool or 'this call'} never runs: it is in dead code", start, end)
+        self.calls.append(ToolCall(**fields))
 
-    def computed(self, call: ToolCall, node: Node | None, what: str | None = None) -> ToolCall:
+    def computed(self, fields: dict, node: Node | None, what: str | None = None) -> None:
         expression = self.script.text(node) if node is not None else (what or "")
-        subject = "command" if call.kind == COMMAND else "patch" if call.kind == PATCH else "argument"
+        kind = fields["kind"]
+        subject = "command" if kind == COMMAND else "patch" if kind == PATCH else "argument"
         self.note("computed-command", f"the {subject} is computed at run time: {_short(expression)}",
-                  call.start, call.end)
-        return replace(call, computed=True, computed_expression=expression)
+                  fields["start"], fields["end"])
+        fields.update(computed=True, computed_expression=expression)
 
-    def command_call(self, call: ToolCall, args: list[Node]) -> ToolCall:
+    def command_call(self, fields: dict, args: list[Node]) -> None:
         first = _unwrap(args[0]) if args else None
         if first is None or first.type != "object":
-            return self.computed(call, first) if first is not None else call
+            if first is not None:
+                self.computed(fields, first)
+            return
         props, open_after = self.properties(first)
-        call = replace(call, json_arguments=_is_json(self.script.text(first)))
+        fields["json_arguments"] = _is_json(self.script.text(first))
         other = {k: self.value(v) for k, v in props.items() if k not in ("cmd", "workdir")}
-        call = replace(call, arguments={k: (None if v is UNKNOWN else v) for k, v in other.items()})
+        fields["arguments"] = {k: (None if v is UNKNOWN else v) for k, v in other.items()}
         workdir = self.value(props["workdir"]) if "workdir" in props else None
         if isinstance(workdir, str):
-            call = replace(call, workdir=workdir)
+            fields["workdir"] = workdir
         cmd = props.get("cmd")
         if cmd is None or "cmd" in open_after:
             if open_after:
-                return self.computed(call, first)
-            return call
+                self.computed(fields, first)
+            return
         value = self.value(cmd)
         if isinstance(value, str):
-            return replace(call, command=value)
-        call = self.computed(call, cmd)
-        expansion = self.expansion(cmd)
-        return replace(call, expansion=expansion) if expansion else call
+            fields["command"] = value
+            return
+        self.computed(fields, cmd)
+        fields["expansion"] = self.expansion(cmd)
 
-    def tool_call(self, call: ToolCall, args: list[Node]) -> ToolCall:
+    def tool_call(self, fields: dict, args: list[Node]) -> None:
         first = _unwrap(args[0]) if args else None
         if first is None or first.type != "object":
-            return call
+            return
         props, _ = self.properties(first)
         values = {k: self.value(v) for k, v in props.items()}
-        return replace(call, json_arguments=_is_json(self.script.text(first)),
-                       arguments={k: (None if v is UNKNOWN else v) for k, v in values.items()})
+        fields["json_arguments"] = _is_json(self.script.text(first))
+        fields["arguments"] = {k: (None if v is UNKNOWN else v) for k, v in values.items()}
 
-    def patch_call(self, call: ToolCall, args: list[Node]) -> ToolCall:
+    def patch_call(self, fields: dict, args: list[Node]) -> None:
         node = _unwrap(args[0]) if args else None
         if node is not None and node.type == "object":
             props, _ = self.properties(node)
             node = _unwrap(props.get("input"))
         if node is None:
-            return self.computed(call, None, "no patch argument")
+            self.computed(fields, None, "no patch argument")
+            return
         literal, via = self.patch_literal(node)
-        if literal is None:
-            return self.computed(call, node)
-        text, holes = self.patch_text(literal)
-        if text is None:
-            return self.computed(call, node)
+        text, holes = self.patch_text(literal) if literal is not None else (None, [])
+        if literal is None or text is None:
+            self.computed(fields, node)
+            return
         patch = parse_patch(text)
         related = ()
         if via is not None:
@@ -269,18 +274,15 @@ class _CallReader:
         files = self.patch_files(patch.files, holes, text, related)
         shown = text
         for index, hole in enumerate(holes):
-            shown = shown.replace(f"{_HOLE}{index}{_HOLE}", "${" + self.script.text(hole) + "}")
+            shown = shown.replace(f"{_HOLE}{index}{_HOLE}", "${" + self.script.text(hole)[2:-1] + "}")
         a_start, a_end = self.script.span(literal)
         exact = literal.type in ("string", "template_string") and "\\" not in self.script.text(literal) \
             and not holes
         for error in patch.errors:
-            if exact:
-                s = a_start + 1 + error.offset
-                self.note("patch-syntax", f"patch line {error.line + 1}: {error.message}", s, s + error.length,
-                          related)
-            else:
-                self.note("patch-syntax", f"patch line {error.line + 1}: {error.message}", a_start, a_end, related)
-        return replace(call, patch=shown, files=files, computed=bool(holes))
+            where = (a_start + 1 + error.offset, a_start + 1 + error.offset + error.length) if exact \
+                else (a_start, a_end)
+            self.note("patch-syntax", f"patch line {error.line + 1}: {error.message}", *where, related)
+        fields.update(patch=shown, files=files, computed=bool(holes))
 
     def patch_files(self, files, holes: list[Node], text: str, related) -> tuple[PatchFile, ...]:
         kept: list[PatchFile] = []

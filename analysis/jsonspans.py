@@ -17,11 +17,23 @@ _WS = re.compile(r"[ \t\n\r]*")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 
 
+_LEAF = object()
+
+
 def locate(line: str, patterns: list[Path]) -> dict[Path, tuple[int, int]]:
     """Spans ``(start, end)`` of the values at ``patterns``; a string's span includes its quotes."""
+    trie: dict = {}
+    for pattern in patterns:
+        node = trie
+        for part in pattern[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[pattern[-1]] = _LEAF
     found: dict[Path, tuple[int, int]] = {}
     try:
-        _value(line, _ws(line, 0), (), patterns, found)
+        _value(line, _ws(line, 0), (), trie, found)
     except (ValueError, IndexError):
         pass  # a line that is not JSON has no value spans
     return found
@@ -33,30 +45,26 @@ def string_content(line: str, span: tuple[int, int]) -> tuple[int, str]:
 
 
 def _ws(line: str, i: int) -> int:
+    if i < len(line) and line[i] not in " \t\n\r":  # compact JSON: the usual case, no regex
+        return i
     return _WS.match(line, i).end()  # type: ignore[union-attr]
 
 
-def _matches(path: Path, pattern: Path) -> bool:
-    return len(path) <= len(pattern) and all(p == q or q == "*" for p, q in zip(path, pattern))
-
-
-def _value(line: str, i: int, path: Path, patterns: list[Path], found: dict) -> int:
-    wanted = [p for p in patterns if _matches(path, p)]
-    if not wanted:
-        return _skip(line, i)
-    c = line[i]
-    if c == "{" and any(len(p) > len(path) for p in wanted):
-        end = _object(line, i, path, wanted, found)
-    elif c == "[" and any(len(p) > len(path) for p in wanted):
-        end = _array(line, i, path, wanted, found)
-    else:
+def _value(line: str, i: int, path: Path, trie, found: dict) -> int:
+    """Reads the value at ``i``; ``trie`` holds what is wanted below it (``_LEAF``: this value)."""
+    if trie is _LEAF:
         end = _skip(line, i)
-    if any(len(p) == len(path) for p in wanted):
         found[path] = (i, end)
-    return end
+        return end
+    c = line[i]
+    if c == "{":
+        return _object(line, i, path, trie, found)
+    if c == "[":
+        return _array(line, i, path, trie, found)
+    return _skip(line, i)
 
 
-def _object(line: str, i: int, path: Path, patterns: list[Path], found: dict) -> int:
+def _object(line: str, i: int, path: Path, trie: dict, found: dict) -> int:
     i = _ws(line, i + 1)
     if line[i] == "}":
         return i + 1
@@ -64,19 +72,21 @@ def _object(line: str, i: int, path: Path, patterns: list[Path], found: dict) ->
         key, i = scanstring(line, i + 1)
         i = _ws(line, i)
         i = _ws(line, i + 1)  # past ':'
-        i = _ws(line, _value(line, i, path + (key,), patterns, found))
+        child = trie.get(key, trie.get("*"))
+        i = _ws(line, _skip(line, i) if child is None else _value(line, i, path + (key,), child, found))
         if line[i] == "}":
             return i + 1
         i = _ws(line, i + 1)  # past ','
 
 
-def _array(line: str, i: int, path: Path, patterns: list[Path], found: dict) -> int:
+def _array(line: str, i: int, path: Path, trie: dict, found: dict) -> int:
     i = _ws(line, i + 1)
     if line[i] == "]":
         return i + 1
     index = 0
     while True:
-        i = _ws(line, _value(line, i, path + (index,), patterns, found))
+        child = trie.get(index, trie.get("*"))
+        i = _ws(line, _skip(line, i) if child is None else _value(line, i, path + (index,), child, found))
         index += 1
         if line[i] == "]":
             return i + 1

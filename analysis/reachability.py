@@ -10,13 +10,12 @@ A ``const`` bound to a literal counts as that literal.
 
 from __future__ import annotations
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
 
 from .literals import UNKNOWN, number_value, string_value, template_quasis
-from .script import ExecScript
+from .script import JAVASCRIPT, ExecScript
 
 _JUMPS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
-_STATEMENT_LISTS = frozenset({"statement_block", "program", "switch_case", "switch_default"})
 _HOISTED = frozenset({"function_declaration", "generator_function_declaration"})
 
 
@@ -64,64 +63,78 @@ def constant_truth(script: ExecScript, node: Node | None, depth: int = 0) -> boo
     return None
 
 
+_CONSTRUCTS = Query(JAVASCRIPT, """
+(if_statement condition: (_) @condition consequence: (_) @then) @if
+(while_statement condition: (_) @condition body: (_) @body)
+(for_statement condition: (_) @condition body: (_) @body)
+(binary_expression left: (_) @left operator: ["&&" "||" "??"] @operator right: (_) @right)
+(ternary_expression condition: (_) @condition consequence: (_) @then alternative: (_) @else)
+[(return_statement) (throw_statement) (break_statement) (continue_statement)] @jump
+""")
+
+
 def is_dead(script: ExecScript, node: Node) -> bool:
     """True when ``node`` lies in code that can never run."""
-    child, parent = node, node.parent
-    while parent is not None:
-        if _dead_in(script, child, parent):
-            return True
-        child, parent = parent, parent.parent
-    return False
+    start, end = node.start_byte, node.end_byte
+    return any(s <= start and end <= e for s, e in dead_ranges(script))
 
 
-def _dead_in(script: ExecScript, child: Node, parent: Node) -> bool:
-    kind = parent.type
-    if kind == "if_statement":
-        truth = constant_truth(script, parent.child_by_field_name("condition"))
-        if truth is None:
-            return False
-        if _same(child, parent.child_by_field_name("consequence")):
-            return truth is False
-        if _same(child, parent.child_by_field_name("alternative")):
-            return truth is True
-        return False
-    if kind in ("while_statement", "for_statement"):
-        if not _same(child, parent.child_by_field_name("body")):
-            return False
-        condition = parent.child_by_field_name("condition")
-        if kind == "for_statement" and condition is not None and condition.type == "expression_statement":
-            condition = condition.named_children[0] if condition.named_children else None
-        return condition is not None and constant_truth(script, condition) is False
-    if kind == "binary_expression":
-        if not _same(child, parent.child_by_field_name("right")):
-            return False
-        operator = parent.child_by_field_name("operator")
-        op = script.text(operator) if operator is not None else ""
-        left = parent.child_by_field_name("left")
-        if op == "&&":
-            return constant_truth(script, left) is False
-        if op == "||":
-            return constant_truth(script, left) is True
-        if op == "??":
-            return left is not None and left.type in ("string", "number", "true", "false", "template_string",
-                                                        "array", "object")
-        return False
-    if kind == "ternary_expression":
-        truth = constant_truth(script, parent.child_by_field_name("condition"))
-        if truth is None:
-            return False
-        if _same(child, parent.child_by_field_name("consequence")):
-            return truth is False
-        return _same(child, parent.child_by_field_name("alternative")) and truth is True
-    if kind in _STATEMENT_LISTS and child.type not in _HOISTED:
-        sibling = child.prev_named_sibling
-        while sibling is not None:
-            if sibling.type in _JUMPS:
-                return True
-            sibling = sibling.prev_named_sibling
-    return False
+def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
+    """Byte ranges of the script that can never run, computed once per script from one query."""
+    cached = script.__dict__.get("_dead_ranges")
+    if cached is not None:
+        return cached
+    ranges: list[tuple[int, int]] = []
+    for _, captures in QueryCursor(_CONSTRUCTS).matches(script.root):
+        if "jump" in captures:
+            ranges.extend(_after_jump(captures["jump"][0]))
+        elif "if" in captures:
+            truth = constant_truth(script, captures["condition"][0])
+            statement = captures["if"][0]
+            if truth is False:
+                ranges.append(_range(captures["then"][0]))
+            elif truth is True:
+                alternative = statement.child_by_field_name("alternative")
+                if alternative is not None:
+                    ranges.append(_range(alternative))
+        elif "body" in captures:
+            condition = captures["condition"][0]
+            if condition.type == "expression_statement":  # for (;cond;) wraps it
+                condition = condition.named_children[0] if condition.named_children else None
+            if condition is not None and constant_truth(script, condition) is False:
+                ranges.append(_range(captures["body"][0]))
+        elif "operator" in captures:
+            op = captures["operator"][0].type
+            left = captures["left"][0]
+            dead = constant_truth(script, left) is False if op == "&&" else \
+                constant_truth(script, left) is True if op == "||" else left.type in _NON_NULLISH
+            if dead:
+                ranges.append(_range(captures["right"][0]))
+        elif "else" in captures:
+            truth = constant_truth(script, captures["condition"][0])
+            if truth is not None:
+                ranges.append(_range(captures["then" if truth is False else "else"][0]))
+    script.__dict__["_dead_ranges"] = ranges
+    return ranges
 
 
-def _same(a: Node | None, b: Node | None) -> bool:
-    return a is not None and b is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte \
-        and a.type == b.type
+_STATEMENT_LISTS = frozenset({"statement_block", "program", "switch_case", "switch_default"})
+_NON_NULLISH = frozenset({"string", "number", "true", "false", "template_string", "array", "object"})
+
+
+def _after_jump(jump: Node) -> list[tuple[int, int]]:
+    """The statements after an unconditional jump in its block (hoisted functions stay live)."""
+    parent = jump.parent
+    if parent is None or parent.type not in _STATEMENT_LISTS:  # `if (x) return; else …`: not a list
+        return []
+    out = []
+    sibling = jump.next_named_sibling
+    while sibling is not None:
+        if sibling.type not in _HOISTED and sibling.type != "comment":
+            out.append(_range(sibling))
+        sibling = sibling.next_named_sibling
+    return out
+
+
+def _range(node: Node) -> tuple[int, int]:
+    return node.start_byte, node.end_byte

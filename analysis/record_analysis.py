@@ -45,7 +45,6 @@ class LineAnalysis:
     script_map: EscapeMap | None = None
     output: ToolOutput | None = None
     text: str | None = None  # a message's text, a call's decoded input
-    call_id_span: Span | None = None
     is_exec: bool = False
 
     @property
@@ -103,8 +102,10 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
     except RecursionError:
         return LineAnalysis("invalid", findings=(Finding("record-shape", "record nested too deeply to read",
                                                          Span(0, 0, len(line))),) + secrets)
-    result = _read_record(text, record)
-    return replace(result, findings=tuple(sorted(result.findings + secrets, key=_order)))
+    fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
+    _read_record(text, record, fields)
+    fields["findings"] = tuple(sorted(fields["findings"] + list(secrets), key=_order))
+    return LineAnalysis(**fields)
 
 
 def _order(finding: Finding) -> tuple:
@@ -120,33 +121,28 @@ def _path_span(line: str, path: tuple) -> Span:
     return Span(0, 0, len(line))
 
 
-def _read_record(line: str, record: Record) -> LineAnalysis:
+def _read_record(line: str, record: Record, fields: dict[str, Any]) -> None:
+    """Fills ``fields`` (of a :class:`LineAnalysis`) from one record."""
     item = record.item
-    base = LineAnalysis(record.kind, record)
     if isinstance(item, Message):
-        return replace(base, text=item.text())
-    if isinstance(item, (FunctionCallOutput, CustomToolCallOutput)):
-        return replace(base, call_id=item.call_id, output=read_output(item.output))
-    if isinstance(item, CustomToolCall):
-        base = replace(base, call_id=item.call_id, name=item.name, text=item.input,
-                       call_id_span=_call_id_span(line))
+        fields["text"] = item.text()
+    elif isinstance(item, (FunctionCallOutput, CustomToolCallOutput)):
+        fields.update(call_id=item.call_id, output=read_output(item.output))
+    elif isinstance(item, CustomToolCall):
+        fields.update(call_id=item.call_id, name=item.name, text=item.input)
         if item.name == "exec" and item.namespace in EXEC_NAMESPACES:
-            return _read_exec(line, base, item.input)
-        if item.name == "apply_patch":
-            return _read_top_patch(line, base, item.input, ("payload", "input"))
-        return base
-    if isinstance(item, FunctionCall):
-        base = replace(base, call_id=item.call_id, name=item.name, text=item.arguments,
-                       call_id_span=_call_id_span(line))
-        return _read_function_call(line, base, item)
-    if isinstance(item, LocalShellCall):
+            _read_exec(line, fields, item.input)
+        elif item.name == "apply_patch":
+            _read_top_patch(line, fields, item.input, ("payload", "input"))
+    elif isinstance(item, FunctionCall):
+        fields.update(call_id=item.call_id, name=item.name, text=item.arguments)
+        _read_function_call(line, fields, item)
+    elif isinstance(item, LocalShellCall):
         command = item.action.command
         text = command if isinstance(command, str) else shlex.join(command)
         call = ToolCall("local_shell", COMMAND, 0, len(line), command=text,
                         workdir=item.action.working_directory, executed="yes", source=text)
-        return replace(base, call_id=item.call_id, name="local_shell", calls=(call,), text=text,
-                       call_id_span=_call_id_span(line))
-    return base
+        fields.update(call_id=item.call_id, name="local_shell", calls=(call,), text=text)
 
 
 def read_output(body: Any) -> ToolOutput:
@@ -159,16 +155,17 @@ def read_output(body: Any) -> ToolOutput:
     return read_call_output(body)
 
 
-def _call_id_span(line: str) -> Span | None:
+def call_id_span(line: str) -> Span | None:
+    """Where a record's ``call_id`` value is (asked only for the few calls that need it)."""
     found = locate(line, [("payload", "call_id")])
     span = found.get(("payload", "call_id"))
     return Span(0, span[0], span[1]) if span else None
 
 
-def _read_exec(line: str, base: LineAnalysis, source: str) -> LineAnalysis:
+def _read_exec(line: str, fields: dict[str, Any], source: str) -> None:
     found = locate(line, [("payload", "input")])
     if ("payload", "input") not in found:
-        return base
+        return
     raw_start, raw = string_content(line, found[("payload", "input")])
     escapes = EscapeMap(raw, raw_start)
     script = ExecScript(source)
@@ -177,13 +174,12 @@ def _read_exec(line: str, base: LineAnalysis, source: str) -> LineAnalysis:
     def span(start: int, end: int) -> Span:
         return escapes.span(0, start, end)
 
-    calls = tuple(replace(c, start=span(c.start, c.end).start, end=span(c.start, c.end).end)
-                  for c in result.calls)
-    findings = [_from_note(n, span) for n in result.notes]
+    fields["calls"] = tuple(replace(c, start=escapes.start(c.start), end=escapes.end(c.end)) for c in result.calls)
+    fields["findings"].extend(_from_note(n, span) for n in result.notes)
     problem = script.syntax_problem
     if problem is not None:
-        findings.append(Finding("script-syntax", problem.message, span(problem.start, problem.end)))
-    return replace(base, calls=calls, findings=tuple(findings), script=source, script_map=escapes, is_exec=True)
+        fields["findings"].append(Finding("script-syntax", problem.message, span(problem.start, problem.end)))
+    fields.update(script=source, script_map=escapes, is_exec=True)
 
 
 def _from_note(note: Note, span) -> Finding:
@@ -191,7 +187,7 @@ def _from_note(note: Note, span) -> Finding:
     return Finding(note.code, note.message, span(note.start, note.end), related)
 
 
-def _read_top_patch(line: str, base: LineAnalysis, text: str, path: tuple) -> LineAnalysis:
+def _read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) -> None:
     patch = parse_patch(text)
     found = locate(line, [path])
     whole = Span(0, 0, len(line))
@@ -199,49 +195,44 @@ def _read_top_patch(line: str, base: LineAnalysis, text: str, path: tuple) -> Li
     if path in found:
         raw_start, raw = string_content(line, found[path])
         escapes = EscapeMap(raw, raw_start)
-    findings = []
     for error in patch.errors:
         where = escapes.span(0, error.offset, error.offset + error.length) if escapes else whole
-        findings.append(Finding("patch-syntax", f"patch line {error.line + 1}: {error.message}", where))
-    call = ToolCall(base.name, PATCH, 0, len(line), files=patch.files, patch=text, executed="yes", source=text)
-    return replace(base, calls=(call,), findings=tuple(findings))
+        fields["findings"].append(Finding("patch-syntax", f"patch line {error.line + 1}: {error.message}", where))
+    fields["calls"] = (ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, patch=text,
+                                executed="yes", source=text),)
 
 
-def _read_function_call(line: str, base: LineAnalysis, item: FunctionCall) -> LineAnalysis:
+def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -> None:
     whole = (0, len(line))
     try:
         args = json.loads(item.arguments) if item.arguments.strip() else {}
     except (ValueError, RecursionError):
         args = None
     if not isinstance(args, dict):
-        shape = Finding("record-shape", "payload.arguments: must be a JSON object in a string",
-                        _path_span(line, ("payload", "arguments")))
-        call = ToolCall(item.name, TOOL, *whole, executed="yes", source=item.arguments)
-        return replace(base, calls=(call,), findings=(shape,))
+        fields["findings"].append(Finding("record-shape", "payload.arguments: must be a JSON object in a string",
+                                          _path_span(line, ("payload", "arguments"))))
+        fields["calls"] = (ToolCall(item.name, TOOL, *whole, executed="yes", source=item.arguments),)
+        return
     if item.name in ("exec_command", "shell", "container.exec", "shell_command"):
         raw = args.get("cmd", args.get("command"))
         command = raw if isinstance(raw, str) else shlex.join(raw) \
             if isinstance(raw, list) and all(isinstance(a, str) for a in raw) else None
         workdir = args.get("workdir", args.get("cwd"))
         other = {k: v for k, v in args.items() if k not in ("cmd", "command", "workdir", "cwd")}
-        call = ToolCall(item.name, COMMAND, *whole, command=command,
-                        workdir=workdir if isinstance(workdir, str) else None, arguments=other,
-                        executed="yes", source=item.arguments, json_arguments=True)
-        return replace(base, calls=(call,))
-    if item.name == "apply_patch" and isinstance(args.get("input"), str):
-        return _read_top_patch_in_arguments(line, base, args["input"])
-    call = ToolCall(item.name, TOOL, *whole, arguments=args, executed="yes", source=item.arguments,
-                    json_arguments=True)
-    return replace(base, calls=(call,))
+        fields["calls"] = (ToolCall(item.name, COMMAND, *whole, command=command,
+                                    workdir=workdir if isinstance(workdir, str) else None, arguments=other,
+                                    executed="yes", source=item.arguments, json_arguments=True),)
+    elif item.name == "apply_patch" and isinstance(args.get("input"), str):
+        # the patch sits JSON-encoded inside the JSON string ``arguments``: point at the arguments
+        patch = parse_patch(args["input"])
+        where = _path_span(line, ("payload", "arguments"))
+        fields["findings"].extend(Finding("patch-syntax", f"patch line {e.line + 1}: {e.message}", where)
+                                  for e in patch.errors)
+        fields["calls"] = (ToolCall(item.name, PATCH, *whole, files=patch.files, patch=args["input"],
+                                    executed="yes", source=args["input"]),)
+    else:
+        fields["calls"] = (ToolCall(item.name, TOOL, *whole, arguments=args, executed="yes",
+                                    source=item.arguments, json_arguments=True),)
 
 
-def _read_top_patch_in_arguments(line: str, base: LineAnalysis, text: str) -> LineAnalysis:
-    # the patch sits JSON-encoded inside the JSON string ``arguments``: point at the arguments
-    patch = parse_patch(text)
-    where = _path_span(line, ("payload", "arguments"))
-    findings = tuple(Finding("patch-syntax", f"patch line {e.line + 1}: {e.message}", where) for e in patch.errors)
-    call = ToolCall(base.name, PATCH, 0, len(line), files=patch.files, patch=text, executed="yes", source=text)
-    return replace(base, calls=(call,), findings=findings)
-
-
-__all__ = ["LineAnalysis", "analyze_line", "read_output"]
+__all__ = ["LineAnalysis", "analyze_line", "call_id_span", "read_output"]

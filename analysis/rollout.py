@@ -16,7 +16,7 @@ from .findings import Finding
 from .lines import split_lines
 from .outputs import ToolOutput
 from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
-from .record_analysis import LineAnalysis, analyze_line
+from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
 
 
@@ -171,7 +171,7 @@ def _link(analysis: RolloutAnalysis) -> None:
             continue
         output = _paired_output(analysis, record)
         if output is None and record.call_id:
-            where = record.call_id_span or Span(0, 0, len(analysis.lines[number]))
+            where = call_id_span(analysis.lines[number]) or Span(0, 0, len(analysis.lines[number]))
             findings.append(Finding("unpaired-call", f"no output record for call {record.call_id}",
                                     Span(number, where.start, where.end)))
         for index, call in enumerate(record.calls):

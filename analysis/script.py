@@ -42,6 +42,11 @@ _DECLARATIONS = Query(JAVASCRIPT, """
 (import_statement) @import
 (for_in_statement left: (_) @name) @loop
 """)
+_SCOPES = Query(JAVASCRIPT, """
+[(statement_block) (for_statement) (for_in_statement) (switch_body) (catch_clause) (class_static_block)] @block
+[(function_declaration) (function_expression) (arrow_function) (method_definition)
+ (generator_function_declaration) (generator_function)] @function
+""")
 
 
 def _parser() -> Parser:
@@ -178,7 +183,7 @@ class ExecScript:
                           self._scope(node, function_scoped=False))
         elif "params" in captures:
             params = captures["params"][0]
-            function = params.parent or params
+            function = self.innermost_function(params)
             for child in params.named_children:
                 for ident, _ in self._pattern_names(child):
                     yield Binding(self.text(ident), "param", ident, function)
@@ -249,14 +254,28 @@ class ExecScript:
             for child in node.named_children:
                 yield from self._pattern_names(child, None)
 
+    @cached_property
+    def _scope_nodes(self) -> tuple[list[Node], list[Node]]:
+        captures = QueryCursor(_SCOPES).captures(self.root)
+        return captures.get("block", []), captures.get("function", [])
+
     def _scope(self, node: Node, function_scoped: bool) -> Node:
-        kinds = FUNCTIONS if function_scoped else BLOCKS | FUNCTIONS
-        parent = node.parent
-        while parent is not None:
-            if parent.type in kinds or parent.type == "program":
-                if parent.type in FUNCTIONS and not function_scoped:
-                    body = parent.child_by_field_name("body")
-                    return body if body is not None else parent
-                return parent
-            parent = parent.parent
-        return self.root
+        """The innermost block (or, for ``var``, function) around ``node``; tree-sitter's ``parent`` is
+        O(depth), so scopes are found by byte-range containment among the captured scope nodes."""
+        blocks, functions = self._scope_nodes
+        at = node.start_byte
+        best = self.root
+        for candidate in functions if function_scoped else blocks:
+            if candidate.start_byte <= at < candidate.end_byte and candidate.start_byte >= best.start_byte \
+                    and candidate.end_byte <= best.end_byte and candidate != node:
+                best = candidate
+        return best
+
+    def innermost_function(self, node: Node) -> Node:
+        blocks, functions = self._scope_nodes
+        best = self.root
+        for candidate in functions:
+            if candidate.start_byte <= node.start_byte and node.end_byte <= candidate.end_byte and \
+                    candidate.start_byte >= best.start_byte and candidate.end_byte <= best.end_byte:
+                best = candidate
+        return best

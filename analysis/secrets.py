@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_TOKEN = r"[A-Za-z0-9_\-]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,18 +26,22 @@ def _p(kind: str, pattern: str, keep: int = 0, flags: int = 0) -> SecretPattern:
     return SecretPattern(kind, re.compile(pattern, flags), keep)
 
 
+# No pattern starts with a lookbehind: that keeps the regex engine's fast literal-prefix scan;
+# the word boundary before a match is checked in Python instead.
 BUILTIN_PATTERNS: tuple[SecretPattern, ...] = (
-    _p("OpenAI API key", r"(?<![A-Za-z0-9_])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 3),
-    _p("GitHub token", r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,}", 4),
-    _p("GitHub token", r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,}", 11),
-    _p("AWS access key", r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])", 4),
-    _p("Slack token", r"(?<![A-Za-z0-9_])xox[abposr]-[A-Za-z0-9\-]{10,}", 5),
-    _p("Bearer token", r"(?<![A-Za-z0-9_])Bearer [A-Za-z0-9._~+/=\-]{16,}", 7),
-    _p("credential field",
-       r"(?<![A-Za-z0-9_])(?:signing_?key|secret_?key|client_?secret|api_?key|access_?token|auth_?token"
-       r"|private_?key|password|passwd)(?:\\?[\"'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?[\"'])"
-       r"[A-Za-z0-9+/=_.\-]{8,}", 0, re.IGNORECASE),
+    _p("OpenAI API key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 3),
+    _p("GitHub token", r"gh[pousr]_[A-Za-z0-9]{36,}", 4),
+    _p("GitHub token", r"github_pat_[A-Za-z0-9_]{22,}", 11),
+    _p("AWS access key", r"A[KS]IA[A-Z0-9]{16}(?![A-Z0-9])", 4),
+    _p("Slack token", r"xox[abposr]-[A-Za-z0-9\-]{10,}", 5),
+    _p("Bearer token", r"Bearer [A-Za-z0-9._~+/=\-]{16,}", 7),
 )
+# credential fields, matched on the lower-cased line from the end of the key name
+_FIELD = re.compile(r"(?:key|secret|token|passwd|password)(?:\\?[\"'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?[\"'])"
+                    r"[a-z0-9+/=_.\-]{8,}")
+FIELD_NAMES = frozenset({"signingkey", "secretkey", "clientsecret", "apikey", "accesstoken", "authtoken",
+                         "privatekey", "password", "passwd", "secret", "token", "refreshtoken", "sessiontoken",
+                         "secretaccesskey"})
 _FIELD_VALUE = re.compile(r"[:=][ \t]{0,8}(?:\\?[\"'])")
 _STRING_END = re.compile(r'(?<!\\)(?:\\\\)*"')
 _PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY-----")
@@ -57,19 +60,16 @@ def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[Sec
     found: list[SecretMatch] = []
     for pattern in BUILTIN_PATTERNS:
         for m in pattern.regex.finditer(line):
-            keep = pattern.keep
-            if pattern.kind == "credential field":  # keep the key name readable, hide the value
-                value = _FIELD_VALUE.search(line, m.start(), m.end())
-                keep = value.end() - m.start() if value else 0
-            found.append(SecretMatch(pattern.kind, m.start(), m.end(), keep))
+            if _word_start(line, m.start(), pattern.kind):
+                found.append(SecretMatch(pattern.kind, m.start(), m.end(), pattern.keep))
+    found.extend(_credential_fields(line))
     for begin in _PRIVATE_KEY_BEGIN.finditer(line):
         marker = f"-----END {begin.group(1)}PRIVATE KEY-----"
         end = line.find(marker, begin.end())
         if end < 0:  # no END marker: the key runs to the end of its JSON string
             close = _STRING_END.search(line, begin.end())
             end = close.start() if close else len(line)
-        stop = end  # the END marker stays readable
-        found.append(SecretMatch("private key", begin.start(), stop, begin.end() - begin.start()))
+        found.append(SecretMatch("private key", begin.start(), end, begin.end() - begin.start()))
     for regex in extra:
         for m in regex.finditer(line):
             if m.end() > m.start():
@@ -81,6 +81,36 @@ def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[Sec
             continue
         merged.append(match)
     return merged
+
+
+def _word_start(line: str, at: int, kind: str = "") -> bool:
+    """Nothing token-like before ``at``; the letter of an escape (``\\n``, ``\\\\n`` when JSON holds JSON) aside."""
+    if at == 0:
+        return True
+    before = line[at - 1]
+    if kind == "AWS access key":  # AWS key ids are upper-case: only those characters join them
+        return not ("A" <= before <= "Z" or "0" <= before <= "9")
+    if not (before.isalnum() or before == "_"):
+        return True
+    return at >= 2 and line[at - 2] == "\\"
+
+
+def _credential_fields(line: str) -> list[SecretMatch]:
+    lowered = line.lower()
+    if len(lowered) != len(line):  # a few characters lower-case to two: keep columns exact
+        lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in line)
+    out = []
+    for m in _FIELD.finditer(lowered):
+        start = m.start()
+        while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
+            start -= 1
+        suffix_end = m.start() + next(len(w) for w in ("password", "passwd", "secret", "token", "key")
+                                      if lowered.startswith(w, m.start()))
+        if lowered[start:suffix_end].replace("_", "") not in FIELD_NAMES:
+            continue
+        value = _FIELD_VALUE.search(lowered, suffix_end, m.end())
+        out.append(SecretMatch("credential field", start, m.end(), value.end() - start if value else 0))
+    return out
 
 
 def _already_redacted(line: str, match: SecretMatch) -> bool:

@@ -35,6 +35,8 @@ def test_dead(source):
     f"do {{ {RUN}; }} while (false);", f"true && {RUN};", f"false || {RUN};", f"null ?? {RUN};",
     f"function f() {{ return; }} {RUN};", f"function f() {{ if (x) return; {RUN}; }}",
     f"return; function g() {{ {RUN}; }}", f"if ([]) {RUN};", f"const t = tools; if (t) {RUN};",
+    f"function f() {{ if (x) return; else {{ {RUN}; }} }}", f"for (;;) {{ if (x) break; {RUN}; }}",
+    f"while (x) {{ if (y) continue; else {RUN}; }}",
 ])
 def test_not_dead(source):
     assert executed(source) == [("x", "unknown")]
