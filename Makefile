@@ -21,5 +21,13 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
 
+vscode:
+	cd vscode-client && npm ci --no-audit --no-fund && npm run typecheck && npm test && npm run package
+
+# a real VS Code (code-server) in headless Chromium; screenshots land in docs/images/
+e2e: $(VENV)/.installed vscode
+	$(BIN)/python -m pip install -q -e '.[e2e]'
+	$(BIN)/python -m pytest -q -p no:cacheprovider vscode-client/e2e
+
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,160 @@
+"""End to end in a real VS Code: code-server (VS Code 1.139) in headless Chromium, driven by Playwright.
+
+Installs the packaged .vsix, opens a fixture rollout and a recorded Codex 0.157 rollout, and checks what a
+person sees: the Outline view lists the exec calls, the Problems view lists the warnings, a hover over a
+call shows its decoded command.  Screenshots go to docs/images/.  Run with `make e2e`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+CLIENT = Path(__file__).resolve().parent.parent
+ROOT = CLIENT.parent
+SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared"))
+IMAGES = ROOT / "docs" / "images"
+VSIX = CLIENT / "codex-rollout-lsp.vsix"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def code_server(tmp_path_factory):
+    assert VSIX.exists(), "build the extension first: cd vscode-client && npm ci && npm run package"
+    setup = subprocess.run(["bash", str(SHARED / "tools" / "code-server-setup.sh")], capture_output=True, text=True,
+                           check=True)
+    binary = setup.stdout.strip().splitlines()[-1]
+    env = dict(os.environ, PATH=f"{Path(binary).parents[3] / 'node' / 'bin'}:{os.environ['PATH']}")
+    base = tmp_path_factory.mktemp("code-server")
+    data, extensions, workspace = base / "data", base / "extensions", base / "workspace"
+    (data / "User").mkdir(parents=True)
+    workspace.mkdir()
+    shutil.copy(ROOT / "fixtures" / "rollout-demo.jsonl", workspace / "rollout-demo.jsonl")
+    shutil.copy(SHARED / "corpus" / "recorded" / "codex-0.157-custom-calls.jsonl",
+                workspace / "rollout-recorded-0.157.jsonl")
+    (data / "User" / "settings.json").write_text(json.dumps({
+        "workbench.startupEditor": "none", "editor.wordWrap": "on", "outline.collapseItems": "alwaysExpand",
+        "workbench.tips.enabled": False, "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False, "security.workspace.trust.enabled": False, "editor.minimap.enabled": False,
+        "workbench.colorTheme": "Default Light Modern", "editor.hover.delay": 100,
+    }))
+    common = ["--user-data-dir", str(data), "--extensions-dir", str(extensions)]
+    subprocess.run([binary, *common, "--install-extension", str(VSIX)], check=True, env=env, capture_output=True)
+    port = free_port()
+    log = open(base / "code-server.log", "w")
+    server = subprocess.Popen([binary, *common, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}",
+                               "--disable-telemetry", "--disable-workspace-trust", str(workspace)],
+                              env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.5)
+    yield f"http://127.0.0.1:{port}/?folder={workspace}"
+    server.terminate()
+    server.wait(10)
+
+
+@pytest.fixture(scope="module")
+def page(code_server):
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        page.goto(code_server)
+        page.wait_for_selector(".monaco-workbench", timeout=90_000)
+        page.wait_for_timeout(3000)  # let the workbench settle before typing
+        secondary = page.get_by_role("button", name="Toggle Secondary Side Bar (Ctrl+Alt+B)")
+        if secondary.get_attribute("aria-pressed") == "true":  # the chat panel takes half the window
+            secondary.click()
+        folders = page.get_by_role("button", name="Explorer Section: workspace")
+        if folders.get_attribute("aria-expanded") == "true":  # give the Outline view the height
+            folders.click()
+        yield page
+        browser.close()
+
+
+def command(page: Page, name: str) -> None:
+    page.keyboard.press("F1")
+    page.wait_for_selector(".quick-input-widget input")
+    page.keyboard.type(name)
+    row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=name).first
+    expect(row).to_be_visible(timeout=30_000)
+    row.click()
+    page.wait_for_timeout(400)
+
+
+def open_file(page: Page, name: str) -> None:
+    page.keyboard.press("Control+P")
+    page.wait_for_selector(".quick-input-widget input")
+    page.keyboard.type(name)
+    row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=name).first
+    expect(row).to_be_visible(timeout=30_000)
+    row.click()
+    expect(page.locator(".tab.active")).to_contain_text(name, timeout=30_000)
+
+
+def hover_at(page: Page, line: int, column: int) -> str:
+    command(page, "Go to Line/Column")
+    page.keyboard.type(f"{line}:{column}")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    command(page, "Show or Focus Hover")
+    hover = page.locator(".monaco-hover").filter(has_text="executed")
+    expect(hover.first).to_be_visible(timeout=30_000)
+    return hover.first.inner_text()
+
+
+def column_of(path: Path, line: int, needle: str) -> int:
+    text = path.read_text(encoding="utf-8").split("\n")[line - 1]
+    return len(text[:text.index(needle)].encode("utf-16-le")) // 2 + 3
+
+
+def test_fixture_outline_problems_and_hover(page: Page):
+    open_file(page, "rollout-demo.jsonl")
+    command(page, "Explorer: Focus on Outline View")
+    outline = page.locator(".outline-pane")
+    expect(outline).to_contain_text("pytest -q tests/test_greet.py", timeout=60_000)
+    for name in ("session 019f0000-0000-7000-8000-000000000001", "turn: Fix the failing greeting test",
+                 "patch src/greet.py", "git push --force"):
+        expect(outline).to_contain_text(name)
+    page.screenshot(path=str(IMAGES / "outline.png"))
+
+    command(page, "View: Focus Problems (Errors, Warnings, Infos)")
+    problems = page.locator(".markers-panel")
+    expect(problems).to_contain_text("exec_command never runs: it is in dead code", timeout=30_000)
+    expect(problems).to_contain_text("the command is computed at run time")
+    page.screenshot(path=str(IMAGES / "problems.png"))
+
+    fixture = ROOT / "fixtures" / "rollout-demo.jsonl"
+    text = hover_at(page, 5, column_of(fixture, 5, "tools.exec_command"))
+    assert "pytest -q tests/test_greet.py" in text and "exit 1" in text
+    page.screenshot(path=str(IMAGES / "hover.png"))
+    page.keyboard.press("Escape")
+
+
+def test_recorded_rollout(page: Page):
+    open_file(page, "rollout-recorded-0.157.jsonl")
+    command(page, "Explorer: Focus on Outline View")
+    outline = page.locator(".outline-pane")
+    expect(outline).to_contain_text("rm node_modules", timeout=60_000)
+    expect(outline).to_contain_text("git checkout -- src/CodexHeadless.ts")
+    recorded = SHARED / "corpus" / "recorded" / "codex-0.157-custom-calls.jsonl"
+    text = hover_at(page, 7, column_of(recorded, 7, "tools.exec_command({cmd:\\\"rg"))
+    assert "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts" in text
+    page.screenshot(path=str(IMAGES / "hover-recorded.png"))

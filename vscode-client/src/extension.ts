@@ -1,0 +1,160 @@
+// The VS Code side: starts `rollout-lsp serve` and adds the commands and the large-rollout view.
+import * as path from "path";
+import * as vscode from "vscode";
+import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
+
+import { ServerLaunch, serverLaunch, startFailure } from "./launch";
+import { LargeRolloutView } from "./largeRollout";
+import { documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("Rollout LSP");
+  const scripts = new DecodedScripts();
+  const large = new LargeRolloutView();
+  context.subscriptions.push(
+    output,
+    vscode.workspace.registerTextDocumentContentProvider("rollout-script", scripts),
+    vscode.window.registerTreeDataProvider("rolloutLsp.largeRollout", large),
+    vscode.commands.registerCommand("rolloutLsp.showDecodedScript", showDecodedScript),
+    vscode.commands.registerCommand("rolloutLsp.copyCommand", copyCommand),
+    vscode.commands.registerCommand("rolloutLsp.openLargeRollout", () => openLargeRollout(large)),
+    vscode.commands.registerCommand("rolloutLsp.restartServer", () => restart(context)),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
+    }),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const config = vscode.workspace.getConfiguration("rolloutLsp");
+  const launch = serverLaunch(
+    { command: config.get<string>("server.command", ""), python: config.get<string>("server.python", "") },
+    path.join(context.extensionPath, "bundled", "libs"),
+    await pythonFromExtension(),
+    process.env,
+  );
+  output.appendLine(`Starting the server (${launch.source}): ${launch.command} ${launch.args.join(" ")}`);
+  const serverOptions: ServerOptions = {
+    command: launch.command,
+    args: launch.args,
+    options: { env: { ...process.env, ...launch.env } },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: documentSelector(config.get<string[]>("files")),
+    initializationOptions: initializationOptions((key, fallback) => config.get(key, fallback)),
+    synchronize: { configurationSection: "rolloutLsp" },
+    outputChannel: output,
+    // transcript text must never run commands or render HTML
+    markdown: { isTrusted: false, supportHtml: false },
+  };
+  client = new LanguageClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
+  try {
+    await client.start();
+  } catch (error) {
+    await reportStartFailure(launch, String(error instanceof Error ? error.message : error));
+    return;
+  }
+  client.onDidChangeState((event) => {
+    if (event.newState === State.Stopped) output.appendLine("The server stopped.");
+  });
+}
+
+async function restart(context: vscode.ExtensionContext): Promise<void> {
+  const old = client;
+  client = undefined;
+  try {
+    await old?.stop();
+  } catch (error) {
+    output.appendLine(`Stopping the server failed: ${error}`);
+  }
+  await start(context);
+}
+
+async function reportStartFailure(launch: ServerLaunch, error: string): Promise<void> {
+  output.appendLine(`The server did not start: ${error}`);
+  const { message, actions } = startFailure(launch, error);
+  const choice = await vscode.window.showErrorMessage(message, ...actions);
+  if (choice === "Open Settings") await vscode.commands.executeCommand("workbench.action.openSettings", "rolloutLsp.server");
+  if (choice === "Show Output") output.show();
+}
+
+async function pythonFromExtension(): Promise<string | undefined> {
+  const extension = vscode.extensions.getExtension("ms-python.python");
+  if (!extension) return undefined;
+  try {
+    const api = extension.isActive ? extension.exports : await extension.activate();
+    const environment = api?.environments?.getActiveEnvironmentPath?.();
+    return environment?.path || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Read-only documents with an exec record's decoded JavaScript. */
+class DecodedScripts implements vscode.TextDocumentContentProvider {
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const target = parseScriptUri(uri.query);
+    if (!target || !client) return "// the rollout or its server is not available";
+    const result = await client.sendRequest<{ script: string } | null>("workspace/executeCommand", {
+      command: "rollout-lsp.decodedScript", arguments: [target.uri, target.line],
+    });
+    return result ? result.script : "// this line holds no exec script";
+  }
+}
+
+async function showDecodedScript(uri?: string, line?: number): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const documentUri = uri ?? editor?.document.uri.toString();
+  const at = line ?? editor?.selection.active.line;
+  if (!documentUri || at === undefined || !client) {
+    void vscode.window.showWarningMessage("Rollout: put the cursor on an exec record of a rollout.");
+    return;
+  }
+  const result = await client.sendRequest<{ script: string; call_id: string | null } | null>(
+    "workspace/executeCommand", { command: "rollout-lsp.decodedScript", arguments: [documentUri, at] });
+  if (!result) {
+    void vscode.window.showInformationMessage("Rollout: this line is not an exec record.");
+    return;
+  }
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(scriptUri(documentUri, at, result.call_id)));
+  await vscode.languages.setTextDocumentLanguage(document, "javascript");
+  await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+}
+
+async function copyCommand(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || !client) return;
+  const position = editor.selection.active;
+  const result = await client.sendRequest<{ command: string | null; expansion: string[] | null; patch: string | null } | null>(
+    "workspace/executeCommand",
+    { command: "rollout-lsp.callCommand", arguments: [editor.document.uri.toString(), position.line, position.character] });
+  const text = result?.command ?? (result?.expansion ? result.expansion.join("\n") : null) ?? result?.patch ?? null;
+  if (text === null) {
+    void vscode.window.showInformationMessage("Rollout: no exactly known command here (it is computed, or not a call).");
+    return;
+  }
+  await vscode.env.clipboard.writeText(text);
+  void vscode.window.setStatusBarMessage("Rollout: command copied", 3000);
+}
+
+async function openLargeRollout(view: LargeRolloutView): Promise<void> {
+  const picked = await vscode.window.showOpenDialog({
+    canSelectMany: false, openLabel: "Analyse", filters: { Rollouts: ["jsonl", "zst"] },
+  });
+  if (!picked || !picked[0] || !client) return;
+  const file = picked[0].fsPath;
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Analysing ${path.basename(file)}…` },
+    () => client!.sendRequest("rollout/analyzeFile", { path: file }));
+  view.show(result as never);
+  await vscode.commands.executeCommand("setContext", "rolloutLsp.largeRolloutOpen", true);
+  await vscode.commands.executeCommand("rolloutLsp.largeRollout.focus");
+}

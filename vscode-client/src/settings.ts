@@ -1,0 +1,53 @@
+// What the extension sends the server and which documents it gives it. Pure logic, no `import 'vscode'`.
+
+export const CODES = [
+  "invalid-json", "record-shape", "script-syntax", "dead-branch", "computed-command", "unresolved-patch-path",
+  "patch-syntax", "unpaired-call", "secret",
+] as const;
+
+export const DEFAULT_FILES = ["**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl"];
+
+export interface DocumentFilter {
+  scheme: string;
+  pattern: string;
+}
+
+/** Documents by path pattern, with no language filter, so files mapped to `json` match too. */
+export function documentSelector(patterns: readonly string[] | undefined): DocumentFilter[] {
+  const chosen = patterns && patterns.length ? patterns : DEFAULT_FILES;
+  return chosen.flatMap((pattern) => [{ scheme: "file", pattern }, { scheme: "vscode-remote", pattern }]);
+}
+
+export type Getter = <T>(key: string, fallback: T) => T;
+
+/** The server's initializationOptions from the `rolloutLsp` settings (the keys the server reads). */
+export function initializationOptions(get: Getter): Record<string, unknown> {
+  const severity = get<Record<string, string>>("severity", {});
+  const known = Object.fromEntries(Object.entries(severity).filter(([code]) => (CODES as readonly string[]).includes(code)));
+  return {
+    severity: known,
+    secretPatterns: get<string[]>("secretPatterns", []),
+    hoverOutputLines: get<number>("hoverOutputLines", 20),
+    files: get<string[]>("files", DEFAULT_FILES),
+    debounceMs: get<number>("debounceMs", 150),
+  };
+}
+
+/** Settings whose change needs a new server (how it starts, which documents it gets). */
+export function needsRestart(changed: (section: string) => boolean): boolean {
+  return ["rolloutLsp.server", "rolloutLsp.files"].some(changed);
+}
+
+/** The read-only URI of an exec record's decoded script. */
+export function scriptUri(documentUri: string, line: number, callId: string | null): string {
+  const name = (callId || `line-${line + 1}`).replace(/[^A-Za-z0-9_.-]/g, "_");
+  const query = new URLSearchParams({ uri: documentUri, line: String(line) }).toString();
+  return `rollout-script:/${name}.js?${query}`;
+}
+
+export function parseScriptUri(query: string): { uri: string; line: number } | null {
+  const params = new URLSearchParams(query);
+  const uri = params.get("uri");
+  const line = Number(params.get("line"));
+  return uri && Number.isInteger(line) && line >= 0 ? { uri, line } : null;
+}
