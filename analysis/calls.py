@@ -33,7 +33,6 @@ HELPERS = frozenset({
 })
 _MUTATORS = frozenset({"push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"})
 _ITERATORS = frozenset({"map", "forEach", "flatMap"})
-_CALLS = Query(JAVASCRIPT, "(call_expression function: (_) @callee) @call")
 _IDENTIFIERS = Query(JAVASCRIPT, "[(identifier) (shorthand_property_identifier)] @id")
 _HOLE = "\ue000"  # marks an unresolved template substitution inside a patch text
 _DYNAMIC = object()  # a tool chosen at run time: tools[name](…)
@@ -110,7 +109,7 @@ class _CallReader:
         source = self.script.source
         if "tools" not in source and "code_mode" not in source and not any(n in source for n in LEGACY_GLOBALS):
             return ScriptCalls([], [])  # no callee can name a tool
-        for _, captures in QueryCursor(_CALLS).matches(self.script.root):
+        for captures in self.script.structure["call"]:
             call, callee = captures["call"][0], captures["callee"][0]
             tool = self.callee_tool(callee, 0)
             if tool is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import accumulate
 from dataclasses import dataclass
 from enum import Enum
 
@@ -122,6 +123,29 @@ def span_to_range(span: Span, line_text: str, encoding: PositionEncoding = Posit
 
 
 _JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.DOTALL)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _pairing_surrogates(raw: str, spans: list[tuple[int, int]]) -> tuple[list[int], list[int], list[int]]:
+    """Escape breakpoints when ``\\uD83D\\uDE00`` pairs make one code point of two escapes."""
+    dec: list[int] = []
+    raw_at: list[int] = []
+    raw_end: list[int] = []
+    shift = 0  # raw length minus decoded length so far
+    pending_high: tuple[int, int] | None = None
+    for start, end in spans:
+        unit = int(raw[start + 2:end], 16) if end - start == 6 else -1
+        if pending_high is not None and pending_high[1] == start and 0xDC00 <= unit <= 0xDFFF:
+            raw_end[-1] = end
+            shift += end - start
+            pending_high = None
+            continue
+        dec.append(start - shift)
+        raw_at.append(start)
+        raw_end.append(end)
+        shift += end - start - 1
+        pending_high = (start, end) if 0xD800 <= unit <= 0xDBFF else None
+    return dec, raw_at, raw_end
 
 
 class EscapeMap:
@@ -138,23 +162,14 @@ class EscapeMap:
         raw_at: list[int] = []
         raw_end: list[int] = []
         if "\\" in raw:
-            shift = 0  # raw length minus decoded length so far
-            pending_high: tuple[int, int] | None = None
-            for m in _JSON_ESCAPE.finditer(raw):
-                start, end = m.span()
-                text = m.group()
-                unit = int(text[2:], 16) if len(text) == 6 else -1
-                if pending_high is not None and pending_high[1] == start and 0xDC00 <= unit <= 0xDFFF:
-                    # the low half of a surrogate pair: both escapes make one code point
-                    raw_end[-1] = end
-                    shift += end - start
-                    pending_high = None
-                    continue
-                dec.append(start - shift)
-                raw_at.append(start)
-                raw_end.append(end)
-                shift += end - start - 1
-                pending_high = (start, end) if 0xD800 <= unit <= 0xDBFF else None
+            spans = [m.span() for m in _JSON_ESCAPE.finditer(raw)]
+            if not _SURROGATE_ESCAPE.search(raw):  # every escape is one character: plain arithmetic
+                raw_at = [a for a, _ in spans]
+                raw_end = [b for _, b in spans]
+                shift = list(accumulate(b - a - 1 for a, b in spans))
+                dec = [a - (shift[i - 1] if i else 0) for i, a in enumerate(raw_at)]
+            else:
+                dec, raw_at, raw_end = _pairing_surrogates(raw, spans)
         self._dec, self._raw, self._raw_end = dec, raw_at, raw_end
 
     def start(self, index: int) -> int:

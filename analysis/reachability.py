@@ -10,10 +10,10 @@ A ``const`` bound to a literal counts as that literal.
 
 from __future__ import annotations
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node
 
 from .literals import UNKNOWN, number_value, string_value, template_quasis
-from .script import JAVASCRIPT, ExecScript
+from .script import ExecScript
 
 _JUMPS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 _HOISTED = frozenset({"function_declaration", "generator_function_declaration"})
@@ -63,16 +63,6 @@ def constant_truth(script: ExecScript, node: Node | None, depth: int = 0) -> boo
     return None
 
 
-_CONSTRUCTS = Query(JAVASCRIPT, """
-(if_statement condition: (_) @condition consequence: (_) @then) @if
-(while_statement condition: (_) @condition body: (_) @body)
-(for_statement condition: (_) @condition body: (_) @body)
-(binary_expression left: (_) @left operator: ["&&" "||" "??"] @operator right: (_) @right)
-(ternary_expression condition: (_) @condition consequence: (_) @then alternative: (_) @else)
-[(return_statement) (throw_statement) (break_statement) (continue_statement)] @jump
-""")
-
-
 def is_dead(script: ExecScript, node: Node) -> bool:
     """True when ``node`` lies in code that can never run."""
     start, end = node.start_byte, node.end_byte
@@ -85,54 +75,61 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
     if cached is not None:
         return cached
     ranges: list[tuple[int, int]] = []
-    for _, captures in QueryCursor(_CONSTRUCTS).matches(script.root):
-        if "jump" in captures:
-            ranges.extend(_after_jump(captures["jump"][0]))
-        elif "if" in captures:
-            truth = constant_truth(script, captures["condition"][0])
-            statement = captures["if"][0]
-            if truth is False:
-                ranges.append(_range(captures["then"][0]))
-            elif truth is True:
-                alternative = statement.child_by_field_name("alternative")
-                if alternative is not None:
-                    ranges.append(_range(alternative))
-        elif "body" in captures:
-            condition = captures["condition"][0]
-            if condition.type == "expression_statement":  # for (;cond;) wraps it
+    groups = script.structure
+    for captures in groups["statement_list"]:
+        ranges.extend(_after_jump(captures["statement_list"][0]))
+    for captures in groups["if"]:
+        statement = captures["if"][0]
+        truth = constant_truth(script, statement.child_by_field_name("condition"))
+        branch = "consequence" if truth is False else "alternative" if truth is True else None
+        dead = statement.child_by_field_name(branch) if branch else None
+        if dead is not None:
+            ranges.append(_range(dead))
+    for group in ("while", "for"):
+        for captures in groups[group]:
+            loop = captures[group][0]
+            condition = loop.child_by_field_name("condition")
+            if condition is not None and condition.type == "expression_statement":  # for (;cond;) wraps it
                 condition = condition.named_children[0] if condition.named_children else None
-            if condition is not None and constant_truth(script, condition) is False:
-                ranges.append(_range(captures["body"][0]))
-        elif "operator" in captures:
-            op = captures["operator"][0].type
-            left = captures["left"][0]
-            dead = constant_truth(script, left) is False if op == "&&" else \
-                constant_truth(script, left) is True if op == "||" else left.type in _NON_NULLISH
-            if dead:
-                ranges.append(_range(captures["right"][0]))
-        elif "else" in captures:
-            truth = constant_truth(script, captures["condition"][0])
-            if truth is not None:
-                ranges.append(_range(captures["then" if truth is False else "else"][0]))
+            body = loop.child_by_field_name("body")
+            if condition is not None and body is not None and constant_truth(script, condition) is False:
+                ranges.append(_range(body))
+    for captures in groups["binary"]:
+        expression = captures["binary"][0]
+        operator = expression.child_by_field_name("operator")
+        op = operator.type if operator is not None else ""
+        if op not in ("&&", "||", "??"):
+            continue
+        left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+        dead = constant_truth(script, left) is False if op == "&&" else \
+            constant_truth(script, left) is True if op == "||" else left is not None and left.type in _NON_NULLISH
+        if dead and right is not None:
+            ranges.append(_range(right))
+    for captures in groups["ternary"]:
+        expression = captures["ternary"][0]
+        truth = constant_truth(script, expression.child_by_field_name("condition"))
+        arm = expression.child_by_field_name("consequence" if truth is False else "alternative") \
+            if truth is not None else None
+        if arm is not None:
+            ranges.append(_range(arm))
     script.__dict__["_dead_ranges"] = ranges
     return ranges
 
 
-_STATEMENT_LISTS = frozenset({"statement_block", "program", "switch_case", "switch_default"})
 _NON_NULLISH = frozenset({"string", "number", "true", "false", "template_string", "array", "object"})
 
 
-def _after_jump(jump: Node) -> list[tuple[int, int]]:
-    """The statements after an unconditional jump in its block (hoisted functions stay live)."""
-    parent = jump.parent
-    if parent is None or parent.type not in _STATEMENT_LISTS:  # `if (x) return; else …`: not a list
-        return []
+def _after_jump(statements: Node) -> list[tuple[int, int]]:
+    """The statements after an unconditional jump in one statement list (hoisted functions stay live).
+    Lists are read from the top (their children), never by asking a jump for its parent: tree-sitter's
+    ``parent`` costs O(depth)."""
     out = []
-    sibling = jump.next_named_sibling
-    while sibling is not None:
-        if sibling.type not in _HOISTED and sibling.type != "comment":
-            out.append(_range(sibling))
-        sibling = sibling.next_named_sibling
+    jumped = False
+    for child in statements.named_children:
+        if jumped and child.type not in _HOISTED and child.type != "comment":
+            out.append(_range(child))
+        elif child.type in _JUMPS:
+            jumped = True
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -31,22 +32,34 @@ FUNCTIONS = frozenset({
 })
 BLOCKS = frozenset({"statement_block", "program", "for_statement", "for_in_statement", "switch_body"})
 
-_DECLARATIONS = Query(JAVASCRIPT, """
-(variable_declarator name: (_) @name) @declarator
-(function_declaration name: (identifier) @name) @function
-(generator_function_declaration name: (identifier) @name) @function
-(class_declaration name: (identifier) @name) @class
+# Everything the analysis needs from a script's tree, in one pass of one query.  Every pattern captures
+# at a node's start (fields are read in Python), so no in-progress match waits across a deep subtree:
+# patterns like `(binary_expression left: (_) right: (_) @r)` make matching quadratic on `a && b && …`.
+STRUCTURE = Query(JAVASCRIPT, """
+(call_expression function: (_) @callee) @call
+(lexical_declaration kind: _ @kind (variable_declarator name: (_) @name) @declarator)
+(variable_declaration (variable_declarator name: (_) @name) @declarator)
+(function_declaration name: (identifier) @name) @fn_decl
+(generator_function_declaration name: (identifier) @name) @fn_decl
+(class_declaration name: (identifier) @name) @class_decl
 (formal_parameters) @params
 (arrow_function parameter: (identifier) @name) @arrow
 (catch_clause parameter: (_) @name) @catch
 (import_statement) @import
 (for_in_statement left: (_) @name) @loop
-""")
-_SCOPES = Query(JAVASCRIPT, """
-[(statement_block) (for_statement) (for_in_statement) (switch_body) (catch_clause) (class_static_block)] @block
+[(statement_block) (for_statement) (for_in_statement) (switch_body) (catch_clause) (class_static_block)] @scope_block
 [(function_declaration) (function_expression) (arrow_function) (method_definition)
- (generator_function_declaration) (generator_function)] @function
+ (generator_function_declaration) (generator_function)] @scope_function
+(if_statement) @if
+(while_statement) @while
+(for_statement) @for
+(binary_expression) @binary
+(ternary_expression) @ternary
+[(statement_block) (switch_case) (switch_default)] @statement_list
 """)
+_GROUPS = ("call", "declarator", "fn_decl", "class_decl", "params", "arrow", "catch", "import", "loop",
+           "scope_block", "scope_function", "if", "while", "for", "binary", "ternary", "statement_list")
+_DECLARATION_GROUPS = ("declarator", "fn_decl", "class_decl", "params", "arrow", "catch", "import", "loop")
 
 
 def _parser() -> Parser:
@@ -136,13 +149,26 @@ class ExecScript:
         shown = text if len(text) <= 40 else text[:37] + "..."
         return SyntaxProblem(start, end, f"syntax error: unexpected {shown!r}")
 
-    # -- scopes -----------------------------------------------------------------------------
+    # -- structure and scopes ---------------------------------------------------------------
+    @cached_property
+    def structure(self) -> dict[str, list[dict[str, list[Node]]]]:
+        """The matches of :data:`STRUCTURE`, by group (``call``, ``if``, ``declarator``…), in source order."""
+        groups: dict[str, list] = {g: [] for g in _GROUPS}
+        for _, captures in QueryCursor(STRUCTURE).matches(self.root):
+            for group in _GROUPS:
+                if group in captures:
+                    groups[group].append(captures)
+                    break
+        groups["statement_list"].append({"statement_list": [self.root]})
+        return groups
+
     @cached_property
     def bindings(self) -> dict[str, list[Binding]]:
         found: dict[str, list[Binding]] = {}
-        for _, captures in QueryCursor(_DECLARATIONS).matches(self.root):
-            for binding in self._bindings_of(captures):
-                found.setdefault(binding.name, []).append(binding)
+        for group in _DECLARATION_GROUPS:
+            for captures in self.structure[group]:
+                for binding in self._bindings_of(captures):
+                    found.setdefault(binding.name, []).append(binding)
         return found
 
     def resolve(self, node: Node, name: str | None = None) -> Binding | None:
@@ -165,8 +191,7 @@ class ExecScript:
     def _bindings_of(self, captures: dict[str, list[Node]]):
         if "declarator" in captures:
             declarator = captures["declarator"][0]
-            declaration = declarator.parent
-            kind = declaration.children[0].type if declaration is not None else "var"
+            kind = captures["kind"][0].type if "kind" in captures else "var"
             kind = kind if kind in ("const", "let") else "var"
             target = captures["name"][0]
             value = declarator.child_by_field_name("value")
@@ -176,10 +201,10 @@ class ExecScript:
             else:
                 for ident, key in self._pattern_names(target):
                     yield Binding(self.text(ident), kind, ident, scope, None, key, pattern_init=value)
-        elif "function" in captures or "class" in captures:
-            node = (captures.get("function") or captures["class"])[0]
+        elif "fn_decl" in captures or "class_decl" in captures:
+            node = (captures.get("fn_decl") or captures["class_decl"])[0]
             ident = captures["name"][0]
-            yield Binding(self.text(ident), "function" if "function" in captures else "class", ident,
+            yield Binding(self.text(ident), "function" if "fn_decl" in captures else "class", ident,
                           self._scope(node, function_scoped=False))
         elif "params" in captures:
             params = captures["params"][0]
@@ -233,49 +258,70 @@ class ExecScript:
                                       imported=imported)
 
     def _pattern_names(self, node: Node, key: str | None = None):
-        """(identifier, property key) for every name a binding pattern declares."""
-        kind = node.type
-        if kind in ("identifier", "shorthand_property_identifier_pattern"):
-            yield node, key if key is not None else self.text(node)
-        elif kind == "pair_pattern":
-            key_node = node.child_by_field_name("key")
-            value = node.child_by_field_name("value")
-            if value is not None:
-                name = self.text(key_node) if key_node is not None and key_node.type == "property_identifier" \
-                    else None
-                if key_node is not None and key_node.type == "string":
-                    name = self.text(key_node)[1:-1]
-                yield from self._pattern_names(value, name)
-        elif kind in ("assignment_pattern", "object_assignment_pattern"):
-            left = node.child_by_field_name("left")
-            if left is not None:
-                yield from self._pattern_names(left, key)
-        elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
-            for child in node.named_children:
-                yield from self._pattern_names(child, None)
+        """(identifier, property key) for every name a binding pattern declares.  Iterative: patterns
+        can nest as deep as a script likes."""
+        stack = [(node, key)]
+        found = []
+        while stack:
+            node, key = stack.pop()
+            kind = node.type
+            if kind in ("identifier", "shorthand_property_identifier_pattern"):
+                found.append((node, key if key is not None else self.text(node)))
+            elif kind == "pair_pattern":
+                key_node = node.child_by_field_name("key")
+                value = node.child_by_field_name("value")
+                if value is not None:
+                    name = None
+                    if key_node is not None and key_node.type == "property_identifier":
+                        name = self.text(key_node)
+                    elif key_node is not None and key_node.type == "string":
+                        name = self.text(key_node)[1:-1]
+                    stack.append((value, name))
+            elif kind in ("assignment_pattern", "object_assignment_pattern"):
+                left = node.child_by_field_name("left")
+                if left is not None:
+                    stack.append((left, key))
+            elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
+                stack.extend((child, None) for child in reversed(node.named_children))
+        return found
 
     @cached_property
-    def _scope_nodes(self) -> tuple[list[Node], list[Node]]:
-        captures = QueryCursor(_SCOPES).captures(self.root)
-        return captures.get("block", []), captures.get("function", [])
+    def _scope_index(self) -> tuple["_Intervals", "_Intervals"]:
+        return (_Intervals([c["scope_block"][0] for c in self.structure["scope_block"]]),
+                _Intervals([c["scope_function"][0] for c in self.structure["scope_function"]]))
 
     def _scope(self, node: Node, function_scoped: bool) -> Node:
         """The innermost block (or, for ``var``, function) around ``node``; tree-sitter's ``parent`` is
-        O(depth), so scopes are found by byte-range containment among the captured scope nodes."""
-        blocks, functions = self._scope_nodes
-        at = node.start_byte
-        best = self.root
-        for candidate in functions if function_scoped else blocks:
-            if candidate.start_byte <= at < candidate.end_byte and candidate.start_byte >= best.start_byte \
-                    and candidate.end_byte <= best.end_byte and candidate != node:
-                best = candidate
-        return best
+        O(depth), so scopes come from an index of the captured scope nodes."""
+        blocks, functions = self._scope_index
+        found = (functions if function_scoped else blocks).innermost(node.start_byte, node.start_byte + 1, node)
+        return found if found is not None else self.root
 
     def innermost_function(self, node: Node) -> Node:
-        blocks, functions = self._scope_nodes
-        best = self.root
-        for candidate in functions:
-            if candidate.start_byte <= node.start_byte and node.end_byte <= candidate.end_byte and \
-                    candidate.start_byte >= best.start_byte and candidate.end_byte <= best.end_byte:
-                best = candidate
-        return best
+        found = self._scope_index[1].innermost(node.start_byte, node.end_byte, None)
+        return found if found is not None else self.root
+
+
+class _Intervals:
+    """Nested byte ranges (scopes), to find the innermost one around a position in O(log n + nesting)."""
+
+    def __init__(self, nodes: list[Node]) -> None:
+        nodes = sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
+        self.nodes = nodes
+        self.starts = [n.start_byte for n in nodes]
+        self.parent: list[int] = []
+        stack: list[int] = []
+        for index, node in enumerate(nodes):
+            while stack and nodes[stack[-1]].end_byte <= node.start_byte:
+                stack.pop()
+            self.parent.append(stack[-1] if stack else -1)
+            stack.append(index)
+
+    def innermost(self, start: int, end: int, exclude: Node | None) -> Node | None:
+        index = bisect_right(self.starts, start) - 1
+        while index >= 0:
+            node = self.nodes[index]
+            if node.start_byte <= start and end <= node.end_byte and node != exclude:
+                return node
+            index = self.parent[index]
+        return None
