@@ -21,6 +21,11 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
 
+# the full hardening run: every property with the full Hypothesis profile, and a 10,000-edit soak
+fuzz: $(VENV)/.installed
+	HYPOTHESIS_PROFILE=full ROLLOUT_SOAK_EDITS=10000 $(BIN)/python -m pytest -q -s -p no:randomly \
+		--hypothesis-show-statistics tests/test_hardening.py tests/test_server_robustness.py
+
 vscode:
 	cd vscode-client && npm ci --no-audit --no-fund && npm run typecheck && npm test && npm run package
 

@@ -84,24 +84,19 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
                             Span(0, s.start, s.end)) for s in find_secrets(line, extra_secrets))
     # a BOM is whitespace to a reader of the file; JSON allows a space in its place
     text = " " + line[1:] if line.startswith("\ufeff") else line
+    problem = None
     try:
         value = json.loads(text)
+        record = parse_record(value)
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
-        end = at + 1 if at < len(line) else at
-        return LineAnalysis("invalid", findings=(Finding("invalid-json", f"not JSON: {error.msg}",
-                                                         Span(0, at, end)),) + secrets)
-    except RecursionError:
-        return LineAnalysis("invalid", findings=(Finding("invalid-json", "JSON nested too deeply to read",
-                                                         Span(0, 0, len(line))),) + secrets)
-    try:
-        record = parse_record(value)
+        problem = Finding("invalid-json", f"not JSON: {error.msg}", Span(0, at, at + 1 if at < len(line) else at))
     except RecordShapeError as error:
-        span = _path_span(text, error.loc)
-        return LineAnalysis("invalid", findings=(Finding("record-shape", str(error), span),) + secrets)
+        problem = Finding("record-shape", str(error), _path_span(text, error.loc))
     except RecursionError:
-        return LineAnalysis("invalid", findings=(Finding("record-shape", "record nested too deeply to read",
-                                                         Span(0, 0, len(line))),) + secrets)
+        problem = Finding("invalid-json", "JSON nested too deeply to read", Span(0, 0, len(line)))
+    if problem is not None:
+        return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=_order)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
     _read_record(text, record, fields)
     fields["findings"] = tuple(sorted(fields["findings"] + list(secrets), key=_order))

@@ -59,6 +59,10 @@ STRUCTURE = Query(JAVASCRIPT, """
 """)
 _GROUPS = ("call", "declarator", "fn_decl", "class_decl", "params", "arrow", "catch", "import", "loop",
            "scope_block", "scope_function", "if", "while", "for", "binary", "ternary", "statement_list")
+# tree-sitter's query cursor degrades sharply (and drops matches) on captured nodes nested ~60,000 deep;
+# real scripts nest a few dozen levels, so matching is capped here and a deeper script says so.
+MAX_DEPTH = 8192
+_OPAQUE = frozenset({"string", "template_string", "comment", "regex"})
 _DECLARATION_GROUPS = ("declarator", "fn_decl", "class_decl", "params", "arrow", "catch", "import", "loop")
 
 
@@ -129,7 +133,28 @@ class ExecScript:
         return value if isinstance(value, dict) else {}
 
     @cached_property
+    def too_deep(self) -> bool:
+        """Whether the tree nests deeper than :data:`MAX_DEPTH` (outside strings and comments)."""
+        if len(self.data) < MAX_DEPTH:  # every level needs at least one character
+            return False
+        cursor = self.root.walk()
+        depth = 0
+        while True:
+            if depth > MAX_DEPTH:
+                return True
+            if cursor.node.type not in _OPAQUE and cursor.goto_first_child():
+                depth += 1
+                continue
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    return False
+                depth -= 1
+
+    @cached_property
     def syntax_problem(self) -> SyntaxProblem | None:
+        if self.too_deep:
+            return SyntaxProblem(0, min(len(self.source), 1), f"the script nests more than {MAX_DEPTH} levels "
+                                 "deep: only its outer levels are analysed, calls below them are not listed")
         pragma = _PRAGMA.match(self.source)
         if pragma and (not self.pragma or not set(self.pragma) <= PRAGMA_KEYS):
             return SyntaxProblem(0, pragma.end(), "the '// @exec:' pragma must be a JSON object with only "
@@ -154,7 +179,9 @@ class ExecScript:
     def structure(self) -> dict[str, list[dict[str, list[Node]]]]:
         """The matches of :data:`STRUCTURE`, by group (``call``, ``if``, ``declarator``…), in source order."""
         groups: dict[str, list] = {g: [] for g in _GROUPS}
-        for _, captures in QueryCursor(STRUCTURE).matches(self.root):
+        cursor = QueryCursor(STRUCTURE)
+        cursor.set_max_start_depth(MAX_DEPTH)
+        for _, captures in cursor.matches(self.root):
             for group in _GROUPS:
                 if group in captures:
                     groups[group].append(captures)

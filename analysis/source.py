@@ -28,7 +28,7 @@ def rollout_files(paths: list[str]) -> list[str]:
     out: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            found = [str(p) for p in Path(path).rglob("*") if p.is_file() and
+            found = [str(p) for p in Path(path).rglob("*") if (p.is_file() or p.is_symlink()) and
                      (p.name.endswith(".jsonl") or p.name.endswith(".jsonl.zst"))]
             out.extend(sorted(found))
         else:

@@ -14,7 +14,9 @@ import sys
 from typing import Any, Callable
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from analysis.positions import PositionEncoding
 from analysis.report import outline_json
@@ -35,9 +37,22 @@ ANALYZE_FILE = "rollout/analyzeFile"
 VERSION = "0.1.0"
 
 
+class RolloutProtocol(LanguageServerProtocol):
+    """Answers a request whose params do not deserialize with an error, as JSON-RPC asks: pygls only logs
+    it, and the client would wait for an answer forever."""
+
+    def structure_message(self, data: dict[str, Any]):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], error=error.to_response_error())
+            raise
+
+
 class RolloutLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rollout-lsp", VERSION)
+        super().__init__("rollout-lsp", VERSION, protocol_cls=RolloutProtocol)
         self.settings = Settings()
         self.pull_diagnostics = False
         self.store: AnalysisStore | None = None

@@ -1,0 +1,167 @@
+"""Hostile and broken rollouts: the analysis never raises, ranges stay inside the document, a line's analysis
+does not depend on other lines, redaction keeps JSON valid, and no regex backtracks catastrophically."""
+
+from __future__ import annotations
+
+import json
+import signal
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import given, strategies as st
+
+from analysis import analyze_text
+from analysis.calls import find_calls
+from analysis.lines import split_lines
+from analysis.script import ExecScript
+from tests.helpers import run_cli
+from tests.hostile import check_invariants, check_redaction, documents, exec_line, mutated, real_lines, \
+    real_scripts, record_lines
+
+
+@contextmanager
+def watchdog(seconds: int):
+    """Fails instead of hanging: a catastrophic backtrack or an endless loop would never return."""
+    def expired(*_):
+        raise TimeoutError(f"no answer within {seconds} s")
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@given(documents())
+def test_random_documents(text):
+    check_invariants(text)
+
+
+@given(record_lines())
+def test_records_of_any_shape(line):
+    analysis = check_invariants(line)
+    assert all(f.code in ("invalid-json", "record-shape", "secret", "unpaired-call", "patch-syntax",
+                          "script-syntax", "computed-command", "dead-branch", "unresolved-patch-path")
+               for f in analysis.findings)
+
+
+@given(st.data())
+def test_mutated_real_lines(data):
+    line = data.draw(mutated(data.draw(st.sampled_from(real_lines()))))
+    check_invariants(line)
+    check_redaction(line)
+
+
+@given(st.data())
+def test_mutated_scripts(data):
+    script = data.draw(mutated(data.draw(st.sampled_from(real_scripts()))))
+    check_invariants(exec_line(script))
+    result = find_calls(ExecScript(script))
+    assert all(0 <= c.start <= c.end <= len(script) for c in result.calls)
+
+
+@given(st.text())
+def test_random_scripts(script):
+    check_invariants(exec_line(script))
+
+
+@given(st.text(alphabet=st.sampled_from(["\n", "\r", "\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "a", "{",
+                                         '"', "\\", "\ufeff", "\x00"]), max_size=60))
+def test_line_breaks_and_odd_characters(text):
+    analysis = check_invariants(text)
+    assert len(analysis.lines) == text.count("\n") + text.count("\r") - text.count("\r\n") + 1
+
+
+@given(st.text(max_size=40))
+def test_secret_redaction_keeps_json(text):
+    for secret in ("sk-proj-" + "Ab1" * 8, "ghp_" + "x1Y2" * 9, "AKIAABCDEFGHIJKLMNOP", "Bearer abcdefghijklmnopq12"):
+        check_redaction(json.dumps({"t": text + secret + text}))
+
+
+HOSTILE = {
+    "JSON nested 100,000 deep": '{"type":"response_item","payload":' + "[" * 100_000 + "]" * 100_000 + "}",
+    "JSON opened 100,000 deep": "{" * 100_000,
+    "JS parentheses 100,000 deep": exec_line("tools.exec_command({cmd: " + "(" * 100_000 + '"x"' + ")" * 100_000 + "})"),
+    "JS arrays 100,000 deep": exec_line("const a = " + "[" * 100_000 + "]" * 100_000 + ";"),
+    "JS blocks 100,000 deep": exec_line("{" * 100_000 + "tools.exec_command({cmd: 'x'})" + "}" * 100_000),
+    "JS destructuring 50,000 deep": exec_line("const " + "[" * 50_000 + "x" + "]" * 50_000 + " = y;"),
+    "JS && chain of 50,000": exec_line("false && " * 50_000 + "tools.exec_command({cmd: 'x'})"),
+    "JS functions 10,000 deep": exec_line("(" + "function(a){ return " * 10_000 + "tools.exec_command({cmd: a})"
+                                          + "}" * 10_000 + ")"),
+    "JS consts shadowed 20,000 deep": exec_line("{ const a = 1; " * 20_000 + "tools.exec_command({cmd: a})"
+                                                + "}" * 20_000),
+    "5 MB line": exec_line("tools.exec_command({cmd: '" + "a" * 5_000_000 + "'})"),
+    "NUL raw and escaped": '{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"c","name":'
+                           '"exec","input":"tools.exec_command({cmd: \\"a\\u0000b\\"})"}}\x00',
+    "lone surrogates": '{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"c","name":"exec",'
+                       '"input":"\\ud800 tools.exec_command({cmd: \\"\\udc00x\\"}) \\udbff"}}',
+    "an endless loop": exec_line("while (true) {} for (;;) {} tools.exec_command({cmd: 'x'})"),
+    "mixed endings and BOM": "\ufeff" + exec_line("tools.exec_command({cmd: 'a'})") + "\r\n\r" + exec_line(
+        "x") + "\n\u2028\u2029\u0085\n",
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_inputs(name):
+    with watchdog(60):
+        check_invariants(HOSTILE[name])
+
+
+REDOS = [
+    "sk-" + "a" * 200_000 + "!", "ghp_" + "a" * 200_000, "github_pat_" + "_" * 200_000, "AKIA" * 50_000,
+    "xoxb-" + "-" * 200_000, "Bearer " + "a" * 200_000 + " ", "password" + " " * 200_000 + ":",
+    "token" + "\\\"" * 100_000, "key: \\\"" + "a" * 200_000, "-----BEGIN " + "A " * 100_000,
+    "-----BEGIN PRIVATE KEY-----" + "\\\\" * 100_000, "\\" * 200_000, "\\u" * 100_000, "\\ud83d" * 50_000,
+    "Script completed\nWall time " + "1" * 200_000, "Exit code: " + "1" * 200_000, "Wall time: " + "9." * 100_000,
+    "*** Begin Patch\n" + "*** " * 100_000, "// @exec:" + " " * 200_000, "${" * 100_000,
+]
+
+
+@pytest.mark.parametrize("index", range(len(REDOS)))
+def test_no_catastrophic_backtracking(index):
+    hostile = REDOS[index]
+    lines = [json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user",
+                                                              "content": [{"type": "input_text", "text": hostile}]}}),
+             exec_line(f"tools.exec_command({{cmd: {json.dumps(hostile)}}}); tools.apply_patch(`{hostile}`)"),
+             json.dumps({"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c",
+                                                              "output": hostile}}),
+             hostile]
+    with watchdog(60):
+        for line in lines:
+            check_invariants(line)
+
+
+def test_check_answers_hostile_files(tmp_path):
+    for index, (name, text) in enumerate(HOSTILE.items()):
+        if len(text) > 1_000_000:
+            continue
+        (tmp_path / f"rollout-{index}.jsonl").write_text(text, encoding="utf-8", errors="surrogatepass")
+    (tmp_path / "rollout-bytes.jsonl").write_bytes(b'{"type":"x"}\n\xff\xfe\x00garbage\n\xc3')
+    result = run_cli("check", "--json", str(tmp_path))
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    rows = json.loads(result.stdout)
+    files = {row["file"] for row in rows}
+    assert str(tmp_path / "rollout-bytes.jsonl") in files
+    assert any(r["message"] == "not UTF-8: byte 0xff" for r in rows)
+
+
+def test_check_reports_a_file_it_cannot_read(tmp_path):
+    link = tmp_path / "rollout-gone.jsonl"
+    link.symlink_to(tmp_path / "deleted-target.jsonl")
+    (tmp_path / "rollout-ok.jsonl").write_text(HOSTILE["an endless loop"] + "\n")
+    result = run_cli("check", str(tmp_path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stdout.splitlines()[0] == f"{link}:1:1: error invalid-json cannot read {link}: " \
+                                            "No such file or directory"
+    assert result.stdout.splitlines()[1].startswith(f"{tmp_path / 'rollout-ok.jsonl'}:1:")  # the rest is checked
+
+
+def test_line_analysis_does_not_depend_on_neighbours():
+    lines = real_lines()
+    alone = [check_invariants(line) for line in lines[:40]]
+    together = analyze_text("\n".join(lines[:40]))
+    for number, analysis in enumerate(alone):
+        assert [c.call for c in together.calls if c.line == number] == [c.call for c in analysis.calls]
+        assert split_lines(together.lines[number]) == [lines[number]]

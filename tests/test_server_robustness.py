@@ -1,0 +1,185 @@
+"""The server stays up: malformed messages, unknown documents, failing features, and a soak of random edits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import select
+import subprocess
+import sys
+import time
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from analysis import analyze_text
+from analysis.lines import split_lines
+from analysis.positions import LineColumns, PositionEncoding
+from lsp_server.server import guarded
+from tests.helpers import ROOT, fixture
+from tests.lsp_support import SERVER, diagnostics_of, open_text, start, uri_of
+
+SOAK_EDITS = int(os.environ.get("ROLLOUT_SOAK_EDITS", "1000"))
+
+
+class RawClient:
+    """Speaks JSON-RPC over the server's stdio byte by byte, so it can also send what no client should."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve"], cwd=ROOT,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.buffer = b""
+
+    def send_raw(self, data: bytes) -> None:
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, message: dict | bytes) -> None:
+        body = message if isinstance(message, bytes) else json.dumps(message).encode()
+        self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def read(self, timeout: float = 20) -> dict:
+        deadline = time.time() + timeout
+        while True:
+            head, sep, rest = self.buffer.partition(b"\r\n\r\n")
+            if sep:
+                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length")))
+                if len(rest) >= length:
+                    self.buffer = rest[length:]
+                    return json.loads(rest[:length])
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.time()))
+            if not ready:
+                raise TimeoutError("no message from the server")
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            if not chunk:
+                raise EOFError("the server closed its output")
+            self.buffer += chunk
+
+    def response(self, msg_id) -> dict:
+        while True:
+            message = self.read()
+            if message.get("id") == msg_id and "method" not in message:
+                return message
+
+    def request(self, msg_id, method: str, params) -> dict:
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        return self.response(msg_id)
+
+
+def test_malformed_messages_do_not_stop_the_server():
+    client = RawClient()
+    try:
+        init = client.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        assert "capabilities" in init["result"]
+        client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        client.send(b"{this is not json")
+        client.send({"hello": "not json-rpc"})
+        client.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": "file:///never/opened.jsonl", "version": 2},
+            "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                          "end": {"line": 0, "character": 0}}, "text": "x"}]}})
+        client.send({"jsonrpc": "2.0", "method": "textDocument/didClose",
+                     "params": {"textDocument": {"uri": "file:///never/opened.jsonl"}}})
+        unknown = client.request(2, "rollout/noSuchMethod", {})
+        assert unknown["error"]["code"] == -32601
+        bad = client.request(3, "textDocument/hover", {"textDocument": {"uri": 5}, "position": "top"})
+        assert "error" in bad
+        uri = uri_of("rollout-demo.jsonl")
+        client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "jsonl", "version": 1, "text": fixture("rollout-demo.jsonl")}}})
+        line = split_lines(fixture("rollout-demo.jsonl"))[4]
+        hover = client.request(4, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {
+            "line": 4, "character": line.index("tools.exec_command")}})
+        assert "pytest -q tests/test_greet.py" in hover["result"]["contents"]["value"]
+        far = client.request(5, "textDocument/documentSymbol", {"textDocument": {"uri": "file:///nope.jsonl"}})
+        assert far["result"] == []
+        assert client.request(6, "shutdown", None)["result"] is None
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.proc.wait(10) == 0
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+
+
+async def test_a_failing_feature_answers_empty_and_logs(caplog):
+    @guarded(list)
+    async def broken(ls, params):
+        raise ValueError("boom")
+
+    with caplog.at_level(logging.ERROR, logger="rollout_lsp"):
+        assert await broken(None, None) == []
+    assert "broken failed" in caplog.text and "ValueError: boom" in caplog.text
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def soak_client(lsp_client: LanguageClient):
+    await start(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return int(next(line.split()[1] for line in status if line.startswith("VmRSS:")))
+
+
+async def test_soak_random_edits(soak_client: LanguageClient):
+    """SOAK_EDITS random edits (1,000 in CI, 10,000 with `make soak`), with requests between them: every answer
+    comes in time, memory stays steady, and the last diagnostics are those of the final text."""
+    client = soak_client
+    rng = random.Random(20261130)
+    uri = uri_of("rollout-soak.jsonl")
+    text = fixture("rollout-demo.jsonl") + fixture("rollout-unicode.jsonl")
+    open_text(client, uri, text)
+    await diagnostics_of(client, uri)
+    pieces = ["x", " ", '"', "\\", "{", "}", "tools.exec_command({cmd: \\\"ls\\\"});", "\n", "\u2028", "😀", "é",
+              "sk-proj-" + "A1" * 12, "`", "${", "if (false) ", "\r\n"]
+    pid = client._server.pid
+    baseline = None
+    slowest = 0.0
+    for version in range(2, SOAK_EDITS + 2):
+        lines = split_lines(text)
+        line = rng.randrange(len(lines))
+        length = len(lines[line])
+        start = rng.randint(0, length)
+        end = min(length, start + rng.choice([0, 0, 1, 3, 10]))
+        new = "".join(rng.choice(pieces) for _ in range(rng.choice([0, 1, 1, 2])))
+        cols = LineColumns(lines[line])
+        offset = sum(len(x) + 1 for x in lines[:line])  # the soak text ends its lines with \n only ...
+        text = text[:offset + start] + new + text[offset + end:]
+        text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in new else text
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(types.Position(line, cols.to_units(start, PositionEncoding.UTF16)),
+                                  types.Position(line, cols.to_units(end, PositionEncoding.UTF16))), text=new)]))
+        if "\r" in new:  # ... so a CR is normalised by a full replacement, as an editor converting endings would
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        if version % 10 == 0:
+            started = time.monotonic()
+            position = types.Position(rng.randrange(len(split_lines(text))), rng.randint(0, 300))
+            await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+                types.TextDocumentIdentifier(uri), position)), 30)
+            await asyncio.wait_for(client.text_document_document_symbol_async(types.DocumentSymbolParams(
+                types.TextDocumentIdentifier(uri))), 30)
+            slowest = max(slowest, time.monotonic() - started)
+        if version == 2 + SOAK_EDITS // 5:
+            baseline = rss_kb(pid)
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=SOAK_EDITS + 2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    final = await diagnostics_of(client, uri, timeout=60)
+    expected = analyze_text(text).findings
+    assert [(d.code, d.range.start.line) for d in final] == [(f.code, f.span.line) for f in expected]
+    growth = rss_kb(pid) - baseline
+    print(f"\nsoak: {SOAK_EDITS} edits, slowest hover+symbols {slowest:.3f} s, RSS growth {growth} kB")
+    assert growth < 64 * 1024
