@@ -26,6 +26,16 @@ fuzz: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=full ROLLOUT_SOAK_EDITS=10000 $(BIN)/python -m pytest -q -s -p no:randomly \
 		--hypothesis-show-statistics tests/test_hardening.py tests/test_server_robustness.py
 
+bench/node_modules/.installed: bench/package-lock.json
+	cd bench && npm ci --no-audit --no-fund
+	touch $@
+
+bench: $(VENV)/.installed bench/node_modules/.installed
+	$(BIN)/python bench/run.py
+
+bench-smoke: $(VENV)/.installed bench/node_modules/.installed
+	$(BIN)/python bench/run.py --smoke
+
 vscode:
 	cd vscode-client && npm ci --no-audit --no-fund && npm run typecheck && npm test && npm run package
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from tree_sitter import Node, Query, QueryCursor
 
-from .literals import UNKNOWN, Unknown, number_value, string_value, template_quasis
+from .literals import UNKNOWN, Unknown, cook_raw, number_value, string_value, template_quasis
 from .patch import PatchFile, parse_patch
 from .reachability import is_dead
 from .script import JAVASCRIPT, Binding, ExecScript
@@ -316,7 +316,7 @@ class _CallReader:
         if literal.type == "string":
             value = string_value(self.script.text(literal))
             return (None if value is UNKNOWN else value), []
-        pieces = template_quasis(self.script.text(literal))
+        pieces = self.quasis(literal)
         if pieces is UNKNOWN:
             return None, []
         substitutions = [c for c in literal.named_children if c.type == "template_substitution"]
@@ -412,7 +412,7 @@ class _CallReader:
         return UNKNOWN
 
     def template(self, node: Node, env: dict[int, Any] | None) -> Any:
-        pieces = template_quasis(self.script.text(node))
+        pieces = self.quasis(node)
         if pieces is UNKNOWN:
             return UNKNOWN
         out = [pieces[0]]
@@ -423,6 +423,19 @@ class _CallReader:
                 return UNKNOWN
             out.extend((value, piece))
         return "".join(out)
+
+    def quasis(self, template: Node) -> list[str] | Unknown:
+        """The cooked text pieces around a template's substitutions."""
+        text = self.script.text(template)
+        if "\\" in text:
+            return template_quasis(text)  # escapes: esprima cooks them
+        pieces = [""]
+        for child in template.named_children:
+            if child.type == "template_substitution":
+                pieces.append("")
+            elif child.type == "string_fragment":
+                pieces[-1] += self.script.text(child)
+        return [cook_raw(p) for p in pieces]
 
     def substitution(self, sub: Node, env: dict[int, Any] | None = None) -> str | None:
         """A ``${NAME}`` whose NAME is a ``const`` string (or a loop variable in ``env``)."""

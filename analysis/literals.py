@@ -14,12 +14,12 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import esprima
-
 # A double-quoted JS string whose escapes are all JSON escapes means what the same text means as JSON,
 # so the C JSON decoder reads it; esprima (pure Python, slow on long patches) reads every other literal.
 _JSON_COMPATIBLE = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)(\.[0-9]+)?")
+_LINE_ENDS = re.compile(r"\r\n?")
 
 
 class Unknown:
@@ -56,8 +56,8 @@ def string_value(source: str) -> str | Unknown:
 
 def template_quasis(source: str) -> list[str] | Unknown:
     """The cooked text pieces of a template literal's source (substitutions as ``${x}``)."""
-    if "\\" not in source and "\r" not in source and "${" not in source:
-        return [source[1:-1]]
+    if "\\" not in source and "${" not in source:
+        return [cook_raw(source[1:-1])]
     node = _expression(source)
     if node is None or node.type != "TemplateLiteral":
         return UNKNOWN
@@ -67,7 +67,15 @@ def template_quasis(source: str) -> list[str] | Unknown:
     return [_join_surrogates(c) for c in cooked]
 
 
+def cook_raw(raw: str) -> str:
+    """The cooked value of template text that holds no escape: its raw text with line ends as ``\\n``."""
+    return _LINE_ENDS.sub("\n", raw) if "\r" in raw else raw
+
+
 def number_value(source: str) -> int | float | Unknown:
+    plain = _DECIMAL.fullmatch(source)
+    if plain:  # a plain decimal literal is its digits; hex, exponents, separators go to esprima
+        return float(source) if plain.group(1) else int(source)
     node = _expression(source)
     if node is None or node.type != "Literal" or isinstance(node.value, (str, bool)) or node.value is None:
         return UNKNOWN
@@ -77,6 +85,10 @@ def number_value(source: str) -> int | float | Unknown:
 
 @lru_cache(maxsize=4096)
 def _expression(source: str) -> Any:
+    # imported on first use: esprima builds tables of every Unicode character when it loads (0.5 s, 130 MB),
+    # and most sessions never need it (their literals hold no escapes)
+    import esprima
+
     try:
         program = esprima.parseScript("(" + source + ")")
     except Exception:  # esprima raises its own Error type for any source it rejects

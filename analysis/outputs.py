@@ -24,10 +24,10 @@ _RUNNING_LINE = re.compile(r"^Process running with session ID ([0-9]{1,20})", re
 
 @dataclass(frozen=True, slots=True)
 class ExecResult:
-    """A text item that is an ``exec_command``/``write_stdin`` result object."""
+    """A text item that is an ``exec_command``/``write_stdin`` result object (``texts[index]``)."""
 
     exit_code: int | None
-    output: str
+    index: int
     session_id: int | None = None
 
 
@@ -52,6 +52,11 @@ class ToolOutput:
 
     def text(self) -> str:
         return "\n".join(self.texts)
+
+    def result_output(self, result: ExecResult) -> str:
+        """The ``output`` of a result block, decoded when asked (it is not kept twice)."""
+        value = json.loads(self.texts[result.index])
+        return str(value.get("output"))
 
 
 def _items(body: Any) -> tuple[list[str], int]:
@@ -88,7 +93,7 @@ def read_exec_output(body: Any) -> ToolOutput:
         error = texts[-1][len("Script error:"):].strip()
         texts = texts[:-1]
         status = status or "failed"
-    results = tuple(r for r in map(_exec_result, texts) if r is not None)
+    results = tuple(r for r in (_exec_result(t, i) for i, t in enumerate(texts)) if r is not None)
     return ToolOutput(status, wall, tuple(texts), results, error, cell, None, images)
 
 
@@ -117,7 +122,7 @@ def read_call_output(body: Any) -> ToolOutput:
     return ToolOutput(status, wall, tuple(texts), (), None, None, exit_code, images)
 
 
-def _exec_result(text: str) -> ExecResult | None:
+def _exec_result(text: str, index: int) -> ExecResult | None:
     if not text.startswith("{") or '"output"' not in text:
         return None
     try:
@@ -126,7 +131,7 @@ def _exec_result(text: str) -> ExecResult | None:
         return None
     if not isinstance(value, dict) or "output" not in value or "wall_time_seconds" not in value:
         return None
-    return ExecResult(_int(value.get("exit_code")), str(value.get("output")), _int(value.get("session_id")))
+    return ExecResult(_int(value.get("exit_code")), index, _int(value.get("session_id")))
 
 
 def _int(value: Any) -> int | None:

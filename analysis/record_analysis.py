@@ -122,7 +122,8 @@ def _read_record(line: str, record: Record, fields: dict[str, Any]) -> None:
     if isinstance(item, Message):
         fields["text"] = item.text()
     elif isinstance(item, (FunctionCallOutput, CustomToolCallOutput)):
-        fields.update(call_id=item.call_id, output=read_output(item.output))
+        # the output's texts live on in ``output``; the record need not hold them a second time
+        fields.update(call_id=item.call_id, output=read_output(item.output), record=record.without_item())
     elif isinstance(item, CustomToolCall):
         fields.update(call_id=item.call_id, name=item.name, text=item.input)
         if item.name == "exec" and item.namespace in EXEC_NAMESPACES:

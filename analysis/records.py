@@ -164,6 +164,11 @@ class Record(_Model):
             return getattr(self.item, "type", "response_item")
         return self.envelope.type
 
+    def without_item(self) -> "Record":
+        """The envelope alone, for records whose content the analysis keeps in another form."""
+        return Record(envelope=self.envelope, item=OtherItem(type=self.kind) if self.envelope.type ==
+                      "response_item" else None)
+
 
 def parse_record(value: Any) -> Record:
     """A :class:`Record` from one decoded JSON line, or :class:`RecordShapeError`."""
@@ -184,7 +189,9 @@ def parse_record(value: Any) -> Record:
     if not isinstance(payload, dict):
         raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
     try:
-        return Record(envelope=envelope, item=model.model_validate(payload))
+        item = model.model_validate(payload)
+        # the typed item holds what the analysis reads: the raw payload dict need not stay alive too
+        return Record(envelope=envelope.model_copy(update={"payload": None}), item=item)
     except ValidationError as error:
         raise _shape_error(error, ("payload",)) from None
 

@@ -26,7 +26,7 @@ class Settings(BaseModel):
     secret_patterns: list[str] = Field(default_factory=list, alias="secretPatterns")
     hover_output_lines: int = Field(20, ge=0, le=10_000, alias="hoverOutputLines")
     files: list[str] = Field(default_factory=lambda: list(DEFAULT_FILES))
-    debounce_ms: int = Field(150, ge=0, le=10_000, alias="debounceMs")
+    debounce_ms: int = Field(30, ge=0, le=10_000, alias="debounceMs")
 
     @field_validator("severity")
     @classmethod

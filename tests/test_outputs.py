@@ -11,7 +11,7 @@ def test_exec_status_header_and_result_blocks():
                                  '{"chunk_id":"x","wall_time_seconds":0.1,"exit_code":0,"output":"a"}',
                                  '{"chunk_id":"y","wall_time_seconds":0.1,"exit_code":2,"output":"b"}', "plain"))
     assert (out.status, out.wall_time, out.exit_codes, out.texts[-1]) == ("completed", 0.3, [0, 2], "plain")
-    assert [r.output for r in out.results] == ["a", "b"]
+    assert [out.result_output(r) for r in out.results] == ["a", "b"]
 
 
 def test_running_failed_terminated():

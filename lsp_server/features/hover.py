@@ -95,7 +95,7 @@ class HoverFeature:
         producers = [c for c in located.record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
         if located.record.is_exec and len(producers) == 1 and len(output.results) == 1 and \
                 producers[0] is located.call:
-            return output.results[0].output
+            return output.result_output(output.results[0])
         if output.error:
             return output.text() + ("\n" if output.texts else "") + "Script error: " + output.error
         return output.text()

@@ -29,7 +29,7 @@ export function initializationOptions(get: Getter): Record<string, unknown> {
     secretPatterns: get<string[]>("secretPatterns", []),
     hoverOutputLines: get<number>("hoverOutputLines", 20),
     files: get<string[]>("files", DEFAULT_FILES),
-    debounceMs: get<number>("debounceMs", 150),
+    debounceMs: get<number>("debounceMs", 30),
   };
 }
 
