@@ -95,7 +95,7 @@ def whole_process(path: Path, repeats: int) -> dict:
 
 
 _WHOLE_FILE = """
-import gc, json, resource, sys, time
+import gc, json, sys, time
 sys.path.insert(0, {root!r})
 from analysis.cli import tune_gc
 from analysis import analyze_text
@@ -104,7 +104,9 @@ text = open({path!r}, encoding="utf-8").read()
 started = time.perf_counter()
 analysis = analyze_text(text)
 seconds = time.perf_counter() - started
-print(json.dumps({{"seconds": seconds, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across fork and exec, so a child would report its parent's peak
+peak_kb = int(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
+print(json.dumps({{"seconds": seconds, "peak_mb": peak_kb / 1024,
                    "scripts": sum(1 for r in analysis.records if r.is_exec), "calls": len(analysis.calls)}}))
 """
 
@@ -118,63 +120,93 @@ def whole_file(path: Path) -> dict:
     return result
 
 
-async def editor_latency(path: Path, edits: int, requests: int) -> dict:
-    """Latency seen by a real LSP client over stdio."""
-    from lsprotocol import types
-    from pygls.lsp.client import LanguageClient
+class RawLspClient:
+    """LSP over the server's stdio with the C JSON decoder, as editors parse it natively: the latency measured
+    is the server's, not a Python client's object mapping."""
 
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 0
+        self.waiting: dict[int, asyncio.Future] = {}
+        self.published: dict[int, float] = {}
+        self.arrived = asyncio.Event()
+        self.reader = asyncio.ensure_future(self.read_loop())
+
+    def send(self, method: str, params, request: bool = False) -> asyncio.Future | None:
+        message: dict = {"jsonrpc": "2.0", "method": method, "params": params}
+        future = None
+        if request:
+            self.next_id += 1
+            message["id"] = self.next_id
+            future = self.waiting[self.next_id] = asyncio.get_running_loop().create_future()
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        return future
+
+    async def read_loop(self) -> None:
+        stdout = self.process.stdout
+        while True:
+            header = await stdout.readuntil(b"\r\n\r\n")
+            length = int(next(h.split(b":")[1] for h in header.split(b"\r\n") if h.lower().startswith(b"content-length")))
+            message = json.loads(await stdout.readexactly(length))
+            if message.get("method") == "textDocument/publishDiagnostics":
+                self.published[message["params"].get("version") or 0] = time.perf_counter()
+                self.arrived.set()
+            elif "id" in message and "method" not in message and message["id"] in self.waiting:
+                self.waiting.pop(message["id"]).set_result(message)
+
+    async def request(self, method: str, params) -> dict:
+        return await self.send(method, params, request=True)  # type: ignore[misc]
+
+    async def diagnostics_for(self, version: int) -> float:
+        while version not in self.published:
+            self.arrived.clear()
+            await asyncio.wait_for(self.arrived.wait(), 120)
+        return self.published[version]
+
+
+async def editor_latency(path: Path, edits: int, requests: int) -> dict:
+    """Latency seen by an LSP client over stdio, with the server's default settings."""
     from analysis.lines import split_lines
 
-    client = LanguageClient("rollout-bench", "1")
-    published: dict[int, float] = {}
-    arrived = asyncio.Event()
-
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
-        published[params.version or 0] = time.perf_counter()
-        arrived.set()
-
-    async def diagnostics_for(version: int) -> float:
-        while version not in published:
-            arrived.clear()
-            await asyncio.wait_for(arrived.wait(), 120)
-        return published[version]
-
-    await client.start_io(sys.executable, "-m", "analysis.cli", "serve")
-    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(
-        text_document=types.TextDocumentClientCapabilities(
-            document_symbol=types.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True)))))
-    client.initialized(types.InitializedParams())
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "analysis.cli", "serve", cwd=ROOT,
+                                                   stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                                                   stderr=asyncio.subprocess.DEVNULL, limit=1 << 30)
+    client = RawLspClient(process)
+    await client.request("initialize", {"processId": None, "rootUri": None, "capabilities": {
+        "textDocument": {"documentSymbol": {"hierarchicalDocumentSymbolSupport": True}}}})
+    client.send("initialized", {})
     text = path.read_text(encoding="utf-8")
     uri = path.as_uri()
     started = time.perf_counter()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))
-    first = await diagnostics_for(1) - started
+    client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "jsonl", "version": 1,
+                                                          "text": text}})
+    first = await client.diagnostics_for(1) - started
 
     lines = split_lines(text)
     targets = [(n, line.index("tools.")) for n, line in enumerate(lines) if '"name":"exec"' in line and "tools." in line]
     edit_times = []
-    for version, (number, column) in enumerate(targets[:edits], start=2):
+    for version, (number, _) in enumerate(targets[:edits], start=2):
         marker = lines[number].index('"call_id":"') + len('"call_id":"')  # edit one character of the call id
         started = time.perf_counter()
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            [types.TextDocumentContentChangePartial(
-                range=types.Range(types.Position(number, marker), types.Position(number, marker + 1)), text="X")]))
-        edit_times.append(await diagnostics_for(version) - started)
+        client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [
+            {"range": {"start": {"line": number, "character": marker}, "end": {"line": number, "character": marker + 1}},
+             "text": "X"}]})
+        edit_times.append(await client.diagnostics_for(version) - started)
     hovers, symbols = [], []
     for number, column in targets[:requests]:
         started = time.perf_counter()
-        await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
-                                                                 types.Position(number, column + 2)))
+        await client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                    "position": {"line": number, "character": column + 2}})
         hovers.append(time.perf_counter() - started)
     for _ in range(max(5, requests // 5)):
         started = time.perf_counter()
-        await client.text_document_document_symbol_async(types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)))
+        await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
         symbols.append(time.perf_counter() - started)
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+    await client.request("shutdown", None)
+    client.send("exit", None)
+    await process.wait()
+    client.reader.cancel()
     return {"size_mb": path.stat().st_size / MB, "first_diagnostics_s": first, "edit": _stats(edit_times),
             "hover": _stats(hovers), "symbols": _stats(symbols)}
 

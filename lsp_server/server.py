@@ -37,9 +37,20 @@ ANALYZE_FILE = "rollout/analyzeFile"
 VERSION = "0.1.0"
 
 
+class Plain(list):
+    """A result that is already plain JSON data: sent as it is, without a cattrs pass over it."""
+
+
 class RolloutProtocol(LanguageServerProtocol):
     """Answers a request whose params do not deserialize with an error, as JSON-RPC asks: pygls only logs
-    it, and the client would wait for an answer forever."""
+    it, and the client would wait for an answer forever.  Sends :class:`Plain` results without converting
+    them again (an outline of a large rollout is thousands of symbols)."""
+
+    def _serialize_message(self, data: Any) -> Any:
+        result = getattr(data, "result", None)
+        if isinstance(result, Plain) and hasattr(data, "id"):
+            return {"jsonrpc": "2.0", "id": data.id, "result": list(result)}
+        return super()._serialize_message(data)
 
     def structure_message(self, data: dict[str, Any]):
         try:
@@ -210,8 +221,11 @@ def create_server() -> RolloutLanguageServer:
         result = await ls.rollout(params.text_document.uri)
         if result is None:
             return []
-        name = ls.workspace.get_text_document(params.text_document.uri).filename or "rollout"
-        return ls.symbols.document_symbols(result.analysis, ls.encoding, name)
+        if result.symbols is None:  # an outline is asked for again and again: build and unstructure it once
+            name = ls.workspace.get_text_document(params.text_document.uri).filename or "rollout"
+            result.symbols = Plain(ls.protocol._converter.unstructure(
+                ls.symbols.document_symbols(result.analysis, ls.encoding, name)))
+        return result.symbols
 
     @server.feature(types.WORKSPACE_SYMBOL)
     @guarded(list)

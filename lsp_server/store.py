@@ -29,6 +29,7 @@ class DocumentAnalysis:
     analysis: RolloutAnalysis
     is_rollout: bool
     seconds: float
+    symbols: list | None = None  # the outline, unstructured, once asked for
 
 
 @dataclass
