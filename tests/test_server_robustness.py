@@ -183,3 +183,69 @@ async def test_soak_random_edits(soak_client: LanguageClient):
     growth = rss_kb(pid) - baseline
     print(f"\nsoak: {SOAK_EDITS} edits, slowest hover+symbols {slowest:.3f} s, RSS growth {growth} kB")
     assert growth < 64 * 1024
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+
+
+def _serve(flag: str) -> tuple[subprocess.Popen, int]:
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve", flag, f"127.0.0.1:{port}"], cwd=ROOT,
+                            stderr=subprocess.DEVNULL)
+    return proc, port
+
+
+def test_serve_over_tcp():
+    import socket
+
+    proc, port = _serve("--tcp")
+    try:
+        deadline = time.time() + 20
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+        body = json.dumps(INITIALIZE).encode()
+        sock.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        data = b""
+        while b'"id": 1' not in data and b'"id":1' not in data:
+            data += sock.recv(65536)
+        assert b'"serverInfo"' in data and b'"rollout-lsp"' in data
+        sock.close()
+    finally:
+        proc.kill()
+
+
+async def test_serve_over_websocket():
+    import websockets
+
+    proc, port = _serve("--ws")
+    try:
+        for _ in range(200):
+            try:
+                ws = await websockets.connect(f"ws://127.0.0.1:{port}")
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        await ws.send(json.dumps(INITIALIZE))
+        while True:
+            message = json.loads(await asyncio.wait_for(ws.recv(), 20))
+            if message.get("id") == 1:
+                break
+        assert message["result"]["serverInfo"]["name"] == "rollout-lsp"
+        await ws.close()
+    finally:
+        proc.kill()

@@ -5,7 +5,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vsc
 
 import { ServerLaunch, serverLaunch, startFailure } from "./launch";
 import { LargeRolloutView } from "./largeRollout";
-import { documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
+import { MARKDOWN_OPTIONS, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -52,8 +52,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     initializationOptions: initializationOptions((key, fallback) => config.get(key, fallback)),
     synchronize: { configurationSection: "rolloutLsp" },
     outputChannel: output,
-    // transcript text must never run commands or render HTML
-    markdown: { isTrusted: false, supportHtml: false },
+    markdown: MARKDOWN_OPTIONS,
   };
   client = new LanguageClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
   try {

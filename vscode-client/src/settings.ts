@@ -7,6 +7,9 @@ export const CODES = [
 
 export const DEFAULT_FILES = ["**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl"];
 
+/** Hovers show transcript text: never trusted (no command links), never HTML. */
+export const MARKDOWN_OPTIONS = Object.freeze({ isTrusted: false, supportHtml: false });
+
 export interface DocumentFilter {
   scheme: string;
   pattern: string;

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 
-import { DEFAULT_FILES, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "../src/settings";
+import { DEFAULT_FILES, MARKDOWN_OPTIONS, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "../src/settings";
 
 test("documents are selected by pattern, with no language filter", () => {
   assert.deepEqual(documentSelector(undefined), [
@@ -39,4 +39,9 @@ test("decoded script URIs round-trip the document and line", () => {
   assert.deepEqual(parseScriptUri(uri.split("?")[1]), { uri: "file:///home/u/.codex/sessions/2026/rollout-1.jsonl", line: 41 });
   assert.equal(parseScriptUri("uri=x&line=-1"), null);
   assert.equal(scriptUri("file:///r.jsonl", 0, null), "rollout-script:/line-1.js?uri=file%3A%2F%2F%2Fr.jsonl&line=0");
+});
+
+test("hover Markdown from transcripts is never trusted and never HTML", () => {
+  assert.deepEqual({ ...MARKDOWN_OPTIONS }, { isTrusted: false, supportHtml: false });
+  assert.ok(Object.isFrozen(MARKDOWN_OPTIONS));
 });
