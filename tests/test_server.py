@@ -141,7 +141,8 @@ async def test_hover_on_recorded_rollout(client: LanguageClient):
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(6, position_of(line, "tools.exec_command", 0) + 200)))
     assert "```sh\nrg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts\n```" in hover.contents.value
-    assert "**output** (line 8): completed · 0.3 s" in hover.contents.value
+    assert "**output** (line 8): completed · 0.3 s\n\n```text\n[exit 0]\n\n[exit 0]\n452:  snapshotPlain(): string {\n" \
+        in hover.contents.value
 
 
 async def test_hover_markdown_cannot_inject(client: LanguageClient):

@@ -96,9 +96,7 @@ class HoverFeature:
         if located.record.is_exec and len(producers) == 1 and len(output.results) == 1 and \
                 producers[0] is located.call:
             return output.result_output(output.results[0])
-        if output.error:
-            return output.text() + ("\n" if output.texts else "") + "Script error: " + output.error
-        return output.text()
+        return readable_output(output)
 
     # -- records --------------------------------------------------------------------------------
     def record_markdown(self, analysis: RolloutAnalysis, line: int, record: LineAnalysis) -> str:
@@ -119,13 +117,30 @@ class HoverFeature:
                                  f"{out.wall_time:g} s" if out.wall_time is not None else None) if f]
             call_line = analysis.calls_by_call_id.get(record.call_id or "")
             where = f" of line {call_line + 1}" if call_line is not None else ""
-            text = out.text() + (f"\nScript error: {out.error}" if out.error else "")
+            text = readable_output(out)
             return f"**output**{escape(where)} · {escape(' · '.join(facts))}\n\n" + \
                 code_block(first_lines(text, self.output_lines), "text")
         if record.text is not None and record.kind == "message":
             role = getattr(record.record.item, "role", "") if record.record else ""
             return f"**{escape(role)} message**\n\n" + code_block(first_lines(record.text, self.output_lines), "text")
         return ""
+
+
+def readable_output(output: ToolOutput) -> str:
+    """An output's texts, with exec_command result blocks shown as their exit code and decoded output."""
+    by_index = {r.index: r for r in output.results}
+    parts = []
+    for index, text in enumerate(output.texts):
+        result = by_index.get(index)
+        if result is None:
+            parts.append(text)
+            continue
+        head = f"[exit {result.exit_code}]" if result.exit_code is not None else \
+            f"[running, session {result.session_id}]" if result.session_id is not None else "[result]"
+        parts.append(f"{head}\n{output.result_output(result).rstrip()}")
+    if output.error:
+        parts.append("Script error: " + output.error)
+    return "\n".join(parts)
 
 
 def call_at(analysis: RolloutAnalysis, line: int, column: int) -> LocatedCall | None:
