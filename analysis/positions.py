@@ -33,9 +33,6 @@ class Span:
     start: int
     end: int
 
-    def contains(self, line: int, column: int) -> bool:
-        return self.line == line and self.start <= column <= self.end
-
 
 @dataclass(frozen=True, slots=True)
 class Position:

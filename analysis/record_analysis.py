@@ -20,7 +20,7 @@ from .outputs import ToolOutput, read_call_output, read_exec_output
 from .patch import parse_patch
 from .positions import EscapeMap, Span
 from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
-                      Message, Record, RecordShapeError, SessionMeta, TurnContext, parse_record)
+                      Message, Record, RecordShapeError, SessionMeta, parse_record)
 from .script import ExecScript
 from .secrets import find_secrets
 
@@ -69,11 +69,6 @@ class LineAnalysis:
     def session(self) -> SessionMeta | None:
         item = self.record.item if self.record else None
         return item if isinstance(item, SessionMeta) else None
-
-    @property
-    def turn_context(self) -> TurnContext | None:
-        item = self.record.item if self.record else None
-        return item if isinstance(item, TurnContext) else None
 
 
 def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> LineAnalysis:

@@ -26,16 +26,11 @@ class LineCache:
     def __init__(self, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> None:
         self.extra_secrets = extra_secrets
         self._by_text: dict[str, LineAnalysis] = {}
-        self.hits = 0
-        self.misses = 0
 
     def get(self, line: str) -> LineAnalysis:
         found = self._by_text.get(line)
         if found is None:
-            self.misses += 1
             found = self._by_text[line] = analyze_line(line, self.extra_secrets)
-        else:
-            self.hits += 1
         return found
 
     def keep_only(self, lines: Iterable[str]) -> None:

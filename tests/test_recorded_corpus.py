@@ -1,6 +1,5 @@
 """The real recorded Codex 0.157 rollouts, pinned record by record as ../shared/corpus/recorded/SOURCE.md says."""
 
-import json
 
 from analysis import analyze_text
 from analysis.report import outline_json

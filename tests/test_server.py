@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient

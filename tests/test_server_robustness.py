@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
