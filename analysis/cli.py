@@ -201,7 +201,7 @@ def _census(args: argparse.Namespace) -> int:
         for located in analysis.calls:
             call = located.call
             by_tool[call.tool or "(computed)"] += 1
-            if call.kind == "command":
+            if call.kind == "command" and (call.computed or call.command is not None):
                 counts["computed commands" if call.computed else "literal commands"] += 1
                 if call.expansion:
                     counts["computed commands with a known expansion"] += 1

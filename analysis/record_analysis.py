@@ -13,7 +13,7 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
+from .calls import COMMAND, PATCH, Note, ToolCall, find_calls
 from .findings import Finding, Related
 from .jsonspans import locate, string_content
 from .outputs import ToolOutput, read_call_output, read_exec_output
@@ -25,6 +25,7 @@ from .script import ExecScript
 from .secrets import find_secrets
 
 EXEC_NAMESPACES = (None, "functions")
+COMMAND_FUNCTIONS = frozenset({"exec_command", "shell", "container.exec", "shell_command"})
 # user messages Codex injects as context, not prompts a person typed
 CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "<permissions", "<INSTRUCTIONS>",
                     "# AGENTS.md instructions", "<turn_aborted>", "<developer_instructions>", "<user_shell_command>")
@@ -202,9 +203,10 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
     if not isinstance(args, dict):
         fields["findings"].append(Finding("record-shape", "payload.arguments: must be a JSON object in a string",
                                           _path_span(line, ("payload", "arguments"))))
-        fields["calls"] = (ToolCall(item.name, TOOL, *whole, executed="yes", source=item.arguments),)
+        if item.name in COMMAND_FUNCTIONS:  # a command call whose command cannot be read
+            fields["calls"] = (ToolCall(item.name, COMMAND, *whole, executed="yes", source=item.arguments),)
         return
-    if item.name in ("exec_command", "shell", "container.exec", "shell_command"):
+    if item.name in COMMAND_FUNCTIONS:
         raw = args.get("cmd", args.get("command"))
         command = raw if isinstance(raw, str) else shlex.join(raw) \
             if isinstance(raw, list) and all(isinstance(a, str) for a in raw) else None
@@ -221,9 +223,8 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
                                   for e in patch.errors)
         fields["calls"] = (ToolCall(item.name, PATCH, *whole, files=patch.files, patch=args["input"],
                                     executed="yes", source=args["input"]),)
-    else:
-        fields["calls"] = (ToolCall(item.name, TOOL, *whole, arguments=args, executed="yes",
-                                    source=item.arguments, json_arguments=True),)
+    # any other top-level function call (wait, update_plan, an MCP tool) stays a call record, paired with its
+    # output, without a tool call of its own: the top-level calls are those that run commands or patches
 
 
 __all__ = ["LineAnalysis", "analyze_line", "call_id_span", "read_output"]

@@ -122,4 +122,5 @@ def test_census_counts():
     assert out["calls_by_tool"]["exec_command"] == 56
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
+    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (49, 8)
     assert isinstance(out["seconds"], float)

@@ -188,8 +188,10 @@ def test_outputs_follow_wait_and_errors():
     out = outline("rollout-outputs.jsonl")
     assert [(c["line"], c["tool"], c["output"]) for c in out["calls"]] == [
         (1, "exec_command", {"status": "completed", "exit_code": 0, "wall_time": 20.3, "line": 4}),
-        (3, "wait", {"status": "completed", "exit_code": None, "wall_time": 20.3, "line": 4}),
         (5, "exec_command", {"status": "failed", "exit_code": None, "wall_time": 0.2, "line": 6})]
+    analysis = analyze_text(fixture("rollout-outputs.jsonl"))
+    assert (analysis.records[3].kind, analysis.records[3].name, analysis.calls_on(3)) == ("function_call", "wait", [])
+    assert analysis.output_of(3) == 4  # the wait call is a record paired with its output, not a tool call
 
 
 def test_script_syntax():
