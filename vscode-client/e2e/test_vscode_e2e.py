@@ -106,7 +106,7 @@ def open_file(page: Page, name: str) -> None:
     row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=name).first
     expect(row).to_be_visible(timeout=30_000)
     row.click()
-    expect(page.locator(".tab.active")).to_contain_text(name, timeout=30_000)
+    expect(page.locator(".tab.active").filter(has_text=name).first).to_be_visible(timeout=30_000)
 
 
 def hover_at(page: Page, line: int, column: int) -> str:
@@ -115,7 +115,7 @@ def hover_at(page: Page, line: int, column: int) -> str:
     page.keyboard.press("Enter")
     page.wait_for_timeout(300)
     command(page, "Show or Focus Hover")
-    hover = page.locator(".monaco-hover").filter(has_text="executed")
+    hover = page.locator(".monaco-hover:visible").filter(has_text="executed")
     expect(hover.first).to_be_visible(timeout=30_000)
     return hover.first.inner_text()
 
@@ -146,6 +146,14 @@ def test_fixture_outline_problems_and_hover(page: Page):
     assert "pytest -q tests/test_greet.py" in text and "exit 1" in text
     page.screenshot(path=str(IMAGES / "hover.png"))
     page.keyboard.press("Escape")
+
+    command(page, "Rollout: Show Decoded Script")  # the cursor is on line 5, an exec record
+    expect(page.locator(".tab").filter(has_text="call_demo1.js")).to_be_visible(timeout=30_000)
+    editor = page.locator(".editor-group-container.active .view-lines")
+    expect(editor).to_contain_text('const r = await tools.exec_command({cmd: "pytest -q tests/test_greet.py"',
+                                   timeout=30_000)
+    page.screenshot(path=str(IMAGES / "decoded-script.png"))
+    command(page, "View: Close All Editor Groups")
 
 
 def test_recorded_rollout(page: Page):
