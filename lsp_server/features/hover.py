@@ -101,9 +101,9 @@ class HoverFeature:
     # -- records --------------------------------------------------------------------------------
     def record_markdown(self, analysis: RolloutAnalysis, line: int, record: LineAnalysis) -> str:
         if record.is_exec and record.script is not None:
-            calls = analysis.calls_on(line)
-            summary = summarize(calls)
-            out = analysis.records[analysis.output_of(line)].output if analysis.output_of(line) is not None else None
+            summary = summarize(analysis.calls_on(line))
+            output_line = analysis.output_of(line)
+            out = analysis.records[output_line].output if output_line is not None else None
             head = f"**exec** {escape(record.call_id or '')} · {escape(summary)}"
             if out is not None:
                 head += f" · {escape(out.status or '')}"

@@ -7,7 +7,6 @@ from lsprotocol import types
 from analysis.positions import PositionEncoding
 from analysis.rollout import RolloutAnalysis
 
-from ..convert import line_range
 from .hover import summarize
 
 SHOW_SCRIPT = "rolloutLsp.showDecodedScript"  # a client command: the VS Code client opens the script
@@ -33,9 +32,9 @@ class LensFeature:
 
 def lens_title(analysis: RolloutAnalysis, line: int) -> str:
     """``2 commands · 1 patch · exit 0 · 0.3 s``."""
-    parts = [summarize(analysis.calls_on(line))]
-    output_line = analysis.output_of(line)
     calls = analysis.calls_on(line)
+    parts = [summarize(calls)]
+    output_line = analysis.output_of(line)
     output = calls[0].output if calls else None
     if output is None and output_line is not None:
         record_output = analysis.records[output_line].output
@@ -54,4 +53,4 @@ def lens_title(analysis: RolloutAnalysis, line: int) -> str:
     return " · ".join(parts)
 
 
-__all__ = ["LensFeature", "lens_title", "line_range"]
+__all__ = ["LensFeature", "lens_title"]
