@@ -89,23 +89,23 @@ def page(code_server):
         browser.close()
 
 
-def command(page: Page, name: str) -> None:
-    page.keyboard.press("F1")
+def pick(page: Page, keys: str, text: str) -> None:
+    """Open a quick pick with ``keys``, type ``text`` and click the row that shows it."""
+    page.keyboard.press(keys)
     page.wait_for_selector(".quick-input-widget input")
-    page.keyboard.type(name)
-    row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=name).first
+    page.keyboard.type(text)
+    row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=text).first
     expect(row).to_be_visible(timeout=30_000)
     row.click()
+
+
+def command(page: Page, name: str) -> None:
+    pick(page, "F1", name)
     page.wait_for_timeout(400)
 
 
 def open_file(page: Page, name: str) -> None:
-    page.keyboard.press("Control+P")
-    page.wait_for_selector(".quick-input-widget input")
-    page.keyboard.type(name)
-    row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=name).first
-    expect(row).to_be_visible(timeout=30_000)
-    row.click()
+    pick(page, "Control+P", name)
     expect(page.locator(".tab.active").filter(has_text=name).first).to_be_visible(timeout=30_000)
 
 
