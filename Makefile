@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install bench bench-smoke fuzz e2e vscode clean
+# `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus
+.PHONY: demo test test-corpus install bench bench-smoke fuzz e2e vscode clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +20,10 @@ demo: $(VENV)/.installed
 	$(BIN)/rollout-lsp check --fail-on error fixtures/rollout-demo.jsonl
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --ignore=tests/corpus tests
+
+test-corpus: $(VENV)/.installed
+	$(BIN)/python -m pytest -q tests/corpus
 
 # the full hardening run: every property with the full Hypothesis profile, and a 10,000-edit soak
 fuzz: $(VENV)/.installed

@@ -65,7 +65,10 @@ class ToolCall:
     computed: bool = False
     computed_expression: str | None = None
     expansion: tuple[str, ...] | None = None
-    executed: str = "unknown"
+    executed: str = "unknown"  # "yes", "no" (dead code) or "unknown"
+    # runs whenever its script runs to completion: at the top level, unconditional, after nothing that
+    # can skip it; with a completed output this makes ``executed`` "yes"
+    unconditional: bool = False
     source: str = ""
     json_arguments: bool | None = None
 
@@ -109,8 +112,7 @@ class _CallReader:
         source = self.script.source
         if "tools" not in source and "code_mode" not in source and not any(n in source for n in LEGACY_GLOBALS):
             return ScriptCalls([], [])  # no callee can name a tool
-        for captures in self.script.structure["call"]:
-            call, callee = captures["call"][0], captures["callee"][0]
+        for call, callee in self.script.call_sites():
             tool = self.callee_tool(callee, 0)
             if tool is None:
                 continue

@@ -1,4 +1,4 @@
-"""The JSON shapes the command line prints (documented in docs/output-format.md)."""
+"""What the command line prints: the JSON shapes (documented in docs/output-format.md) and the outline text."""
 
 from __future__ import annotations
 
@@ -50,3 +50,55 @@ def outline_json(path: str, analysis: RolloutAnalysis,
         "calls": [call_json(analysis, c, encoding) for c in analysis.calls],
         "diagnostics": [finding_json(analysis, f, encoding) for f in analysis.findings],
     }
+
+
+def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
+                  encoding: PositionEncoding) -> str:
+    out = [path]
+    turns = {t.line: t for t in analysis.turns}
+    by_line: dict[int, list] = {}
+    for located in analysis.calls:
+        by_line.setdefault(located.line, []).append(located)
+    for number, record in enumerate(analysis.records):
+        if number in turns:
+            out.append(f"  turn (line {number + 1}): {_one_line(turns[number].title, 70)}")
+        if not record.is_call:
+            continue
+        calls = by_line.get(number, [])
+        output = calls[0].output if calls else None
+        state = f"  [{output.status}" + (f", {output.wall_time:g} s]" if output.wall_time is not None else "]") \
+            if output and output.status else "  [no output]" if output is None and record.call_id else ""
+        out.append(f"    line {number + 1}: {record.name} {record.call_id or ''}{state}")
+        if not calls and record.is_exec:
+            out.append("      (no tool call)")
+        for i, located in enumerate(calls):
+            call = located.call
+            branch = "└─" if i == len(calls) - 1 else "├─"
+            marks = "".join(f" ({m})" for m in (
+                "dead" if call.executed == "no" else None, "computed" if call.computed else None) if m)
+            where = f"  in {call.workdir}" if call.workdir else ""
+            out.append(f"      {branch} {call.tool or '?'}: {_one_line(_describe(call), 100)}{where}{marks}")
+            for command in call.expansion or ():
+                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {_one_line(command, 100)}")
+    if findings:
+        out.append("findings:")
+        for f in findings:
+            r = analysis.range_of(f.span, encoding)
+            out.append(f"  {r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {f.message}")
+    return "\n".join(out)
+
+
+def _describe(call) -> str:
+    if call.kind == "patch" and call.files:
+        return ", ".join(f"{f.action} {f.path}" + (f" → {f.move_to}" if f.move_to else "") for f in call.files)
+    if call.kind == "command" and call.command is None and call.computed:
+        return f"computed: {call.computed_expression or ''}"
+    return call.label
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = text.replace("\r", "").replace("\n", "⏎ ")
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+__all__ = ["call_json", "finding_json", "outline_json", "outline_text"]

@@ -120,6 +120,16 @@ class ExecScript:
     def span(self, node: Node) -> tuple[int, int]:
         return self.char(node.start_byte), self.char(node.end_byte)
 
+    def name_of(self, node: Node) -> str:
+        """The name an identifier or property name spells (the place to decode ``\\u`` escapes in names).
+        Use it, never :meth:`text`, wherever a name is compared with a tool, a binding or a keyword."""
+        return self.text(node)
+
+    def call_sites(self) -> list[tuple[Node, Node]]:
+        """Every call of the script as (call expression, callee expression), in source order (the place to
+        correct what tree-sitter misreads, such as ``await (f)()``)."""
+        return [(c["call"][0], c["callee"][0]) for c in self.structure["call"]]
+
     # -- pragma and syntax ------------------------------------------------------------------
     @cached_property
     def pragma(self) -> dict | None:
