@@ -9,6 +9,7 @@ capabilities.  A failing feature method is logged and answered with an empty res
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import sys
 from typing import Any
@@ -184,13 +185,37 @@ def configure_logging(server: LanguageServer, log_level: str = "INFO") -> None:
     logging.getLogger("lsp_server").addHandler(_ClientLogHandler(server))
 
 
-def run(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO") -> int:
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def run(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO", allow_remote: bool = False) -> int:
+    """Serve over stdio, or listen on ``HOST:PORT`` (TCP or WebSocket).
+
+    Anyone who can connect can ask the server to read files (LSP has no authentication), so it listens on
+    loopback only unless ``allow_remote`` is given, and then says so on stderr.
+    """
     server = create_server()
     configure_logging(server, log_level)
     if tcp or ws:
         host, _, port = (tcp or ws or "").rpartition(":")
+        host = host or "127.0.0.1"
+        if not is_loopback(host):
+            if not allow_remote:
+                print(f"rollout-lsp serve: refusing to listen on {host}: only loopback addresses (127.0.0.1, ::1, "
+                      "localhost) unless --allow-remote is given", file=sys.stderr)
+                return 2
+            print(f"rollout-lsp serve: WARNING: listening on {host}, reachable from other machines; the language "
+                  "server protocol has no authentication: anyone who connects can read rollouts through it",
+                  file=sys.stderr)
         start = server.start_tcp if tcp else server.start_ws
-        start(host or "127.0.0.1", int(port))
+        start(host.strip("[]"), int(port))
     else:
         server.start_io()
     return 0

@@ -596,3 +596,40 @@ async def test_analyze_file_refuses_other_paths(client: LanguageClient, tmp_path
     named.write_text(fixture("rollout-demo.jsonl"), encoding="utf-8")
     result = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(named)})
     assert len(result.calls) == 5
+
+
+async def test_secrets_are_masked_wherever_the_server_shows_text(client: LanguageClient):
+    """Outline and breadcrumbs, hovers, folded turns, workspace symbols, decoded scripts and diagnostics show
+    the secret masked; only the document itself holds it."""
+    text = fixture("rollout-secrets.jsonl")
+    key = "sk-proj-FAKEfake0123456789FAKEfake0123456789"
+    masked = "sk-xxxx-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    assert key in text
+    uri, diagnostics = await opened(client, "rollout-secrets.jsonl")
+    doc = types.TextDocumentIdentifier(uri)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(doc))
+    names = []
+
+    def walk(symbol):
+        names.append(symbol.name)
+        for child in symbol.children or []:
+            walk(child)
+    for symbol in symbols:
+        walk(symbol)
+    assert f"OPENAI_API_KEY={masked} python run.py" in names
+    assert any(name.startswith('turn: Use header "Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx"') for name in names)
+    line = split_lines(text)[1]
+    hover = await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, position_of(line, "tools."))))
+    assert f"OPENAI_API_KEY={masked} python run.py" in hover.contents.value
+    record = await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, 2)))
+    assert masked in record.contents.value
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="python run"))
+    assert [s.name for s in found] == [f"OPENAI_API_KEY={masked} python run.py"]
+    script = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.showDecodedScript", [uri, 1]))
+    assert masked in script["script"] and masked in Path(from_uri(script["file"])).read_text(encoding="utf-8")
+    folds = await client.text_document_folding_range_async(types.FoldingRangeParams(doc))
+    shown = [hover.contents.value, record.contents.value, script["script"], *names, *(s.name for s in found),
+             *(f.collapsed_text or "" for f in folds), *(d.message for d in diagnostics)]
+    for secret in (key, "FAKEtokenFAKEtoken123", "FAKEsigningKEY123", "MIIEFAKEFAKEFAKE"):
+        assert not [s for s in shown if secret in s], secret
