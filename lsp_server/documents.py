@@ -102,7 +102,7 @@ def install_workspace(protocol) -> None:
     pygls has no public way to choose the workspace class; it creates the workspace just before calling
     our ``initialize`` handler, so this sets its private ``_workspace`` (as esbonio does) and reads the
     private ``_sync_kind``.  Pinned by test_incremental_edits_with_u2028 (which fails with pygls's
-    line splitting) and test_the_workspace_is_ours.
+    line splitting).
     """
     old: Workspace = protocol.workspace
     protocol._workspace = RolloutWorkspace(old.root_uri, old._sync_kind, list(old.folders.values()),

@@ -70,7 +70,7 @@ class RolloutProtocol(LanguageServerProtocol):
       ``test_malformed_messages_do_not_stop_the_server``).
     - A :class:`Plain` result is sent without converting it again: the outline of a large rollout is
       thousands of symbols, and a cattrs pass over them costs more than building them
-      (``_serialize_message``; pinned by ``test_outline_shape`` and ``test_plain_results_are_sent_as_they_are``).
+      (``_serialize_message``; pinned by ``test_outline_shape`` and the soak's outline comparison).
     """
 
     def _serialize_message(self, data: Any) -> Any:

@@ -633,3 +633,17 @@ async def test_secrets_are_masked_wherever_the_server_shows_text(client: Languag
              *(f.collapsed_text or "" for f in folds), *(d.message for d in diagnostics)]
     for secret in (key, "FAKEtokenFAKEtoken123", "FAKEsigningKEY123", "MIIEFAKEFAKEFAKE"):
         assert not [s for s in shown if secret in s], secret
+
+
+def test_every_method_is_a_documented_feature_method():
+    """Each LSP method and command is a documented method of a feature class listed in server.FEATURES."""
+    from lsp_server.server import FEATURES, create_server
+
+    server = create_server()
+    manager = server.protocol.fm
+    handlers = {**manager.features, **manager.commands}
+    assert sorted(manager.commands) == ["rollout-lsp.callCommand", "rollout-lsp.decodedScript",
+                                        "rollout-lsp.showDecodedScript"]
+    assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)
+    assert all(handler.__doc__ for handler in handlers.values()), [n for n, h in handlers.items() if not h.__doc__]
+    assert set(server.features) == set(FEATURES)

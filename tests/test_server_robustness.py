@@ -336,3 +336,28 @@ def test_loopback_addresses():
 
     assert [is_loopback(h) for h in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "0.0.0.0", "::",
                                      "192.168.1.5", "example.com")] == [True] * 5 + [False] * 4
+
+
+def test_no_warning_for_a_cancelled_request_that_was_already_answered(tmp_path):
+    """Editors cancel requests they no longer need, often after the answer is sent: normal, not a warning."""
+    log = tmp_path / "stderr.txt"
+    with open(log, "wb") as stderr:
+        client = RawClient.__new__(RawClient)
+        client.proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve"], cwd=ROOT,
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+        client.buffer = b""
+        try:
+            client.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+            client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            assert client.request(2, "workspace/symbol", {"query": "x"})["result"] == []
+            client.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 2}})
+            assert client.request(3, "shutdown", None)["result"] is None
+            client.send({"jsonrpc": "2.0", "method": "exit"})
+            assert client.proc.wait(10) == 0
+        finally:
+            if client.proc.poll() is None:
+                client.proc.kill()
+            client.proc.stdin.close()
+            client.proc.stdout.close()
+    text = log.read_text()
+    assert "Cancel notification" not in text and "WARNING" not in text and "ERROR" not in text, text

@@ -65,7 +65,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
       },
     },
   };
-  client = new LanguageClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
+  client = new RolloutClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
   try {
     await client.start();
   } catch (error) {
@@ -75,6 +75,19 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   client.onDidChangeState((event) => {
     if (event.newState === State.Stopped) output.appendLine("The server stopped.");
   });
+}
+
+/** A language client whose log says "error" only for errors. */
+class RolloutClient extends LanguageClient {
+  // vscode-languageclient 9.0.1 logs every exit of the server as an error, the normal exit (code 0) after
+  // shutdown on a restart or reload included
+  override error(message: string, data?: unknown, showNotification?: boolean | "force"): void {
+    if (message === "Server process exited with code 0.") {
+      this.info(message);
+      return;
+    }
+    super.error(message, data, showNotification);
+  }
 }
 
 async function restart(context: vscode.ExtensionContext): Promise<void> {
