@@ -22,18 +22,25 @@ from tree_sitter import Node, Query, QueryCursor
 
 from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, SyntaxProblem
 
-# Text that may be a construct tree-sitter accepts and V8 refuses; it may also sit in a string or a
-# comment, which costs one esprima parse and nothing else.  Every alternative is linear on any input.
-_TEXT = re.compile(
-    r"\\(?:[1-9xu]|0[0-9])"  # legacy octal escapes, \8 \9, and hex/unicode escapes (which may be invalid)
-    r"|(?<![\w$.])0[0-9_]"  # legacy octal literals (010, 08), 0_1
-    r"|(?<![\w$.])\.?[0-9][0-9a-zA-Z.]*_"  # numeric separators (1__0, 1_, 0x_1); starts only at a token
-    r"|[0-9](?:in|of|instanceof)\b"  # a number run into a keyword
-    r"|<!--|-->"  # HTML-like comments: not in modules
-    r"|[\n\r\u2028\u2029][^\S\n\r\u2028\u2029]*=>|\*/\s*=>"  # a line break before =>
-    r"|\basync[ \t]*(?:[\n\r\u2028\u2029]|/[/*])"  # async, then a line break
-    r"|\byield\b|__proto__|use strict|\bexport\b"
+# Text that may be a construct tree-sitter accepts and V8 refuses.  Matched on the script's UTF-8 bytes, so a
+# hit is placed in the tree at once: escapes count in strings, templates and names, the rest outside strings,
+# templates, comments and regular expressions ("2026-07-01" in a string is no octal literal).  Every
+# alternative is linear on any input.
+_LS = "|".join(("\n", "\r", "\u2028", "\u2029")).encode("utf-8")
+_ESCAPES = re.compile(rb"\\(?:[1-9xu]|0[0-9])")  # legacy octal, \8 \9, hex and unicode escapes (maybe invalid)
+_CODE = re.compile(
+    rb"(?<![\w$.])0[0-9_]"  # legacy octal literals (010, 08), 0_1
+    rb"|(?<![\w$.])\.?[0-9][0-9a-zA-Z.]*_"  # numeric separators (1__0, 1_, 0x_1); starts only at a token
+    rb"|[0-9](?:in|of|instanceof)\b"  # a number run into a keyword
+    rb"|<!--|-->"  # HTML-like comments: not in modules
+    rb"|(?:" + _LS + rb")[ \t\f\v]*=>|\*/\s*=>"  # a line break before =>
+    rb"|\basync[ \t]*(?:" + _LS + rb"|/[/*])"  # async, then a line break
+    rb"|\byield\b|__proto__|\bexport\b"
 )
+_NOT_CODE = frozenset({"string_fragment", "escape_sequence", "string", "template_string", "comment", "regex_pattern",
+                       "regex_flags", "regex"})
+_NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
+_TEXT_HITS = 64  # hits placed in the tree before the script is simply asked about
 
 # Nodes that may be, or hold, an early error; ``@check`` ones are looked at in Python (see _refused).
 _SUSPECT = Query(JAVASCRIPT, """
@@ -76,8 +83,7 @@ def module_problem(script: ExecScript) -> SyntaxProblem | None:
 
 def might_be_refused(script: ExecScript) -> bool:
     """Whether the script holds any construct that tree-sitter accepts and a module may not."""
-    source = script.source
-    if _TEXT.search(source):
+    if "use strict" in script.source or _text_hit(script):
         return True
     cursor = QueryCursor(_SUSPECT)
     cursor.set_max_start_depth(MAX_DEPTH)
@@ -85,6 +91,22 @@ def might_be_refused(script: ExecScript) -> bool:
         if "always" in captures or any(_refused(script, group, captures[group][0]) for group in captures):
             return True
     return _assigns_badly(script) or _redeclares(script)
+
+
+def _text_hit(script: ExecScript) -> bool:
+    data, root, seen = script.data, script.root, 0
+    for pattern, ignored in ((_ESCAPES, _NOT_ESCAPE), (_CODE, _NOT_CODE)):
+        for match in pattern.finditer(data):
+            seen += 1
+            if seen > _TEXT_HITS:
+                return True
+            at = match.start()
+            node = root.descendant_for_byte_range(at, at + 1)
+            if node is not None and node.type == "escape_sequence" and node.start_byte != at:
+                continue  # the 2 of "\\2": an escaped backslash, then a digit
+            if node is None or node.type not in ignored:
+                return True
+    return False
 
 
 def _refused(script: ExecScript, group: str, node: Node) -> bool:
