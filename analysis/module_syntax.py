@@ -70,7 +70,7 @@ _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_
 _DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
                            "lexical_declaration"})
 _TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"})
-_TOKEN = re.compile(r"[\w$\\]+|\S")
+_TOKEN = re.compile(r""""(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'|[\w$\\]+|\S""")  # a string is one token
 _PARENT_STEPS = 64  # how far up a ``break`` is followed to its loop before it is simply asked about
 
 
@@ -246,6 +246,8 @@ def first_module_error(source: str) -> SyntaxProblem | None:
     except esprima.Error as error:
         description = re.sub(r"^Line \d+: ", "", error.message)
         start = min(max(error.index or 0, 0), len(source))
+        while start < len(source) and source[start].isspace():  # esprima may point just after a token
+            start += 1
         token = _TOKEN.match(source, start)
         end = token.end() if token else min(start + 1, len(source))
         if start == end and start > 0:  # at the end of the script: point at its last character
