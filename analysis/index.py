@@ -108,6 +108,15 @@ _FILE_COLUMNS = ("id", "path", "size", "mtime_ns", "stable_bytes", "stable_lines
 class IndexUnavailable(Exception):
     """The index cannot be used: missing, locked, corrupt, of another schema, or not this project's."""
 
+    def __init__(self, message: str, broken: bool = False) -> None:
+        super().__init__(message)
+        self.broken = broken  # the database failed (not merely locked or missing): rebuilding may mend it
+
+
+def _failure(path: Path, error: sqlite3.Error, hint: str = "") -> IndexUnavailable:
+    locked = _is_locked(error)
+    return IndexUnavailable(f"{path}: {_describe(error)}" + ("" if locked else hint), broken=not locked)
+
 
 def default_db_path() -> Path:
     """``$ROLLOUT_LSP_INDEX``, else ``index.sqlite3`` in the user's cache directory (XDG)."""
@@ -228,8 +237,15 @@ def _statements(script: str) -> Iterator[str]:
             statement = ""
 
 
+def _is_locked(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(error) or "busy" in str(error)
+
+
 def _is_corruption(error: sqlite3.DatabaseError) -> bool:
-    if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+    if _is_locked(error):
         return False
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
@@ -239,10 +255,9 @@ def _is_corruption(error: sqlite3.DatabaseError) -> bool:
 
 
 def _describe(error: sqlite3.Error) -> str:
-    text = str(error)
-    if "locked" in text or "busy" in text:
+    if _is_locked(error):
         return "the index is locked by another process; try again"
-    return text
+    return str(error)
 
 
 def _remove_database(path: Path) -> None:
@@ -291,14 +306,14 @@ class RolloutIndex:
             return cls._connect_writer(path, timeout)
         except sqlite3.DatabaseError as error:
             if not _is_corruption(error):
-                raise IndexUnavailable(f"{path}: {_describe(error)}") from error
+                raise _failure(path, error) from error
             if not _may_rebuild(path):
                 raise IndexUnavailable(f"{path} is not a rollout-lsp index ({error}); not overwriting it") from error
         _remove_database(path)  # corrupt: start again
         try:
             return cls._connect_writer(path, timeout)
         except sqlite3.DatabaseError as error:
-            raise IndexUnavailable(f"{path}: {_describe(error)}") from error
+            raise _failure(path, error) from error
 
     @classmethod
     def _connect_writer(cls, path: Path, timeout: float) -> "RolloutIndex":
@@ -324,7 +339,7 @@ class RolloutIndex:
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout, isolation_level=None,
                                  check_same_thread=False)
         except sqlite3.Error as error:
-            raise IndexUnavailable(f"{path}: {_describe(error)}") from error
+            raise _failure(path, error) from error
         try:
             app, version = cls._identity(db)
         except sqlite3.DatabaseError as error:
@@ -400,7 +415,7 @@ class RolloutIndex:
                 self._update_file(path, stats)
             self._remove_missing([r for r in roots if os.path.isdir(r)], set(found), stats)
         except sqlite3.DatabaseError as error:
-            raise IndexUnavailable(f"{self.path}: {_describe(error)}") from error
+            raise _failure(self.path, error) from error
         stats.seconds = time.perf_counter() - started
         return stats
 
@@ -530,7 +545,7 @@ class RolloutIndex:
                 if limit is not None and len(hits) >= limit:
                     break
         except sqlite3.DatabaseError as error:
-            raise IndexUnavailable(f"{self.path}: {_describe(error)}") from error
+            raise _failure(self.path, error, " (run `rollout-lsp index` to rebuild the index)") from error
         return hits
 
     def count(self) -> tuple[int, int]:

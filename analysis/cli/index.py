@@ -24,6 +24,12 @@ def register(sub) -> None:
     index.set_defaults(run=run)
 
 
+def _index(path, dirs: list[str], timeout: float, rebuild: bool):
+    with RolloutIndex.open(path, timeout=timeout, rebuild=rebuild) as index:
+        stats = index.update(dirs)
+        return stats, *index.count()
+
+
 def db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="PATH",
                         help="the index database (default: $ROLLOUT_LSP_INDEX, else "
@@ -40,9 +46,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     path = args.db or default_db_path()
     try:
-        with RolloutIndex.open(path, timeout=args.timeout, rebuild=args.rebuild) as index:
-            stats = index.update(dirs)
-            files, calls = index.count()
+        try:
+            stats, files, calls = _index(path, dirs, args.timeout, args.rebuild)
+        except IndexUnavailable as error:
+            if not error.broken:
+                raise
+            print(f"rollout-lsp index: {error}; rebuilding the index", file=sys.stderr)
+            stats, files, calls = _index(path, dirs, args.timeout, True)
     except IndexUnavailable as error:
         print(f"rollout-lsp index: {error}", file=sys.stderr)
         return 2
