@@ -157,7 +157,7 @@ class IndexStats:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is slow, and a query may build thousands
 class Hit:
     """One indexed tool call."""
 
@@ -240,7 +240,7 @@ def _statements(script: str) -> Iterator[str]:
 def _is_locked(error: sqlite3.Error) -> bool:
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+        return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
     return "locked" in str(error) or "busy" in str(error)
 
 
@@ -249,7 +249,7 @@ def _is_corruption(error: sqlite3.DatabaseError) -> bool:
         return False
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+        return (code & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
     text = str(error)
     return "malformed" in text or "not a database" in text
 
@@ -622,14 +622,21 @@ class _Work:
 def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], size: int, mtime_ns: int,
           data: bytes) -> _Work:
     cut = data.rfind(b"\n") + 1  # the stable prefix ends at the last line break
-    append = (row is not None and not path.endswith(".zst") and row["error"] is None and
-              0 < row["stable_bytes"] <= len(data) and
-              hashlib.sha256(data[:row["stable_bytes"]]).hexdigest() == row["prefix_hash"])
+    view = memoryview(data)
+    digest = hashlib.sha256()
+    append = False
+    if row is not None and not path.endswith(".zst") and row["error"] is None and \
+            0 < row["stable_bytes"] <= len(data):
+        digest.update(view[:row["stable_bytes"]])
+        append = digest.hexdigest() == row["prefix_hash"]
+        if not append:
+            digest = hashlib.sha256()
     base_bytes = row["stable_bytes"] if append else 0
     base_line = row["stable_lines"] if append else 0
     stable_lines = base_line + len(_BREAKS.findall(data, base_bytes, cut)) if cut > base_bytes else base_line
+    digest.update(view[base_bytes:max(cut, base_bytes)])
     work = _Work(path, row["id"] if row else None, append, base_line, size, mtime_ns, max(cut, base_bytes),
-                 stable_lines, hashlib.sha256(data[:max(cut, base_bytes)]).hexdigest(),
+                 stable_lines, digest.hexdigest(),
                  row["session_id"] if append else None, row["session_time"] if append else None,
                  row["turn_line"] if append else None, row["turn_title"] if append else None)
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
