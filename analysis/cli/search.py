@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from ..index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
@@ -70,7 +71,13 @@ def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
         about.append(f"turn {hit.turn_line + 1} \"{one_line(hit.turn_title or '', 60)}\"")
     if hit.timestamp:
         about.append(hit.timestamp)
-    return f"{hit.path}:{hit.line + 1}:{hit.start(encoding) + 1}: {one_line(hit.text, TEXT_LIMIT)}  [{', '.join(about)}]"
+    return f"{shown_path(hit.path)}:{hit.line + 1}:{hit.start(encoding) + 1}: {one_line(hit.text, TEXT_LIMIT)}  [{', '.join(about)}]"
+
+
+def shown_path(path: str) -> str:
+    """Relative to the current folder when below it (as grep prints), else absolute."""
+    here = os.getcwd().rstrip(os.sep) + os.sep
+    return path[len(here):] if path.startswith(here) else path
 
 
 def one_line(text: str, limit: int) -> str:
