@@ -29,6 +29,7 @@ from .features.actions import CALL_COMMAND, DECODED_SCRIPT, ActionFeature
 from .features.hover import HoverFeature
 from .features.lenses import LensFeature
 from .features.navigation import NavigationFeature
+from .features.indexed_symbols import IndexedSymbolFeature
 from .features.symbols import SymbolFeature
 from .store import AnalysisStore, DocumentAnalysis
 
@@ -69,6 +70,7 @@ class RolloutLanguageServer(LanguageServer):
         self.store: AnalysisStore | None = None
         self.hovers = HoverFeature(self.settings.hover_output_lines)
         self.symbols = SymbolFeature()
+        self.indexed_symbols = IndexedSymbolFeature()
         self.navigation = NavigationFeature()
         self.lenses = LensFeature()
         self.actions = ActionFeature()
@@ -236,7 +238,10 @@ def create_server() -> RolloutLanguageServer:
             result = await store.get(uri)
             if result is not None and result.is_rollout:
                 analyses.append((uri, result.analysis))
-        return ls.symbols.workspace_symbols(analyses, params.query, ls.encoding)
+        found = ls.symbols.workspace_symbols(analyses, params.query, ls.encoding)
+        # every other session, from the index `rollout-lsp index` keeps (open documents take precedence)
+        return found + await ls.indexed_symbols.workspace_symbols(params.query, store.uris, ls.encoding,
+                                                                  1000 - len(found))
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded(list)
