@@ -21,7 +21,7 @@ log = logging.getLogger("rollout_lsp")
 _KINDS = {"command": types.SymbolKind.Event, "patch": types.SymbolKind.File}
 
 
-class IndexedSymbolFeature:
+class IndexedSymbols:
     def __init__(self) -> None:
         self._reported: str | None = None  # the last problem logged, so a broken index is not logged per key
 
