@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 
 # `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus
-.PHONY: demo test test-corpus install bench bench-smoke fuzz e2e e2e-nvim vscode clean
+.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz e2e e2e-nvim vscode clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ fuzz: $(VENV)/.installed
 bench/node_modules/.installed: bench/package-lock.json
 	cd bench && npm ci --no-audit --no-fund
 	touch $@
+
+# the differential test against acorn + eslint-scope on generated scripts (needs node)
+test-acorn: $(VENV)/.installed bench/node_modules/.installed
+	$(BIN)/python -m pytest -q bench/differential
 
 bench: $(VENV)/.installed bench/node_modules/.installed
 	$(BIN)/python bench/run.py

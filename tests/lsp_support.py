@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 from lsprotocol import types
@@ -11,8 +12,10 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from analysis.lines import split_lines
 from tests.helpers import ROOT
 
+# no session index (a path that cannot exist): workspace symbols come from the open documents only
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "analysis.cli", "serve"],
-                            server_env={"PYTHONPATH": str(ROOT)})
+                            server_env={"PYTHONPATH": str(ROOT),
+                                        "ROLLOUT_LSP_INDEX": os.path.join(os.devnull, "no-index.sqlite3")})
 
 
 def uri_of(name: str) -> str:

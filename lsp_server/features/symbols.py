@@ -14,6 +14,7 @@ from ..convert import line_range, to_range
 from pygls.protocol import default_converter
 
 from .base import Feature, lsp_method
+from .indexed_symbols import IndexedSymbols
 from .common import summarize
 
 _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool": types.SymbolKind.Method}
@@ -38,6 +39,7 @@ class SymbolFeature(Feature):
     def __init__(self, server) -> None:
         super().__init__(server)
         self.converter = default_converter()  # the outline is unstructured once, then sent as it is
+        self.indexed = IndexedSymbols()
 
     @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
     async def document_symbol(self, params: types.DocumentSymbolParams):
@@ -62,7 +64,10 @@ class SymbolFeature(Feature):
             result = await store.get(uri)
             if result is not None and result.is_rollout:
                 analyses.append((uri, result.analysis))
-        return self.workspace_symbols(analyses, params.query, self.server.encoding)
+        found = self.workspace_symbols(analyses, params.query, self.server.encoding)
+        # every other session, from the index `rollout-lsp index` keeps (open documents take precedence)
+        return found + await self.indexed.workspace_symbols(params.query, store.uris, self.server.encoding,
+                                                            1000 - len(found))
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
                          name: str = "rollout") -> list[types.DocumentSymbol]:
