@@ -8,9 +8,9 @@ import gc
 import sys
 from typing import Sequence
 
-from . import census, check, outline, serve
+from . import census, check, match, outline, serve
 
-COMMANDS = (check, outline, census, serve)
+COMMANDS = (check, outline, census, match, serve)
 
 
 def tune_gc() -> None:
