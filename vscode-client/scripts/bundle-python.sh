@@ -46,16 +46,22 @@ mkdir -p bundled/libs bundled/native
 rm -rf bundled/libs/bin
 platform_args=()
 for p in $PLATFORMS; do platform_args+=(--platform "$p"); done
-pythons_json=""
+# one folder per CPython, fetched side by side (the time goes in waiting for the index and downloads)
+pids=()
 for version in $PYTHONS; do
   tag=cp${version/./}
-  "${PIP[@]}" install --no-deps --no-compile --only-binary :all: --implementation cp --python-version "$version" \
-    "${platform_args[@]}" --target "bundled/native/$tag" -r scripts/bundle-native.txt
-  rm -rf "bundled/native/$tag/bin"
-  # zstandard ships a second, cffi-based backend (half its size) that it falls back to only without backend_c
-  rm -f "bundled/native/$tag"/zstandard/_cffi.* "bundled/native/$tag/zstandard/backend_cffi.py"
-  pythons_json+="${pythons_json:+, }\"$version\""
+  (
+    "${PIP[@]}" install --no-deps --no-compile --only-binary :all: --implementation cp --python-version "$version" \
+      "${platform_args[@]}" --target "bundled/native/$tag" -r scripts/bundle-native.txt
+    rm -rf "bundled/native/$tag/bin"
+    # zstandard ships a second, cffi-based backend (half its size) that it falls back to only without backend_c
+    rm -f "bundled/native/$tag"/zstandard/_cffi.* "bundled/native/$tag/zstandard/backend_cffi.py"
+  ) &
+  pids+=($!)
 done
+for pid in "${pids[@]}"; do wait "$pid"; done  # set -e: a failed fetch fails the build
+pythons_json=""
+for version in $PYTHONS; do pythons_json+="${pythons_json:+, }\"$version\""; done
 find bundled -name '__pycache__' -prune -exec rm -rf {} +
 printf '{"target": "%s", "pythons": [%s], "platforms": "%s"}\n' "$TARGET" "$pythons_json" "$PLATFORMS" > bundled/PLATFORM.json
 
