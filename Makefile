@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 # `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus;
 # `make vsix-all` builds the .vsix of every platform and tests what is inside (tests/packaging)
-.PHONY: demo test test-corpus install bench bench-smoke fuzz e2e vscode vsix-all clean
+.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz e2e e2e-nvim vscode vsix-all clean
 TARGETS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
 E2E_VSIX := vscode-client/dist/codex-rollout-lsp-linux-x64.vsix
 
@@ -37,6 +37,10 @@ bench/node_modules/.installed: bench/package-lock.json
 	cd bench && npm ci --no-audit --no-fund
 	touch $@
 
+# the differential test against acorn + eslint-scope on generated scripts (needs node)
+test-acorn: $(VENV)/.installed bench/node_modules/.installed
+	$(BIN)/python -m pytest -q bench/differential
+
 bench: $(VENV)/.installed bench/node_modules/.installed
 	$(BIN)/python bench/run.py
 
@@ -63,6 +67,11 @@ $(E2E_VSIX): vscode-client/node_modules/.installed $(shell git ls-files analysis
 e2e: $(VENV)/.installed $(E2E_VSIX)
 	$(BIN)/python -m pip install -q -e '.[e2e]'
 	$(BIN)/python -m pytest -q -p no:cacheprovider vscode-client/e2e
+
+# a second real editor: Neovim (Debian's package) drives the server through its own LSP client
+e2e-nvim: $(VENV)/.installed
+	command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
+	timeout 600 nvim --headless -u NONE -i NONE -n -c "luafile tests/nvim/test_neovim.lua" -c "cquit 2"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build vscode-client/dist vscode-client/build vscode-client/bundled

@@ -10,6 +10,8 @@ from analysis.positions import PositionEncoding, Span
 from analysis.rollout import RolloutAnalysis
 
 from .findings_doc import section_url
+from .fixes import fix_data
+from .masking import Masker
 
 SOURCE = "rollout-lsp"
 _SEVERITY = {
@@ -38,14 +40,20 @@ def line_range(analysis: RolloutAnalysis, line: int, encoding: PositionEncoding)
 
 
 def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encoding: PositionEncoding,
-                  severity_names: dict[str, str]) -> types.Diagnostic | None:
-    """The diagnostic of a finding, with the configured severity; None when its code is turned off."""
+                  severity_names: dict[str, str], masker: Masker | None = None,
+                  version: int | None = None) -> types.Diagnostic | None:
+    """The diagnostic of a finding, with the configured severity; None when its code is turned off.
+
+    Its messages are masked; its ``data`` carries what its quick fix needs and the document
+    version it was computed for.
+    """
+    mask = masker = masker or Masker()
     name = severity_names.get(finding.code)
     if name == "off":
         return None
     severity = Severity.parse(name) if name else finding.severity
     related = [types.DiagnosticRelatedInformation(types.Location(uri, to_range(analysis, r.span, encoding)),
-                                                  r.message) for r in finding.related]
+                                                  mask(r.message)) for r in finding.related]
     output = _output_of_call_record(analysis, finding)
     if output is not None:
         related.append(types.DiagnosticRelatedInformation(
@@ -53,14 +61,22 @@ def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encodin
     href = docs_url(finding.code)
     return types.Diagnostic(
         range=to_range(analysis, finding.span, encoding),
-        message=finding.message,
+        message=mask(finding.message),
         severity=_SEVERITY[severity],
         code=finding.code,
         code_description=types.CodeDescription(href=href) if href else None,
         source=SOURCE,
         tags=[types.DiagnosticTag.Unnecessary] if finding.code == DEAD_BRANCH else None,
         related_information=related or None,
+        data=_data(analysis, finding, masker, version),
     )
+
+
+def _data(analysis: RolloutAnalysis, finding: Finding, masker: Masker, version: int | None) -> dict | None:
+    data = fix_data(analysis, finding, masker.extra)
+    if data is None:
+        return None
+    return {**data, "version": version}
 
 
 def _output_of_call_record(analysis: RolloutAnalysis, finding: Finding) -> int | None:

@@ -15,6 +15,8 @@ def register(sub) -> None:
     transport.add_argument("--tcp", metavar="HOST:PORT", type=host_port, help="listen on TCP instead of stdio")
     transport.add_argument("--ws", metavar="HOST:PORT", type=host_port,
                            help="listen on a WebSocket instead of stdio")
+    serve.add_argument("--allow-remote", action="store_true",
+                       help="let --tcp/--ws listen on an address other than loopback (LSP has no authentication)")
     serve.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
                        help=f"what the server logs on standard error: {', '.join(LOG_LEVELS)} (default INFO)")
     serve.set_defaults(run=run, stdio=True)
@@ -31,4 +33,4 @@ def host_port(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from lsp_server.server import run as serve  # imported here: the analysis commands need no pygls
 
-    return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level)
+    return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level, allow_remote=args.allow_remote)
