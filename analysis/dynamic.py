@@ -100,7 +100,7 @@ def _names_of_tools(script: ExecScript) -> set[str]:
 
 
 def _code_at_run_time(script: ExecScript, node: Node, note) -> None:
-    """``eval(…)``, ``new Function(…)``, ``import(…)``, ``Reflect.x(…, tools…)``, ``node`` being the name."""
+    """A call of ``eval``, ``new Function``, a dynamic ``import``, ``Reflect.x`` given a tool; ``node`` is the name."""
     parent = node.parent
     if parent is None:
         return
