@@ -316,7 +316,7 @@ def first_module_error(source: str) -> SyntaxProblem | None:
         if start == end and start > 0:  # at the end of the script: point at its last character
             start -= 1
         return SyntaxProblem(start, end, f"not valid module code (exec scripts run as strict ES modules; "
-                                         f"the script never ran): {description}")
+                                         f"the script never ran): {description}", refused=True)
     except RecursionError:
         return None  # nested beyond the parser's recursion: tree-sitter's reading stands
     return None
