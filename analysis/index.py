@@ -37,7 +37,7 @@ from .rollout import RolloutAnalysis, analyze_text
 from .secrets import redact_all
 from .source import MAX_BYTES, decode, rollout_files
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
 INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
 DB_NAME = "index.sqlite3"
@@ -86,6 +86,7 @@ CREATE TABLE calls(
   turn_title TEXT,
   timestamp TEXT
 );
+CREATE TABLE roots(path TEXT PRIMARY KEY);  -- folders (and files) indexed, refreshed by `index` without DIR
 CREATE INDEX calls_by_file ON calls(file_id, line);
 CREATE INDEX calls_by_time ON calls(timestamp);
 CREATE VIRTUAL TABLE calls_fts USING fts5(text, tool, content='calls', content_rowid='id', tokenize='trigram');
@@ -96,7 +97,7 @@ CREATE TRIGGER calls_ad AFTER DELETE ON calls BEGIN
   INSERT INTO calls_fts(calls_fts, rowid, text, tool) VALUES ('delete', old.id, old.text, coalesce(old.tool, ''));
 END;
 """
-_TABLES = ("calls_fts", "calls", "files")
+_TABLES = ("calls_fts", "calls", "files", "roots")
 _CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8", "start16", "end16", "start32",
                  "end32", "record", "call_id", "tool", "kind", "text", "workdir", "files", "executed", "status",
                  "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "timestamp")
@@ -409,6 +410,9 @@ class RolloutIndex:
         started = time.perf_counter()
         roots = [os.path.abspath(p) for p in paths]
         try:
+            with self._transaction():
+                self.db.executemany("INSERT OR IGNORE INTO roots(path) VALUES (?)",
+                                    [(r,) for r in roots if os.path.exists(r)])
             found = [os.path.abspath(p) for p in rollout_files([r for r in roots if os.path.exists(r)])]
             stats.files = len(found)
             for path in found:
@@ -547,6 +551,14 @@ class RolloutIndex:
         except sqlite3.DatabaseError as error:
             raise _failure(self.path, error, " (run `rollout-lsp index` to rebuild the index)") from error
         return hits
+
+    def roots(self) -> list[str]:
+        """Folders and files indexed before (that still exist), in the order first indexed."""
+        try:
+            rows = self.db.execute("SELECT path FROM roots ORDER BY rowid").fetchall()
+        except sqlite3.DatabaseError as error:
+            raise _failure(self.path, error) from error
+        return [path for (path,) in rows if os.path.exists(path)]
 
     def count(self) -> tuple[int, int]:
         """Indexed files and calls."""

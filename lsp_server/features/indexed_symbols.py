@@ -2,13 +2,21 @@
 beside those of the open documents, whose newer state takes precedence (their files' index hits are left out).
 
 The index is only read here, in a worker thread, with a short lock timeout; a missing, locked or corrupt
-index is logged once and answers nothing, so the open documents' symbols still come."""
+index is logged once and answers nothing, so the open documents' symbols still come.  An index that answers
+is kept fresh: after a query, at most every :data:`REFRESH_SECONDS` (``$ROLLOUT_LSP_INDEX_REFRESH``; 0: never),
+``rollout-lsp index`` runs again in a
+process of its own at low priority (no analysis competes with the editor's requests in this one), reading
+only what changed in the folders indexed before."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 from lsprotocol import types
@@ -19,11 +27,16 @@ from analysis.positions import PositionEncoding
 
 log = logging.getLogger("rollout_lsp")
 _KINDS = {"command": types.SymbolKind.Event, "patch": types.SymbolKind.File}
+REFRESH_ENV = "ROLLOUT_LSP_INDEX_REFRESH"  # seconds between background refreshes; 0 turns them off
+REFRESH_SECONDS = 600.0
 
 
 class IndexedSymbols:
     def __init__(self) -> None:
         self._reported: str | None = None  # the last problem logged, so a broken index is not logged per key
+        self._refresh: subprocess.Popen | None = None
+        self._refreshed_at = float("-inf")
+        self._lock = threading.Lock()
 
     async def workspace_symbols(self, query: str, open_uris: list[str], encoding: PositionEncoding,
                                 limit: int) -> list[types.WorkspaceSymbol]:
@@ -48,7 +61,35 @@ class IndexedSymbols:
                 log.warning("workspace symbols without the session index: %s", error)
             return []
         self._reported = None
+        self._refresh_if_stale(path)
         return hits
+
+    def _refresh_if_stale(self, path: Path) -> None:
+        with self._lock:  # queries run in worker threads
+            self._start_refresh(path)
+
+    def _start_refresh(self, path: Path) -> None:
+        """Start ``rollout-lsp index`` on ``path`` unless one is running or one started recently."""
+        if self._refresh is not None and self._refresh.poll() is None:
+            return
+        every = _refresh_seconds()
+        if every <= 0 or time.monotonic() - self._refreshed_at < every:
+            return
+        self._refreshed_at = time.monotonic()
+        command = [sys.executable, "-m", "analysis.cli", "index", "--db", str(path), "--timeout", "60"]
+        try:
+            self._refresh = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True, cwd=Path(__file__).resolve().parents[2])  # where `analysis` is
+        except OSError as error:
+            log.warning("cannot refresh the session index: %s", error)
+            return
+        try:
+            os.setpriority(os.PRIO_PROCESS, self._refresh.pid, 10)  # behind the editor and this server
+        except (AttributeError, OSError):
+            pass
+        log.info("refreshing the session index %s in the background (pid %d)", path, self._refresh.pid)
+        threading.Thread(target=self._refresh.wait, daemon=True).start()  # reaped when it ends
 
     @staticmethod
     def symbol(hit: Hit, encoding: PositionEncoding) -> types.WorkspaceSymbol:
@@ -64,6 +105,13 @@ class IndexedSymbols:
                                      location=types.Location(Path(hit.path).as_uri(), rng),
                                      container_name=" · ".join(where),
                                      tags=[types.SymbolTag.Deprecated] if hit.executed == "no" else None)
+
+
+def _refresh_seconds() -> float:
+    try:
+        return float(os.environ.get(REFRESH_ENV, REFRESH_SECONDS))
+    except ValueError:
+        return REFRESH_SECONDS
 
 
 def _path_of(uri: str) -> str | None:
