@@ -453,7 +453,11 @@ class RolloutIndex:
             if data is None:
                 stats.unchanged += 1
                 return
-            work = _plan(path, row, pending, size, mtime_ns, data)  # the analysis runs outside the write lock
+            try:  # the analysis runs outside the write lock
+                work = _plan(path, row, pending, size, mtime_ns, data)
+            except Exception as error:  # the analysis never fails on bad input; should it, one file is lost
+                stats.errors.append(f"cannot index {path}: {type(error).__name__}: {error}")
+                return
             with self._transaction():
                 if self._file_row(path) != row:
                     continue  # another process indexed it meanwhile: plan again from its row

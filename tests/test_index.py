@@ -433,3 +433,18 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
     report = json.loads(done.stdout)
     assert (report["folders"], report["files"], report["full"], report["unchanged"], report["indexed_calls"]) == (
         [str(codex / "sessions"), str(codex / "archived_sessions"), str(extra)], 4, 1, 3, 14 + 4 + 3)
+
+
+def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tmp_path: Path, monkeypatch):
+    def analyze(text: str):
+        if "call_demo1" in text:
+            raise RuntimeError("a bug")
+        return analyze_text(text)
+
+    monkeypatch.setattr(index_module, "analyze_text", analyze)
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        stats = index.update([str(sessions)])
+        assert index.search("git push") == []
+        assert len(index.search("")) == 75 - 5
+    assert stats.errors == [f"cannot index {sessions / DEMO}: RuntimeError: a bug"]
+    assert (stats.full, stats.files) == (13, 14)
