@@ -541,7 +541,7 @@ class RolloutIndex:
         if failed:
             where.append("((c.exit_code IS NOT NULL AND c.exit_code != 0) OR "
                          "(c.exit_code IS NULL AND c.status IN ('failed', 'terminated')))")
-        sql = (f"SELECT f.path, {', '.join('c.' + c for c in _CALL_COLUMNS[1:])} FROM calls c "
+        sql = (f"SELECT {', '.join(_HIT_COLUMNS)} FROM calls c "
                f"JOIN files f ON f.id = c.file_id {'WHERE ' + ' AND '.join(where) if where else ''} "
                "ORDER BY f.path, c.line, c.call_index")
         hits: list[Hit] = []
@@ -571,16 +571,16 @@ class RolloutIndex:
         return files, calls
 
 
+_HIT_COLUMNS = ("f.path", "c.line", "c.start8", "c.end8", "c.start16", "c.end16", "c.start32", "c.end32", "c.tool",
+                "c.kind", "c.text", "c.workdir", "c.files", "c.executed", "c.status", "c.exit_code", "c.output_line",
+                "c.call_id", "c.record", "c.session_id", "c.turn_line", "c.turn_title", "c.timestamp")
+
+
 def _hit(row: tuple) -> Hit:
-    c = dict(zip(("path",) + _CALL_COLUMNS[1:], row))
-    return Hit(
-        path=c["path"], line=c["line"],
-        columns={"utf-8": (c["start8"], c["end8"]), "utf-16": (c["start16"], c["end16"]),
-                 "utf-32": (c["start32"], c["end32"])},
-        tool=c["tool"], kind=c["kind"], text=c["text"], workdir=c["workdir"],
-        files=tuple(c["files"].split("\n")) if c["files"] else (), executed=c["executed"], status=c["status"],
-        exit_code=c["exit_code"], output_line=c["output_line"], call_id=c["call_id"], record=c["record"],
-        session_id=c["session_id"], turn_line=c["turn_line"], turn_title=c["turn_title"], timestamp=c["timestamp"])
+    """A :class:`Hit` from a row of :data:`_HIT_COLUMNS` (positional: a query may build thousands)."""
+    (path, line, start8, end8, start16, end16, start32, end32, tool, kind, text, workdir, files, *rest) = row
+    return Hit(path, line, {"utf-8": (start8, end8), "utf-16": (start16, end16), "utf-32": (start32, end32)},
+               tool, kind, text, workdir, tuple(files.split("\n")) if files else (), *rest)
 
 
 # -- reading and planning one file (no database here) --------------------------------------------------------
