@@ -109,3 +109,17 @@ async def test_an_index_that_answers_is_refreshed_in_the_background(refreshing_c
         ("bash -lc 'ls -la'", later.as_uri(), 3)]
     with RolloutIndex.open_existing(REFRESHING_WORK / "index.sqlite3") as index:
         assert index.roots() == [str(REFRESHING_WORK / "sessions")]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def masking_client(lsp_client: LanguageClient):
+    indexed_sessions(WORK)
+    await start(lsp_client, options={"secretPatterns": ["--force"]})
+    yield
+    await lsp_client.shutdown_session()
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+async def test_configured_secret_patterns_mask_index_symbols(masking_client: LanguageClient):
+    found = await masking_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="git push"))
+    assert [s.name for s in found] == ["git push --xxxxx"]

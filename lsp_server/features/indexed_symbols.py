@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -39,14 +40,15 @@ class IndexedSymbols:
         self._lock = threading.Lock()
 
     async def workspace_symbols(self, query: str, open_uris: list[str], encoding: PositionEncoding,
-                                limit: int) -> list[types.WorkspaceSymbol]:
+                                limit: int, mask: Callable[[str], str] = str) -> list[types.WorkspaceSymbol]:
         """Index hits for ``query`` outside the open documents; nothing for an empty query (every call of
-        every session is no answer)."""
+        every session is no answer).  The index holds text redacted with the built-in secret patterns;
+        ``mask`` adds the configured ones to what is shown."""
         if not query.strip() or limit <= 0:
             return []
         exclude = frozenset(p for p in (_path_of(u) for u in open_uris) if p)
         hits = await asyncio.get_running_loop().run_in_executor(None, self._search, query, exclude, limit)
-        return [self.symbol(hit, encoding) for hit in hits]
+        return [self.symbol(hit, encoding, mask) for hit in hits]
 
     def _search(self, query: str, exclude: frozenset[str], limit: int) -> list[Hit]:
         path = default_db_path()
@@ -92,12 +94,12 @@ class IndexedSymbols:
         threading.Thread(target=self._refresh.wait, daemon=True).start()  # reaped when it ends
 
     @staticmethod
-    def symbol(hit: Hit, encoding: PositionEncoding) -> types.WorkspaceSymbol:
-        name = " ".join(hit.text.split()) or hit.tool or "call"
+    def symbol(hit: Hit, encoding: PositionEncoding, mask: Callable[[str], str] = str) -> types.WorkspaceSymbol:
+        name = " ".join(mask(hit.text).split()) or hit.tool or "call"
         name = name if len(name) <= 120 else name[:119] + "…"
         where = [hit.session_id or os.path.basename(hit.path), f"line {hit.line + 1}"]
         if hit.turn_title:
-            title = " ".join(hit.turn_title.split())
+            title = " ".join(mask(hit.turn_title).split())
             where.append(title if len(title) <= 60 else title[:59] + "…")
         start, end = hit.columns[encoding.value]
         rng = types.Range(types.Position(hit.line, start), types.Position(hit.line, end))
