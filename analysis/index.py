@@ -87,7 +87,7 @@ CREATE TABLE calls(
   timestamp TEXT
 );
 CREATE TABLE roots(path TEXT PRIMARY KEY);  -- folders (and files) indexed, refreshed by `index` without DIR
-CREATE INDEX calls_by_file ON calls(file_id, line);
+CREATE INDEX calls_by_file ON calls(file_id, line, call_index);
 CREATE INDEX calls_by_time ON calls(timestamp);
 CREATE VIRTUAL TABLE calls_fts USING fts5(text, tool, content='calls', content_rowid='id', tokenize='trigram');
 CREATE TRIGGER calls_ai AFTER INSERT ON calls BEGIN
@@ -541,8 +541,11 @@ class RolloutIndex:
         if failed:
             where.append("((c.exit_code IS NOT NULL AND c.exit_code != 0) OR "
                          "(c.exit_code IS NULL AND c.status IN ('failed', 'terminated')))")
-        sql = (f"SELECT {', '.join(_HIT_COLUMNS)} FROM calls c "
-               f"JOIN files f ON f.id = c.file_id {'WHERE ' + ' AND '.join(where) if where else ''} "
+        # without a trigram match, files in path order then their calls in line order need no sort, and
+        # stepping stops at the limit; with one, the few matches are sorted
+        join = "calls c JOIN files f ON f.id = c.file_id" if len(needle) >= 3 else \
+            "files f CROSS JOIN calls c ON c.file_id = f.id"
+        sql = (f"SELECT {', '.join(_HIT_COLUMNS)} FROM {join} {'WHERE ' + ' AND '.join(where) if where else ''} "
                "ORDER BY f.path, c.line, c.call_index")
         hits: list[Hit] = []
         try:
