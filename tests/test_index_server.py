@@ -56,6 +56,26 @@ async def refreshing_client(lsp_client: LanguageClient):
     await start(lsp_client)
     yield
     await lsp_client.shutdown_session()
+    await refreshes_done(REFRESHING_WORK / "index.sqlite3")
+    shutil.rmtree(REFRESHING_WORK, ignore_errors=True)
+
+
+async def refreshes_done(db: Path, timeout: float = 120) -> None:
+    """Wait for the server's background `rollout-lsp index --db DB` processes to end (they outlive it)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while _running_with(str(db).encode()):
+        assert asyncio.get_running_loop().time() < deadline, "a background refresh did not end"
+        await asyncio.sleep(0.2)
+
+
+def _running_with(argument: bytes) -> bool:
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if argument in cmdline.read_bytes():
+                return True
+        except OSError:  # the process ended meanwhile
+            pass
+    return False
 
 
 async def test_workspace_symbols_come_from_the_index(client: LanguageClient):
