@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .calls import COMMAND, PATCH, ToolCall
-from .lines import split_lines
 from .positions import LineColumns, PositionEncoding
 from .rollout import RolloutAnalysis, analyze_text
 from .secrets import redact_all
