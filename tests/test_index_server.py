@@ -134,7 +134,9 @@ async def test_an_index_that_answers_is_refreshed_in_the_background(refreshing_c
 @pytest_lsp.fixture(config=SERVER)
 async def masking_client(lsp_client: LanguageClient):
     indexed_sessions(WORK)
-    await start(lsp_client, options={"secretPatterns": ["--force"]})
+    settings = {"secretPatterns": ["--force"]}  # the same at initialize and in workspace/configuration
+    lsp_client.set_configuration(settings, section="rolloutLsp")
+    await start(lsp_client, options=settings)
     yield
     await lsp_client.shutdown_session()
     shutil.rmtree(WORK, ignore_errors=True)
