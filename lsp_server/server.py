@@ -29,6 +29,7 @@ from .features.actions import CALL_COMMAND, DECODED_SCRIPT, ActionFeature
 from .features.hover import HoverFeature
 from .features.lenses import LensFeature
 from .features.navigation import NavigationFeature
+from .features.semantic_tokens import LEGEND, SemanticTokensFeature
 from .features.symbols import SymbolFeature
 from .store import AnalysisStore, DocumentAnalysis
 
@@ -72,6 +73,7 @@ class RolloutLanguageServer(LanguageServer):
         self.navigation = NavigationFeature()
         self.lenses = LensFeature()
         self.actions = ActionFeature()
+        self.tokens = SemanticTokensFeature()
         self.configured: asyncio.Event | None = None  # set once the client's configuration is known
 
     @property
@@ -196,6 +198,7 @@ def create_server() -> RolloutLanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RolloutLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.ensure_store().close(params.text_document.uri)
+        ls.tokens.forget(params.text_document.uri)
         if not ls.pull_diagnostics:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(params.text_document.uri, []))
 
@@ -274,6 +277,26 @@ def create_server() -> RolloutLanguageServer:
         result = await ls.rollout(params.text_document.uri)
         return ls.actions.code_actions(result.analysis, params.text_document.uri, params, ls.encoding) \
             if result else []
+
+    @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+    @guarded(None)
+    async def semantic_tokens_full(ls: RolloutLanguageServer, params: types.SemanticTokensParams):
+        uri = params.text_document.uri
+        result = await ls.rollout(uri)
+        if result is None:
+            return None
+        return await asyncio.get_running_loop().run_in_executor(
+            None, ls.tokens.full, uri, result.analysis, ls.encoding)
+
+    @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)
+    @guarded(None)
+    async def semantic_tokens_range(ls: RolloutLanguageServer, params: types.SemanticTokensRangeParams):
+        uri = params.text_document.uri
+        result = await ls.rollout(uri)
+        if result is None:
+            return None
+        return await asyncio.get_running_loop().run_in_executor(
+            None, ls.tokens.range, uri, result.analysis, params.range, ls.encoding)
 
     @server.command(DECODED_SCRIPT)
     async def decoded_script(ls: RolloutLanguageServer, uri: str, line: int):
