@@ -18,6 +18,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
+from analysis.lines import split_lines
 from analysis.positions import PositionEncoding
 from analysis.report import outline_json
 from analysis.source import load
@@ -28,7 +29,9 @@ from .documents import RolloutDocument, encoding_of, install_workspace
 from .features.actions import CALL_COMMAND, DECODED_SCRIPT, ActionFeature
 from .features.hover import HoverFeature
 from .features.lenses import LensFeature
+from .features.completion import TRIGGER_CHARACTERS, CompletionFeature
 from .features.navigation import NavigationFeature
+from .features.script_edit import SCRIPT_SOURCE, WRITE_SCRIPT, ScriptEditFeature
 from .features.semantic_tokens import LEGEND, SemanticTokensFeature
 from .features.symbols import SymbolFeature
 from .store import AnalysisStore, DocumentAnalysis
@@ -74,6 +77,8 @@ class RolloutLanguageServer(LanguageServer):
         self.lenses = LensFeature()
         self.actions = ActionFeature()
         self.tokens = SemanticTokensFeature()
+        self.completion = CompletionFeature()
+        self.script_edits = ScriptEditFeature()
         self.configured: asyncio.Event | None = None  # set once the client's configuration is known
 
     @property
@@ -298,6 +303,48 @@ def create_server() -> RolloutLanguageServer:
         return await asyncio.get_running_loop().run_in_executor(
             None, ls.tokens.range, uri, result.analysis, params.range, ls.encoding)
 
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS))
+    @guarded(None)
+    async def completion(ls: RolloutLanguageServer, params: types.CompletionParams):
+        uri = params.text_document.uri
+        result = await ls.rollout(uri)
+        if result is None:
+            return None
+        line = ls.workspace.get_text_document(uri).line_text(params.position.line)
+        caps = ls.client_capabilities.text_document
+        item_caps = caps.completion.completion_item if caps and caps.completion else None
+        return ls.completion.completions(result.analysis, params.position.line, line, params.position.character,
+                                         ls.encoding, bool(item_caps and item_caps.snippet_support))
+
+    @server.command(SCRIPT_SOURCE)
+    async def script_source(ls: RolloutLanguageServer, uri: str, line: int, *call_id: str):
+        """The real script of the exec record at ``line`` (or with the optional ``call_id``), to edit as
+        JavaScript.  (pygls requires every named argument: the optional one is taken as ``*call_id``.)"""
+        if uri not in ls.workspace.text_documents:
+            return None
+        document = ls.workspace.get_text_document(uri)
+        return ls.script_edits.source(split_lines(document.source), int(line), _optional(call_id),
+                                      document.version)
+
+    @server.command(WRITE_SCRIPT)
+    async def write_script(ls: RolloutLanguageServer, uri: str, line: int, script: str, *call_id: str):
+        """Write ``script`` back into the exec record as one versioned edit, applied by the client."""
+        call_id = _optional(call_id)
+        if uri not in ls.workspace.text_documents:
+            return {"applied": False, "reason": f"{uri} is not open"}
+        document = ls.workspace.get_text_document(uri)
+        found = ls.script_edits.edit(uri, document.version, split_lines(document.source), int(line), call_id,
+                                     script, ls.encoding)
+        if found is None:
+            return {"applied": False, "reason": f"no exec record at line {int(line) + 1}"
+                    + (f" or with call_id {call_id}" if call_id else "")}
+        number, edit, params = found
+        if edit.is_empty:
+            return {"applied": True, "changed": False, "line": number}
+        answer = await ls.workspace_apply_edit_async(params)
+        return {"applied": bool(answer.applied), "changed": bool(answer.applied), "line": number,
+                "reason": answer.failure_reason}
+
     @server.command(DECODED_SCRIPT)
     async def decoded_script(ls: RolloutLanguageServer, uri: str, line: int):
         result = await ls.rollout(uri)
@@ -334,6 +381,11 @@ def create_server() -> RolloutLanguageServer:
             ls.store.shutdown()
 
     return server
+
+
+def _optional(rest: tuple) -> Any:
+    """The one optional trailing argument of a command, or None."""
+    return rest[0] if rest and rest[0] is not None else None
 
 
 def _supports_refresh(ls: RolloutLanguageServer) -> bool:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from analysis.lines import split_lines
-from tests.helpers import fixture, utf16_slice
-from tests.lsp_support import SERVER, diagnostics_of, open_text, start, uri_of
+from tests.helpers import fixture, json_escaped, utf16_slice
+from tests.lsp_support import SERVER, diagnostics_of, open_text, position_of, push_capabilities, start, uri_of
 
 
 @pytest_lsp.fixture(config=SERVER)
@@ -86,3 +88,100 @@ async def test_semantic_tokens_follow_an_edit_and_leave_dead_code_faded(client: 
                         (8, "exec_command", "function", "defaultLibrary"), (8, "(", "operator"), (8, "{", "operator")]
     diagnostics = await diagnostics_of(client, uri)
     assert [list(d.tags or []) for d in diagnostics if d.code == "dead-branch"] == [[types.DiagnosticTag.Unnecessary]]
+
+
+def snippet_capabilities() -> types.ClientCapabilities:
+    caps = push_capabilities()
+    caps.text_document.completion = types.CompletionClientCapabilities(
+        completion_item=types.ClientCompletionItemOptions(snippet_support=True))
+    return caps
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def snippet_client(lsp_client: LanguageClient):
+    await start(lsp_client, snippet_capabilities())
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_completion_positions_through_escapes_in_utf16(client: LanguageClient):
+    script = 'text("😀 é\\n");\nawait tools.exe'
+    line = ('{"timestamp":"2026-07-20T10:00:00.000Z","type":"response_item","payload":{"type":"custom_tool_call",'
+            '"call_id":"c9","name":"exec","input":"' + json_escaped(script) + '"}}')
+    uri, text = await opened(client, "rollout-authoring.jsonl", fixture("rollout-demo.jsonl") + line + "\n")
+    character = position_of(line, "tools.exe", 9)
+    found = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(10, character)))
+    assert [i.label for i in found.items] == ["exec_command", "write_stdin", "apply_patch", "update_plan",
+                                              "view_image", "shell_command"]
+    edit = found.items[0].text_edit
+    assert (edit.range.start.line, edit.range.start.character, edit.range.end.character) == \
+        (10, position_of(line, "tools.exe", 6), character)
+    assert utf16_slice(line, edit.range.start.character, edit.range.end.character) == "exe"
+    assert found.items[0].kind == types.CompletionItemKind.Function
+    assert found.items[0].insert_text_format == types.InsertTextFormat.PlainText
+    calls = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(10, 0)))
+    assert list(calls.items) == []
+
+
+async def test_completion_snippet_and_call_ids(snippet_client: LanguageClient):
+    client = snippet_client
+    uri, text = await opened(client, "rollout-demo.jsonl", fixture("rollout-demo.jsonl") + "\n")
+    found = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(11, 0)))
+    [item] = found.items
+    assert item.insert_text_format == types.InsertTextFormat.Snippet and item.kind == types.CompletionItemKind.Snippet
+    assert item.text_edit.new_text.startswith('{"timestamp":"2026-07-20T10:00:00.000Z","type":"response_item",'
+                                              '"payload":{"type":"custom_tool_call","status":"completed",'
+                                              '"call_id":"call_new1","name":"exec","input":"${1:const r = ')
+    line = '{"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":""}}'
+    open_text(client, uri, text + line + "\n", version=2)
+    await diagnostics_of(client, uri)
+    found = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(11, position_of(line, '""}', 1))))
+    assert [(i.label, i.detail, i.kind) for i in found.items] == [
+        ("call_demo3", "line 9: exec, waiting for its output", types.CompletionItemKind.Reference)]
+
+
+async def test_write_script_back_as_one_versioned_edit(client: LanguageClient):
+    edits: list[types.ApplyWorkspaceEditParams] = []
+    answers = [True, False]
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(ls, params: types.ApplyWorkspaceEditParams):
+        edits.append(params)
+        applied = answers.pop(0)
+        return types.ApplyWorkspaceEditResult(applied=applied, failure_reason=None if applied else "stale")
+
+    uri, text = await opened(client, "rollout-unicode.jsonl")
+    line = split_lines(text)[4]  # its script escapes é, 😀 and U+2028
+    source = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.scriptSource", [uri, 4]))
+    assert source == {"script": 'text("é😀\u2028"); await tools.exec_command({cmd: "echo escaped"});\n',
+                      "language": "javascript", "call_id": "call_uni3", "line": 4, "version": 1}
+    new_script = source["script"].replace("escaped", "ünï 😀")
+    # the record moved two lines down since the script was opened: it is found by its call_id
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.writeScript", [uri, 2, new_script, "call_uni3"]))
+    assert result == {"applied": True, "changed": True, "line": 4, "reason": None}
+    [params] = edits
+    [change] = params.edit.document_changes
+    assert (change.text_document.uri, change.text_document.version) == (uri, 1)
+    [edit] = change.edits
+    assert edit.new_text == "\\u00fcn\\u00ef \\ud83d\\ude00"
+    start, end = edit.range.start.character, edit.range.end.character
+    assert (edit.range.start.line, edit.range.end.line) == (4, 4)
+    assert utf16_slice(line, start, end) == "escaped"
+    written = utf16_slice(line, 0, start) + edit.new_text + line[line.index("escaped") + 7:]
+    assert json.loads(written)["payload"]["input"] == new_script
+    refused = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.writeScript", [uri, 4, new_script + "x"]))
+    assert refused == {"applied": False, "changed": False, "line": 4, "reason": "stale"}
+    unchanged = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.writeScript", [uri, 4, source["script"]]))
+    assert unchanged == {"applied": True, "changed": False, "line": 4}
+    missing = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.writeScript", [uri, 1, "x"]))
+    assert missing == {"applied": False, "reason": "no exec record at line 2"}
+    assert len(edits) == 2
