@@ -144,7 +144,17 @@ async def test_completion_snippet_and_call_ids(snippet_client: LanguageClient):
         ("call_demo3", "line 9: exec, waiting for its output", types.CompletionItemKind.Reference)]
 
 
-async def test_write_script_back_as_one_versioned_edit(client: LanguageClient):
+@pytest_lsp.fixture(config=SERVER)
+async def versioned_client(lsp_client: LanguageClient):
+    caps = push_capabilities()
+    caps.workspace.workspace_edit = types.WorkspaceEditClientCapabilities(document_changes=True)
+    await start(lsp_client, caps)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_write_script_back_as_one_versioned_edit(versioned_client: LanguageClient):
+    client = versioned_client
     edits: list[types.ApplyWorkspaceEditParams] = []
     answers = [True, False]
 
@@ -180,8 +190,8 @@ async def test_write_script_back_as_one_versioned_edit(client: LanguageClient):
     assert refused == {"applied": False, "changed": False, "line": 4, "reason": "stale"}
     unchanged = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.writeScript", [uri, 4, source["script"]]))
-    assert unchanged == {"applied": True, "changed": False, "line": 4}
+    assert unchanged == {"applied": True, "changed": False, "line": 4, "reason": None}
     missing = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.writeScript", [uri, 1, "x"]))
-    assert missing == {"applied": False, "reason": "no exec record at line 2"}
+    assert missing == {"applied": False, "changed": False, "line": None, "reason": "no exec record at line 2"}
     assert len(edits) == 2
