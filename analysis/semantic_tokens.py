@@ -91,7 +91,7 @@ def line_tokens(line: str, record: LineAnalysis) -> list[Token]:
 def script_tokens(source: str) -> list[Token]:
     """The tokens of a script, at code-point offsets of the script."""
     script = ExecScript(source)
-    spans: list[tuple[int, int, int, tuple[str, tuple[str, ...]] | None]] = []  # start, end, priority, kind
+    spans: list[tuple[int, int, int, tuple[str, tuple[str, ...]] | None]] = []  # start, end (bytes), priority, kind
     cursor = QueryCursor(HIGHLIGHTS)
     cursor.set_max_start_depth(MAX_DEPTH)
     for pattern, captures in cursor.matches(script.root):
@@ -102,8 +102,7 @@ def script_tokens(source: str) -> list[Token]:
             for node in nodes:
                 if name == "function" and _is_called(node):
                     kind = (_CALL_FUNCTION, ())
-                start, end = script.span(node)
-                spans.append((start, end, pattern, kind))
+                spans.append((node.start_byte, node.end_byte, pattern, kind))
     spans = _outside_regexes(spans)
     # ``tools.x`` names a tool even where the call is not complete yet (while it is being typed)
     members = QueryCursor(TOOL_MEMBERS)
@@ -111,16 +110,32 @@ def script_tokens(source: str) -> list[Token]:
     for _, captures in members.matches(script.root):
         obj, prop = captures["tools"][0], captures["tool"][0]
         if script.resolve(obj) is None:
-            spans.append((*script.span(obj), _OVERLAY, ("namespace", ())))
-            spans.append((*script.span(prop), _OVERLAY, ("function", ("defaultLibrary",))))
+            spans.append((obj.start_byte, obj.end_byte, _OVERLAY, ("namespace", ())))
+            spans.append((prop.start_byte, prop.end_byte, _OVERLAY, ("function", ("defaultLibrary",))))
     for _, callee in script.call_sites():  # text(), store(), notify()…: the code-mode runtime's own functions
         if callee.type == "identifier" and script.name_of(callee) in HELPERS and script.resolve(callee) is None:
-            spans.append((*script.span(callee), _OVERLAY, ("function", ("defaultLibrary",))))
+            spans.append((callee.start_byte, callee.end_byte, _OVERLAY, ("function", ("defaultLibrary",))))
+    patches = []
     for site in tool_sites(script):
-        spans.extend(_tool_spans(script, site))
+        spans.extend(_tool_spans(site))
         if site.patch_literal is not None:
-            spans.extend(_literal_patch_spans(script, site.patch_literal))
-    return _flatten(spans)
+            patches.extend(_literal_patch_spans(script, site.patch_literal))
+    return _flatten(_in_characters(script, spans) + patches)
+
+
+def _in_characters(script: ExecScript, spans: list) -> list:
+    """Byte spans as code-point spans, converting every offset in one pass over the text (a script's own
+    ``span`` searches per offset, too slow for thousands of tokens in a non-ASCII script)."""
+    if script.source.isascii():
+        return spans
+    data = script.data
+    chars: dict[int, int] = {}
+    count = previous = 0
+    for offset in sorted({b for a, c, _, _ in spans for b in (a, c)}):
+        count += len(data[previous:offset].decode("utf-8", "replace"))
+        chars[offset] = count
+        previous = offset
+    return [(chars[a], chars[c], priority, kind) for a, c, priority, kind in spans]
 
 
 def _outside_regexes(spans: list) -> list:
@@ -150,20 +165,20 @@ def _is_called(node: Node) -> bool:
     return parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node
 
 
-def _tool_spans(script: ExecScript, site) -> list:
+def _tool_spans(site) -> list:
     callee = site.callee
     while callee.type == "parenthesized_expression" and callee.named_children:
         callee = callee.named_children[0]
     tool = ("function", ("defaultLibrary",))
     if callee.type == "identifier":
-        return [(*script.span(callee), _OVERLAY, tool)]
+        return [(callee.start_byte, callee.end_byte, _OVERLAY, tool)]
     out = []
     obj = callee.child_by_field_name("object")
     if obj is not None and obj.type == "identifier":
-        out.append((*script.span(obj), _OVERLAY, ("namespace", ())))
+        out.append((obj.start_byte, obj.end_byte, _OVERLAY, ("namespace", ())))
     prop = callee.child_by_field_name("property")
     if callee.type == "member_expression" and prop is not None:
-        out.append((*script.span(prop), _OVERLAY, tool))
+        out.append((prop.start_byte, prop.end_byte, _OVERLAY, tool))
     return out
 
 
