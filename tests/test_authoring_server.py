@@ -10,7 +10,7 @@ from pytest_lsp import LanguageClient
 
 from analysis.lines import split_lines
 from tests.helpers import fixture, json_escaped, utf16_slice
-from tests.lsp_support import SERVER, diagnostics_of, open_text, position_of, push_capabilities, start, uri_of
+from tests.lsp_support import SERVER, change, diagnostics_of, open_text, position_of, push_capabilities, start, uri_of
 
 
 @pytest_lsp.fixture(config=SERVER)
@@ -88,6 +88,18 @@ async def test_semantic_tokens_follow_an_edit_and_leave_dead_code_faded(client: 
                         (8, "exec_command", "function", "defaultLibrary"), (8, "(", "operator"), (8, "{", "operator")]
     diagnostics = await diagnostics_of(client, uri)
     assert [list(d.tags or []) for d in diagnostics if d.code == "dead-branch"] == [[types.DiagnosticTag.Unnecessary]]
+    line = split_lines(text)[4]
+    at = line.index('text(r);\\n"') + len("text(r);\\n")
+    change(client, uri, 2, (4, at), (4, at), 'text(\\"edited\\");')
+    await diagnostics_of(client, uri)
+    new_text = "\n".join(split_lines(text)[:4] + [line[:at] + 'text(\\"edited\\");' + line[at:]] +
+                         split_lines(text)[5:])
+    again = await client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(types.TextDocumentIdentifier(uri)))
+    tokens = decoded(new_text, again.data, LEGEND)
+    assert [t[1:] for t in tokens if t[0] == 4][-5:] == [
+        ("text", "function", "defaultLibrary"), ("(", "operator"), ('\\"edited\\"', "string"), (")", "operator"),
+        (";", "operator")]
 
 
 def snippet_capabilities() -> types.ClientCapabilities:

@@ -2,7 +2,7 @@
 // records.  Reading asks the server for the record's script (rollout-lsp.scriptSource); saving sends the new
 // text to rollout-lsp.writeScript, and the server asks VS Code (workspace/applyEdit) to apply one versioned
 // edit to the rollout that changes only the record's `input` string, escaped as the line escapes it.  The
-// rollout is then modified, not saved: its own undo and save apply.
+// rollout is then modified (VS Code saves a file a workspace edit changed); its undo takes the edit back.
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
 
