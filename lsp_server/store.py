@@ -9,6 +9,9 @@ The line cache is not thread-safe: a superseded analysis keeps filling it from
 its worker thread until it next checks whether it is stale.  So each document's
 analyses run one at a time, under the document's lock, and the cache is pruned
 (:meth:`~analysis.rollout.LineCache.keep_only`) inside that lock, in the worker.
+
+An analysis still running after :data:`~lsp_server.progress.PROGRESS_AFTER` seconds shows work-done
+progress: the worker tells how many lines it has read, and the event loop reports each new percentage.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 
+from urllib.parse import unquote
+
 from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_text
+
+from .progress import PROGRESS_AFTER, ProgressSink
 
 log = logging.getLogger(__name__)
 _SUPERSEDED = object()
@@ -58,6 +65,8 @@ class AnalysisStore:
         self.on_ready = on_ready
         self.is_rollout_path = is_rollout_path
         self.extra_secrets: tuple = ()
+        self.progress: ProgressSink | None = None
+        self.progress_after = PROGRESS_AFTER
 
     @property
     def uris(self) -> list[str]:
@@ -132,15 +141,21 @@ class AnalysisStore:
             def stale() -> bool:
                 return state.generation != generation
 
+            loop = asyncio.get_running_loop()
+            lines = _LinesRead(loop)
+
             def work() -> RolloutAnalysis:
                 with state.lock:
                     if stale():
                         raise AnalysisCancelled
-                    result = analyze_text(text, cache, stale)
+                    result = analyze_text(text, cache, stale, lines.update)
                     cache.keep_only(result.lines)
                     return result
 
-            analysis = await asyncio.get_running_loop().run_in_executor(self._executor, work)
+            running = loop.run_in_executor(self._executor, work)
+            if self.progress is not None:
+                asyncio.ensure_future(self._show_progress(uri, running, lines))
+            analysis = await running
         except (asyncio.CancelledError, AnalysisCancelled):
             return
         except Exception:  # one bad document must not take the server down
@@ -164,5 +179,51 @@ class AnalysisStore:
             except Exception:
                 log.exception("publishing the analysis of %s failed", uri)
 
+    async def _show_progress(self, uri: str, running: asyncio.Future, lines: "_LinesRead") -> None:
+        """Progress for the analysis ``running``, if it takes more than ``progress_after`` seconds."""
+        done, _ = await asyncio.wait({running}, timeout=self.progress_after)
+        if done or self.progress is None:
+            return
+        sink = self.progress
+        name = unquote(uri.rsplit("/", 1)[-1])
+        handle = await sink.begin(f"Reading {name}", lines.percentage, lines.message())
+        if handle is None:
+            return
+        shown = lines.percentage
+        try:
+            while not running.done():
+                lines.changed.clear()
+                changed = asyncio.ensure_future(lines.changed.wait())
+                await asyncio.wait({running, changed}, return_when=asyncio.FIRST_COMPLETED)
+                changed.cancel()
+                if lines.percentage > shown:
+                    shown = lines.percentage
+                    sink.report(handle, shown, lines.message())
+        finally:
+            finished = running.done() and not running.cancelled() and running.exception() is None
+            sink.end(handle, f"{lines.total:,} lines read" if finished else "stopped: a newer version came")
+
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class _LinesRead:
+    """How far an analysis has read its lines: written by the worker thread, read on the event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.done = 0
+        self.total = 0
+        self.percentage = 0
+        self.changed = asyncio.Event()
+
+    def update(self, done: int, total: int) -> None:
+        """Called by the worker every 64 lines; wakes the loop only when the percentage grows."""
+        self.done, self.total = done, total
+        percentage = done * 100 // total if total else 0
+        if percentage > self.percentage:
+            self.percentage = percentage
+            self.loop.call_soon_threadsafe(self.changed.set)
+
+    def message(self) -> str:
+        return f"{self.done:,} of {self.total:,} lines" if self.total else "starting"
