@@ -58,7 +58,9 @@ export class LargeRolloutView implements vscode.TreeDataProvider<Node> {
 export function registerLargeRollouts(context: vscode.ExtensionContext, client: () => LanguageClient | undefined): void {
   const view = new LargeRolloutView();
   const problems = vscode.languages.createDiagnosticCollection("rollout-large");
-  const seen = new Set<string>();  // files offered or analysed in this window: never asked twice
+  // files offered or analysed in this window, with their size and modification time: a tab that shows the
+  // same file again asks nothing; one that shows it grown (a session still running) reads it again
+  const seen = new Set<string>();
 
   const analyse = async (file: string, size: number): Promise<void> => {
     const server = client();
@@ -81,18 +83,20 @@ export function registerLargeRollouts(context: vscode.ExtensionContext, client: 
   };
 
   const consider = async (uri: vscode.Uri): Promise<void> => {
-    if (uri.scheme !== "file" || seen.has(uri.fsPath)) return;
-    let size: number;
+    if (uri.scheme !== "file") return;
+    let stat: fs.Stats;
     try {
-      size = (await fs.promises.stat(uri.fsPath)).size;
+      stat = await fs.promises.stat(uri.fsPath);
     } catch {
       return;
     }
+    const size = stat.size;
+    const key = `${uri.fsPath}\n${size}\n${stat.mtimeMs}`;
     const config = vscode.workspace.getConfiguration("rolloutLsp");
     const action = largeRolloutAction(uri.fsPath, size, config.get<string[]>("files", DEFAULT_FILES),
-      config.get<LargeRolloutMode>("largeRollout", DEFAULT_LARGE_MODE), seen.has(uri.fsPath));
+      config.get<LargeRolloutMode>("largeRollout", DEFAULT_LARGE_MODE), seen.has(key));
     if (action === "none") return;
-    seen.add(uri.fsPath);
+    seen.add(key);
     if (action === "ask") {
       const choice = await vscode.window.showInformationMessage(
         `${path.basename(uri.fsPath)} (${megabytes(size)}) is too large for VS Code to give to extensions: `
@@ -118,11 +122,12 @@ export function registerLargeRollouts(context: vscode.ExtensionContext, client: 
       if (!uri) return;
       let size = 0;
       try {
-        size = (await fs.promises.stat(uri.fsPath)).size;
+        const stat = await fs.promises.stat(uri.fsPath);
+        size = stat.size;
+        seen.add(`${uri.fsPath}\n${size}\n${stat.mtimeMs}`);
       } catch {
         // the server answers with the error
       }
-      seen.add(uri.fsPath);
       await analyse(uri.fsPath, size);
     }),
     vscode.commands.registerCommand(OPEN_AT, async (file: string, range: Range) => {
