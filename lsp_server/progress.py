@@ -62,3 +62,50 @@ class ClientProgress:
 
     def end(self, handle: object, message: str) -> None:
         self.server.work_done_progress.end(str(handle), types.WorkDoneProgressEnd(message=message))
+
+
+class LinesRead:
+    """How far an analysis has read its lines: written by the worker thread, read on the event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.done = 0
+        self.total = 0
+        self.percentage = 0
+        self.changed = asyncio.Event()
+
+    def update(self, done: int, total: int) -> None:
+        """Called by the worker every 64 lines; wakes the loop only when the percentage grows."""
+        self.done, self.total = done, total
+        percentage = done * 100 // total if total else 0
+        if percentage > self.percentage:
+            self.percentage = percentage
+            self.loop.call_soon_threadsafe(self.changed.set)
+
+    def message(self) -> str:
+        return f"{self.done:,} of {self.total:,} lines" if self.total else "starting"
+
+
+async def show_progress(sink: ProgressSink, title: str, running: asyncio.Future, lines: LinesRead,
+                        after: float, stopped: str = "stopped: a newer version came") -> None:
+    """Progress for the analysis ``running`` if it takes more than ``after`` seconds: begin, a report for each
+    new percentage of lines read, and an end when it finishes or is cancelled."""
+    done, _ = await asyncio.wait({running}, timeout=after)
+    if done:
+        return
+    handle = await sink.begin(title, lines.percentage, lines.message())
+    if handle is None:
+        return
+    shown = lines.percentage
+    try:
+        while not running.done():
+            lines.changed.clear()
+            changed = asyncio.ensure_future(lines.changed.wait())
+            await asyncio.wait({running, changed}, return_when=asyncio.FIRST_COMPLETED)
+            changed.cancel()
+            if lines.percentage > shown:
+                shown = lines.percentage
+                sink.report(handle, shown, lines.message())
+    finally:
+        finished = running.done() and not running.cancelled() and running.exception() is None
+        sink.end(handle, f"{lines.total:,} lines read" if finished else stopped)

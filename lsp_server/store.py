@@ -28,7 +28,7 @@ from urllib.parse import unquote
 
 from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_text
 
-from .progress import PROGRESS_AFTER, ProgressSink
+from .progress import PROGRESS_AFTER, LinesRead, ProgressSink, show_progress
 
 log = logging.getLogger(__name__)
 _SUPERSEDED = object()
@@ -142,7 +142,7 @@ class AnalysisStore:
                 return state.generation != generation
 
             loop = asyncio.get_running_loop()
-            lines = _LinesRead(loop)
+            lines = LinesRead(loop)
 
             def work() -> RolloutAnalysis:
                 with state.lock:
@@ -154,7 +154,8 @@ class AnalysisStore:
 
             running = loop.run_in_executor(self._executor, work)
             if self.progress is not None:
-                asyncio.ensure_future(self._show_progress(uri, running, lines))
+                title = f"Reading {unquote(uri.rsplit('/', 1)[-1])}"
+                asyncio.ensure_future(show_progress(self.progress, title, running, lines, self.progress_after))
             analysis = await running
         except (asyncio.CancelledError, AnalysisCancelled):
             return
@@ -179,51 +180,6 @@ class AnalysisStore:
             except Exception:
                 log.exception("publishing the analysis of %s failed", uri)
 
-    async def _show_progress(self, uri: str, running: asyncio.Future, lines: "_LinesRead") -> None:
-        """Progress for the analysis ``running``, if it takes more than ``progress_after`` seconds."""
-        done, _ = await asyncio.wait({running}, timeout=self.progress_after)
-        if done or self.progress is None:
-            return
-        sink = self.progress
-        name = unquote(uri.rsplit("/", 1)[-1])
-        handle = await sink.begin(f"Reading {name}", lines.percentage, lines.message())
-        if handle is None:
-            return
-        shown = lines.percentage
-        try:
-            while not running.done():
-                lines.changed.clear()
-                changed = asyncio.ensure_future(lines.changed.wait())
-                await asyncio.wait({running, changed}, return_when=asyncio.FIRST_COMPLETED)
-                changed.cancel()
-                if lines.percentage > shown:
-                    shown = lines.percentage
-                    sink.report(handle, shown, lines.message())
-        finally:
-            finished = running.done() and not running.cancelled() and running.exception() is None
-            sink.end(handle, f"{lines.total:,} lines read" if finished else "stopped: a newer version came")
-
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-
-class _LinesRead:
-    """How far an analysis has read its lines: written by the worker thread, read on the event loop."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.done = 0
-        self.total = 0
-        self.percentage = 0
-        self.changed = asyncio.Event()
-
-    def update(self, done: int, total: int) -> None:
-        """Called by the worker every 64 lines; wakes the loop only when the percentage grows."""
-        self.done, self.total = done, total
-        percentage = done * 100 // total if total else 0
-        if percentage > self.percentage:
-            self.percentage = percentage
-            self.loop.call_soon_threadsafe(self.changed.set)
-
-    def message(self) -> str:
-        return f"{self.done:,} of {self.total:,} lines" if self.total else "starting"

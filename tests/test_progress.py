@@ -157,3 +157,22 @@ async def test_no_progress_without_the_capability(client: LanguageClient):
     open_text(client, "file:///tmp/rollout-2026-11-30T12-00-00-small.jsonl", large_rollout())
     await diagnostics_of(client, "file:///tmp/rollout-2026-11-30T12-00-00-small.jsonl", timeout=120)
     assert client.progress_reports == {}
+
+
+async def test_reading_a_file_from_disk_reports_progress(progress_client: LanguageClient, tmp_path):
+    """`rollout/analyzeFile` (the large-rollout view) shows the file being read, too."""
+    text = large_rollout()
+    path = tmp_path / "rollout-2026-11-30T12-00-00-on-disk.jsonl"
+    path.write_text(text, encoding="utf-8")
+    result = await progress_client.protocol.send_request_async("rollout/analyzeFile", {"path": str(path)})
+    assert len(result.calls) == 500 * 5
+    deadline = asyncio.get_running_loop().time() + 30
+    while not any(v and isinstance(v[-1], types.WorkDoneProgressEnd) for v in progress_client.progress_reports.values()):
+        assert asyncio.get_running_loop().time() < deadline, progress_client.progress_reports
+        await asyncio.sleep(0.01)
+    [values] = progress_client.progress_reports.values()
+    begin, *reports, end = values
+    assert begin.title == f"Reading {path.name}"
+    assert end.message == f"{len(text.split(chr(10))):,} lines read"
+    percentages = [begin.percentage] + [r.percentage for r in reports]
+    assert all(a < b for a, b in zip(percentages, percentages[1:])), percentages
