@@ -50,7 +50,7 @@ async def test_push_diagnostics(client: LanguageClient):
     uri, diagnostics = await opened(client, "rollout-demo.jsonl")
     assert [(d.code, d.severity, d.source, d.range.start.line) for d in diagnostics] == [
         ("unpaired-call", types.DiagnosticSeverity.Hint, "rollout-lsp", 8),
-        ("computed-command", types.DiagnosticSeverity.Warning, "rollout-lsp", 8),
+        ("expanded-command", types.DiagnosticSeverity.Information, "rollout-lsp", 8),
         ("dead-branch", types.DiagnosticSeverity.Warning, "rollout-lsp", 8)]
     dead = diagnostics[2]
     assert covered(text, dead.range) == json_escaped('tools.exec_command({cmd: "git push --force"})')
@@ -311,7 +311,7 @@ async def test_incremental_edits_with_u2028(client: LanguageClient):
 
 @pytest_lsp.fixture(config=SERVER)
 async def configured_client(lsp_client: LanguageClient):
-    lsp_client.set_configuration({"severity": {"computed-command": "error"}}, section="rolloutLsp")
+    lsp_client.set_configuration({"severity": {"expanded-command": "error"}}, section="rolloutLsp")
     await start(lsp_client, options={"severity": {"unpaired-call": "off"}, "hoverOutputLines": 1})
     yield
     await lsp_client.shutdown_session()
@@ -321,7 +321,7 @@ async def test_configuration_from_initialization_and_changes(configured_client: 
     lsp_client = configured_client
     uri, diagnostics = await opened(lsp_client, "rollout-demo.jsonl")
     assert [(d.code, d.severity) for d in diagnostics] == [
-        ("computed-command", types.DiagnosticSeverity.Error), ("dead-branch", types.DiagnosticSeverity.Warning)]
+        ("expanded-command", types.DiagnosticSeverity.Error), ("dead-branch", types.DiagnosticSeverity.Warning)]
     hover = await lsp_client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(4, position_of(split_lines(fixture("rollout-demo.jsonl"))[4],
                                                                          "exec_command"))))
@@ -332,7 +332,7 @@ async def test_configuration_from_initialization_and_changes(configured_client: 
     diagnostics = await diagnostics_of(lsp_client, uri)
     assert [(d.range.start.line, d.code, d.severity) for d in diagnostics] == [
         (4, "secret", types.DiagnosticSeverity.Warning), (6, "secret", types.DiagnosticSeverity.Warning),
-        (8, "computed-command", types.DiagnosticSeverity.Error),
+        (8, "expanded-command", types.DiagnosticSeverity.Error),
         (8, "dead-branch", types.DiagnosticSeverity.Information)]
     lsp_client.diagnostics.pop(uri, None)
     lsp_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={
@@ -370,7 +370,7 @@ async def test_cancellation_and_rapid_edits(client: LanguageClient):
     assert "```sh\nPytest -q tests/test_greet.py\n```" in final.contents.value
     client.diagnostics.pop(uri, None)
     change(client, uri, 52, (4, col), (4, col + 1), "p")
-    assert [d.code for d in await diagnostics_of(client, uri)] == ["unpaired-call", "computed-command",
+    assert [d.code for d in await diagnostics_of(client, uri)] == ["unpaired-call", "expanded-command",
                                                                     "dead-branch"]
 
 
@@ -417,6 +417,6 @@ async def test_analyze_file_by_path(client: LanguageClient, tmp_path):
     assert [c.command for c in result.calls][2:] == ["git checkout -- src/CodexHeadless.ts",
                                                      "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts",
                                                      "rm node_modules"]
-    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "computed-command"]
+    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "expanded-command"]
     missing = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(tmp_path / "x.jsonl")})
     assert missing.error.endswith("No such file or directory") and missing.calls == []
