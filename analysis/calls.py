@@ -91,7 +91,11 @@ class ScriptCalls:
 
 def find_calls(script: ExecScript) -> ScriptCalls:
     """Every tool call of ``script`` in source order, with the findings about them."""
-    return _CallReader(script).read()
+    from .dynamic import dynamic_notes  # it reads Note from here
+
+    result = _CallReader(script).read()
+    result.notes = sorted(result.notes + dynamic_notes(script), key=lambda n: (n.start, n.code))
+    return result
 
 
 class _CallReader:
