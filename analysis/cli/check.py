@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..findings import Severity
+from ..findings import INVALID_JSON, Severity
 from ..invocations import looks_like_invocation_log, read_invocation_log
 from ..positions import PositionEncoding
 from ..report import finding_json
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         if loaded.error:
             status = 2
             if args.json:
-                rows.append({"file": path, "range": None, "severity": "error", "code": "invalid-json",
+                rows.append({"file": path, "range": None, "severity": "error", "code": INVALID_JSON,
                              "message": loaded.error})
             else:
                 print(f"{path}:1:1: error invalid-json {loaded.error}")
