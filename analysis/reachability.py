@@ -133,6 +133,7 @@ _EXITS = re.compile(r"\b(?:exit|globalThis|self|eval|Function)\b")
 _EXIT_NAMES = frozenset({"exit", "globalThis", "self", "eval", "Function"})
 _IDENTIFIERS = Query(JAVASCRIPT, "(identifier) @id")
 _MAX_EXITS = 64
+_MAX_CLIMB = 200
 
 
 def runs_unconditionally(script: ExecScript, call: Node) -> bool:
@@ -140,70 +141,49 @@ def runs_unconditionally(script: ExecScript, call: Node) -> bool:
     through top-level code only (not in a function, callback, class, branch, loop body, try block or
     handler, labelled statement, short-circuit or ternary arm, nor after an optional chain's ``?.``), and
     no ``exit`` (nor ``eval``, ``Function``, ``globalThis``, ``self``) can run before it."""
-    calls, first_exit = _unconditional(script)
-    return (call.start_byte, call.end_byte) in calls and call.end_byte <= first_exit
+    if script.syntax_problem is not None:  # a script that does not parse never ran
+        return False
+    if _guarded(script, call) or call.end_byte > _first_exit(script):
+        return False
+    node = call
+    for _ in range(_MAX_CLIMB):  # real calls sit a few levels down; deeper ones are not claimed
+        parent = node.parent
+        if parent is None:
+            return node.type == "program"
+        if not _runs_with(script, parent, node):
+            return False
+        node = parent
+    return False
 
 
-def _unconditional(script: ExecScript) -> tuple[frozenset[tuple[int, int]], int]:
-    cached = script.__dict__.get("_unconditional")
-    if cached is None:
-        if script.syntax_problem is not None:  # a script that does not parse never ran
-            cached = (frozenset(), -1)
-        else:
-            cached = (frozenset(_unconditional_calls(script)), _first_exit(script))
-        script.__dict__["_unconditional"] = cached
-    return cached
+def _runs_with(script: ExecScript, parent: Node, child: Node) -> bool:
+    """Whether ``child`` runs whenever ``parent`` runs."""
+    kind = parent.type
+    if kind in _ALL_CHILDREN:
+        return child.type != "method_definition"
+    if kind in _SOME_CHILDREN:
+        return any(parent.child_by_field_name(f) == child for f in _SOME_CHILDREN[kind])
+    if kind in ("binary_expression", "assignment_expression", "augmented_assignment_expression"):
+        if parent.child_by_field_name("left") == child:  # an assignment's target runs when it is a member
+            return kind == "binary_expression" or child.type in _CHAINS
+        operator = parent.child_by_field_name("operator")
+        return parent.child_by_field_name("right") == child and \
+            (operator is None or operator.type not in _SHORT_CIRCUITS)
+    if kind == "call_expression":
+        return parent.child_by_field_name("function") == child or not _guarded(script, parent)
+    if kind in ("member_expression", "subscript_expression"):
+        return parent.child_by_field_name("object") == child or not _guarded(script, parent)
+    return False
 
 
-def _unconditional_calls(script: ExecScript) -> set[tuple[int, int]]:
-    found: set[tuple[int, int]] = set()
-    stack = [script.root]
-    while stack:
-        node = stack.pop()
-        kind = node.type
-        if kind in _CHAINS:
-            stack.extend(_chain(script, node, found))
-        elif kind in _ALL_CHILDREN:
-            stack.extend(c for c in node.named_children if c.type not in ("method_definition", "comment"))
-        elif kind in _SOME_CHILDREN:
-            stack.extend(c for c in (node.child_by_field_name(f) for f in _SOME_CHILDREN[kind]) if c is not None)
-        elif kind in ("binary_expression", "assignment_expression", "augmented_assignment_expression"):
-            operator = node.child_by_field_name("operator")
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if left is not None and (kind == "binary_expression" or left.type in _CHAINS):
-                stack.append(left)  # an assignment's target runs only when it is a member (its object)
-            if right is not None and (operator is None or operator.type not in _SHORT_CIRCUITS):
-                stack.append(right)
-    return found
-
-
-def _chain(script: ExecScript, node: Node, found: set[tuple[int, int]]) -> list[Node]:
-    """The parts of a call/member chain that run unconditionally, marking its unconditional calls.  A
-    ``?.`` skips the rest of its chain when its object is nullish (``tools?.x`` never is)."""
-    spine = [node]
-    while spine[-1].type in _CHAINS:
-        inner = spine[-1].child_by_field_name("function" if spine[-1].type == "call_expression" else "object")
-        if inner is None:
-            break
-        spine.append(inner)
-    base = spine.pop() if spine[-1].type not in _CHAINS else None
-    out = [base] if base is not None else []
-    guarded = False
-    for link in reversed(spine):
-        optional = any(c.type == "optional_chain" for c in link.children) and not _is_tools(script, link)
-        guarded = guarded or optional
-        if guarded:
-            break
-        if link.type == "call_expression":
-            found.add((link.start_byte, link.end_byte))
-            arguments = link.child_by_field_name("arguments")
-            if arguments is not None:
-                out.append(arguments)
-        elif link.type == "subscript_expression":
-            index = link.child_by_field_name("index")
-            if index is not None:
-                out.append(index)
-    return out
+def _guarded(script: ExecScript, node: Node) -> bool:
+    """Whether a ``?.`` in the call/member chain ending at ``node`` may skip it (``tools?.x`` never does:
+    the global tools object is never nullish)."""
+    while node is not None and node.type in _CHAINS:
+        if any(c.type == "optional_chain" for c in node.children) and not _is_tools(script, node):
+            return True
+        node = node.child_by_field_name("function" if node.type == "call_expression" else "object")
+    return False
 
 
 def _is_tools(script: ExecScript, link: Node) -> bool:
@@ -216,6 +196,13 @@ def _is_tools(script: ExecScript, link: Node) -> bool:
 def _first_exit(script: ExecScript) -> int:
     """The byte where the first top-level ``exit`` (or code-running global) starts; -1 when one sits in a
     function or class, which may be called before any call; the script's end when there is none."""
+    cached = script.__dict__.get("_first_exit")
+    if cached is None:
+        cached = script.__dict__["_first_exit"] = _find_first_exit(script)
+    return cached
+
+
+def _find_first_exit(script: ExecScript) -> int:
     first = len(script.data)
     if not _EXITS.search(script.source) and "\\u" not in script.source:  # names may be spelled with \u escapes
         return first
