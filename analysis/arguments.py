@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from tree_sitter import Node
 
-from .callees import COMMAND_TOOLS
+from .callees import ARGV_TOOLS, COMMAND_TOOLS
 from .findings import PATCH_SYNTAX, UNRESOLVED_PATCH_PATH
 from .literals import UNKNOWN, Unknown, string_value
 from .patch import PatchFile, parse_patch
@@ -66,13 +66,16 @@ def read_arguments(constants: Constants, node: Node | None, env: Env | None = No
 
 
 def command_of(tool: str, arguments: Arguments | None) -> str | Unknown | None:
-    """The command a command tool's arguments give: a string, an argv array shell-quoted, UNKNOWN when not
-    exactly known, None when the key is absent."""
+    """The command a command tool's arguments give: a string (exec_command, shell_command), an argv array
+    shell-quoted (shell, container.exec); UNKNOWN when not exactly known or not of the type the tool takes
+    (the tool refuses it), None when the key is absent."""
     if arguments is None:
         return None
     value = arguments.get(COMMAND_TOOLS[tool])
-    if value is None or isinstance(value, str) or value is UNKNOWN:
+    if value is None or value is UNKNOWN:
         return value
+    if tool not in ARGV_TOOLS:
+        return value if isinstance(value, str) else UNKNOWN
     if isinstance(value, list) and all(isinstance(a, str) for a in value):
         return shlex.join(value)
     return UNKNOWN

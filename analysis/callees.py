@@ -24,6 +24,7 @@ COMMAND_TOOLS: dict[str, str] = {
     "exec_command": "cmd", "shell_command": "command", "shell": "command", "container.exec": "command",
     "container_exec": "command",
 }
+ARGV_TOOLS = frozenset({"shell", "container.exec", "container_exec"})  # their command is an argv array
 PATCH_TOOLS = frozenset({"apply_patch"})
 LEGACY_GLOBALS = frozenset({"exec_command", "write_stdin", "apply_patch", "update_plan", "view_image"})
 HELPERS = frozenset({
@@ -138,5 +139,5 @@ def module_tool_name(module: str, name: str) -> str:
     return name
 
 
-__all__ = ["COMMAND", "COMMAND_TOOLS", "DYNAMIC", "HELPERS", "LEGACY_GLOBALS", "PATCH", "PATCH_TOOLS", "TOOL",
+__all__ = ["ARGV_TOOLS", "COMMAND", "COMMAND_TOOLS", "DYNAMIC", "HELPERS", "LEGACY_GLOBALS", "PATCH", "PATCH_TOOLS", "TOOL",
            "Callees", "is_tool_module", "kind_of", "may_name_a_tool", "module_tool_name"]

@@ -220,19 +220,23 @@ def test_later_arguments_never_make_a_literal_command_computed():
 
 
 @pytest.mark.parametrize("source, expression", [
-    ('tools.shell_command({cmd: "ls"})', '{cmd: "ls"}'),  # shell_command takes `command`: the key is absent
     ('tools.shell({command: ["ls", n]})', '["ls", n]'),
-    ('tools.shell({command: ["sleep", 1]})', '["sleep", 1]'),  # not an argv of strings
+    ('tools.shell({command: ["sleep", 1]})', '["sleep", 1]'),  # not an argv of strings: the tool refuses it
+    ('tools.shell({command: "ls -la"})', '"ls -la"'),  # shell takes an argv array
+    ('tools.exec_command({cmd: ["ls"]})', '["ls"]'),  # exec_command takes a string
     ('let c = "ls"; tools.shell_command({command: c})', "c"),
 ])
 def test_command_tools_computed(source, expression):
     calls, notes = read(source)
-    if source.startswith('tools.shell_command({cmd'):
-        assert (calls[0].command, calls[0].computed, notes) == (None, False, [])
-        return
     assert (calls[0].kind, calls[0].command, calls[0].computed, calls[0].computed_expression) == (
         "command", None, True, expression)
     assert [n.code for n in notes] == ["computed-command"]
+
+
+def test_a_command_tool_without_its_command_key_has_no_command():
+    calls, notes = read('tools.shell_command({cmd: "ls"})')  # shell_command takes `command`: the tool refuses it
+    assert (calls[0].kind, calls[0].command, calls[0].computed, calls[0].arguments, notes) == (
+        "command", None, False, {"cmd": "ls"}, [])
 
 
 # -- exact constant values -------------------------------------------------------------------------------
