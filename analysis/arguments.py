@@ -102,10 +102,7 @@ class PatchReader:
         self.note = note
 
     def read(self, argument: Node | None) -> PatchValue:
-        node = unwrap(argument)
-        if node is not None and node.type == "object":
-            props, _ = self.constants.properties(node)
-            node = unwrap(props.get("input"))
+        node = self.patch_node(argument)
         if node is None:
             return PatchValue(computed_from="no patch argument")
         literal, via = self.literal(node)
@@ -130,6 +127,19 @@ class PatchReader:
             self.note(PATCH_SYNTAX, f"patch line {error.line + 1}: {error.message}", *where, related)
         computed_from = ", ".join(self.script.text(h) for h in holes) if holes else None
         return PatchValue(shown, files, computed_from)
+
+    def patch_node(self, argument: Node | None) -> Node | None:
+        """The expression that holds the patch: the argument, or its ``input`` key (the JSON variant)."""
+        node = unwrap(argument)
+        if node is not None and node.type == "object":
+            props, _ = self.constants.properties(node)
+            node = unwrap(props.get("input"))
+        return node
+
+    def literal_of(self, argument: Node | None) -> Node | None:
+        """The string or template literal a patch argument's text is written in, if any."""
+        node = self.patch_node(argument)
+        return self.literal(node)[0] if node is not None else None
 
     def files(self, files, holes: list[Node], related) -> tuple[PatchFile, ...]:
         kept: list[PatchFile] = []

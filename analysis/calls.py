@@ -21,7 +21,7 @@ from typing import Any
 from tree_sitter import Node
 
 from .arguments import PatchReader, command_node, command_of, read_arguments
-from .callees import COMMAND, COMMAND_TOOLS, DYNAMIC, PATCH, TOOL, Callees, kind_of, may_name_a_tool
+from .callees import COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of, may_name_a_tool
 from .expansions import Expansions, Run
 from .findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
 from .patch import PatchFile
@@ -98,6 +98,40 @@ def find_calls(script: ExecScript) -> ScriptCalls:
     return result
 
 
+@dataclass(frozen=True, slots=True)
+class ToolSite:
+    """Where a tool call sits in the tree: its callee, its tool (None when chosen at run time) and, for a
+    patch whose text is a literal (directly or through one ``const``), that literal."""
+
+    callee: Node
+    tool: str | None
+    patch_literal: Node | None = None
+
+
+def tool_sites(script: ExecScript) -> list[ToolSite]:
+    """The callees of every tool call of ``script`` in source order (for colouring and completion)."""
+    constants = constants_of(script)
+    callees = Callees(script, constants)
+    patches = PatchReader(script, constants, lambda *note: None)
+    sites = []
+    for call, callee in script.call_sites():
+        tool = callees.tool(callee)
+        if tool is None:
+            continue
+        literal = None
+        if tool == "apply_patch":
+            literal = patches.literal_of(_first_argument(call))
+        sites.append(ToolSite(callee, None if tool is DYNAMIC else tool, literal))
+    return sites
+
+
+def _first_argument(call: Node) -> Node | None:
+    arguments = call.child_by_field_name("arguments")
+    args = [a for a in arguments.named_children if a.type != "comment"] \
+        if arguments is not None and arguments.type == "arguments" else None
+    return args[0] if args else None
+
+
 class _CallReader:
     """Reads every tool call of one script into :class:`ToolCall` records and :class:`Note` findings."""
 
@@ -125,16 +159,15 @@ class _CallReader:
         script = self.script
         start, end = script.span(call)
         arguments = call.child_by_field_name("arguments")
-        args = [a for a in arguments.named_children if a.type != "comment"] \
-            if arguments is not None and arguments.type == "arguments" else None
-        first = args[0] if args else None
+        args = arguments is not None and arguments.type == "arguments"  # else a tagged template
+        first = _first_argument(call)
         named = None if tool is DYNAMIC else tool
         # the call's fields, filled in by the readers below, then frozen into one ToolCall
         fields: dict[str, Any] = {"tool": named, "kind": kind_of(named), "start": start, "end": end,
                                   "source": script.text(call)}
         if tool is DYNAMIC:
             self.dynamic_call(fields, callee, first)
-        elif args is None:
+        elif not args:
             self.computed(fields, None, "a tagged template")
         elif fields["kind"] == COMMAND:
             self.command_call(fields, callee, first)
@@ -248,4 +281,5 @@ def _short(text: str | None, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-__all__ = ["COMMAND", "PATCH", "TOOL", "Note", "ScriptCalls", "ToolCall", "find_calls"]
+__all__ = ["COMMAND", "HELPERS", "PATCH", "TOOL", "Note", "ScriptCalls", "ToolCall", "ToolSite", "find_calls",
+           "tool_sites"]
