@@ -216,8 +216,8 @@ class _CallReader:
             return
         expression = self.script.text(written if written is not None else node)
         fields.update(computed=True, computed_expression=expression, expansion=tuple(c for _, c, _ in commands))
-        self.note(EXPANDED_COMMAND, f"the command is computed from a constant list: its {len(commands)} commands "
-                  f"are known exactly ({_short(commands[0][1], 60)} …)",
+        self.note(EXPANDED_COMMAND, f"the command is computed from a constant list: {_known(len(commands), 'command')} "
+                  f"({_short(commands[0][1], 60)}{' …' if len(commands) > 1 else ''})",
                   fields["start"], fields["end"])
 
     def dynamic_call(self, fields: dict, callee: Node, first: Node | None) -> None:
@@ -237,8 +237,9 @@ class _CallReader:
                       expansion_tools=tools)
         if len(workdirs) == 1 and None not in workdirs:
             fields["workdir"] = workdirs.pop()
-        self.note(EXPANDED_COMMAND, f"the tool and command are computed from a constant list: its {len(commands)} "
-                  f"calls are known exactly ({tools[0]}: {_short(commands[0][1], 60)} …)",
+        self.note(EXPANDED_COMMAND, f"the tool and command are computed from a constant list: "
+                  f"{_known(len(commands), 'call')} ({tools[0]}: {_short(commands[0][1], 60)}"
+                  f"{' …' if len(commands) > 1 else ''})",
                   fields["start"], fields["end"])
 
     def tool_call(self, fields: dict, first: Node | None) -> None:
@@ -274,6 +275,10 @@ def _commands(runs: list[Run], tool: str | None) -> list[tuple[str, str, str | N
         workdir = run.arguments.get("workdir") if run.arguments is not None else None
         out.append((run.tool, command, workdir if isinstance(workdir, str) else None))
     return out
+
+
+def _known(count: int, noun: str) -> str:
+    return f"its one {noun} is known exactly" if count == 1 else f"its {count} {noun}s are known exactly"
 
 
 def _short(text: str | None, limit: int = 80) -> str:

@@ -355,3 +355,13 @@ def test_computed_patch_says_what_it_is_computed_from():
     assert [(c.computed, c.computed_expression, [f.path for f in c.files]) for c in calls] == [
         (True, "${body}", ["a.txt"]), (True, "p", [])]
     assert calls[0].patch == "*** Begin Patch\n*** Add File: a.txt\n+${body}\n*** End Patch"
+
+
+def test_names_spelled_with_unicode_escapes_are_compared_decoded():
+    source = ('tools.shell\\u005fcommand({\\u0063ommand: "ls"}); const a = ["x"]; '
+              'a.m\\u0061p(c => tools.exec_command({cmd: c})); \\u0065xit(); tools.exec_command({cmd: "y"});')
+    calls, notes = read(source)
+    assert [(c.tool, c.command, c.expansion, c.unconditional) for c in calls] == [
+        ("shell_command", "ls", None, True), ("exec_command", None, ("x",), False), ("exec_command", "y", None, False)]
+    assert [n.message for n in notes] == [
+        "the command is computed from a constant list: its one command is known exactly (x)"]
