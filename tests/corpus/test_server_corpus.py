@@ -66,9 +66,10 @@ async def test_outline_of_recorded_rollouts(client: LanguageClient):
                 ("exec", ["mcp__agent_code__orchestration_wait_agents"])]
 
 
-async def test_analyze_recorded_file_by_path(client: LanguageClient):
-    result = await client.protocol.send_request_async("rollout/analyzeFile", {
-        "path": str(CORPUS / "codex-0.157-custom-calls.jsonl")})
+async def test_analyze_recorded_file_by_path(client: LanguageClient, tmp_path):
+    path = tmp_path / "rollout-recorded-0.157.jsonl"  # a rollout's name: the server reads it wherever it is
+    path.write_bytes((CORPUS / "codex-0.157-custom-calls.jsonl").read_bytes())
+    result = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(path)})
     assert [c.command for c in result.calls][2:] == ["git checkout -- src/CodexHeadless.ts",
                                                      "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts",
                                                      "rm node_modules"]
