@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest_lsp
@@ -131,7 +130,6 @@ async def test_hover_on_top_level_records(client: LanguageClient):
     assert "executed: yes" in local.contents.value
 
 
-
 async def test_hover_markdown_cannot_inject(client: LanguageClient):
     evil = 'await tools.exec_command({cmd: "echo ``` [x](http://e.vil) <img src=x onerror=alert(1)>"});\n'
     text = json.dumps({"timestamp": "t", "type": "response_item", "payload": {
@@ -187,7 +185,6 @@ async def test_outline_shape(client: LanguageClient):
             check(child)
     for symbol in symbols:
         check(symbol)
-
 
 
 async def test_definition_both_ways_and_references(client: LanguageClient):
@@ -246,7 +243,8 @@ async def test_a_code_lens_runs_through_the_server_and_shows_a_file(client: Lang
 async def test_the_server_lists_its_commands(client: LanguageClient):
     capabilities = client.initialize_result.capabilities
     assert sorted(capabilities.execute_command_provider.commands) == [
-        "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.showDecodedScript"]
+        "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.scriptSource",
+        "rollout-lsp.showDecodedScript", "rollout-lsp.writeScript"]
 
 
 async def test_redact_quick_fix(client: LanguageClient):
@@ -598,7 +596,8 @@ def test_every_method_is_a_documented_feature_method():
     manager = server.protocol.fm
     handlers = {**manager.features, **manager.commands}
     assert sorted(manager.commands) == ["rollout-lsp.callCommand", "rollout-lsp.decodedScript",
-                                        "rollout-lsp.showDecodedScript"]
+                                        "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript",
+                                        "rollout-lsp.writeScript"]
     assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)
     assert all(handler.__doc__ for handler in handlers.values()), [n for n, h in handlers.items() if not h.__doc__]
     assert set(server.features) == set(FEATURES)
