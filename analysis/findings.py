@@ -34,6 +34,7 @@ UNRESOLVED_PATCH_PATH = "unresolved-patch-path"
 PATCH_SYNTAX = "patch-syntax"
 UNPAIRED_CALL = "unpaired-call"
 SECRET = "secret"
+UNKNOWN_RECORD = "unknown-record"
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     INVALID_JSON: Severity.ERROR,
@@ -45,6 +46,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     PATCH_SYNTAX: Severity.ERROR,
     UNPAIRED_CALL: Severity.HINT,
     SECRET: Severity.WARNING,
+    UNKNOWN_RECORD: Severity.INFORMATION,
 }
 CODES = tuple(DEFAULT_SEVERITY)
 
