@@ -71,6 +71,7 @@ class UsageRecord:
     total: TokenUsage
     window: int | None
     counted: TokenUsage  # what it adds: ``last`` for a new running total, nothing for a repeat
+    new: bool  # its running total was not seen before in the file
     inherited: bool  # in a replayed history: the parent's usage
     rate_limits: dict | None
 
@@ -112,6 +113,7 @@ class SessionUsage:
     turns: list[TurnUsage] = field(default_factory=list)
     own: TokenUsage = ZERO  # counted once, without a replayed history
     inherited: TokenUsage = ZERO  # the replayed history's usage (the parent's)
+    requests: int = 0  # model responses counted in ``own``
     reported: TokenUsage | None = None  # the last running total Codex wrote (includes inherited usage)
 
     @property
@@ -135,7 +137,7 @@ class SessionUsage:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "own": self.own.to_json(), "inherited": self.inherited.to_json(),
+            "own": self.own.to_json(), "requests": self.requests, "inherited": self.inherited.to_json(),
             "reported_total": self.reported.to_json() if self.reported else None,
             "context": self.context, "window": self.window,
             "turns": [{"line": t.line, "usage": t.usage.to_json(), "requests": t.requests, "context": t.context,
@@ -186,14 +188,16 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
             continue
         window = info.get("model_context_window")
         window = window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
-        counted = ZERO if total in seen else last
+        new = total not in seen
         seen.add(total)
+        counted = last if new else ZERO
         inherited = replay is not None and replay.start <= number <= replay.end
-        out.records.append(UsageRecord(number, last, total, window, counted, inherited, limits))
+        out.records.append(UsageRecord(number, last, total, window, counted, new, inherited, limits))
         if inherited:
             out.inherited += counted
         else:
             out.own += counted
+            out.requests += new
         out.reported = total
     out.turns = [_turn_usage(out.records, t.line, t.end_line) for t in analysis.turns]
     return out
@@ -204,7 +208,7 @@ def _turn_usage(records: list[UsageRecord], start: int, end: int) -> TurnUsage:
     for record in records:
         if start <= record.line <= end:
             usage += record.counted
-            requests += record.counted is not ZERO
+            requests += record.new
             last = record
     return TurnUsage(start, end, usage, requests, last.context if last else None, last.window if last else None)
 

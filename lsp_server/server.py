@@ -17,6 +17,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.uris import to_fs_path
 
 from analysis.positions import PositionEncoding
 from analysis.report import outline_json
@@ -244,7 +245,9 @@ def create_server() -> RolloutLanguageServer:
         result = await ls.rollout(params.text_document.uri)
         if result is None:
             return []
-        return ls.navigation.definition(result.analysis, params.text_document.uri, params.position.line, ls.encoding)
+        folders = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]  # where other sessions are looked for
+        return ls.navigation.definition(result.analysis, params.text_document.uri, params.position.line, ls.encoding,
+                                        [f for f in folders if f])
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     @guarded(list)

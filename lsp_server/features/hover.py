@@ -14,6 +14,7 @@ from analysis.rollout import LocatedCall, RolloutAnalysis
 
 from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code
+from .sessions import usage_hover
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}
@@ -38,6 +39,8 @@ class HoverFeature:
             span = located.span if located.record.is_exec else Span(line, 0, len(text))
         else:
             body = self.record_markdown(analysis, line, record)
+            usage = usage_hover(analysis, line)  # token counts, a turn's usage, the session
+            body = "\n\n".join(p for p in (usage, body) if p)
             span = Span(line, 0, len(text))
         if not body:
             return None

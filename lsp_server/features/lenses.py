@@ -8,13 +8,14 @@ from analysis.positions import PositionEncoding
 from analysis.rollout import RolloutAnalysis
 
 from .hover import summarize
+from .sessions import inherited_folding, session_lenses
 
 SHOW_SCRIPT = "rolloutLsp.showDecodedScript"  # a client command: the VS Code client opens the script
 
 
 class LensFeature:
     def code_lenses(self, analysis: RolloutAnalysis, uri: str, encoding: PositionEncoding) -> list[types.CodeLens]:
-        lenses = []
+        lenses = session_lenses(analysis)  # the session's totals, an inherited history
         for number, record in enumerate(analysis.records):
             if not record.is_exec:
                 continue
@@ -25,9 +26,10 @@ class LensFeature:
         return lenses
 
     def folding_ranges(self, analysis: RolloutAnalysis) -> list[types.FoldingRange]:
-        return [types.FoldingRange(start_line=t.line, end_line=t.end_line, kind=types.FoldingRangeKind.Region,
-                                   collapsed_text=t.title[:60])
-                for t in analysis.turns if t.end_line > t.line]
+        return inherited_folding(analysis) + [
+            types.FoldingRange(start_line=t.line, end_line=t.end_line, kind=types.FoldingRangeKind.Region,
+                               collapsed_text=t.title[:60])
+            for t in analysis.turns if t.end_line > t.line]
 
 
 def lens_title(analysis: RolloutAnalysis, line: int) -> str:

@@ -8,14 +8,19 @@ from analysis.positions import PositionEncoding
 from analysis.rollout import RolloutAnalysis
 
 from ..convert import line_range
+from .sessions import session_definitions
 
 
 class NavigationFeature:
     def definition(self, analysis: RolloutAnalysis, uri: str, line: int,
-                   encoding: PositionEncoding) -> list[types.Location]:
-        """From a call record to its output record(s); from an output back to its call."""
+                   encoding: PositionEncoding, workspace: list[str] = ()) -> list[types.Location]:
+        """From a call record to its output record(s); from an output back to its call; to the rollout of a
+        parent, forked-from or spawned session."""
         if not 0 <= line < len(analysis.records):
             return []
+        others = session_definitions(analysis, uri, line, workspace)
+        if others:
+            return others
         record = analysis.records[line]
         call_id = record.call_id or ""
         if record.is_call:
