@@ -8,6 +8,7 @@ import sys
 import time
 from collections import Counter
 
+from ..session_census import SessionCensus
 from ..source import load, rollout_files
 from .common import analyze
 
@@ -25,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     by_tool: Counter = Counter()
     by_code: Counter = Counter()
     unreadable = 0
+    sessions = SessionCensus()  # token totals, unknown record types
     for path in rollout_files(args.paths):
         loaded = load(path)
         if loaded.error:
@@ -50,9 +52,10 @@ def run(args: argparse.Namespace) -> int:
             elif call.json_arguments is False:
                 counts["JS-literal arguments"] += 1
         by_code.update(f.code for f in findings)
+        sessions.add(analysis)
     seconds = time.perf_counter() - started
     result = {"counts": dict(counts), "calls_by_tool": dict(by_tool.most_common()),
-              "findings_by_code": dict(by_code.most_common()), "unreadable_files": unreadable,
+              "findings_by_code": dict(by_code.most_common()), **sessions.to_json(), "unreadable_files": unreadable,
               "seconds": round(seconds, 3)}
     if args.json:
         json.dump(result, sys.stdout, indent=2)
@@ -68,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
     print("findings by code:")
     for code, n in by_code.most_common():
         print(f"  {code:42} {n}")
+    for text in sessions.text():
+        print(text)
     if unreadable:
         print(f"{'unreadable files':44} {unreadable}")
     print(f"{'seconds':44} {seconds:.3f}")
