@@ -35,10 +35,19 @@ class SessionCensus:
             for name, lines in found.items():
                 counts[name] += len(lines)
 
+    def merge(self, other: "SessionCensus") -> None:
+        self.own += other.own
+        self.inherited += other.inherited
+        self.reported += other.reported
+        self.sessions_with_usage += other.sessions_with_usage
+        for version, counts in other.unknown.items():
+            self.unknown.setdefault(version, Counter()).update(counts)
+
     def to_json(self) -> dict[str, Any]:
         return {"tokens": {**self.own.to_json(), "inherited_total": self.inherited,
                            "reported_total": self.reported, "sessions_with_usage": self.sessions_with_usage},
-                "unknown_types_by_cli_version": {v: dict(c.most_common()) for v, c in sorted(self.unknown.items())}}
+                "unknown_types_by_cli_version": {v: dict(sorted(c.items(), key=lambda i: (-i[1], i[0])))
+                                                 for v, c in sorted(self.unknown.items())}}
 
     def text(self) -> list[str]:
         own = self.own
@@ -50,6 +59,6 @@ class SessionCensus:
         if self.unknown:
             out.append("unknown record types by cli_version:")
             for version, counts in sorted(self.unknown.items()):
-                for name, n in counts.most_common():
+                for name, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])):
                     out.append(f"  {version + ' ' + name:42} {n}")
         return out

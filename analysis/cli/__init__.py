@@ -8,9 +8,9 @@ import gc
 import sys
 from typing import Sequence
 
-from . import census, check, export, outline, serve
+from . import census, check, export, match, outline, serve
 
-COMMANDS = (check, outline, census, export, serve)
+COMMANDS = (check, outline, census, match, export, serve)
 
 
 def tune_gc() -> None:
