@@ -119,23 +119,37 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
                      + (f", and its {usage.inherited.total:,} tokens count for that session." if usage.inherited.total
                         else "."))
     turns: list[TurnPart] = []
-    bounds = [(t.line, t.end_line) for t in analysis.turns]
-    first = bounds[0][0] if bounds else len(analysis.records)
-    preamble = TurnPart(0, 0, None, None)
-    _fill(analysis, preamble, 0, first - 1, options, clean)
-    if preamble.parts:
-        turns.append(preamble)
-    for index, (start, end) in enumerate(bounds, 1):
-        if region is not None and region.start <= start <= region.end:
-            continue
-        turn_usage = usage.turn_at(start)
+    exported = [(i, t.line, t.end_line) for i, t in enumerate(analysis.turns, 1)
+                if region is None or not region.start <= t.line <= region.end]
+    covered = set()
+    for _, start, end in exported:
+        covered.update(range(start, end + 1))
+    if region is not None:
+        covered.update(range(region.start, region.end + 1))
+    segments = [(start, end, index) for index, start, end in exported]
+    segments += [(start, end, 0) for start, end in _gaps(covered, len(analysis.records))]
+    for start, end, index in sorted(segments):
+        turn_usage = usage.turn_at(start) if index else None
         part = TurnPart(index, start, None,
                         short(turn_usage.usage, turn_usage.context, turn_usage.window)
                         if turn_usage is not None and (turn_usage.requests or turn_usage.context is not None) else None)
         _fill(analysis, part, start, end, options, clean)
-        turns.append(part)
+        if index or part.parts:  # records outside any turn appear only when they hold something
+            turns.append(part)
     title = f"Codex session {ident.id}" if ident is not None and ident.id else f"Codex rollout {path}"
     return Document(title, facts, notes, turns)
+
+
+def _gaps(covered: set[int], count: int) -> list[tuple[int, int]]:
+    """Runs of lines ``0..count-1`` not in ``covered``."""
+    out, start = [], None
+    for number in range(count + 1):
+        if number < count and number not in covered:
+            start = number if start is None else start
+        elif start is not None:
+            out.append((start, number - 1))
+            start = None
+    return out
 
 
 def _fill(analysis: RolloutAnalysis, turn: TurnPart, start: int, end: int, options: ExportOptions, clean) -> None:
@@ -258,8 +272,7 @@ def render_markdown(document: Document) -> str:
     for note in document.notes:
         out += [f"> {_md(note)}", ""]
     for turn in document.turns:
-        heading = f"Turn {turn.number}" if turn.number else "Before the first prompt"
-        out += [f"## {heading} (line {turn.line + 1})", ""]
+        out += [f"## {_heading(turn)} (line {turn.line + 1})", ""]
         if turn.user is not None:
             out += ["\n".join("> " + _md(line) if line else ">" for line in turn.user.split("\n")), ""]
         if turn.usage:
@@ -278,6 +291,11 @@ def render_markdown(document: Document) -> str:
             if part.output is not None:
                 out += ["Output:", "", _fence(part.output, "text"), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _heading(turn: TurnPart) -> str:
+    return f"Turn {turn.number}" if turn.number else "Before the first prompt" if turn.line == 0 else \
+        "Outside a turn"
 
 
 def _indent(text: str) -> str:
@@ -314,8 +332,7 @@ def render_html(document: Document) -> str:
     out.append("</dl>")
     out += [f'<p class="note">{_h(note)}</p>' for note in document.notes]
     for turn in document.turns:
-        heading = f"Turn {turn.number}" if turn.number else "Before the first prompt"
-        out.append(f'<section><h2>{_h(heading)} <span class="line">line {turn.line + 1}</span></h2>')
+        out.append(f'<section><h2>{_h(_heading(turn))} <span class="line">line {turn.line + 1}</span></h2>')
         if turn.user is not None:
             out.append(f"<blockquote>{_h(turn.user)}</blockquote>")
         if turn.usage:

@@ -117,10 +117,10 @@ def test_outline_text_for_people():
 def test_census_counts():
     result = run_cli("census", "--json", "fixtures")
     out = json.loads(result.stdout)
-    assert out["counts"]["rollouts"] == 14
+    assert out["counts"]["rollouts"] == 16
     assert out["counts"]["scripts that do not parse"] == 2
-    assert out["calls_by_tool"]["exec_command"] == 56
+    assert out["calls_by_tool"]["exec_command"] == 57
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
-    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (49, 8)
+    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (50, 8)
     assert isinstance(out["seconds"], float)

@@ -123,7 +123,8 @@ def session_markdown(analysis: RolloutAnalysis) -> str:
     if facts.inherited is not None:
         region = facts.inherited
         parts.append(escape(f"Lines {region.start + 1}–{region.end + 1} replay the history of session "
-                            f"{region.session_id} ({region.turns} turns); their usage counts for that session."))
+                            f"{region.session_id} ({region.turns} turn{'s' if region.turns != 1 else ''}); their usage counts "
+                            "for that session."))
     if facts.resumes:
         parts.append(escape(f"Resumed {len(facts.resumes)} time{'s' if len(facts.resumes) != 1 else ''} "
                             "(a session_meta line repeats its id; nothing is replayed)."))
