@@ -34,6 +34,7 @@ UNRESOLVED_PATCH_PATH = "unresolved-patch-path"
 PATCH_SYNTAX = "patch-syntax"
 UNPAIRED_CALL = "unpaired-call"
 SECRET = "secret"
+DYNAMIC_CODE = "dynamic-code"
 # invocation logs of recording shims (analysis/invocations.py)
 INVOCATION_INVALID = "invocation-invalid"
 INVOCATION_SHAPE = "invocation-shape"
@@ -56,6 +57,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     PATCH_SYNTAX: Severity.ERROR,
     UNPAIRED_CALL: Severity.HINT,
     SECRET: Severity.WARNING,
+    DYNAMIC_CODE: Severity.WARNING,
     INVOCATION_INVALID: Severity.ERROR,
     INVOCATION_SHAPE: Severity.ERROR,
     INVOCATION_EXIT: Severity.WARNING,

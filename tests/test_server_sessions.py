@@ -96,3 +96,14 @@ async def test_unknown_records_are_in_the_outline_and_diagnostics(client: Langua
     names = [(c.name, c.range.start.line) for t in symbols[0].children for c in t.children or []
              if c.detail == "unknown record type"]
     assert names == [("event_msg/frobnicated", 10), ("event_msg/frobnicated", 17), ("future_record", 18)]
+
+
+async def test_export_command_gives_the_document_to_save(client: LanguageClient):
+    doc = await opened(client, CHILD)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="rollout-lsp.export", arguments=[doc.uri, "html", True]))
+    assert result["name"] == f"rollout-2026-07-20T10-00-10-{build.CHILD_ID}.html" and result["format"] == "html"
+    assert result["text"].startswith("<!DOCTYPE html>") and "grep -rn setInterval src" in result["text"]
+    md = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="rollout-lsp.export", arguments=[doc.uri]))
+    assert md["text"].startswith("# Codex session ") and md["name"].endswith(".md")

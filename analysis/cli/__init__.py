@@ -8,9 +8,9 @@ import gc
 import sys
 from typing import Sequence
 
-from . import census, check, export, match, outline, serve
+from . import census, check, export, index, match, outline, search, serve
 
-COMMANDS = (check, outline, census, match, export, serve)
+COMMANDS = (check, outline, census, match, index, search, export, serve)
 
 
 def tune_gc() -> None:

@@ -204,9 +204,15 @@ def session_workspace_symbols(analyses: list[tuple[str, RolloutAnalysis]], query
     return out
 
 
+def workspace_paths(workspace) -> list[str]:
+    """The folders of the editor's workspace, as paths (where other sessions' rollouts are looked for)."""
+    paths = [to_fs_path(f.uri) for f in getattr(workspace, "folders", {}).values()]
+    return [p for p in paths if p]
+
+
 def uri_path(uri: str) -> str | None:
     return to_fs_path(uri) if uri.startswith("file:") else None
 
 
 __all__ = ["SessionOutline", "usage_hover", "session_markdown", "session_lenses", "inherited_folding",
-           "session_definitions", "session_workspace_symbols", "uri_path"]
+           "session_definitions", "session_workspace_symbols", "uri_path", "workspace_paths"]

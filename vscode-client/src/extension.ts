@@ -5,7 +5,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vsc
 
 import { ServerLaunch, serverLaunch, startFailure } from "./launch";
 import { LargeRolloutView } from "./largeRollout";
-import { MARKDOWN_OPTIONS, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
+import { MARKDOWN_OPTIONS, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -22,6 +22,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rolloutLsp.copyCommand", copyCommand),
     vscode.commands.registerCommand("rolloutLsp.openLargeRollout", () => openLargeRollout(large)),
     vscode.commands.registerCommand("rolloutLsp.restartServer", () => restart(context)),
+    vscode.commands.registerCommand("rolloutLsp.exportRollout", exportRollout),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
     }),
@@ -53,8 +54,19 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     synchronize: { configurationSection: "rolloutLsp" },
     outputChannel: output,
     markdown: MARKDOWN_OPTIONS,
+    middleware: {
+      // The server's lenses run its own command, which shows the script through window/showDocument in any
+      // editor; VS Code has a view of its own for it, so its lenses run the extension's command instead.
+      provideCodeLenses: async (document, token, next) => {
+        const lenses = await next(document, token);
+        for (const lens of lenses ?? []) {
+          if (lens.command?.command === SERVER_SHOW_SCRIPT) lens.command.command = "rolloutLsp.showDecodedScript";
+        }
+        return lenses;
+      },
+    },
   };
-  client = new LanguageClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
+  client = new RolloutClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
   try {
     await client.start();
   } catch (error) {
@@ -64,6 +76,19 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   client.onDidChangeState((event) => {
     if (event.newState === State.Stopped) output.appendLine("The server stopped.");
   });
+}
+
+/** A language client whose log says "error" only for errors. */
+class RolloutClient extends LanguageClient {
+  // vscode-languageclient 9.0.1 logs every exit of the server as an error, the normal exit (code 0) after
+  // shutdown on a restart or reload included
+  override error(message: string, data?: unknown, showNotification?: boolean | "force"): void {
+    if (message === "Server process exited with code 0.") {
+      this.info(message);
+      return;
+    }
+    super.error(message, data, showNotification);
+  }
 }
 
 async function restart(context: vscode.ExtensionContext): Promise<void> {
@@ -144,15 +169,49 @@ async function copyCommand(): Promise<void> {
   void vscode.window.setStatusBarMessage("Rollout: command copied", 3000);
 }
 
+/** The open rollout as a Markdown or HTML document (the server's `rollout-lsp.export`), secrets redacted. */
+async function exportRollout(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || !client) {
+    void vscode.window.showWarningMessage("Rollout: open a rollout to export it.");
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    [{ label: "Markdown", format: "md" }, { label: "HTML", format: "html" }], { placeHolder: "Export the rollout as" });
+  if (!picked) return;
+  const result = await client.sendRequest<{ text: string; name: string } | null>("workspace/executeCommand", {
+    command: "rollout-lsp.export", arguments: [editor.document.uri.toString(), picked.format, true],
+  });
+  if (!result) {
+    void vscode.window.showInformationMessage("Rollout: this document is not a rollout.");
+    return;
+  }
+  const target = await vscode.window.showSaveDialog({
+    defaultUri: vscode.Uri.joinPath(editor.document.uri, "..", result.name),
+    filters: picked.format === "md" ? { Markdown: ["md"] } : { HTML: ["html"] },
+  });
+  if (!target) return;
+  await vscode.workspace.fs.writeFile(target, Buffer.from(result.text, "utf8"));
+  if (picked.format === "md") await vscode.window.showTextDocument(target, { preview: true });
+  else void vscode.window.showInformationMessage(`Rollout: exported to ${target.fsPath}`);
+}
+
 async function openLargeRollout(view: LargeRolloutView): Promise<void> {
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: false, openLabel: "Analyse", filters: { Rollouts: ["jsonl", "zst"] },
   });
   if (!picked || !picked[0] || !client) return;
   const file = picked[0].fsPath;
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Analysing ${path.basename(file)}…` },
-    () => client!.sendRequest("rollout/analyzeFile", { path: file }));
+  let result: unknown;
+  try {
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Analysing ${path.basename(file)}…` },
+      () => client!.sendRequest("rollout/analyzeFile", { path: file }));
+  } catch (error) {
+    // the server reads only rollouts, workspace folders and the Codex sessions folders: it says which rule
+    void vscode.window.showErrorMessage(`Rollout: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
   view.show(result as never);
   await vscode.commands.executeCommand("setContext", "rolloutLsp.largeRolloutOpen", true);
   await vscode.commands.executeCommand("rolloutLsp.largeRollout.focus");
