@@ -251,12 +251,15 @@ def _join(*notes: str | None) -> str | None:
 
 # -- Markdown --------------------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")  # emphasis, code, links, images, HTML, tables, entities
+_MD_LINE_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))", re.M)  # headings, quotes, lists, rules
 
 
 def _md(text: str) -> str:
-    """Transcript text as Markdown that shows the same characters: no links, images or HTML."""
-    return _MD_SPECIAL.sub(r"\\\1", text.replace("\r", ""))
+    """Transcript text as Markdown that shows the same characters: no links, images, HTML or structure."""
+    text = _MD_SPECIAL.sub(r"\\\1", text.replace("\r", ""))
+    return _MD_LINE_START.sub(lambda m: m.group(1) + ("\\" + m.group(2) if m.group(2) else
+                                                      m.group(3) + "\\" + m.group(4)), text)
 
 
 def _fence(text: str, language: str = "") -> str:

@@ -115,14 +115,22 @@ def test_known_types_that_are_skipped_are_not_unknown():
 
 def test_export_markdown_follows_the_session():
     out = export(analyze_text(fixture(CHILD)), CHILD, "md")
-    assert out.startswith(f"# Codex session {build.CHILD_ID.replace('-', chr(92) + '-')}\n")
-    assert "- **subagent of**: " + build.PARENT_ID.replace("-", "\\-") + " \\(Ada\\)\n" in out
-    assert "> Lines 2–7 replay the history of session" in out  # a note, not a copy
+    assert out.startswith(f"# Codex session {build.CHILD_ID}\n\n- **file**: {CHILD}\n")
+    assert f"- **subagent of**: {build.PARENT_ID} (Ada)\n" in out
+    assert f"> Lines 2–7 replay the history of session {build.PARENT_ID} (1 turn); it is not repeated here, " \
+           "and its 22,800 tokens count for that session." in out  # a note, not a copy
     assert "Audit the timers" not in out
-    assert "## Turn 2 (line 10)\n\n> Look at the timers\n\n*Usage: in 41k \\(cached 29k\\) · out 1\\.1k " \
-           "\\(reasoning 400\\) · context 8% of 258\\.4k*" in out
+    assert "## Turn 2 (line 10)\n\n> Look at the timers\n\n*Usage: in 41k (cached 29k) · out 1.1k " \
+           "(reasoning 400) · context 8% of 258.4k*" in out
     assert "- exec\\_command\n\n  ```sh\n  grep -rn setInterval src\n  ```" in out
     assert "Output:\n\n```text\n[exit 0]\nsrc/clock.js:3: setInterval(tick, 1000)\n```" in out
+
+
+def test_export_markdown_shows_transcript_text_as_text():
+    text = fixture("rollout-demo.jsonl").replace("Fix the failing greeting test",
+                                                 "1. see [this](http://e.x) <b>now</b>\\n# not a heading")
+    out = export(analyze_text(text), "demo", "md")
+    assert "> 1\\. see \\[this\\](http://e.x) \\<b\\>now\\</b\\>\n> \\# not a heading\n" in out
 
 
 def test_export_patches_as_diffs_and_outputs_trimmed():
