@@ -159,7 +159,7 @@ def _fill(analysis: RolloutAnalysis, turn: TurnPart, start: int, end: int, optio
             continue
         record = analysis.records[number]
         if turn.user is None and turn.number and record.turn_title is not None:
-            turn.user = clean(record.text or record.turn_title)
+            turn.user = clean(record.turn_title)  # the user's own words
             continue
         item = record.record.item if record.record is not None else None
         if isinstance(item, Message) and item.role == "assistant" and record.text and record.text.strip():

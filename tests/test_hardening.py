@@ -174,7 +174,7 @@ def line_view(analysis, number: int) -> tuple[list, list]:
     calls = [at_zero({k: v for k, v in call_json(analysis, c).items() if k != "output"})
              for c in analysis.calls if c.line == number]
     findings = [at_zero(finding_json(analysis, f)) for f in analysis.findings
-                if f.span.line == number and f.code != "unpaired-call"]
+                if f.span.line == number and f.code not in ("unpaired-call", "unknown-record")]  # of the document
     return calls, findings
 
 
