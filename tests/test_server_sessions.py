@@ -7,6 +7,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from analysis.rollout import analyze_text
 from fixtures import build
 from tests.helpers import fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, start, uri_of
@@ -40,7 +41,7 @@ async def test_outline_folds_the_inherited_history_and_shows_usage(client: Langu
         f"inherited from session {build.PARENT_ID}", "lines 2–7 · 1 turn · 22.8k tokens, counted for that session",
         [])
     assert (inherited.range.start.line, inherited.range.end.line) == (1, 6)
-    assert (turn.name, turn.detail) == ("turn: Look at the timers",
+    assert (turn.name, turn.detail) == ("turn: Look at the timers",  # its usage, not the parent's
                                         "in 41k (cached 29k) · out 1.1k (reasoning 400) · context 8% of 258.4k")
     folds = await client.text_document_folding_range_async(types.FoldingRangeParams(doc))
     assert (1, 6, f"inherited from session {build.PARENT_ID}") in [
@@ -57,7 +58,8 @@ async def test_session_lens_and_usage_hovers(client: LanguageClient):
     hover = await client.text_document_hover_async(types.HoverParams(doc, types.Position(12, 10)))
     assert hover.contents.value.startswith("**token count**\n\nThis response\\: 20,000 input tokens "
                                            "\\(9,000 of them cached\\), 700 output tokens \\(300 of them reasoning\\)")
-    turn = await client.text_document_hover_async(types.HoverParams(doc, types.Position(9, 10)))
+    own_turn = analyze_text(fixture(CHILD)).turns[-1].line  # where the subagent's own turn starts
+    turn = await client.text_document_hover_async(types.HoverParams(doc, types.Position(own_turn, 10)))
     assert turn.contents.value.startswith("**usage of this turn**\n\n41,000 input tokens \\(29,000 of them cached\\)"
                                           ", 1,100 output tokens \\(400 of them reasoning\\) over 2 model responses")
     session = await client.text_document_hover_async(types.HoverParams(doc, types.Position(0, 10)))

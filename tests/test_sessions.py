@@ -40,8 +40,10 @@ def test_each_response_counts_once_and_a_repeated_total_adds_nothing():
 def test_usage_per_turn_and_the_context_it_ended_with():
     analysis = analyze_text(fixture(PARENT))
     turns = session_usage(analysis).turns
-    assert [(t.line, t.usage, t.requests, t.context, t.window) for t in turns] == [
-        (3, A + B, 2, B.total, 258400), (15, P2, 1, P2.total, 258400)]
+    # one usage per turn, whichever record a turn starts at (its task_started, or the user's message)
+    assert [(t.line, t.end_line) for t in turns] == [(t.line, t.end_line) for t in analysis.turns]
+    assert [(t.usage, t.requests, t.context, t.window) for t in turns] == [
+        (A + B, 2, B.total, 258400), (P2, 1, P2.total, 258400)]
     assert round(turns[1].context_share, 4) == round(15250 / 258400, 4)
 
 
@@ -120,8 +122,10 @@ def test_export_markdown_follows_the_session():
     assert f"> Lines 2–7 replay the history of session {build.PARENT_ID} (1 turn); it is not repeated here, " \
            "and its 22,800 tokens count for that session." in out  # a note, not a copy
     assert "Audit the timers" not in out
-    assert "## Turn 2 (line 10)\n\n> Look at the timers\n\n*Usage: in 41k (cached 29k) · out 1.1k " \
-           "(reasoning 400) · context 8% of 258.4k*" in out
+    analysis = analyze_text(fixture(CHILD))
+    own = analysis.turns[-1]  # the subagent's own turn: the one before it is the parent's, replayed
+    assert f"## Turn {len(analysis.turns)} (line {own.line + 1})\n\n> Look at the timers\n\n*Usage: in 41k " \
+           "(cached 29k) · out 1.1k (reasoning 400) · context 8% of 258.4k*" in out
     assert "- exec\\_command\n\n  ```sh\n  grep -rn setInterval src\n  ```" in out
     assert "Output:\n\n```text\n[exit 0]\nsrc/clock.js:3: setInterval(tick, 1000)\n```" in out
 
