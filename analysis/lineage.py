@@ -154,7 +154,7 @@ def identity_of(meta: SessionMeta, line: int, envelope_time: str | None = None) 
 def _compute(analysis: RolloutAnalysis) -> Lineage:
     result = Lineage(identity=None)
     for number, record in enumerate(analysis.records):
-        meta = record.session
+        meta = record.session if record.kind == "session_meta" else None
         if meta is None:
             continue
         if result.identity is None:

@@ -17,9 +17,11 @@ it.  The context a turn ended with is its last record's ``last_token_usage.total
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
+from .lineage import lineage
 from .rollout import RolloutAnalysis
 
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
@@ -130,10 +132,14 @@ class SessionUsage:
         return last.rate_limits if last is not None else None
 
     def record_at(self, line: int) -> UsageRecord | None:
-        return next((r for r in self.records if r.line == line), None)
+        index = bisect_left([r.line for r in self.records], line)
+        return self.records[index] if index < len(self.records) and self.records[index].line == line else None
 
     def turn_at(self, line: int) -> TurnUsage | None:
-        return next((t for t in self.turns if t.line == line), None)
+        by_line = self.__dict__.get("_turns_by_line")
+        if by_line is None:
+            by_line = self.__dict__["_turns_by_line"] = {t.line: t for t in self.turns}
+        return by_line.get(line)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -168,8 +174,6 @@ def session_usage(analysis: RolloutAnalysis) -> SessionUsage:
 
 
 def _compute(analysis: RolloutAnalysis) -> SessionUsage:
-    from .lineage import lineage  # lineage reads usage-free records only: no cycle at run time
-
     replay = lineage(analysis).inherited
     out = SessionUsage()
     seen: set[TokenUsage] = set()
@@ -199,17 +203,18 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
             out.own += counted
             out.requests += new
         out.reported = total
-    out.turns = [_turn_usage(out.records, t.line, t.end_line) for t in analysis.turns]
+    lines = [r.line for r in out.records]
+    out.turns = [_turn_usage(out.records, lines, t.line, t.end_line) for t in analysis.turns]
     return out
 
 
-def _turn_usage(records: list[UsageRecord], start: int, end: int) -> TurnUsage:
+def _turn_usage(records: list[UsageRecord], lines: list[int], start: int, end: int) -> TurnUsage:
+    """The usage of the records on lines ``start``..``end`` (``lines``: the records' lines, ascending)."""
     usage, requests, last = ZERO, 0, None
-    for record in records:
-        if start <= record.line <= end:
-            usage += record.counted
-            requests += record.new
-            last = record
+    for record in records[bisect_left(lines, start):bisect_right(lines, end)]:
+        usage += record.counted
+        requests += record.new
+        last = record
     return TurnUsage(start, end, usage, requests, last.context if last else None, last.window if last else None)
 
 
