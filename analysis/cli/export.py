@@ -21,7 +21,7 @@ def register(sub) -> None:
     parser.add_argument("--output-lines", type=int, default=20, metavar="N",
                         help="lines of each output to keep (default 20)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
-    parser.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst)")
+    parser.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst); - reads standard input")
     parser.set_defaults(run=run)
 
 
