@@ -30,6 +30,7 @@ RECORD_SHAPE = "record-shape"
 SCRIPT_SYNTAX = "script-syntax"
 DEAD_BRANCH = "dead-branch"
 COMPUTED_COMMAND = "computed-command"
+EXPANDED_COMMAND = "expanded-command"
 UNRESOLVED_PATCH_PATH = "unresolved-patch-path"
 PATCH_SYNTAX = "patch-syntax"
 UNPAIRED_CALL = "unpaired-call"
@@ -45,6 +46,7 @@ INVOCATION_EMPTY = "invocation-empty"
 UNEXPLAINED_INVOCATION = "unexplained-invocation"
 MISSING_INVOCATION = "missing-invocation"
 EXIT_MISMATCH = "exit-mismatch"
+UNKNOWN_RECORD = "unknown-record"
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     INVALID_JSON: Severity.ERROR,
@@ -52,6 +54,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     SCRIPT_SYNTAX: Severity.ERROR,
     DEAD_BRANCH: Severity.WARNING,
     COMPUTED_COMMAND: Severity.WARNING,
+    EXPANDED_COMMAND: Severity.INFORMATION,
     UNRESOLVED_PATCH_PATH: Severity.WARNING,
     PATCH_SYNTAX: Severity.ERROR,
     UNPAIRED_CALL: Severity.HINT,
@@ -66,6 +69,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     UNEXPLAINED_INVOCATION: Severity.WARNING,
     MISSING_INVOCATION: Severity.WARNING,
     EXIT_MISMATCH: Severity.WARNING,
+    UNKNOWN_RECORD: Severity.INFORMATION,
 }
 CODES = tuple(DEFAULT_SEVERITY)
 

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .calls import COMMAND, ToolCall
-from .findings import Finding
+from .findings import UNPAIRED_CALL, Finding
 from .lines import split_lines
 from .outputs import ToolOutput
 from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
+from .vocabulary import unknown_record_findings
 
 
 class LineCache:
@@ -146,6 +147,8 @@ def analyze_text(text: str, cache: LineCache | None = None,
     analysis = RolloutAnalysis(lines, records)
     _index(analysis)
     _link(analysis)
+    analysis.findings = sorted(analysis.findings + unknown_record_findings(analysis),  # analysis.vocabulary
+                               key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
     return analysis
 
 
@@ -175,7 +178,7 @@ def _link(analysis: RolloutAnalysis) -> None:
         output = _paired_output(analysis, record)
         if output is None and record.call_id:
             where = call_id_span(analysis.lines[number]) or Span(0, 0, len(analysis.lines[number]))
-            findings.append(Finding("unpaired-call", f"no output record for call {record.call_id}",
+            findings.append(Finding(UNPAIRED_CALL, f"no output record for call {record.call_id}",
                                     Span(number, where.start, where.end)))
         for index, call in enumerate(record.calls):
             analysis.calls.append(LocatedCall(number, index, call, record, _call_output(record, call, output)))
