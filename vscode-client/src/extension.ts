@@ -29,8 +29,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   registerScriptEditing(context, () => client);
-  registerLargeRollouts(context, () => client);
+  const openLargeTabs = registerLargeRollouts(context, () => client);
   await start(context);
+  openLargeTabs();  // a rollout over 50 MB already in a tab when VS Code (re)starts
 }
 
 export async function deactivate(): Promise<void> {

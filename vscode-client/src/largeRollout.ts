@@ -54,8 +54,12 @@ export class LargeRolloutView implements vscode.TreeDataProvider<Node> {
   }
 }
 
-/** The view, its commands, Problems for large rollouts, and the watch on tabs that offers the view at once. */
-export function registerLargeRollouts(context: vscode.ExtensionContext, client: () => LanguageClient | undefined): void {
+/**
+ * The view, its commands, Problems for large rollouts, and the watch on tabs that offers the view at once.
+ * Returns what looks at the tabs already open: call it once the server runs.
+ */
+export function registerLargeRollouts(context: vscode.ExtensionContext,
+                                      client: () => LanguageClient | undefined): () => void {
   const view = new LargeRolloutView();
   const problems = vscode.languages.createDiagnosticCollection("rollout-large");
   // files offered or analysed in this window, with their size and modification time: a tab that shows the
@@ -95,7 +99,7 @@ export function registerLargeRollouts(context: vscode.ExtensionContext, client: 
     const config = vscode.workspace.getConfiguration("rolloutLsp");
     const action = largeRolloutAction(uri.fsPath, size, config.get<string[]>("files", DEFAULT_FILES),
       config.get<LargeRolloutMode>("largeRollout", DEFAULT_LARGE_MODE), seen.has(key));
-    if (action === "none") return;
+    if (action === "none" || !client()) return;  // no server yet: the look at open tabs after its start finds it
     seen.add(key);
     if (action === "ask") {
       const choice = await vscode.window.showInformationMessage(
@@ -138,7 +142,7 @@ export function registerLargeRollouts(context: vscode.ExtensionContext, client: 
     }),
     vscode.window.tabGroups.onDidChangeTabs((event) => considerTabs(event.opened)),
   );
-  considerTabs(vscode.window.tabGroups.all.flatMap((group) => group.tabs));
+  return () => considerTabs(vscode.window.tabGroups.all.flatMap((group) => group.tabs));
 }
 
 function toDiagnostic(finding: AnalyzedFile["diagnostics"][number]): vscode.Diagnostic {
