@@ -31,6 +31,7 @@ from .features.base import Feature, guarded, register
 from .features.commands import CommandFeature
 from .features.diagnostics import DiagnosticsFeature
 from .features.hover import HoverFeature
+from .features.invocation_logs import InvocationLogFeature
 from .features.lenses import FoldingFeature, LensFeature
 from .features.lifecycle import LifecycleFeature
 from .features.navigation import NavigationFeature
@@ -55,6 +56,7 @@ FEATURES: tuple[type[Feature], ...] = (
     ActionFeature,         # quick fixes
     CommandFeature,        # workspace/executeCommand
     AnalyzeFileFeature,    # rollout/analyzeFile
+    InvocationLogFeature,  # cli_mocks/calls.jsonl, linked to its rollout
 )
 
 
