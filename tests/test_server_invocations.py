@@ -189,3 +189,24 @@ async def test_the_rollout_that_explains_most_and_the_link_command(client: Langu
     report = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.linkInvocationLog", [LOG_URI, None]))
     assert (report["rollout"], report["named"]) == (ROLLOUT_URI, False)
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def shims_client(lsp_client: LanguageClient):
+    lsp_client.set_configuration({"invocationLogs": ["**/shims/*.log"]}, section="rolloutLsp")
+    await start(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_the_invocation_logs_setting(shims_client: LanguageClient):
+    open_text(shims_client, ROLLOUT_URI, rollout(COMMANDS))
+    await diagnostics_of(shims_client, ROLLOUT_URI)
+    elsewhere = (RUN / "shims" / "calls.log").as_uri()
+    open_text(shims_client, elsewhere, LOG)
+    assert [d.code for d in await diagnostics_of(shims_client, elsewhere)] == [
+        "unexplained-invocation", "exit-mismatch"]
+    open_text(shims_client, LOG_URI, LOG)  # not a log under this setting (nor a rollout): nothing
+    assert await diagnostics_of(shims_client, LOG_URI) == []
+    assert await shims_client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        types.TextDocumentIdentifier(LOG_URI))) == []
