@@ -16,7 +16,7 @@ from pytest_lsp import LanguageClient
 from analysis.lines import split_lines
 from fixtures.build import exec_call, exec_output, meta, result, turn, user
 from tests.helpers import ROOT, json_escaped, utf16_slice
-from tests.lsp_support import SERVER, change, diagnostics_of, open_text, position_of, start
+from tests.lsp_support import SERVER, change, diagnostics_of, open_text, position_of, pull_capabilities, start
 
 RUN = ROOT / "fixtures" / "run-1"
 ROLLOUT_URI = (RUN / "rollout-2026-11-30T12-00-00-run1.jsonl").as_uri()
@@ -210,3 +210,24 @@ async def test_the_invocation_logs_setting(shims_client: LanguageClient):
     assert await diagnostics_of(shims_client, LOG_URI) == []
     assert await shims_client.text_document_document_symbol_async(types.DocumentSymbolParams(
         types.TextDocumentIdentifier(LOG_URI))) == []
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def pull_client(lsp_client: LanguageClient):
+    await start(lsp_client, pull_capabilities())
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_pulled_diagnostics_of_both_documents(pull_client: LanguageClient):
+    open_text(pull_client, ROLLOUT_URI, rollout(COMMANDS))
+    open_text(pull_client, LOG_URI, LOG)
+
+    async def pulled(uri: str) -> list[tuple[str, int]]:
+        report = await pull_client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            types.TextDocumentIdentifier(uri)))
+        return [(d.code, d.range.start.line) for d in report.items]
+    await pulled(ROLLOUT_URI), await pulled(LOG_URI)  # both analysed (a client pulls again on refresh)
+    assert await pulled(LOG_URI) == [("unexplained-invocation", 0), ("exit-mismatch", 2)]
+    assert await pulled(ROLLOUT_URI) == [("missing-invocation", 5)]
+    assert pull_client.diagnostics == {}  # nothing pushed

@@ -54,15 +54,17 @@ class DiagnosticsFeature(Feature):
 
     async def analysis_ready(self, result: DocumentAnalysis) -> None:
         """Publish the diagnostics of a finished analysis, unless a newer one has come meanwhile."""
+        logs = self.server.feature_of(InvocationLogFeature)
+        await logs.prepare(result)
         if self.pull:
-            await self.server.feature_of(InvocationLogFeature).analysis_ready(result)
+            await logs.analysis_ready(result)
             return
         await self.server.wait_configured()
         if self.server.store.latest(result.uri) is not result:  # a newer analysis publishes itself
             return
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=result.uri, version=result.version, diagnostics=self.diagnostics(result)))
-        await self.server.feature_of(InvocationLogFeature).analysis_ready(result)
+        await logs.analysis_ready(result)
 
     async def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
         """``textDocument/diagnostic``: the findings of the newest text."""

@@ -15,7 +15,7 @@ the version they are published with, and every computed log and match is kept un
 
 from __future__ import annotations
 
-import logging
+import asyncio
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -25,7 +25,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.findings import EXIT_MISMATCH, Finding
-from analysis.invocations import Invocation, InvocationLog, MatchResult, match_invocations, read_invocation_log
+from analysis.invocations import (Invocation, InvocationLog, MatchResult, RolloutCommand, match_invocations,
+                                  read_invocation_log, rollout_commands)
 from analysis.positions import LineColumns
 
 from ..convert import line_range, to_diagnostic, to_range
@@ -36,7 +37,6 @@ from .common import call_at
 if TYPE_CHECKING:
     from ..store import DocumentAnalysis
 
-log = logging.getLogger("rollout_lsp")
 LINK_LOG = "rollout-lsp.linkInvocationLog"
 _NOT_A_SPACE = re.compile(r"[^\S ]")  # tabs and line breaks: an outline name is one line
 
@@ -69,6 +69,7 @@ class InvocationLogFeature(Feature):
         self.named: dict[str, str] = {}  # log URI → the rollout URI the command linked it to
         self._logs: dict[str, tuple[Any, InvocationLog]] = {}  # log URI → (its analysis, the log read from it)
         self._matches: dict[tuple[str, str], tuple[Any, Any, MatchResult]] = {}
+        self._commands: dict[str, tuple[Any, list[RolloutCommand]]] = {}  # rollout URI → (analysis, commands)
         self._linked: dict[str, str | None] = {}  # log URI → rollout URI, as last published
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
@@ -95,9 +96,30 @@ class InvocationLogFeature(Feature):
         cached = self._matches.get(key)
         if cached is not None and cached[0] is rollout and cached[1] is log_result:
             return cached[2]
-        found = match_invocations(rollout.analysis, self.log_of(log_result))
+        found = match_invocations(rollout.analysis, self.log_of(log_result), self.commands_of(rollout))
         self._matches[key] = (rollout, log_result, found)
         return found
+
+    def commands_of(self, rollout: "DocumentAnalysis") -> list[RolloutCommand]:
+        """Every command of a rollout, split as a shell splits it (once per analysis)."""
+        cached = self._commands.get(rollout.uri)
+        if cached is not None and cached[0] is rollout:
+            return cached[1]
+        commands = rollout_commands(rollout.analysis)
+        self._commands[rollout.uri] = (rollout, commands)
+        return commands
+
+    async def prepare(self, result: "DocumentAnalysis") -> None:
+        """Before a document's diagnostics: split the commands of the rollouts a log may be matched with in a
+        worker thread (seconds on a rollout of thousands of commands), and only while a log is open."""
+        if not any(self.is_log(u) for u in self.server.store.uris):
+            return
+        rollouts = self.open_rollouts() if self.is_log(result.uri) else [result] if result.is_rollout else []
+        for rollout in rollouts:
+            cached = self._commands.get(rollout.uri)
+            if cached is None or cached[0] is not rollout:
+                commands = await asyncio.to_thread(rollout_commands, rollout.analysis)
+                self._commands[rollout.uri] = (rollout, commands)
 
     def open_logs(self) -> list["DocumentAnalysis"]:
         store = self.server.store
@@ -198,6 +220,7 @@ class InvocationLogFeature(Feature):
     def closed(self, uri: str) -> None:
         """A document closed (and left the store): its partners lose their link findings."""
         self._logs.pop(uri, None)  # (a named link stays: it applies again when the documents reopen)
+        self._commands.pop(uri, None)
         for key in [k for k in self._matches if uri in k]:
             del self._matches[key]
         partners = self.relink()
