@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .calls import COMMAND, ToolCall
-from .findings import Finding
+from .findings import UNPAIRED_CALL, Finding
 from .lines import split_lines
 from .outputs import ToolOutput
 from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
@@ -171,7 +171,7 @@ def _link(analysis: RolloutAnalysis) -> None:
         output = _paired_output(analysis, record)
         if output is None and record.call_id:
             where = call_id_span(analysis.lines[number]) or Span(0, 0, len(analysis.lines[number]))
-            findings.append(Finding("unpaired-call", f"no output record for call {record.call_id}",
+            findings.append(Finding(UNPAIRED_CALL, f"no output record for call {record.call_id}",
                                     Span(number, where.start, where.end)))
         for index, call in enumerate(record.calls):
             analysis.calls.append(LocatedCall(number, index, call, record, _call_output(record, call, output)))

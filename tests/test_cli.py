@@ -19,8 +19,8 @@ def test_check_prints_compiler_style_lines_and_fails_on_warnings():
     assert result.returncode == 1
     assert result.stdout.splitlines() == [
         "fixtures/rollout-demo.jsonl:9:132: hint unpaired-call no output record for call call_demo3",
-        "fixtures/rollout-demo.jsonl:9:281: warning computed-command the command is computed at run time: "
-        "`git diff --stat -- ${f}`",
+        "fixtures/rollout-demo.jsonl:9:281: information expanded-command the command is computed from a constant "
+        "list: its 2 commands are known exactly (git diff --stat -- README.md …)",
         "fixtures/rollout-demo.jsonl:9:362: warning dead-branch exec_command never runs: it is in dead code",
     ]
 
@@ -93,7 +93,7 @@ def test_outline_json_format():
     assert out["calls"][0] == {
         "line": 1, "record": "function_call", "call_id": "call_top1", "tool": "exec_command", "kind": "command",
         "command": "git status --short", "workdir": "/home/u/proj", "files": [], "computed": False,
-        "expansion": None, "executed": "yes",
+        "expansion": None, "expansion_tools": None, "executed": "yes",
         "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 221}},
         "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2},
     }
@@ -130,7 +130,8 @@ def test_census_counts():
     assert out["calls_by_tool"]["exec_command"] == 56
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
-    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (49, 8)
+    # "git " + "status" in rollout-computed.jsonl is exactly known: a literal command
+    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (50, 7)
     assert isinstance(out["seconds"], float)
 
 

@@ -48,7 +48,7 @@ def test_demo_outline():
     assert [range_text(text, c["range"]) for c in out["calls"]][:1] == [json_escaped(
         'tools.exec_command({cmd: "pytest -q tests/test_greet.py", workdir: "/home/u/proj"})')]
     assert [(d["code"], d["severity"]) for d in out["diagnostics"]] == [
-        ("unpaired-call", "hint"), ("computed-command", "warning"), ("dead-branch", "warning")]
+        ("unpaired-call", "hint"), ("expanded-command", "information"), ("dead-branch", "warning")]
 
 
 def test_every_call_range_covers_its_call_expression():
@@ -100,11 +100,13 @@ def test_dead_branches():
 def test_computed():
     out = outline("rollout-computed.jsonl")
     assert [(c["line"], c["command"], c["computed"], c["expansion"]) for c in out["calls"]] == [
-        (1, None, True, None), (1, None, True, None), (1, None, True, None), (1, None, True, None),
+        (1, None, True, None), (1, None, True, None), (1, "git status", False, None), (1, None, True, None),
         (1, None, True, None), (2, None, True, ["git status", "git log -1"]), (2, None, True, None),
         (3, "wc -l src/app.py", False, None), (3, "pwd", False, None), (3, "cat b", False, None),
         (3, None, True, None)]
-    assert [f[1] for f in findings("rollout-computed.jsonl")] == ["computed-command"] * 8
+    # the mapped const array is known element by element: information, not a warning
+    assert [f[1] for f in findings("rollout-computed.jsonl")] == ["computed-command"] * 4 + [
+        "expanded-command", "computed-command", "computed-command"]
 
 
 def test_patches():
