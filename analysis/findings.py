@@ -46,6 +46,7 @@ INVOCATION_EMPTY = "invocation-empty"
 UNEXPLAINED_INVOCATION = "unexplained-invocation"
 MISSING_INVOCATION = "missing-invocation"
 EXIT_MISMATCH = "exit-mismatch"
+UNKNOWN_RECORD = "unknown-record"
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     INVALID_JSON: Severity.ERROR,
@@ -68,6 +69,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     UNEXPLAINED_INVOCATION: Severity.WARNING,
     MISSING_INVOCATION: Severity.WARNING,
     EXIT_MISMATCH: Severity.WARNING,
+    UNKNOWN_RECORD: Severity.INFORMATION,
 }
 CODES = tuple(DEFAULT_SEVERITY)
 
