@@ -23,7 +23,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable
-
 from urllib.parse import unquote
 
 from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_text
@@ -182,4 +181,3 @@ class AnalysisStore:
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
-
