@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 
 # `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus
-.PHONY: demo test test-corpus install bench bench-smoke fuzz e2e vscode clean
+.PHONY: demo test test-corpus install bench bench-smoke fuzz fidelity e2e vscode clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(VENV)/.installed
 
 test-corpus: $(VENV)/.installed
 	$(BIN)/python -m pytest -q tests/corpus
+
+# counts on ../shared/corpus/wild: commands read / computed / unread, records paired, events matched; writes docs/fidelity.md
+fidelity: $(VENV)/.installed
+	$(BIN)/python bench/fidelity.py
 
 # the full hardening run: every property with the full Hypothesis profile, and a 10,000-edit soak
 fuzz: $(VENV)/.installed

@@ -34,6 +34,8 @@ UNRESOLVED_PATCH_PATH = "unresolved-patch-path"
 PATCH_SYNTAX = "patch-syntax"
 UNPAIRED_CALL = "unpaired-call"
 SECRET = "secret"
+UNMATCHED_EVENT = "unmatched-event"
+EVENT_CONTRADICTS = "event-contradicts"
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     INVALID_JSON: Severity.ERROR,
@@ -45,6 +47,8 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     PATCH_SYNTAX: Severity.ERROR,
     UNPAIRED_CALL: Severity.HINT,
     SECRET: Severity.WARNING,
+    UNMATCHED_EVENT: Severity.INFORMATION,
+    EVENT_CONTRADICTS: Severity.WARNING,
 }
 CODES = tuple(DEFAULT_SEVERITY)
 

@@ -81,13 +81,15 @@ def test_outline_json_format():
     result = run_cli("outline", "--json", "fixtures/rollout-toplevel.jsonl")
     out = json.loads(result.stdout)
     assert result.returncode == 0
-    assert set(out) == {"file", "calls", "diagnostics"}
+    assert set(out) == {"file", "records", "calls", "diagnostics"}
+    assert out["records"][0] == {"line": 1, "call_id": "call_top1", "name": "exec_command", "record": "function_call",
+                                 "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}}
     assert out["calls"][0] == {
         "line": 1, "record": "function_call", "call_id": "call_top1", "tool": "exec_command", "kind": "command",
         "command": "git status --short", "workdir": "/home/u/proj", "files": [], "computed": False,
         "expansion": None, "executed": "yes",
         "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 221}},
-        "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2},
+        "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}, "event": None,
     }
 
 
@@ -117,10 +119,10 @@ def test_outline_text_for_people():
 def test_census_counts():
     result = run_cli("census", "--json", "fixtures")
     out = json.loads(result.stdout)
-    assert out["counts"]["rollouts"] == 14
+    assert out["counts"]["rollouts"] == 16
     assert out["counts"]["scripts that do not parse"] == 2
-    assert out["calls_by_tool"]["exec_command"] == 56
+    assert out["calls_by_tool"]["exec_command"] == 61
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
-    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (49, 8)
+    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (59, 8)
     assert isinstance(out["seconds"], float)

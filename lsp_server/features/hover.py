@@ -47,7 +47,7 @@ class HoverFeature:
     def call_markdown(self, analysis: RolloutAnalysis, located: LocatedCall) -> str:
         call = located.call
         parts = [f"**{escape(call.tool or 'computed tool')}** · {escape(call.kind)} · executed: "
-                 f"{escape(_EXECUTED[call.executed])}"]
+                 f"{escape(executed_text(located))}"]
         if call.kind == COMMAND and call.command is not None:
             parts.append(code_block(call.command, "sh"))
         elif call.kind == PATCH and not call.computed and call.patch is not None:
@@ -87,7 +87,12 @@ class HoverFeature:
             facts.append(f"exit {output.exit_code}")
         if output.wall_time is not None:
             facts.append(f"{output.wall_time:g} s")
+        if output.note:
+            facts.append(escape(output.note))
         head = f"**output** (line {output.line + 1}): " + " · ".join(facts)
+        if located.event is not None:
+            event_line, event = located.event
+            head += f"\n\n**{escape(event.type)}** (line {event_line + 1}): {escape(event.summary(files=True) or 'reported')}"
         text = self.call_output_text(located, output.output)
         return head + ("\n\n" + code_block(first_lines(text, self.output_lines), "text") if text else "")
 
@@ -102,11 +107,10 @@ class HoverFeature:
     def record_markdown(self, analysis: RolloutAnalysis, line: int, record: LineAnalysis) -> str:
         if record.is_exec and record.script is not None:
             summary = summarize(analysis.calls_on(line))
-            output_line = analysis.output_of(line)
-            out = analysis.records[output_line].output if output_line is not None else None
+            out = analysis.record_output(line)
             head = f"**exec** {escape(record.call_id or '')} · {escape(summary)}"
             if out is not None:
-                head += f" · {escape(out.status or '')}"
+                head += f" · {escape(out.status or '')}" + (f" {escape(out.note)}" if out.note else "")
             return head + "\n\n" + code_block(record.script, "js")
         if record.is_call and record.text is not None:
             return f"**{escape(record.name or record.kind)}** {escape(record.call_id or '')}\n\n" + \
@@ -124,6 +128,16 @@ class HoverFeature:
             role = getattr(record.record.item, "role", "") if record.record else ""
             return f"**{escape(role)} message**\n\n" + code_block(first_lines(record.text, self.output_lines), "text")
         return ""
+
+
+def executed_text(located: LocatedCall) -> str:
+    """Whether a call ran, and how that is known."""
+    call = located.call
+    if located.event is not None:
+        return f"yes: {located.event[1].type} on line {located.event[0] + 1} reports it"
+    if call.executed == "yes" and located.record.is_exec:
+        return "yes (it runs whenever the script runs, and the script completed)"
+    return _EXECUTED[call.executed]
 
 
 def readable_output(output: ToolOutput) -> str:

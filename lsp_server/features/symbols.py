@@ -57,6 +57,9 @@ class SymbolFeature:
         calls = analysis.calls_on(line)
         rng = line_range(analysis, line, encoding)
         detail = summarize(calls) if record.is_exec else (record.call_id or "")
+        output = analysis.record_output(line)
+        if output is not None and (output.status != "completed" or output.note):  # "failed", "completed after 2 waits"
+            detail = " · ".join(p for p in (detail, " ".join(w for w in (output.status, output.note) if w)) if p)
         children = [self.call_symbol(analysis, c, encoding) for c in calls] if record.is_exec else []
         name = record.name or record.kind
         if not record.is_exec and calls:
