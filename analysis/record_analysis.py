@@ -213,10 +213,11 @@ def _call_arguments(extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool_name(name: str, namespace: str | None) -> str:
-    """A tool's full name: MCP namespaces (``mcp__server__``) are joined to the name as code mode joins them."""
-    if not namespace or namespace == "functions" or name.startswith(namespace):
+    """A tool's name: an MCP namespace (``mcp__server__``) is joined to it as code mode joins them; other
+    namespaces (``functions``, ``collaboration``) only group the tools Codex offers, and leave names as they are."""
+    if not namespace or not namespace.startswith("mcp__") or name.startswith(namespace):
         return name
-    return namespace + name if namespace.endswith("_") or name.startswith("_") else f"{namespace}__{name}"
+    return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
 
 
 def read_output(body: Any) -> ToolOutput:
