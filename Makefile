@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 
 # `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus
-.PHONY: demo test test-corpus install bench bench-smoke fuzz fidelity e2e vscode clean
+.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz fidelity e2e e2e-nvim vscode clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench/node_modules/.installed: bench/package-lock.json
 	cd bench && npm ci --no-audit --no-fund
 	touch $@
 
+# the differential test against acorn + eslint-scope on generated scripts (needs node)
+test-acorn: $(VENV)/.installed bench/node_modules/.installed
+	$(BIN)/python -m pytest -q bench/differential
+
 bench: $(VENV)/.installed bench/node_modules/.installed
 	$(BIN)/python bench/run.py
 
@@ -51,6 +55,11 @@ vscode:
 e2e: $(VENV)/.installed vscode
 	$(BIN)/python -m pip install -q -e '.[e2e]'
 	$(BIN)/python -m pytest -q -p no:cacheprovider vscode-client/e2e
+
+# a second real editor: Neovim (Debian's package) drives the server through its own LSP client
+e2e-nvim: $(VENV)/.installed
+	command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
+	timeout 600 nvim --headless -u NONE -i NONE -n -c "luafile tests/nvim/test_neovim.lua" -c "cquit 2"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

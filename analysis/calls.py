@@ -98,7 +98,11 @@ class ScriptCalls:
 
 def find_calls(script: ExecScript) -> ScriptCalls:
     """Every tool call of ``script`` in source order, with the findings about them."""
-    return _CallReader(script).read()
+    from .dynamic import dynamic_notes  # it reads Note from here
+
+    result = _CallReader(script).read()
+    result.notes = sorted(result.notes + dynamic_notes(script), key=lambda n: (n.start, n.code))
+    return result
 
 
 class _CallReader:
@@ -110,7 +114,8 @@ class _CallReader:
 
     def read(self) -> ScriptCalls:
         source = self.script.source
-        if "tools" not in source and "code_mode" not in source and not any(n in source for n in LEGACY_GLOBALS):
+        if "tools" not in source and "code_mode" not in source and "\\u" not in source and \
+                not any(n in source for n in LEGACY_GLOBALS):
             return ScriptCalls([], [])  # no callee can name a tool
         for call, callee in self.script.call_sites():
             tool = self.callee_tool(callee, 0)
@@ -132,14 +137,14 @@ class _CallReader:
         if kind == "identifier":
             binding = script.resolve(node)
             if binding is None:
-                name = script.text(node)
+                name = script.name_of(node)
                 return name if name in LEGACY_GLOBALS else None
             return self.bound_tool(binding, depth + 1)
         if kind == "member_expression":
             prop = node.child_by_field_name("property")
             if prop is not None and prop.type == "property_identifier" and \
                     self.is_tools(node.child_by_field_name("object"), depth + 1):
-                return script.text(prop)
+                return script.name_of(prop)
             return None
         if kind == "subscript_expression":
             if not self.is_tools(node.child_by_field_name("object"), depth + 1):
@@ -157,7 +162,7 @@ class _CallReader:
         if node.type == "identifier":
             binding = script.resolve(node)
             if binding is None:
-                return script.text(node) == "tools"
+                return script.name_of(node) == "tools"
             if binding.kind == "import":
                 return _is_tool_module(binding.module) and binding.imported in ("*", "default", "tools")
             if binding.init is not None and binding.kind in ("const", "let", "var"):
@@ -165,8 +170,8 @@ class _CallReader:
             return False
         if node.type == "member_expression":  # globalThis.tools
             obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-            return obj is not None and prop is not None and script.text(prop) == "tools" and \
-                script.text(obj) in ("globalThis", "self") and script.resolve(obj) is None
+            return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
+                script.name_of(obj) in ("globalThis", "self") and script.resolve(obj) is None
         return False
 
     def bound_tool(self, binding: Binding, depth: int) -> Any:

@@ -34,6 +34,17 @@ UNRESOLVED_PATCH_PATH = "unresolved-patch-path"
 PATCH_SYNTAX = "patch-syntax"
 UNPAIRED_CALL = "unpaired-call"
 SECRET = "secret"
+DYNAMIC_CODE = "dynamic-code"
+# invocation logs of recording shims (analysis/invocations.py)
+INVOCATION_INVALID = "invocation-invalid"
+INVOCATION_SHAPE = "invocation-shape"
+INVOCATION_EXIT = "invocation-exit"
+INVOCATION_TOOL = "invocation-tool"
+INVOCATION_ORDER = "invocation-order"
+INVOCATION_EMPTY = "invocation-empty"
+UNEXPLAINED_INVOCATION = "unexplained-invocation"
+MISSING_INVOCATION = "missing-invocation"
+EXIT_MISMATCH = "exit-mismatch"
 UNMATCHED_EVENT = "unmatched-event"
 EVENT_CONTRADICTS = "event-contradicts"
 
@@ -47,6 +58,16 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     PATCH_SYNTAX: Severity.ERROR,
     UNPAIRED_CALL: Severity.HINT,
     SECRET: Severity.WARNING,
+    DYNAMIC_CODE: Severity.WARNING,
+    INVOCATION_INVALID: Severity.ERROR,
+    INVOCATION_SHAPE: Severity.ERROR,
+    INVOCATION_EXIT: Severity.WARNING,
+    INVOCATION_TOOL: Severity.WARNING,
+    INVOCATION_ORDER: Severity.WARNING,
+    INVOCATION_EMPTY: Severity.INFORMATION,
+    UNEXPLAINED_INVOCATION: Severity.WARNING,
+    MISSING_INVOCATION: Severity.WARNING,
+    EXIT_MISMATCH: Severity.WARNING,
     UNMATCHED_EVENT: Severity.INFORMATION,
     EVENT_CONTRADICTS: Severity.WARNING,
 }

@@ -1,4 +1,4 @@
-"""The values of JavaScript literals, decoded by esprima.
+"""The values of JavaScript literals, decoded by esprima (esprima-fork, ES2026).
 
 tree-sitter finds the literal nodes; esprima turns their source text into values
 (every JS escape: ``\\x41``, ``\\u{1F600}``, line continuations, template
@@ -90,7 +90,7 @@ def _expression(source: str) -> Any:
     import esprima
 
     try:
-        program = esprima.parseScript("(" + source + ")")
+        program = esprima.parseModule("(" + source + ")")  # strict, as exec scripts are: "\143" is refused
     except Exception:  # esprima raises its own Error type for any source it rejects
         return None
     body = program.body

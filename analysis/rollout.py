@@ -34,6 +34,10 @@ class LineCache:
             found = self._by_text[line] = analyze_line(line, self.extra_secrets)
         return found
 
+    def fill(self, lines: list[str], analyses: list[LineAnalysis]) -> None:
+        """Takes analyses made elsewhere (by worker processes) for ``lines``."""
+        self._by_text.update(zip(lines, analyses))
+
     def keep_only(self, lines: Iterable[str]) -> None:
         keep = set(lines)
         self._by_text = {k: v for k, v in self._by_text.items() if k in keep}

@@ -3,7 +3,14 @@
 It knows the script's text, its syntax tree, its ``// @exec:`` pragma, its first
 syntax error, and its lexical scopes: which declaration an identifier refers to.
 Scripts are ES modules, so ``let``, ``const``, ``class`` and function
-declarations are block-scoped and ``var`` and parameters function-scoped.
+declarations are block-scoped, ``var`` is scoped to its function's body (a
+parameter's default value does not see it) and parameters to their function;
+the name of a function or class *expression* is visible only inside it.
+
+tree-sitter's grammar is wider than module code: it reads ``await`` as a name
+and accepts what strict mode forbids.  :meth:`ExecScript.call_sites` undoes the
+first, and :attr:`ExecScript.syntax_problem` asks :mod:`analysis.module_syntax`
+about the second, so a script V8 would refuse is never read as having run.
 """
 
 from __future__ import annotations
@@ -12,12 +19,13 @@ import json
 import re
 import threading
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
+from .literals import UNKNOWN, string_value
 from .positions import LineColumns, PositionEncoding
 
 JAVASCRIPT = Language(tree_sitter_javascript.language())
@@ -42,6 +50,8 @@ STRUCTURE = Query(JAVASCRIPT, """
 (function_declaration name: (identifier) @name) @fn_decl
 (generator_function_declaration name: (identifier) @name) @fn_decl
 (class_declaration name: (identifier) @name) @class_decl
+[(function_expression name: (identifier) @name) (generator_function name: (identifier) @name)] @fn_expr
+(class name: (identifier) @name) @class_expr
 (formal_parameters) @params
 (arrow_function parameter: (identifier) @name) @arrow
 (catch_clause parameter: (_) @name) @catch
@@ -49,21 +59,25 @@ STRUCTURE = Query(JAVASCRIPT, """
 (for_in_statement left: (_) @name) @loop
 [(statement_block) (for_statement) (for_in_statement) (switch_body) (catch_clause) (class_static_block)] @scope_block
 [(function_declaration) (function_expression) (arrow_function) (method_definition)
- (generator_function_declaration) (generator_function)] @scope_function
+ (generator_function_declaration) (generator_function) (class_static_block)] @scope_function
 (if_statement) @if
 (while_statement) @while
 (for_statement) @for
 (binary_expression) @binary
 (ternary_expression) @ternary
 [(statement_block) (switch_case) (switch_default)] @statement_list
+[(assignment_expression) (augmented_assignment_expression) (update_expression)] @assign
 """)
-_GROUPS = ("call", "declarator", "fn_decl", "class_decl", "params", "arrow", "catch", "import", "loop",
-           "scope_block", "scope_function", "if", "while", "for", "binary", "ternary", "statement_list")
+_GROUPS = ("call", "declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
+           "import", "loop", "scope_block", "scope_function", "if", "while", "for", "binary", "ternary",
+           "statement_list", "assign")
 # tree-sitter's query cursor degrades sharply (and drops matches) on captured nodes nested ~60,000 deep;
 # real scripts nest a few dozen levels, so matching is capped here and a deeper script says so.
 MAX_DEPTH = 8192
 _OPAQUE = frozenset({"string", "template_string", "comment", "regex"})
-_DECLARATION_GROUPS = ("declarator", "fn_decl", "class_decl", "params", "arrow", "catch", "import", "loop")
+_DECLARATION_GROUPS = ("declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
+                       "import", "loop")
+_NAME_ESCAPE = re.compile(r"\\u(?:\{([0-9a-fA-F]+)\}|([0-9a-fA-F]{4}))")
 
 
 def _parser() -> Parser:
@@ -75,13 +89,20 @@ def _parser() -> Parser:
 
 @dataclass(frozen=True, slots=True)
 class Binding:
-    """One declared name.  ``key`` is the property a destructuring pattern takes it from."""
+    """One declared name.
+
+    ``init`` is the value the name always holds: the initialiser of a plain ``NAME = value`` declarator,
+    None when a ``let`` or ``var`` is assigned again anywhere.  ``key`` is the property a destructuring
+    pattern takes the name from, when it is a named property of the destructured value itself
+    (``const {a, b: c} = v``); None for array elements, nested patterns, rests and computed keys that
+    are not string literals.
+    """
 
     name: str
     kind: str  # const, let, var, param, function, class, import, catch
     node: Node  # the identifier that declares it
     scope: Node
-    init: Node | None = None  # the initialiser of a plain ``NAME = value`` declarator
+    init: Node | None = None
     key: str | None = None
     module: str | None = None  # for imports: the module specifier
     imported: str | None = None  # for imports: the exported name (``*`` or ``default``)
@@ -121,14 +142,41 @@ class ExecScript:
         return self.char(node.start_byte), self.char(node.end_byte)
 
     def name_of(self, node: Node) -> str:
-        """The name an identifier or property name spells (the place to decode ``\\u`` escapes in names).
-        Use it, never :meth:`text`, wherever a name is compared with a tool, a binding or a keyword."""
-        return self.text(node)
+        """The name an identifier or property name spells, its ``\\u0065`` and ``\\u{65}`` escapes decoded
+        (``tools.\\u0065xec_command`` calls ``exec_command``).  Use it, never :meth:`text`, wherever a name
+        is compared with a tool, a binding or a keyword."""
+        text = self.text(node)
+        if "\\" not in text:
+            return text
+        return _NAME_ESCAPE.sub(_decode_name_escape, text)
 
     def call_sites(self) -> list[tuple[Node, Node]]:
-        """Every call of the script as (call expression, callee expression), in source order (the place to
-        correct what tree-sitter misreads, such as ``await (f)()``)."""
-        return [(c["call"][0], c["callee"][0]) for c in self.structure["call"]]
+        """Every call of the script as (call expression, callee expression), in source order.
+
+        In module code ``await`` is always the operator, never a name, but tree-sitter reads
+        ``await (tools.x)()`` as a call of a function ``await`` whose result is called: that inner "call"
+        is dropped, and the outer call's callee is the last expression inside the parentheses."""
+        calls = [(c["call"][0], c["callee"][0]) for c in self.structure["call"]]
+        fake: dict[int, Node | None] = {}  # id of a misread ``await (…)`` call → the expression in its parentheses
+        for call, callee in calls:
+            if callee.type == "identifier" and callee.end_byte - callee.start_byte == 5 and \
+                    self.text(callee) == "await":
+                arguments = call.child_by_field_name("arguments")
+                inner = [c for c in arguments.named_children if c.type != "comment"] \
+                    if arguments is not None and arguments.type == "arguments" else []
+                fake[call.id] = inner[-1] if inner else None
+        if not fake:
+            return calls
+        sites = []
+        for call, callee in calls:
+            if call.id in fake:
+                continue
+            if callee.id in fake:
+                callee = fake[callee.id]
+                if callee is None:
+                    continue
+            sites.append((call, callee))
+        return sites
 
     # -- pragma and syntax ------------------------------------------------------------------
     @cached_property
@@ -170,7 +218,9 @@ class ExecScript:
             return SyntaxProblem(0, pragma.end(), "the '// @exec:' pragma must be a JSON object with only "
                                  "yield_time_ms and max_output_tokens")
         if not self.root.has_error:
-            return None
+            from .module_syntax import module_problem  # it reads this module's trees
+
+            return module_problem(self)
         node = self.root
         while not (node.is_error or node.is_missing):
             child = next((c for c in node.children if c.has_error or c.is_error or c.is_missing), None)
@@ -206,20 +256,54 @@ class ExecScript:
             for captures in self.structure[group]:
                 for binding in self._bindings_of(captures):
                     found.setdefault(binding.name, []).append(binding)
+        reassigned = self._reassigned(found)
+        if reassigned:  # a ``let``/``var`` assigned again holds no one value: forget its initialiser
+            for name, bindings in found.items():
+                found[name] = [replace(b, init=None) if b.node.id in reassigned else b for b in bindings]
         return found
 
     def resolve(self, node: Node, name: str | None = None) -> Binding | None:
         """The declaration ``node`` (an identifier) refers to; None for a global."""
-        name = name or self.text(node)
-        best: Binding | None = None
-        at = node.start_byte
-        for binding in self.bindings.get(name, ()):
-            scope = binding.scope
-            if scope.start_byte <= at < scope.end_byte or scope.type == "program":
-                if best is None or scope.start_byte >= best.scope.start_byte and \
-                        scope.end_byte <= best.scope.end_byte:
-                    best = binding
-        return best
+        return _innermost(self.bindings.get(name or self.name_of(node), ()), node.start_byte)
+
+    def assigned_names(self) -> list[Node]:
+        """Every identifier an assignment, an update or a ``for (x of …)`` without a declaration writes."""
+        targets: list[Node] = []
+        for captures in self.structure["assign"]:
+            node = captures["assign"][0]
+            target = node.child_by_field_name("argument" if node.type == "update_expression" else "left")
+            if target is None:
+                continue
+            if target.type == "identifier":
+                targets.append(target)
+            elif target.type in ("object_pattern", "array_pattern"):
+                targets.extend(ident for ident, _ in self._pattern_names(target))
+        for captures in self.structure["loop"]:
+            loop = captures["loop"][0]
+            if loop.child_by_field_name("kind") is None:
+                targets.extend(ident for ident, _ in self._pattern_names(captures["name"][0]))
+        return targets
+
+    def _reassigned(self, found: dict[str, list[Binding]]) -> set[int]:
+        """Ids of the declaring identifiers of ``let``/``var`` names written after their declaration."""
+        held = {name for name, bindings in found.items()
+                if any(b.init is not None and b.kind in ("let", "var") for b in bindings)}
+        if not held:
+            return set()
+        out: set[int] = set()
+        for name in held:  # ``var x = a; var x = b``: the second declaration assigns the first
+            seen: dict[int, list[Binding]] = {}
+            for b in found[name]:
+                if b.kind == "var":
+                    seen.setdefault(b.scope.id, []).append(b)
+            out.update(b.node.id for group in seen.values() if len(group) > 1 for b in group)
+        for target in self.assigned_names():
+            name = self.name_of(target)
+            if name in held:
+                binding = _innermost(found[name], target.start_byte)
+                if binding is not None and binding.kind in ("let", "var"):
+                    out.add(binding.node.id)
+        return out
 
     def declared_once(self, binding: Binding) -> bool:
         """True when no other declaration of the name shares the binding's scope."""
@@ -234,28 +318,32 @@ class ExecScript:
             value = declarator.child_by_field_name("value")
             scope = self._scope(declarator, function_scoped=kind == "var")
             if target.type == "identifier":
-                yield Binding(self.text(target), kind, target, scope, value)
+                yield Binding(self.name_of(target), kind, target, scope, value)
             else:
                 for ident, key in self._pattern_names(target):
-                    yield Binding(self.text(ident), kind, ident, scope, None, key, pattern_init=value)
+                    yield Binding(self.name_of(ident), kind, ident, scope, None, key, pattern_init=value)
         elif "fn_decl" in captures or "class_decl" in captures:
             node = (captures.get("fn_decl") or captures["class_decl"])[0]
             ident = captures["name"][0]
-            yield Binding(self.text(ident), "function" if "fn_decl" in captures else "class", ident,
+            yield Binding(self.name_of(ident), "function" if "fn_decl" in captures else "class", ident,
                           self._scope(node, function_scoped=False))
+        elif "fn_expr" in captures or "class_expr" in captures:  # its name is seen only inside it
+            node = (captures.get("fn_expr") or captures["class_expr"])[0]
+            ident = captures["name"][0]
+            yield Binding(self.name_of(ident), "function" if "fn_expr" in captures else "class", ident, node)
         elif "params" in captures:
             params = captures["params"][0]
             function = self.innermost_function(params)
             for child in params.named_children:
                 for ident, _ in self._pattern_names(child):
-                    yield Binding(self.text(ident), "param", ident, function)
+                    yield Binding(self.name_of(ident), "param", ident, function)
         elif "arrow" in captures:
             ident = captures["name"][0]
-            yield Binding(self.text(ident), "param", ident, captures["arrow"][0])
+            yield Binding(self.name_of(ident), "param", ident, captures["arrow"][0])
         elif "catch" in captures:
             clause = captures["catch"][0]
             for ident, _ in self._pattern_names(captures["name"][0]):
-                yield Binding(self.text(ident), "catch", ident, clause)
+                yield Binding(self.name_of(ident), "catch", ident, clause)
         elif "loop" in captures:
             loop = captures["loop"][0]
             kind_node = loop.child_by_field_name("kind")
@@ -263,7 +351,7 @@ class ExecScript:
             if kind in ("const", "let", "var"):  # without one, the loop assigns an existing name
                 scope = self._scope(loop, function_scoped=True) if kind == "var" else loop
                 for ident, _ in self._pattern_names(captures["name"][0]):
-                    yield Binding(self.text(ident), kind, ident, scope)
+                    yield Binding(self.name_of(ident), kind, ident, scope)
         elif "import" in captures:
             yield from self._import_bindings(captures["import"][0])
 
@@ -275,11 +363,13 @@ class ExecScript:
                 continue
             for part in clause.named_children:
                 if part.type == "identifier":
-                    yield Binding(self.text(part), "import", part, self.root, module=module, imported="default")
+                    yield Binding(self.name_of(part), "import", part, self.root, module=module,
+                                  imported="default")
                 elif part.type == "namespace_import":
                     ident = next((c for c in part.named_children if c.type == "identifier"), None)
                     if ident is not None:
-                        yield Binding(self.text(ident), "import", ident, self.root, module=module, imported="*")
+                        yield Binding(self.name_of(ident), "import", ident, self.root, module=module,
+                                      imported="*")
                 elif part.type == "named_imports":
                     for spec in part.named_children:
                         if spec.type != "import_specifier":
@@ -288,39 +378,58 @@ class ExecScript:
                         alias = spec.child_by_field_name("alias") or name
                         if name is None or alias is None:
                             continue
-                        imported = self.text(name)
-                        if name.type == "string":
-                            imported = imported[1:-1]
-                        yield Binding(self.text(alias), "import", alias, self.root, module=module,
+                        imported = self.property_name(name)
+                        if imported is None or alias.type == "string":
+                            continue
+                        yield Binding(self.name_of(alias), "import", alias, self.root, module=module,
                                       imported=imported)
 
-    def _pattern_names(self, node: Node, key: str | None = None):
-        """(identifier, property key) for every name a binding pattern declares.  Iterative: patterns
-        can nest as deep as a script likes."""
-        stack = [(node, key)]
+    def _pattern_names(self, node: Node) -> list[tuple[Node, str | None]]:
+        """(identifier, key) for every name a binding pattern declares; the key is the property of the
+        destructured value the name takes (see :class:`Binding`), known only at the pattern's first level.
+        Iterative: patterns can nest as deep as a script likes."""
+        stack: list[tuple[Node, str | None, bool]] = [(node, None, True)]  # (pattern, key, at the top)
         found = []
         while stack:
-            node, key = stack.pop()
+            node, key, top = stack.pop()
             kind = node.type
-            if kind in ("identifier", "shorthand_property_identifier_pattern"):
-                found.append((node, key if key is not None else self.text(node)))
+            if kind == "identifier":
+                found.append((node, key))
+            elif kind == "shorthand_property_identifier_pattern":
+                found.append((node, self.name_of(node) if top else None))
             elif kind == "pair_pattern":
-                key_node = node.child_by_field_name("key")
                 value = node.child_by_field_name("value")
                 if value is not None:
-                    name = None
-                    if key_node is not None and key_node.type == "property_identifier":
-                        name = self.text(key_node)
-                    elif key_node is not None and key_node.type == "string":
-                        name = self.text(key_node)[1:-1]
-                    stack.append((value, name))
+                    stack.append((value, self.property_name(node.child_by_field_name("key")) if top else None,
+                                  False))
             elif kind in ("assignment_pattern", "object_assignment_pattern"):
                 left = node.child_by_field_name("left")
                 if left is not None:
-                    stack.append((left, key))
-            elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
-                stack.extend((child, None) for child in reversed(node.named_children))
+                    stack.append((left, key, top and kind == "object_assignment_pattern"))
+            elif kind == "object_pattern":
+                stack.extend((child, None, top) for child in reversed(node.named_children))
+            elif kind in ("array_pattern", "rest_pattern"):
+                stack.extend((child, None, False) for child in reversed(node.named_children))
         return found
+
+    def property_name(self, node: Node | None) -> str | None:
+        """The property name a key spells: ``a``, ``"a"``, ``1``, ``["a"]``; None when it is computed."""
+        if node is None:
+            return None
+        kind = node.type
+        if kind == "computed_property_name":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            if len(inner) != 1 or inner[0].type != "string":
+                return None
+            node, kind = inner[0], "string"
+        if kind in ("property_identifier", "identifier", "private_property_identifier"):
+            return self.name_of(node)
+        if kind == "string":
+            value = string_value(self.text(node))
+            return None if value is UNKNOWN else value
+        if kind == "number":
+            return self.text(node)
+        return None
 
     @cached_property
     def _scope_index(self) -> tuple["_Intervals", "_Intervals"]:
@@ -328,15 +437,38 @@ class ExecScript:
                 _Intervals([c["scope_function"][0] for c in self.structure["scope_function"]]))
 
     def _scope(self, node: Node, function_scoped: bool) -> Node:
-        """The innermost block (or, for ``var``, function) around ``node``; tree-sitter's ``parent`` is
+        """The innermost block (or, for ``var``, function body) around ``node``; tree-sitter's ``parent`` is
         O(depth), so scopes come from an index of the captured scope nodes."""
         blocks, functions = self._scope_index
         found = (functions if function_scoped else blocks).innermost(node.start_byte, node.start_byte + 1, node)
-        return found if found is not None else self.root
+        if found is None:
+            return self.root
+        if function_scoped:  # a ``var`` lives in the body: the parameters' default values do not see it
+            body = found.child_by_field_name("body")
+            if body is not None and body.start_byte <= node.start_byte < body.end_byte:
+                return body
+        return found
 
     def innermost_function(self, node: Node) -> Node:
         found = self._scope_index[1].innermost(node.start_byte, node.end_byte, None)
         return found if found is not None else self.root
+
+
+def _innermost(bindings, at: int) -> Binding | None:
+    """Of the bindings of one name, the one whose scope is the innermost around byte ``at``."""
+    best: Binding | None = None
+    for binding in bindings:
+        scope = binding.scope
+        if scope.start_byte <= at < scope.end_byte or scope.type == "program":
+            if best is None or scope.start_byte >= best.scope.start_byte and \
+                    scope.end_byte <= best.scope.end_byte:
+                best = binding
+    return best
+
+
+def _decode_name_escape(match: re.Match) -> str:
+    code = int(match.group(1) or match.group(2), 16)
+    return chr(code) if code <= 0x10FFFF else match.group(0)  # out of range: the module check rejects it
 
 
 class _Intervals:

@@ -27,6 +27,8 @@ class Settings(BaseModel):
     hover_output_lines: int = Field(20, ge=0, le=10_000, alias="hoverOutputLines")
     files: list[str] = Field(default_factory=lambda: list(DEFAULT_FILES))
     debounce_ms: int = Field(30, ge=0, le=10_000, alias="debounceMs")
+    # a client that supports pulled diagnostics gets them unless it sets this to false
+    pull_diagnostics: bool = Field(True, alias="pullDiagnostics")
 
     @field_validator("severity")
     @classmethod
@@ -53,28 +55,58 @@ class Settings(BaseModel):
         return any(_glob(p).search(path.replace("\\", "/")) for p in self.files)
 
 
-def parse_settings(value: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
-    """Settings from a client's value; fields that do not validate keep their old value, with a message."""
-    base = base or Settings()
+def parse_settings(value: Any, previous: Settings | None = None) -> tuple[Settings, list[str]]:
+    """Settings from a client's whole ``rolloutLsp`` section.
+
+    What the value does not set is the default (a removed setting takes effect too).  A setting that
+    does not validate keeps its previous value, with a message; a severity for an unknown code or with
+    an unknown name is left out, with a message.
+    """
+    previous = previous or Settings()
     if value is None:
-        return base, []
+        return previous, []
     if not isinstance(value, dict):
-        return base, [f"rollout-lsp settings must be an object, not {type(value).__name__}"]
+        return previous, [f"rollout-lsp settings must be an object, not {type(value).__name__}"]
     if isinstance(value.get("rolloutLsp"), dict):  # a whole settings tree
         value = value["rolloutLsp"]
-    merged = base.model_dump(by_alias=True)
     problems: list[str] = []
+    merged = Settings().model_dump(by_alias=True)
+    old = previous.model_dump(by_alias=True)
     for key, item in value.items():
-        if key == "severity" and isinstance(item, dict):  # per code: later sources override code by code
-            item = {**merged.get("severity", {}), **item}
+        if key in ("server", "trace"):  # read by the client that starts the server
+            continue
+        if key == "severity" and isinstance(item, dict):
+            item = _known_severities(item, problems)
         trial = dict(merged, **{key: item})
         try:
             Settings.model_validate(trial)
         except ValidationError as error:
             problems.append(f"setting {key!r} ignored: {error.errors()[0]['msg']}")
+            field = _field_of(key)
+            if field is not None:
+                merged[field.alias or key] = old.get(field.alias or key)
             continue
         merged = trial
     return Settings.model_validate(merged), problems
+
+
+def _known_severities(value: dict, problems: list[str]) -> dict:
+    known = {}
+    for code, name in value.items():
+        if code not in CODES:
+            problems.append(f"setting 'severity' ignored for {code!r}: not a finding code")
+        elif name not in ("error", "warning", "information", "hint", "off"):
+            problems.append(f"setting 'severity' ignored for {code!r}: {name!r} is not a severity")
+        else:
+            known[code] = name
+    return known
+
+
+def _field_of(key: str):
+    for name, field in Settings.model_fields.items():
+        if key in (name, field.alias):
+            return field
+    return None
 
 
 @lru_cache(maxsize=64)

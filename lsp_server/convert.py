@@ -10,6 +10,9 @@ from analysis.findings import DEAD_BRANCH, Finding, Severity
 from analysis.positions import PositionEncoding, Span
 from analysis.rollout import RolloutAnalysis
 
+from .fixes import fix_data
+from .masking import Masker
+
 SOURCE = "rollout-lsp"
 _FINDINGS_DOC = Path(__file__).resolve().parent.parent / "docs" / "findings.md"
 WEB_DOCS = "https://github.com/codex-rollout-lsp/codex-rollout-lsp/blob/main/docs/findings.md"
@@ -39,28 +42,42 @@ def line_range(analysis: RolloutAnalysis, line: int, encoding: PositionEncoding)
 
 
 def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encoding: PositionEncoding,
-                  severity_names: dict[str, str]) -> types.Diagnostic | None:
-    """The diagnostic of a finding, with the configured severity; None when its code is turned off."""
+                  severity_names: dict[str, str], masker: Masker | None = None,
+                  version: int | None = None) -> types.Diagnostic | None:
+    """The diagnostic of a finding, with the configured severity; None when its code is turned off.
+
+    Its messages are masked; its ``data`` carries what its quick fix needs and the document
+    version it was computed for.
+    """
+    mask = masker = masker or Masker()
     name = severity_names.get(finding.code)
     if name == "off":
         return None
     severity = Severity.parse(name) if name else finding.severity
     related = [types.DiagnosticRelatedInformation(types.Location(uri, to_range(analysis, r.span, encoding)),
-                                                  r.message) for r in finding.related]
+                                                  mask(r.message)) for r in finding.related]
     output = _output_of_call_record(analysis, finding)
     if output is not None:
         related.append(types.DiagnosticRelatedInformation(
             types.Location(uri, line_range(analysis, output, encoding)), f"the output of this call (line {output + 1})"))
     return types.Diagnostic(
         range=to_range(analysis, finding.span, encoding),
-        message=finding.message,
+        message=mask(finding.message),
         severity=_SEVERITY[severity],
         code=finding.code,
         code_description=types.CodeDescription(href=docs_url(finding.code)),
         source=SOURCE,
         tags=[types.DiagnosticTag.Unnecessary] if finding.code == DEAD_BRANCH else None,
         related_information=related or None,
+        data=_data(analysis, finding, masker, version),
     )
+
+
+def _data(analysis: RolloutAnalysis, finding: Finding, masker: Masker, version: int | None) -> dict | None:
+    data = fix_data(analysis, finding, masker.extra)
+    if data is None:
+        return None
+    return {**data, "version": version}
 
 
 def _output_of_call_record(analysis: RolloutAnalysis, finding: Finding) -> int | None:

@@ -58,6 +58,15 @@ class RolloutDocument(TextDocument):
         end = starts[line + 1] if line + 1 < len(starts) else len(source)
         return source[starts[line]:end].rstrip("\r\n")
 
+    def line_break(self, line: int) -> str:
+        """The terminator of ``line`` (``\r\n``, ``\r`` or ``\n``; '' for the last line)."""
+        starts = self._index()
+        if not 0 <= line < len(starts) - 1:
+            return ""
+        source = self.source
+        end = starts[line + 1]
+        return "\r\n" if source[end - 2:end] == "\r\n" else source[end - 1:end]
+
     def offset_of(self, position: types.Position) -> int:
         """The code-point offset of a client position (clamped into the document)."""
         starts = self._index()
@@ -70,6 +79,8 @@ class RolloutDocument(TextDocument):
     def line_of_offset(self, offset: int) -> int:
         return bisect_right(self._index(), offset) - 1
 
+    # pygls's own splice goes through ``lines`` (str.splitlines): this override, of a private method, is the
+    # point of this class.  Pinned by test_incremental_edits_with_u2028 and the soak test.
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
         start = self.offset_of(change.range.start)
         end = max(start, self.offset_of(change.range.end))
@@ -86,7 +97,13 @@ class RolloutWorkspace(Workspace):
 
 
 def install_workspace(protocol) -> None:
-    """Replace the workspace pygls made in ``initialize`` by a :class:`RolloutWorkspace`."""
+    """Replace the workspace pygls made in ``initialize`` by a :class:`RolloutWorkspace`.
+
+    pygls has no public way to choose the workspace class; it creates the workspace just before calling
+    our ``initialize`` handler, so this sets its private ``_workspace`` (as esbonio does) and reads the
+    private ``_sync_kind``.  Pinned by test_incremental_edits_with_u2028 (which fails with pygls's
+    line splitting).
+    """
     old: Workspace = protocol.workspace
     protocol._workspace = RolloutWorkspace(old.root_uri, old._sync_kind, list(old.folders.values()),
                                            old.position_encoding)

@@ -2,13 +2,20 @@
 
 Each document keeps a :class:`~analysis.rollout.LineCache`, so a new version
 re-analyses only the lines whose text changed.  Requests ask :meth:`get`, which
-waits for the analysis of the document's newest text.
+waits for the analysis of the document's newest text and never answers with an
+older one.
+
+The line cache is not thread-safe: a superseded analysis keeps filling it from
+its worker thread until it next checks whether it is stale.  So each document's
+analyses run one at a time, under the document's lock, and the cache is pruned
+(:meth:`~analysis.rollout.LineCache.keep_only`) inside that lock, in the worker.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -40,6 +47,7 @@ class _State:
     ready: asyncio.Future = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     task: asyncio.Task | None = None
     latest: DocumentAnalysis | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)  # one analysis (and cache) user at a time
 
 
 class AnalysisStore:
@@ -90,7 +98,11 @@ class AnalysisStore:
         return state.latest if state else None
 
     async def get(self, uri: str, timeout: float = 30.0) -> DocumentAnalysis | None:
-        """The analysis of the newest text of ``uri``; None for a document that is not open."""
+        """The analysis of the newest text of ``uri``.
+
+        None for a document that is not open, and, with a log line, when the newest text has no analysis
+        (it failed, or took longer than ``timeout``): an older analysis is never passed off as current.
+        """
         deadline = time.monotonic() + timeout
         while True:
             state = self._states.get(uri)
@@ -98,12 +110,14 @@ class AnalysisStore:
                 return None
             future = state.ready
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return state.latest
             try:
+                if remaining <= 0:
+                    raise asyncio.TimeoutError
                 result = await asyncio.wait_for(asyncio.shield(future), remaining)
             except asyncio.TimeoutError:
-                return state.latest
+                log.warning("no analysis of version %s of %s within %g s: answering without one",
+                            state.version, uri, timeout)
+                return None
             if result is not _SUPERSEDED:
                 return result
 
@@ -118,15 +132,21 @@ class AnalysisStore:
             def stale() -> bool:
                 return state.generation != generation
 
-            analysis = await asyncio.get_running_loop().run_in_executor(
-                self._executor, lambda: analyze_text(text, cache, stale))
-            cache.keep_only(analysis.lines)
+            def work() -> RolloutAnalysis:
+                with state.lock:
+                    if stale():
+                        raise AnalysisCancelled
+                    result = analyze_text(text, cache, stale)
+                    cache.keep_only(result.lines)
+                    return result
+
+            analysis = await asyncio.get_running_loop().run_in_executor(self._executor, work)
         except (asyncio.CancelledError, AnalysisCancelled):
             return
         except Exception:  # one bad document must not take the server down
-            log.exception("analysis of %s failed", uri)
+            log.exception("analysis of version %s of %s failed", version, uri)
             if state.generation == generation and not state.ready.done():
-                state.ready.set_result(state.latest)
+                state.ready.set_result(None)  # requests get no analysis rather than an older one
             return
         if state.generation != generation:
             return

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from analysis.lines import split_lines
 from tests.helpers import ROOT
 
+# no session index (a path that cannot exist): workspace symbols come from the open documents only
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "analysis.cli", "serve"],
-                            server_env={"PYTHONPATH": str(ROOT)})
+                            server_env={"PYTHONPATH": str(ROOT),
+                                        "ROLLOUT_LSP_INDEX": os.path.join(os.devnull, "no-index.sqlite3")})
 
 
 def uri_of(name: str) -> str:
@@ -24,7 +28,9 @@ def push_capabilities() -> types.ClientCapabilities:
             hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
             document_symbol=types.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True),
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(related_information=True)),
-        workspace=types.WorkspaceClientCapabilities(configuration=True),
+        workspace=types.WorkspaceClientCapabilities(
+            configuration=True, workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True)),
+        window=types.WindowClientCapabilities(show_document=types.ShowDocumentClientCapabilities(support=True)),
         general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16]))
 
 
@@ -36,10 +42,23 @@ def pull_capabilities() -> types.ClientCapabilities:
 
 
 async def start(client: LanguageClient, capabilities: types.ClientCapabilities | None = None,
-                options: dict | None = None) -> types.InitializeResult:
+                options: dict | None = None, root: str | None = None) -> types.InitializeResult:
     return await client.initialize_session(types.InitializeParams(
         capabilities=capabilities or push_capabilities(), initialization_options=options,
-        root_uri=ROOT.as_uri()))
+        root_uri=root or ROOT.as_uri()))
+
+
+def apply_edit(text: str, edit: types.WorkspaceEdit, uri: str, version: int | None) -> str:
+    """``text`` with a versioned workspace edit applied, as a client does: it must name ``version``."""
+    [change] = edit.document_changes
+    assert change.text_document.uri == uri and change.text_document.version == version
+    lines = split_lines(text)
+    for e in sorted(change.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        assert e.range.start.line == e.range.end.line
+        line = lines[e.range.start.line].encode("utf-16-le", "surrogatepass")
+        lines[e.range.start.line] = (line[:2 * e.range.start.character] + e.new_text.encode("utf-16-le") +
+                                     line[2 * e.range.end.character:]).decode("utf-16-le", "surrogatepass")
+    return "\n".join(lines)
 
 
 def open_text(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:

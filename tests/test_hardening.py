@@ -1,5 +1,5 @@
-"""Hostile and broken rollouts: the analysis never raises, ranges stay inside the document, a line's analysis
-does not depend on other lines, redaction keeps JSON valid, and no regex backtracks catastrophically."""
+"""Hostile and broken rollouts: the analysis never raises, ranges stay inside the document, a line reads the
+same inside a document and alone, redaction keeps JSON valid, and no regex backtracks catastrophically."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from hypothesis import given, strategies as st
 from analysis import analyze_text
 from analysis.calls import find_calls
 from analysis.lines import split_lines
+from analysis.report import call_json, finding_json
+from analysis.rollout import LineCache
 from analysis.script import ExecScript
-from tests.helpers import run_cli
+from tests.helpers import FIXTURES, run_cli
 from tests.hostile import check_invariants, check_redaction, documents, exec_line, mutated, real_lines, \
     real_scripts, record_lines
 
@@ -158,10 +160,42 @@ def test_check_reports_a_file_it_cannot_read(tmp_path):
     assert result.stdout.splitlines()[1].startswith(f"{tmp_path / 'rollout-ok.jsonl'}:1:")  # the rest is checked
 
 
-def test_line_analysis_does_not_depend_on_neighbours():
-    lines = real_lines()
-    alone = [check_invariants(line) for line in lines[:40]]
-    together = analyze_text("\n".join(lines[:40]))
-    for number, analysis in enumerate(alone):
-        assert [c.call for c in together.calls if c.line == number] == [c.call for c in analysis.calls]
-        assert split_lines(together.lines[number]) == [lines[number]]
+def line_view(analysis, number: int) -> tuple[list, list]:
+    """What the analysis says about one line, as the command line reports it (ranges, messages, calls),
+    with that line numbered 0; the pairing with outputs and events on other lines left out."""
+    def at_zero(value):
+        if isinstance(value, dict):
+            return {k: (0 if k == "line" and isinstance(v, int) else at_zero(v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [at_zero(v) for v in value]
+        return value
+
+    calls = [at_zero({k: v for k, v in call_json(analysis, c).items() if k not in ("output", "event", "executed")})
+             for c in analysis.calls if c.line == number]
+    findings = [at_zero(finding_json(analysis, f)) for f in analysis.findings
+                if f.span.line == number and f.code not in ("unpaired-call", "unmatched-event", "event-contradicts")]
+    return calls, findings
+
+
+@given(st.data())
+def test_a_line_reads_the_same_inside_a_document_and_alone(data):
+    """A line's calls and findings (with their exact ranges and messages) inside a document of other
+    lines, joined by any line ending, equal those of the line alone, each analysed with its own cache."""
+    pool = real_lines() + [exec_line(s) for s in real_scripts()[:20]]
+    before = data.draw(st.lists(st.sampled_from(pool), max_size=4))
+    line = data.draw(st.sampled_from(pool))
+    after = data.draw(st.lists(st.sampled_from(pool), max_size=4))
+    ending = data.draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    document = analyze_text(ending.join(before + [line] + after), LineCache())
+    alone = analyze_text(line, LineCache())
+    assert document.lines[len(before)] == line
+    assert line_view(document, len(before)) == line_view(alone, 0)
+
+
+def test_every_real_line_reads_the_same_inside_its_file():
+    """Each fixture line, in its own file and alone: the same calls, findings and ranges."""
+    for path in sorted(FIXTURES.glob("*.jsonl")):
+        text = path.read_bytes().decode("utf-8")
+        document = analyze_text(text, LineCache())
+        for number, line in enumerate(split_lines(text)):
+            assert line_view(document, number) == line_view(analyze_text(line, LineCache()), 0), (path.name, number)

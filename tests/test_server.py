@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from analysis import analyze_text
 from analysis.lines import split_lines
-from tests.helpers import CORPUS, fixture, json_escaped, utf16_slice
-from tests.lsp_support import (SERVER, change, diagnostics_of, open_text, position_of, pull_capabilities, start,
-                               uri_of)
+from pygls.exceptions import JsonRpcException
+from pygls.uris import to_fs_path as from_uri
+from tests.helpers import CORPUS, ROOT, fixture, json_escaped, utf16_slice
+from tests.lsp_support import (SERVER, apply_edit, change, diagnostics_of, open_text, position_of, pull_capabilities,
+                               push_capabilities, start, uri_of)
 
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient):
-    await start(lsp_client)
+    lsp_client.initialize_result = await start(lsp_client)
     yield
     await lsp_client.shutdown_session()
 
@@ -260,32 +265,132 @@ async def test_code_lens_and_folding(client: LanguageClient):
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
     assert [(l.range.start.line, l.command.title, l.command.command, list(l.command.arguments))
             for l in lenses] == [
-        (4, "1 command · exit 1 · 0.4 s", "rolloutLsp.showDecodedScript", [uri, 4]),
-        (6, "1 command · 1 patch · exit 0 · 1.2 s", "rolloutLsp.showDecodedScript", [uri, 6]),
-        (8, "2 commands · no output", "rolloutLsp.showDecodedScript", [uri, 8])]
+        (4, "1 command · exit 1 · 0.4 s", "rollout-lsp.showDecodedScript", [uri, 4]),
+        (6, "1 command · 1 patch · exit 0 · 1.2 s", "rollout-lsp.showDecodedScript", [uri, 6]),
+        (8, "2 commands · no output", "rollout-lsp.showDecodedScript", [uri, 8])]
     folds = await client.text_document_folding_range_async(types.FoldingRangeParams(types.TextDocumentIdentifier(uri)))
     assert [(f.start_line, f.end_line) for f in folds] == [(2, 9)]
+
+
+async def test_a_code_lens_runs_through_the_server_and_shows_a_file(client: LanguageClient):
+    """The lens command is a server command: the server writes the script to a .js file and asks the
+    client to show it (window/showDocument), so it works in an editor without a custom view."""
+    uri, _ = await opened(client, "rollout-demo.jsonl")
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        lenses[0].command.command, lenses[0].command.arguments))
+    assert [(p.uri, p.take_focus) for p in client.shown_documents] == [(result["file"], True)]
+    assert result["shown"] is True and result["file"].endswith(".js") and "rollout-demo-line5-call_demo1" in result["file"]
+    path = Path(from_uri(result["file"]))
+    assert path.read_text(encoding="utf-8") == result["script"] == (
+        'const r = await tools.exec_command({cmd: "pytest -q tests/test_greet.py", workdir: "/home/u/proj"});'
+        "\ntext(r);\n")
+    assert path.stat().st_mode & 0o222 == 0  # read-only: edits there would not reach the rollout
+
+
+async def test_the_server_lists_its_commands(client: LanguageClient):
+    capabilities = client.initialize_result.capabilities
+    assert sorted(capabilities.execute_command_provider.commands) == [
+        "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.showDecodedScript"]
 
 
 async def test_redact_quick_fix(client: LanguageClient):
     text = fixture("rollout-secrets.jsonl")
     uri, diagnostics = await opened(client, "rollout-secrets.jsonl")
     first = diagnostics[0]
+    assert first.data == {"fix": "redact", "keep": 3, "version": 1}
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), first.range, types.CodeActionContext(diagnostics=[first])))
     assert [a.title for a in actions] == ["Redact secret", "Redact all 8 secrets in this file"]
-    edit = actions[0].edit.changes[uri][0]
+    [change] = actions[0].edit.document_changes
+    assert actions[0].edit.changes is None and change.text_document.version == 1
+    edit = change.edits[0]
     assert edit.range == first.range
     assert edit.new_text == "sk-xxxx-" + "xxxxxxxxxxxxxxxxxx" * 2
-    lines = split_lines(text)
-    line = lines[1].encode("utf-16-le")
-    new = (line[:2 * edit.range.start.character] + edit.new_text.encode("utf-16-le") +
-           line[2 * edit.range.end.character:]).decode("utf-16-le")
+    new_text = apply_edit(text, actions[0].edit, uri, 1)
+    lines, new = split_lines(text), split_lines(new_text)[1]
     assert len(new) == len(lines[1]) and json.loads(new)["payload"]["input"].startswith(
         'await tools.exec_command({cmd: "OPENAI_API_KEY=sk-xxxx-')
-    change(client, uri, 2, (1, 0), (1, len(line) // 2), new)
+    change_line(client, uri, 2, 1, lines[1], new)
     after = await diagnostics_of(client, uri)
     assert [d.range.start.line for d in after if d.code == "secret"] == [2, 2, 3, 3, 3, 3, 4]
+    assert {d.data["version"] for d in after if d.data} == {2}
+
+
+def change_line(client, uri: str, version: int, number: int, old: str, new: str) -> None:
+    change(client, uri, version, (number, 0), (number, len(old.encode("utf-16-le")) // 2), new)
+
+
+async def test_a_redaction_keeps_the_prefix_the_configured_patterns_found(configured_client: LanguageClient):
+    """A configured pattern ("Use B") hides the built-in Bearer match, so the OpenAI key after it is found
+    on its own, with its prefix kept.  Without the configured patterns the fix found no such match and
+    kept nothing."""
+    client = configured_client
+    client.set_configuration({"secretPatterns": ["Use B"]}, section="rolloutLsp")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    key = "sk-proj-" + "Ab12" * 8
+    text = json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": f"Use Bearer {key}"}]}}) + "\n"
+    uri, _ = await opened(client, "rollout-bearer.jsonl", text)
+    diagnostics = await diagnostics_until(client, uri, lambda found: len(found) == 2)
+    assert [covered(text, d.range) for d in diagnostics] == ["Use B", key]
+    assert diagnostics[1].data == {"fix": "redact", "keep": 3, "version": 1}
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), diagnostics[1].range, types.CodeActionContext(diagnostics=diagnostics[1:])))
+    fixes = {e.new_text for a in actions for e in a.edit.document_changes[0].edits}
+    assert "sk-xxxx-" + "xxxx" * 8 in fixes
+
+
+async def test_a_fix_names_the_version_it_was_computed_for(client: LanguageClient):
+    """A same-length redaction applied to a newer text would overwrite other characters: the edit names
+    its version, and a client refuses it once the document has changed."""
+    text = fixture("rollout-secrets.jsonl")
+    uri, diagnostics = await opened(client, "rollout-secrets.jsonl")
+    line = split_lines(text)[1]
+    change(client, uri, 2, (1, 0), (1, 0), " ")
+    await diagnostics_of(client, uri)
+    rng = types.Range(types.Position(1, 0), types.Position(1, len(line) + 1))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), rng, types.CodeActionContext(diagnostics=[])))
+    assert {a.edit.document_changes[0].text_document.version for a in actions} == {2}
+    edit = actions[0].edit.document_changes[0].edits[0]
+    assert edit.range.start.character == diagnostics[0].range.start.character + 1
+
+
+async def test_add_output_record_fix(client: LanguageClient):
+    text = fixture("rollout-demo.jsonl")
+    uri, diagnostics = await opened(client, "rollout-demo.jsonl")
+    unpaired = diagnostics[0]
+    assert unpaired.code == "unpaired-call" and unpaired.data == {"fix": "add-output", "callId": "call_demo3",
+                                                                   "version": 1}
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), unpaired.range, types.CodeActionContext(diagnostics=[unpaired])))
+    assert [a.title for a in actions] == ["Add output record"]
+    fixed = apply_edit(text, actions[0].edit, uri, 1)
+    lines = split_lines(fixed)
+    assert lines[:9] == split_lines(text)[:9] and lines[10:] == split_lines(text)[9:]
+    assert json.loads(lines[9]) == {"timestamp": "2026-07-20T10:00:00.000Z", "type": "response_item", "payload": {
+        "type": "custom_tool_call_output", "call_id": "call_demo3", "output": [
+            {"type": "input_text", "text": "Script completed\nWall time 0.0 seconds\nOutput:\n"}]}}
+    client.diagnostics.pop(uri, None)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+    assert [d.code for d in await diagnostics_of(client, uri)] == ["computed-command", "dead-branch"]
+
+
+async def test_wrap_patch_fix(client: LanguageClient):
+    text = fixture("rollout-patches.jsonl")
+    uri, diagnostics = await opened(client, "rollout-patches.jsonl")
+    envelope = [d for d in diagnostics if "envelope" in d.message][0]
+    assert envelope.data == {"fix": "wrap-patch", "version": 1}
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), envelope.range, types.CodeActionContext(diagnostics=[envelope])))
+    wrap = [a for a in actions if a.title == "Wrap in *** Begin Patch … *** End Patch"][0]
+    fixed = split_lines(apply_edit(text, wrap.edit, uri, 1))[3]
+    script = json.loads(fixed)["payload"]["input"]
+    assert "tools.apply_patch(\"*** Begin Patch\\nno patch here\\n*** End Patch\")" in script
+    assert [c.call.patch for c in analyze_text(fixed).calls][-1] == "*** Begin Patch\nno patch here\n*** End Patch"
 
 
 async def test_incremental_edits_with_u2028(client: LanguageClient):
@@ -317,28 +422,77 @@ async def configured_client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-async def test_configuration_from_initialization_and_changes(configured_client: LanguageClient):
-    lsp_client = configured_client
-    uri, diagnostics = await opened(lsp_client, "rollout-demo.jsonl")
-    assert [(d.code, d.severity) for d in diagnostics] == [
-        ("computed-command", types.DiagnosticSeverity.Error), ("dead-branch", types.DiagnosticSeverity.Warning)]
-    hover = await lsp_client.text_document_hover_async(types.HoverParams(
+async def diagnostics_until(client: LanguageClient, uri: str, wanted, timeout: float = 15) -> list[types.Diagnostic]:
+    """Diagnostics of ``uri`` once ``wanted(diagnostics)`` holds (settings reach the server asynchronously)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        found = list(client.diagnostics.get(uri, []))
+        if wanted(found):
+            return found
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"diagnostics of {uri} never matched: {[(d.code, d.severity) for d in found]}")
+        await asyncio.sleep(0.02)
+
+
+def codes(diagnostics) -> list[tuple]:
+    return [(d.range.start.line, d.code, d.severity) for d in diagnostics]
+
+
+DEFAULTS = [(8, "unpaired-call", types.DiagnosticSeverity.Hint), (8, "computed-command", types.DiagnosticSeverity.Warning),
+            (8, "dead-branch", types.DiagnosticSeverity.Warning)]
+
+
+async def test_configuration_set_and_removed_without_a_restart(configured_client: LanguageClient):
+    """The client's configuration (workspace/configuration) is the whole truth once known: a setting it
+    no longer has goes back to its default, at once."""
+    client = configured_client
+    uri, diagnostics = await opened(client, "rollout-demo.jsonl")
+    assert codes(diagnostics) == [(8, "unpaired-call", types.DiagnosticSeverity.Hint),
+                                  (8, "computed-command", types.DiagnosticSeverity.Error),
+                                  (8, "dead-branch", types.DiagnosticSeverity.Warning)]
+    client.set_configuration({"severity": {"dead-branch": "information", "unpaired-call": "off"},
+                              "secretPatterns": ["pytest -q"], "hoverOutputLines": 1}, section="rolloutLsp")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    expected = [(4, "secret", types.DiagnosticSeverity.Warning), (6, "secret", types.DiagnosticSeverity.Warning),
+                (8, "computed-command", types.DiagnosticSeverity.Warning),
+                (8, "dead-branch", types.DiagnosticSeverity.Information)]
+    await diagnostics_until(client, uri, lambda found: codes(found) == expected)
+    hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(4, position_of(split_lines(fixture("rollout-demo.jsonl"))[4],
                                                                          "exec_command"))))
     assert hover.contents.value.endswith("```text\nF\n… (2 more lines)\n```")
-    lsp_client.diagnostics.pop(uri, None)
-    lsp_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={
-        "rolloutLsp": {"severity": {"dead-branch": "information"}, "secretPatterns": ["pytest -q"]}}))
-    diagnostics = await diagnostics_of(lsp_client, uri)
-    assert [(d.range.start.line, d.code, d.severity) for d in diagnostics] == [
-        (4, "secret", types.DiagnosticSeverity.Warning), (6, "secret", types.DiagnosticSeverity.Warning),
-        (8, "computed-command", types.DiagnosticSeverity.Error),
-        (8, "dead-branch", types.DiagnosticSeverity.Information)]
-    lsp_client.diagnostics.pop(uri, None)
-    lsp_client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={
-        "rolloutLsp": {"severity": {"nonsense-code": "off"}, "hoverOutputLines": "many"}}))
-    await diagnostics_of(lsp_client, uri)
-    assert any("setting 'severity' ignored" in m.message for m in lsp_client.log_messages)
+    client.set_configuration({}, section="rolloutLsp")  # every setting removed
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await diagnostics_until(client, uri, lambda found: codes(found) == DEFAULTS)
+    client.set_configuration({"severity": {"nonsense-code": "off"}, "hoverOutputLines": "many"}, section="rolloutLsp")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    deadline = asyncio.get_running_loop().time() + 15
+    while not any("setting 'hoverOutputLines' ignored" in m.message for m in client.log_messages):
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.02)
+    assert any("setting 'severity' ignored for 'nonsense-code'" in m.message for m in client.log_messages)
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def settings_push_client(lsp_client: LanguageClient):
+    capabilities = push_capabilities()
+    capabilities.workspace.configuration = False
+    await start(lsp_client, capabilities, options={"severity": {"unpaired-call": "off"}})
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_settings_from_a_client_without_workspace_configuration(settings_push_client: LanguageClient):
+    """A client that cannot answer workspace/configuration sends its settings with each change."""
+    client = settings_push_client
+    uri, diagnostics = await opened(client, "rollout-demo.jsonl")
+    assert codes(diagnostics) == DEFAULTS[1:]
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={
+        "rolloutLsp": {"severity": {"dead-branch": "error"}}}))
+    await diagnostics_until(client, uri, lambda found: codes(found) == DEFAULTS[:2] + [
+        (8, "dead-branch", types.DiagnosticSeverity.Error)])
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"rolloutLsp": {}}))
+    await diagnostics_until(client, uri, lambda found: codes(found) == DEFAULTS)
 
 
 async def test_cancellation_and_rapid_edits(client: LanguageClient):
@@ -412,11 +566,84 @@ async def test_commands(client: LanguageClient):
 
 
 async def test_analyze_file_by_path(client: LanguageClient, tmp_path):
+    """A file under the workspace folder (the clone) is read; one elsewhere only when its name is a rollout's."""
     result = await client.protocol.send_request_async("rollout/analyzeFile", {
-        "path": str(CORPUS / "codex-0.157-custom-calls.jsonl")})
-    assert [c.command for c in result.calls][2:] == ["git checkout -- src/CodexHeadless.ts",
-                                                     "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts",
-                                                     "rm node_modules"]
-    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "computed-command"]
-    missing = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(tmp_path / "x.jsonl")})
+        "path": str(ROOT / "fixtures" / "rollout-demo.jsonl")})
+    assert [c.command for c in result.calls] == ["pytest -q tests/test_greet.py", None, "pytest -q", None,
+                                                 "git push --force"]
+    assert [d.code for d in result.diagnostics] == ["unpaired-call", "computed-command", "dead-branch"]
+    assert result.error is None
+    missing = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(tmp_path / "rollout-x.jsonl")})
     assert missing.error.endswith("No such file or directory") and missing.calls == []
+
+
+async def test_analyze_file_refuses_other_paths(client: LanguageClient, tmp_path):
+    secret = tmp_path / "notes.jsonl"
+    secret.write_text(fixture("rollout-demo.jsonl"), encoding="utf-8")
+    link = tmp_path / "rollout-link.txt"
+    link.symlink_to("/etc/passwd")
+    for path in (str(secret), "/etc/passwd", str(ROOT / ".." / ".." / "etc" / "passwd")):
+        try:
+            await client.protocol.send_request_async("rollout/analyzeFile", {"path": path})
+        except JsonRpcException as error:
+            assert error.code == -32602
+            assert error.message.startswith(f"refused to read {Path(path).resolve()}: a path is read only when it is "
+                                            f"under a workspace folder ({ROOT}), under a Codex sessions folder (")
+            assert error.message.endswith("or when it matches the rollout file patterns (setting rolloutLsp.files)")
+        else:
+            raise AssertionError(f"{path} was read")
+    named = tmp_path / "rollout-2026-07-20T10-00-00-demo.jsonl"
+    named.write_text(fixture("rollout-demo.jsonl"), encoding="utf-8")
+    result = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(named)})
+    assert len(result.calls) == 5
+
+
+async def test_secrets_are_masked_wherever_the_server_shows_text(client: LanguageClient):
+    """Outline and breadcrumbs, hovers, folded turns, workspace symbols, decoded scripts and diagnostics show
+    the secret masked; only the document itself holds it."""
+    text = fixture("rollout-secrets.jsonl")
+    key = "sk-proj-FAKEfake0123456789FAKEfake0123456789"
+    masked = "sk-xxxx-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    assert key in text
+    uri, diagnostics = await opened(client, "rollout-secrets.jsonl")
+    doc = types.TextDocumentIdentifier(uri)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(doc))
+    names = []
+
+    def walk(symbol):
+        names.append(symbol.name)
+        for child in symbol.children or []:
+            walk(child)
+    for symbol in symbols:
+        walk(symbol)
+    assert f"OPENAI_API_KEY={masked} python run.py" in names
+    assert any(name.startswith('turn: Use header "Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx"') for name in names)
+    line = split_lines(text)[1]
+    hover = await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, position_of(line, "tools."))))
+    assert f"OPENAI_API_KEY={masked} python run.py" in hover.contents.value
+    record = await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, 2)))
+    assert masked in record.contents.value
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="python run"))
+    assert [s.name for s in found] == [f"OPENAI_API_KEY={masked} python run.py"]
+    script = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.showDecodedScript", [uri, 1]))
+    assert masked in script["script"] and masked in Path(from_uri(script["file"])).read_text(encoding="utf-8")
+    folds = await client.text_document_folding_range_async(types.FoldingRangeParams(doc))
+    shown = [hover.contents.value, record.contents.value, script["script"], *names, *(s.name for s in found),
+             *(f.collapsed_text or "" for f in folds), *(d.message for d in diagnostics)]
+    for secret in (key, "FAKEtokenFAKEtoken123", "FAKEsigningKEY123", "MIIEFAKEFAKEFAKE"):
+        assert not [s for s in shown if secret in s], secret
+
+
+def test_every_method_is_a_documented_feature_method():
+    """Each LSP method and command is a documented method of a feature class listed in server.FEATURES."""
+    from lsp_server.server import FEATURES, create_server
+
+    server = create_server()
+    manager = server.protocol.fm
+    handlers = {**manager.features, **manager.commands}
+    assert sorted(manager.commands) == ["rollout-lsp.callCommand", "rollout-lsp.decodedScript",
+                                        "rollout-lsp.showDecodedScript"]
+    assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)
+    assert all(handler.__doc__ for handler in handlers.values()), [n for n, h in handlers.items() if not h.__doc__]
+    assert set(server.features) == set(FEATURES)

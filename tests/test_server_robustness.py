@@ -19,6 +19,9 @@ from pytest_lsp import LanguageClient
 from analysis import analyze_text
 from analysis.lines import split_lines
 from analysis.positions import LineColumns, PositionEncoding
+from analysis.report import finding_json
+from lsp_server.features.symbols import call_name
+from lsp_server.masking import Masker
 from lsp_server.server import guarded
 from tests.helpers import ROOT, fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, start, uri_of
@@ -177,11 +180,56 @@ async def test_soak_random_edits(soak_client: LanguageClient):
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=SOAK_EDITS + 2),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
     final = await diagnostics_of(client, uri, timeout=60)
-    expected = analyze_text(text).findings
-    assert [(d.code, d.range.start.line) for d in final] == [(f.code, f.span.line) for f in expected]
+    expected = analyze_text(text)
+    mask = Masker()
+    assert [diagnostic_json(d) for d in final] == [masked(finding_json(expected, f), mask) for f in expected.findings]
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        types.TextDocumentIdentifier(uri)))
+    assert outline_calls(symbols) == [(call_name(c.call, mask), expected.range_of(c.span).to_json())
+                                      for c in expected.calls if c.record.is_exec]
     growth = rss_kb(pid) - baseline
     print(f"\nsoak: {SOAK_EDITS} edits, slowest hover+symbols {slowest:.3f} s, RSS growth {growth} kB")
     assert growth < 64 * 1024
+
+
+def diagnostic_json(d: types.Diagnostic) -> dict:
+    """A diagnostic in the shape ``check --json`` reports a finding."""
+    out = {"range": range_json(d.range), "severity": types.DiagnosticSeverity(d.severity).name.lower(),
+           "code": d.code, "message": d.message}
+    if d.related_information:
+        related = [{"range": range_json(r.location.range), "message": r.message} for r in d.related_information
+                   if not r.message.startswith("the output of this call")]
+        if related:
+            out["related"] = related
+    return out
+
+
+def masked(finding: dict, mask) -> dict:
+    """A finding's JSON with its messages masked, as the server shows them."""
+    out = {**finding, "message": mask(finding["message"])}
+    if "related" in finding:
+        out["related"] = [{**r, "message": mask(r["message"])} for r in finding["related"]]
+    return out
+
+
+def range_json(r: types.Range) -> dict:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}
+
+
+def outline_calls(symbols) -> list[tuple[str, dict]]:
+    """(name, range) of every call of an exec record in the outline (the children of record symbols)."""
+    out = []
+
+    def walk(symbol):
+        for child in symbol.children or []:
+            if symbol.kind == types.SymbolKind.Function:
+                out.append((child.name, range_json(child.range)))
+            else:
+                walk(child)
+    for symbol in symbols:
+        walk(symbol)
+    return out
 
 
 def _free_port() -> int:
@@ -248,3 +296,68 @@ async def test_serve_over_websocket():
         await ws.close()
     finally:
         proc.kill()
+
+
+def test_serve_listens_on_loopback_only():
+    """LSP has no authentication: another address needs --allow-remote."""
+    for flag in ("--tcp", "--ws"):
+        result = subprocess.run([sys.executable, "-m", "analysis.cli", "serve", flag, f"0.0.0.0:{_free_port()}"],
+                                cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2
+        assert result.stderr == ("rollout-lsp serve: refusing to listen on 0.0.0.0: only loopback addresses "
+                                 "(127.0.0.1, ::1, localhost) unless --allow-remote is given\n")
+
+
+def test_serve_on_another_address_with_allow_remote_warns():
+    import socket
+
+    port = _free_port()
+    with subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve", "--tcp", f"0.0.0.0:{port}",
+                           "--allow-remote"], cwd=ROOT, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            first = proc.stderr.readline()
+            assert first.startswith("rollout-lsp serve: WARNING: listening on 0.0.0.0, reachable from other "
+                                    "machines; the language server protocol has no authentication")
+            deadline = time.time() + 20
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=20).close()
+                    break
+                except OSError:
+                    assert time.time() < deadline
+                    time.sleep(0.1)
+        finally:
+            proc.kill()
+            proc.wait()
+
+
+def test_loopback_addresses():
+    from lsp_server.server import is_loopback
+
+    assert [is_loopback(h) for h in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "0.0.0.0", "::",
+                                     "192.168.1.5", "example.com")] == [True] * 5 + [False] * 4
+
+
+def test_no_warning_for_a_cancelled_request_that_was_already_answered(tmp_path):
+    """Editors cancel requests they no longer need, often after the answer is sent: normal, not a warning."""
+    log = tmp_path / "stderr.txt"
+    with open(log, "wb") as stderr:
+        client = RawClient.__new__(RawClient)
+        client.proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve"], cwd=ROOT,
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+        client.buffer = b""
+        try:
+            client.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+            client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            assert client.request(2, "workspace/symbol", {"query": "x"})["result"] == []
+            client.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 2}})
+            assert client.request(3, "shutdown", None)["result"] is None
+            client.send({"jsonrpc": "2.0", "method": "exit"})
+            assert client.proc.wait(10) == 0
+        finally:
+            if client.proc.poll() is None:
+                client.proc.kill()
+            client.proc.stdin.close()
+            client.proc.stdout.close()
+    text = log.read_text()
+    assert "Cancel notification" not in text and "WARNING" not in text and "ERROR" not in text, text

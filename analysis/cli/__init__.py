@@ -8,9 +8,9 @@ import gc
 import sys
 from typing import Sequence
 
-from . import census, check, outline, serve
+from . import census, check, index, match, outline, search, serve
 
-COMMANDS = (check, outline, census, serve)
+COMMANDS = (check, outline, census, match, index, search, serve)
 
 
 def tune_gc() -> None:

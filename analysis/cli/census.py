@@ -1,76 +1,58 @@
-"""``rollout-lsp census``: counts over a corpus of rollouts."""
+"""``rollout-lsp census``: counts over a corpus of rollouts, on every core or on a Dask cluster."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
-from collections import Counter
 
-from ..source import load, rollout_files
-from .common import analyze
+from ..census import COUNT_KEYS, run_census
+from ..source import rollout_files
 
 
 def register(sub) -> None:
-    census = sub.add_parser("census", help="counts over a corpus of rollouts")
-    census.add_argument("--json", action="store_true")
-    census.add_argument("paths", nargs="+", metavar="PATH")
+    census = sub.add_parser("census", help="counts over a corpus of rollouts",
+                            description="Counts exec scripts, commands, calls by tool and findings by code over "
+                                        "rollout files and folders (searched recursively for *.jsonl and "
+                                        "*.jsonl.zst).")
+    census.add_argument("--json", action="store_true", help="one JSON object instead of the table")
+    census.add_argument("--jobs", "-j", type=_positive, default=os.cpu_count() or 1, metavar="N",
+                        help="processes to spread files (and the lines of a large file) over "
+                             "(default: the number of cores)")
+    census.add_argument("--dask-scheduler", metavar="ADDRESS",
+                        help="run on the Dask cluster at ADDRESS (tcp://host:8786) instead of local processes; "
+                             "needs the `dask` extra and the files at the same paths on every worker")
+    census.add_argument("paths", nargs="+", metavar="PATH", help="rollout files or folders")
     census.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    counts: Counter = Counter()
-    by_tool: Counter = Counter()
-    by_code: Counter = Counter()
-    unreadable = 0
-    for path in rollout_files(args.paths):
-        loaded = load(path)
-        if loaded.error:
-            unreadable += 1
-            continue
-        analysis, findings = analyze(loaded)
-        counts["rollouts"] += 1
-        counts["lines"] += len(analysis.lines)
-        for record in analysis.records:
-            if record.is_exec:
-                counts["exec scripts"] += 1
-                if any(f.code == "script-syntax" for f in record.findings):
-                    counts["scripts that do not parse"] += 1
-        for located in analysis.calls:
-            call = located.call
-            by_tool[call.tool or "(computed)"] += 1
-            if call.kind == "command" and (call.computed or call.command is not None):
-                counts["computed commands" if call.computed else "literal commands"] += 1
-                if call.expansion:
-                    counts["computed commands with a known expansion"] += 1
-            if call.json_arguments is True and located.record.is_exec:
-                counts["JSON arguments"] += 1
-            elif call.json_arguments is False:
-                counts["JS-literal arguments"] += 1
-        by_code.update(f.code for f in findings)
+    census = run_census(rollout_files(args.paths), args.jobs, args.dask_scheduler)
     seconds = time.perf_counter() - started
-    result = {"counts": dict(counts), "calls_by_tool": dict(by_tool.most_common()),
-              "findings_by_code": dict(by_code.most_common()), "unreadable_files": unreadable,
-              "seconds": round(seconds, 3)}
+    result = {**census.to_json(), "seconds": round(seconds, 3)}
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
         return 0
-    for key in ("rollouts", "lines", "exec scripts", "scripts that do not parse", "literal commands",
-                "computed commands", "computed commands with a known expansion", "JSON arguments",
-                "JS-literal arguments"):
-        print(f"{key:44} {counts.get(key, 0)}")
+    for key in COUNT_KEYS:
+        print(f"{key:44} {census.counts.get(key, 0)}")
     print("calls by tool:")
-    for tool, n in by_tool.most_common():
+    for tool, n in result["calls_by_tool"].items():
         print(f"  {tool:42} {n}")
     print("findings by code:")
-    for code, n in by_code.most_common():
+    for code, n in result["findings_by_code"].items():
         print(f"  {code:42} {n}")
-    if unreadable:
-        print(f"{'unreadable files':44} {unreadable}")
+    if census.unreadable:
+        print(f"{'unreadable files':44} {len(census.unreadable)}")
     print(f"{'seconds':44} {seconds:.3f}")
     return 0
-
-

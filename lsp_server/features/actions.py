@@ -1,73 +1,87 @@
-"""Code actions (redact secrets) and commands (the decoded script, a call's command)."""
+"""Quick fixes, each a versioned edit (it applies only to the document version it was computed for):
+
+- "Redact secret" / "Redact all N secrets": letters and digits past the secret's identifying prefix become
+  ``x``; the line stays valid JSON of the same length.
+- "Add output record": after an unpaired call, a new output line with the same call_id and timestamp.
+- "Wrap in *** Begin Patch … *** End Patch": a patch without its envelope gets it, escaped as its string needs.
+"""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.positions import LineColumns, PositionEncoding, Span
+from analysis.findings import Finding
 from analysis.rollout import RolloutAnalysis
-from analysis.secrets import SecretMatch, find_secrets, redacted_text
 
 from ..convert import to_range
-from .hover import call_at
+from ..documents import RolloutDocument
+from ..fixes import ADD_OUTPUT, REDACT, WRAP_PATCH, Edit, fix_data, output_record, redaction, wrap_patch
+from ..store import DocumentAnalysis
+from .base import Feature, lsp_method
 
-DECODED_SCRIPT = "rollout-lsp.decodedScript"
-CALL_COMMAND = "rollout-lsp.callCommand"
 
+class ActionFeature(Feature):
+    @lsp_method(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]), empty=list)
+    async def code_action(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """The quick fixes of the findings on the requested lines."""
+        result = await self.rollout(params.text_document.uri)
+        return self.code_actions(result, params) if result else []
 
-class ActionFeature:
-    def code_actions(self, analysis: RolloutAnalysis, uri: str, params: types.CodeActionParams,
-                     encoding: PositionEncoding) -> list[types.CodeAction]:
-        actions = []
-        secrets = [f for f in analysis.findings if f.code == "secret"]
+    def code_actions(self, result: DocumentAnalysis, params: types.CodeActionParams) -> list[types.CodeAction]:
+        analysis = result.analysis
         wanted = params.range
-        for finding in secrets:
+        extra = self.server.masker.extra
+        actions: list[types.CodeAction] = []
+        secrets = [f for f in analysis.findings if f.code == "secret"]
+        for finding in analysis.findings:
             if not wanted.start.line <= finding.span.line <= wanted.end.line:
                 continue
-            edit = self.redaction(analysis, finding.span, encoding)
-            diagnostic = next((d for d in params.context.diagnostics if d.code == "secret" and
-                               d.range.start.line == finding.span.line), None)
+            data = fix_data(analysis, finding, extra)
+            if data is None:
+                continue
+            edits = self.fix(result, finding, data)
+            if not edits:
+                continue
             actions.append(types.CodeAction(
-                title="Redact secret", kind=types.CodeActionKind.QuickFix, is_preferred=True,
-                diagnostics=[diagnostic] if diagnostic else None,
-                edit=types.WorkspaceEdit(changes={uri: [edit]})))
-        if len(secrets) > 1 and actions:
-            edits = [self.redaction(analysis, f.span, encoding) for f in secrets]
+                title=_TITLES[data["fix"]], kind=types.CodeActionKind.QuickFix, is_preferred=True,
+                diagnostics=_matching(params.context.diagnostics, finding) or None,
+                edit=self.workspace_edit(result, edits)))
+        if len(secrets) > 1 and any(a.title == _TITLES[REDACT] for a in actions):
+            edits = [redaction(analysis, f.span, fix_data(analysis, f, extra)["keep"]) for f in secrets]
             actions.append(types.CodeAction(title=f"Redact all {len(secrets)} secrets in this file",
                                             kind=types.CodeActionKind.QuickFix,
-                                            edit=types.WorkspaceEdit(changes={uri: edits})))
+                                            edit=self.workspace_edit(result, edits)))
         return actions
 
-    def redaction(self, analysis: RolloutAnalysis, span: Span, encoding: PositionEncoding) -> types.TextEdit:
-        line = analysis.lines[span.line]
-        match = SecretMatch("", span.start, span.end, _kept_prefix(line, span))
-        return types.TextEdit(to_range(analysis, span, encoding), redacted_text(line, match))
+    def fix(self, result: DocumentAnalysis, finding: Finding, data: dict) -> list[Edit]:
+        analysis = result.analysis
+        if data["fix"] == REDACT:
+            return [redaction(analysis, finding.span, data["keep"])]
+        if data["fix"] == ADD_OUTPUT:
+            edit = output_record(analysis, finding.span.line, self.line_break(result.uri, finding.span.line))
+            return [edit] if edit else []
+        if data["fix"] == WRAP_PATCH:
+            return wrap_patch(analysis, finding) or []
+        return []
 
-    def decoded_script(self, analysis: RolloutAnalysis, line: int) -> dict | None:
-        if not 0 <= line < len(analysis.records):
-            return None
-        record = analysis.records[line]
-        if record.script is None:
-            return None
-        return {"script": record.script, "language": "javascript", "call_id": record.call_id, "line": line}
+    def line_break(self, uri: str, line: int) -> str:
+        """The line break the document uses after ``line`` (``\\n`` when it has none there)."""
+        document = self.server.workspace.get_text_document(uri)
+        if isinstance(document, RolloutDocument):
+            return document.line_break(line) or "\n"
+        return "\n"
 
-    def call_command(self, analysis: RolloutAnalysis, line: int, character: int,
-                     encoding: PositionEncoding) -> dict | None:
-        if not 0 <= line < len(analysis.records):
-            return None
-        column = LineColumns(analysis.lines[line]).from_units(character, encoding)
-        located = call_at(analysis, line, column) or next(iter(analysis.calls_on(line)), None)
-        if located is None:
-            return None
-        call = located.call
-        return {"tool": call.tool, "kind": call.kind, "command": call.command, "workdir": call.workdir,
-                "computed": call.computed, "expansion": list(call.expansion) if call.expansion else None,
-                "patch": call.patch}
+    def workspace_edit(self, result: DocumentAnalysis, edits: list[Edit]) -> types.WorkspaceEdit:
+        analysis: RolloutAnalysis = result.analysis
+        encoding = self.server.encoding
+        text_edits = [types.TextEdit(to_range(analysis, e.span, encoding), e.text) for e in edits]
+        return self.server.edits.edit(result.uri, result.version, text_edits)
 
 
-def _kept_prefix(line: str, span: Span) -> int:
-    """How much of the secret stays readable: its identifying prefix, as the analysis found it."""
-    for match in find_secrets(line):
-        if match.start == span.start and match.end == span.end:
-            return match.keep
-    return 0
+_TITLES = {REDACT: "Redact secret", ADD_OUTPUT: "Add output record",
+           WRAP_PATCH: "Wrap in *** Begin Patch … *** End Patch"}
+
+
+def _matching(diagnostics: list[types.Diagnostic], finding: Finding) -> list[types.Diagnostic]:
+    return [d for d in diagnostics if d.code == finding.code and d.range.start.line == finding.span.line][:1]

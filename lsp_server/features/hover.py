@@ -14,18 +14,38 @@ from analysis.rollout import LocatedCall, RolloutAnalysis
 
 from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code
+from .base import Feature, lsp_method
+from .common import call_at, readable_output, summarize
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}
 _MARKS = {"add": "A", "update": "M", "delete": "D"}
 
 
-class HoverFeature:
-    def __init__(self, output_lines: int = 20) -> None:
-        self.output_lines = output_lines
+class HoverFeature(Feature):
+    """Hovers over calls and records."""
 
-    def hover(self, analysis: RolloutAnalysis, position: types.Position,
-              encoding: PositionEncoding) -> types.Hover | None:
+    markup = types.MarkupKind.Markdown
+
+    def configure(self, capabilities: types.ClientCapabilities) -> None:
+        hover = capabilities.text_document.hover if capabilities.text_document else None
+        formats = hover.content_format if hover else None
+        # Markdown unless the client says it shows only plain text (the Markdown is readable as it is)
+        self.markup = types.MarkupKind.PlainText if formats and types.MarkupKind.Markdown not in formats \
+            else types.MarkupKind.Markdown
+
+    @property
+    def output_lines(self) -> int:
+        return self.server.settings.hover_output_lines
+
+    @lsp_method(types.TEXT_DOCUMENT_HOVER, empty=None)
+    async def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """A call's decoded command or patch with its output; else the record's decoded content."""
+        result = await self.rollout(params.text_document.uri)
+        return self.hover_of(result.analysis, params.position, self.server.encoding) if result else None
+
+    def hover_of(self, analysis: RolloutAnalysis, position: types.Position,
+                 encoding: PositionEncoding) -> types.Hover | None:
         line = position.line
         if not 0 <= line < len(analysis.records):
             return None
@@ -41,32 +61,42 @@ class HoverFeature:
             span = Span(line, 0, len(text))
         if not body:
             return None
-        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, body), to_range(analysis, span, encoding))
+        return types.Hover(types.MarkupContent(self.markup, body), to_range(analysis, span, encoding))
+
+    # every transcript text is masked before it is quoted or escaped
+    def _code(self, text: str, language: str = "") -> str:
+        return code_block(self.server.masker(text), language)
+
+    def _inline(self, text: str) -> str:
+        return inline_code(self.server.masker(text))
+
+    def _escape(self, text: str) -> str:
+        return escape(self.server.masker(text))
 
     # -- calls ----------------------------------------------------------------------------------
     def call_markdown(self, analysis: RolloutAnalysis, located: LocatedCall) -> str:
         call = located.call
-        parts = [f"**{escape(call.tool or 'computed tool')}** · {escape(call.kind)} · executed: "
-                 f"{escape(executed_text(located))}"]
+        parts = [f"**{self._escape(call.tool or 'computed tool')}** · {self._escape(call.kind)} · executed: "
+                 f"{self._escape(executed_text(located))}"]
         if call.kind == COMMAND and call.command is not None:
-            parts.append(code_block(call.command, "sh"))
+            parts.append(self._code(call.command, "sh"))
         elif call.kind == PATCH and not call.computed and call.patch is not None:
             parts.append(self.files_markdown(call.files))
-            parts.append(code_block(call.patch, "diff"))
+            parts.append(self._code(call.patch, "diff"))
         elif call.computed:
-            parts.append(f"computed at run time: {inline_code(call.computed_expression or '')}")
+            parts.append(f"computed at run time: {self._inline(call.computed_expression or '')}")
             if call.expansion:
                 parts.append("its exact commands, one per element of the array:")
-                parts.append(code_block("\n".join(call.expansion), "sh"))
+                parts.append(self._code("\n".join(call.expansion), "sh"))
             if call.kind == PATCH and call.files:
                 parts.append(self.files_markdown(call.files))
             if located.record.script:
                 parts.append("the whole script stands for it:")
-                parts.append(code_block(located.record.script, "js"))
+                parts.append(self._code(located.record.script, "js"))
         elif call.arguments:
-            parts.append(code_block(json.dumps(call.arguments, indent=2, ensure_ascii=False), "json"))
+            parts.append(self._code(json.dumps(call.arguments, indent=2, ensure_ascii=False), "json"))
         if call.workdir:
-            parts.append(f"workdir: {inline_code(call.workdir)}")
+            parts.append(f"workdir: {self._inline(call.workdir)}")
         parts.append(self.output_markdown(located))
         return "\n\n".join(p for p in parts if p)
 
@@ -74,27 +104,28 @@ class HoverFeature:
         rows = []
         for f in files:
             mark = "R" if f.move_to else _MARKS.get(f.action, "?")
-            target = f" → {inline_code(f.move_to)}" if f.move_to else ""
-            rows.append(f"- {mark} {inline_code(f.path)}{target}")
+            target = f" → {self._inline(f.move_to)}" if f.move_to else ""
+            rows.append(f"- {mark} {self._inline(f.path)}{target}")
         return "\n".join(rows) if rows else "no file named"
 
     def output_markdown(self, located: LocatedCall) -> str:
         output = located.output
         if output is None:
             return "no output record" if located.record.call_id else ""
-        facts = [escape(output.status or "no status")]
+        facts = [self._escape(output.status or "no status")]
         if output.exit_code is not None:
             facts.append(f"exit {output.exit_code}")
         if output.wall_time is not None:
             facts.append(f"{output.wall_time:g} s")
         if output.note:
-            facts.append(escape(output.note))
+            facts.append(self._escape(output.note))
         head = f"**output** (line {output.line + 1}): " + " · ".join(facts)
         if located.event is not None:
             event_line, event = located.event
-            head += f"\n\n**{escape(event.type)}** (line {event_line + 1}): {escape(event.summary(files=True) or 'reported')}"
+            head += f"\n\n**{self._escape(event.type)}** (line {event_line + 1}): " \
+                f"{self._escape(event.summary(files=True) or 'reported')}"
         text = self.call_output_text(located, output.output)
-        return head + ("\n\n" + code_block(first_lines(text, self.output_lines), "text") if text else "")
+        return head + ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text else "")
 
     def call_output_text(self, located: LocatedCall, output: ToolOutput) -> str:
         producers = [c for c in located.record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
@@ -108,13 +139,13 @@ class HoverFeature:
         if record.is_exec and record.script is not None:
             summary = summarize(analysis.calls_on(line))
             out = analysis.record_output(line)
-            head = f"**exec** {escape(record.call_id or '')} · {escape(summary)}"
+            head = f"**exec** {self._escape(record.call_id or '')} · {self._escape(summary)}"
             if out is not None:
-                head += f" · {escape(out.status or '')}" + (f" {escape(out.note)}" if out.note else "")
-            return head + "\n\n" + code_block(record.script, "js")
+                head += f" · {self._escape(out.status or '')}" + (f" {self._escape(out.note)}" if out.note else "")
+            return head + "\n\n" + self._code(record.script, "js")
         if record.is_call and record.text is not None:
-            return f"**{escape(record.name or record.kind)}** {escape(record.call_id or '')}\n\n" + \
-                code_block(_pretty(record.text), "json")
+            return f"**{self._escape(record.name or record.kind)}** {self._escape(record.call_id or '')}\n\n" + \
+                self._code(_pretty(record.text), "json")
         if record.is_output and record.output is not None:
             out = record.output
             facts = [f for f in (out.status, f"exit {out.exit_code}" if out.exit_code is not None else None,
@@ -122,11 +153,11 @@ class HoverFeature:
             call_line = analysis.calls_by_call_id.get(record.call_id or "")
             where = f" of line {call_line + 1}" if call_line is not None else ""
             text = readable_output(out)
-            return f"**output**{escape(where)} · {escape(' · '.join(facts))}\n\n" + \
-                code_block(first_lines(text, self.output_lines), "text")
+            return f"**output**{self._escape(where)} · {self._escape(' · '.join(facts))}\n\n" + \
+                self._code(first_lines(text, self.output_lines), "text")
         if record.text is not None and record.kind == "message":
             role = getattr(record.record.item, "role", "") if record.record else ""
-            return f"**{escape(role)} message**\n\n" + code_block(first_lines(record.text, self.output_lines), "text")
+            return f"**{self._escape(role)} message**\n\n" + self._code(first_lines(record.text, self.output_lines), "text")
         return ""
 
 
@@ -138,39 +169,6 @@ def executed_text(located: LocatedCall) -> str:
     if call.executed == "yes" and located.record.is_exec:
         return "yes (it runs whenever the script runs, and the script completed)"
     return _EXECUTED[call.executed]
-
-
-def readable_output(output: ToolOutput) -> str:
-    """An output's texts, with exec_command result blocks shown as their exit code and decoded output."""
-    by_index = {r.index: r for r in output.results}
-    parts = []
-    for index, text in enumerate(output.texts):
-        result = by_index.get(index)
-        if result is None:
-            parts.append(text)
-            continue
-        head = f"[exit {result.exit_code}]" if result.exit_code is not None else \
-            f"[running, session {result.session_id}]" if result.session_id is not None else "[result]"
-        parts.append(f"{head}\n{output.result_output(result).rstrip()}")
-    if output.error:
-        parts.append("Script error: " + output.error)
-    return "\n".join(parts)
-
-
-def call_at(analysis: RolloutAnalysis, line: int, column: int) -> LocatedCall | None:
-    """The narrowest call whose span holds the column."""
-    inside = [c for c in analysis.calls_on(line) if c.call.start <= column < c.call.end]
-    return min(inside, key=lambda c: c.call.end - c.call.start) if inside else None
-
-
-def summarize(calls: list[LocatedCall]) -> str:
-    """``2 commands · 1 patch · 1 tool``, or ``no tool call``."""
-    counts = {COMMAND: 0, PATCH: 0, "tool": 0}
-    for located in calls:
-        counts[located.call.kind] = counts.get(located.call.kind, 0) + 1
-    words = [(counts[COMMAND], "command"), (counts[PATCH], "patch"), (counts["tool"], "tool")]
-    parts = [f"{n} {w}{'es' if w == 'patch' and n != 1 else 's' if n != 1 else ''}" for n, w in words if n]
-    return " · ".join(parts) if parts else "no tool call"
 
 
 def _pretty(text: str) -> str:

@@ -1,4 +1,5 @@
-"""Code lenses above exec records, and folding ranges for turns."""
+"""Code lenses above exec records (their title is counts and statuses: no transcript text), and folding
+ranges for turns (their collapsed text is masked)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ from lsprotocol import types
 from analysis.positions import PositionEncoding
 from analysis.rollout import RolloutAnalysis
 
-from .hover import summarize
+from .base import Feature, lsp_method
+from .commands import SHOW_SCRIPT
+from .common import summarize
 
-SHOW_SCRIPT = "rolloutLsp.showDecodedScript"  # a client command: the VS Code client opens the script
 
+class LensFeature(Feature):
+    """A lens above each exec record: what its calls did.  Its command is a server command
+    (``workspace/executeCommand``), so it works in every editor."""
 
-class LensFeature:
+    @lsp_method(types.TEXT_DOCUMENT_CODE_LENS, empty=list)
+    async def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
+        """One lens per exec record; running it shows the decoded script."""
+        result = await self.rollout(params.text_document.uri)
+        return self.code_lenses(result.analysis, params.text_document.uri, self.server.encoding) if result else []
+
     def code_lenses(self, analysis: RolloutAnalysis, uri: str, encoding: PositionEncoding) -> list[types.CodeLens]:
         lenses = []
         for number, record in enumerate(analysis.records):
@@ -24,9 +34,17 @@ class LensFeature:
                                          types.Command(title=title, command=SHOW_SCRIPT, arguments=[uri, number])))
         return lenses
 
+
+class FoldingFeature(Feature):
+    @lsp_method(types.TEXT_DOCUMENT_FOLDING_RANGE, empty=list)
+    async def folding_range(self, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
+        """Each turn folds."""
+        result = await self.rollout(params.text_document.uri)
+        return self.folding_ranges(result.analysis) if result else []
+
     def folding_ranges(self, analysis: RolloutAnalysis) -> list[types.FoldingRange]:
         return [types.FoldingRange(start_line=t.line, end_line=t.end_line, kind=types.FoldingRangeKind.Region,
-                                   collapsed_text=t.title[:60])
+                                   collapsed_text=self.server.masker(t.title)[:60])
                 for t in analysis.turns if t.end_line > t.line]
 
 
@@ -53,4 +71,4 @@ def lens_title(analysis: RolloutAnalysis, line: int) -> str:
     return " · ".join(parts)
 
 
-__all__ = ["LensFeature", "lens_title"]
+__all__ = ["LensFeature", "FoldingFeature", "lens_title"]

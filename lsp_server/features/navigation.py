@@ -8,9 +8,27 @@ from analysis.positions import PositionEncoding
 from analysis.rollout import RolloutAnalysis
 
 from ..convert import line_range
+from .base import Feature, lsp_method
 
 
-class NavigationFeature:
+class NavigationFeature(Feature):
+    @lsp_method(types.TEXT_DOCUMENT_DEFINITION, empty=list)
+    async def goto_definition(self, params: types.DefinitionParams) -> list[types.Location]:
+        """From a call record to its output record(s); from an output back to its call."""
+        result = await self.rollout(params.text_document.uri)
+        if result is None:
+            return []
+        return self.definition(result.analysis, params.text_document.uri, params.position.line, self.server.encoding)
+
+    @lsp_method(types.TEXT_DOCUMENT_REFERENCES, empty=list)
+    async def find_references(self, params: types.ReferenceParams) -> list[types.Location]:
+        """Every record that carries the call_id of this line's record."""
+        result = await self.rollout(params.text_document.uri)
+        if result is None:
+            return []
+        return self.references(result.analysis, params.text_document.uri, params.position.line,
+                               params.context.include_declaration, self.server.encoding)
+
     def definition(self, analysis: RolloutAnalysis, uri: str, line: int,
                    encoding: PositionEncoding) -> list[types.Location]:
         """From a call record to its output record(s); from an output back to its call."""

@@ -5,7 +5,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vsc
 
 import { ServerLaunch, serverLaunch, startFailure } from "./launch";
 import { LargeRolloutView } from "./largeRollout";
-import { MARKDOWN_OPTIONS, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
+import { MARKDOWN_OPTIONS, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -53,8 +53,19 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     synchronize: { configurationSection: "rolloutLsp" },
     outputChannel: output,
     markdown: MARKDOWN_OPTIONS,
+    middleware: {
+      // The server's lenses run its own command, which shows the script through window/showDocument in any
+      // editor; VS Code has a view of its own for it, so its lenses run the extension's command instead.
+      provideCodeLenses: async (document, token, next) => {
+        const lenses = await next(document, token);
+        for (const lens of lenses ?? []) {
+          if (lens.command?.command === SERVER_SHOW_SCRIPT) lens.command.command = "rolloutLsp.showDecodedScript";
+        }
+        return lenses;
+      },
+    },
   };
-  client = new LanguageClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
+  client = new RolloutClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
   try {
     await client.start();
   } catch (error) {
@@ -64,6 +75,19 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   client.onDidChangeState((event) => {
     if (event.newState === State.Stopped) output.appendLine("The server stopped.");
   });
+}
+
+/** A language client whose log says "error" only for errors. */
+class RolloutClient extends LanguageClient {
+  // vscode-languageclient 9.0.1 logs every exit of the server as an error, the normal exit (code 0) after
+  // shutdown on a restart or reload included
+  override error(message: string, data?: unknown, showNotification?: boolean | "force"): void {
+    if (message === "Server process exited with code 0.") {
+      this.info(message);
+      return;
+    }
+    super.error(message, data, showNotification);
+  }
 }
 
 async function restart(context: vscode.ExtensionContext): Promise<void> {
@@ -150,9 +174,16 @@ async function openLargeRollout(view: LargeRolloutView): Promise<void> {
   });
   if (!picked || !picked[0] || !client) return;
   const file = picked[0].fsPath;
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Analysing ${path.basename(file)}…` },
-    () => client!.sendRequest("rollout/analyzeFile", { path: file }));
+  let result: unknown;
+  try {
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Analysing ${path.basename(file)}…` },
+      () => client!.sendRequest("rollout/analyzeFile", { path: file }));
+  } catch (error) {
+    // the server reads only rollouts, workspace folders and the Codex sessions folders: it says which rule
+    void vscode.window.showErrorMessage(`Rollout: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
   view.show(result as never);
   await vscode.commands.executeCommand("setContext", "rolloutLsp.largeRolloutOpen", true);
   await vscode.commands.executeCommand("rolloutLsp.largeRollout.focus");

@@ -7,6 +7,9 @@ export const CODES = [
 
 export const DEFAULT_FILES = ["**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl"];
 
+/** The server command of its code lenses (it shows the script through window/showDocument). */
+export const SERVER_SHOW_SCRIPT = "rollout-lsp.showDecodedScript";
+
 /** Hovers show transcript text: never trusted (no command links), never HTML. */
 export const MARKDOWN_OPTIONS = Object.freeze({ isTrusted: false, supportHtml: false });
 
@@ -33,6 +36,9 @@ export function initializationOptions(get: Getter): Record<string, unknown> {
     hoverOutputLines: get<number>("hoverOutputLines", 20),
     files: get<string[]>("files", DEFAULT_FILES),
     debounceMs: get<number>("debounceMs", 30),
+    // vscode-languageclient 9 empties the Problems view each time it cancels a pull request (while typing):
+    // published diagnostics replace the old ones only when the new ones are ready
+    pullDiagnostics: false,
   };
 }
 

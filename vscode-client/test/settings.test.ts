@@ -22,7 +22,7 @@ test("initialization options carry every server setting and drop unknown codes",
   const options = initializationOptions(<T>(key: string, fallback: T) => (key in values ? values[key] as T : fallback));
   assert.deepEqual(options, {
     severity: { "dead-branch": "error" }, secretPatterns: ["tok_[0-9]+"], hoverOutputLines: 5,
-    files: DEFAULT_FILES, debounceMs: 30,
+    files: DEFAULT_FILES, debounceMs: 30, pullDiagnostics: false,
   });
 });
 

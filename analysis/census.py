@@ -1,0 +1,149 @@
+"""Counts over a corpus of rollouts, computed per file and added up, on one core, many, or a Dask cluster.
+
+:func:`census_of_file` is the whole work for one file and returns a small
+:class:`Census`; censuses add up, so files can be spread over processes
+(:func:`run_census` with ``jobs``) or a Dask cluster (``scheduler``) and the
+result is the same as counting them one after another.  A single large file is
+spread too: its lines are analysed in chunks by the worker processes (a line's
+analysis depends on no other line) and paired in the main process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .findings import SCRIPT_SYNTAX, Finding
+from .lines import split_lines
+from .record_analysis import LineAnalysis, analyze_line
+from .rollout import LineCache, RolloutAnalysis, analyze_text
+from .source import load
+
+COUNT_KEYS = ("rollouts", "lines", "exec scripts", "scripts that do not parse", "literal commands",
+              "computed commands", "computed commands with a known expansion", "JSON arguments",
+              "JS-literal arguments")
+CHUNK_BYTES = 4 << 20  # a file this large or larger is worth spreading over processes by lines
+
+
+@dataclass
+class Census:
+    counts: Counter = field(default_factory=Counter)
+    calls_by_tool: Counter = field(default_factory=Counter)
+    findings_by_code: Counter = field(default_factory=Counter)
+    unreadable: list[str] = field(default_factory=list)
+
+    def add(self, other: "Census") -> "Census":
+        self.counts.update(other.counts)
+        self.calls_by_tool.update(other.calls_by_tool)
+        self.findings_by_code.update(other.findings_by_code)
+        self.unreadable.extend(other.unreadable)
+        return self
+
+    def to_json(self) -> dict:
+        """Keys in a fixed order (most common first, ties by name), so equal censuses print equally."""
+        return {"counts": {k: self.counts[k] for k in COUNT_KEYS if k in self.counts},
+                "calls_by_tool": dict(_ordered(self.calls_by_tool)),
+                "findings_by_code": dict(_ordered(self.findings_by_code)),
+                "unreadable_files": len(self.unreadable)}
+
+
+def _ordered(counter: Counter) -> list[tuple[str, int]]:
+    return sorted(counter.items(), key=lambda item: (-item[1], item[0]))
+
+
+def census_of_analysis(analysis: RolloutAnalysis, findings: list[Finding]) -> Census:
+    census = Census()
+    counts, by_tool = census.counts, census.calls_by_tool
+    counts["rollouts"] += 1
+    lines = analysis.lines
+    counts["lines"] += len(lines) - (1 if lines and lines[-1] == "" else 0)  # text after the last newline only
+    for record in analysis.records:
+        if record.is_exec:
+            counts["exec scripts"] += 1
+            if any(f.code == SCRIPT_SYNTAX for f in record.findings):
+                counts["scripts that do not parse"] += 1
+    for located in analysis.calls:
+        call = located.call
+        by_tool[call.tool or "(computed)"] += 1
+        if call.kind == "command" and (call.computed or call.command is not None):
+            counts["computed commands" if call.computed else "literal commands"] += 1
+            if call.expansion:
+                counts["computed commands with a known expansion"] += 1
+        if call.json_arguments is True and located.record.is_exec:
+            counts["JSON arguments"] += 1
+        elif call.json_arguments is False:
+            counts["JS-literal arguments"] += 1
+    census.findings_by_code.update(f.code for f in findings)
+    return census
+
+
+def census_of_file(path: str, pool: Executor | None = None, jobs: int = 1) -> Census:
+    """The census of one file; with a ``pool``, a large file's lines are analysed by its workers."""
+    loaded = load(path)
+    if loaded.error:
+        return Census(unreadable=[path])
+    cache = None
+    if pool is not None and jobs > 1 and len(loaded.text) >= CHUNK_BYTES:
+        cache = _analysed_in_chunks(split_lines(loaded.text), pool, jobs)
+    analysis = analyze_text(loaded.text, cache)
+    findings = loaded.findings + analysis.findings
+    return census_of_analysis(analysis, findings)
+
+
+def _analyze_lines(lines: list[str]) -> list[LineAnalysis]:
+    return [analyze_line(line) for line in lines]
+
+
+def _analysed_in_chunks(lines: list[str], pool: Executor, jobs: int) -> LineCache:
+    """A line cache filled by the pool's workers, a chunk of lines each (a few chunks per worker, so that
+    one slow chunk does not keep the others idle)."""
+    size = max(1, len(lines) // (jobs * 4) + 1)
+    chunks = [lines[i:i + size] for i in range(0, len(lines), size)]
+    cache = LineCache()
+    for chunk, analyses in zip(chunks, pool.map(_analyze_lines, chunks)):
+        cache.fill(chunk, analyses)
+    return cache
+
+
+def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None) -> Census:
+    """The census of ``paths`` (files), on ``jobs`` local processes or on the Dask cluster at ``scheduler``."""
+    paths = list(paths)
+    total = Census()
+    if scheduler is not None:
+        for part in _on_dask(paths, scheduler):
+            total.add(part)
+        return total
+    if jobs <= 1:
+        for path in paths:
+            total.add(census_of_file(path))
+        return total
+    large = [p for p in paths if _size(p) >= CHUNK_BYTES]
+    small = [p for p in paths if p not in set(large)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for part in pool.map(census_of_file, small, chunksize=max(1, len(small) // (jobs * 8))):
+            total.add(part)
+        for path in large:  # one at a time, its lines spread over the workers
+            total.add(census_of_file(path, pool, jobs))
+    return total
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _on_dask(paths: list[str], scheduler: str) -> list[Census]:
+    """Runs :func:`census_of_file` on a Dask cluster; the files must be readable at the same paths there."""
+    from distributed import Client  # the optional `dask` extra
+
+    with Client(scheduler) as client:
+        futures = client.map(census_of_file, paths, pure=False)
+        return client.gather(futures)
+
+
+__all__ = ["COUNT_KEYS", "Census", "census_of_analysis", "census_of_file", "run_census"]

@@ -1,0 +1,71 @@
+"""``rollout-lsp index``: bring the session index (analysis/index.py) up to date with rollout folders."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..index import IndexUnavailable, RolloutIndex, default_db_path, default_session_dirs
+
+
+def register(sub) -> None:
+    index = sub.add_parser("index", help="index the tool calls of rollout folders for `search` and workspace symbols",
+                           description="Index every tool call of the rollouts (*.jsonl, *.jsonl.zst) below DIR "
+                                       "(default: ~/.codex/sessions and ~/.codex/archived_sessions). Only files "
+                                       "that changed are read again; a file that grew has only its new lines read.")
+    index.add_argument("dirs", nargs="*", metavar="DIR", help="folders (or files) of rollouts")
+    db_option(index)
+    index.add_argument("--rebuild", action="store_true", help="start from an empty index")
+    index.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                       help="how long to wait for another process writing the index (default 30)")
+    index.add_argument("--json", action="store_true", help="print what was done as JSON")
+    index.set_defaults(run=run)
+
+
+def _index(path, dirs: list[str], timeout: float, rebuild: bool):
+    with RolloutIndex.open(path, timeout=timeout, rebuild=rebuild) as index:
+        stats = index.update(dirs)
+        return stats, *index.count()
+
+
+def db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="PATH",
+                        help="the index database (default: $ROLLOUT_LSP_INDEX, else "
+                             "$XDG_CACHE_HOME/codex-rollout-lsp/index.sqlite3, ~/.cache when unset)")
+
+
+def run(args: argparse.Namespace) -> int:
+    explicit = bool(args.dirs)
+    dirs = args.dirs or [d for d in default_session_dirs() if os.path.isdir(d)]
+    missing = [d for d in args.dirs if not os.path.exists(d)]
+    for path in missing:
+        print(f"rollout-lsp index: {path}: no such file or folder", file=sys.stderr)
+    if explicit and len(missing) == len(args.dirs):
+        return 2
+    path = args.db or default_db_path()
+    try:
+        try:
+            stats, files, calls = _index(path, dirs, args.timeout, args.rebuild)
+        except IndexUnavailable as error:
+            if not error.broken:
+                raise
+            print(f"rollout-lsp index: {error}; rebuilding the index", file=sys.stderr)
+            stats, files, calls = _index(path, dirs, args.timeout, True)
+    except IndexUnavailable as error:
+        print(f"rollout-lsp index: {error}", file=sys.stderr)
+        return 2
+    for problem in stats.errors:
+        print(f"rollout-lsp index: {problem}", file=sys.stderr)
+    if args.json:
+        json.dump({"database": str(path), "folders": dirs, **stats.to_json(), "indexed_files": files,
+                   "indexed_calls": calls}, sys.stdout, indent=2)
+        print()
+    else:
+        print(f"{stats.files} rollouts: {stats.full} read whole, {stats.appended} appended to, "
+              f"{stats.unchanged} unchanged, {stats.removed} removed; {stats.lines_analysed} lines analysed, "
+              f"{stats.calls_added} calls added, {stats.calls_paired} paired with a later output "
+              f"in {stats.seconds:.3f} s")
+        print(f"{path}: {files} files, {calls} calls")
+    return 1 if stats.errors else 0

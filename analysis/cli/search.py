@@ -1,0 +1,85 @@
+"""``rollout-lsp search``: tool calls across every indexed session, as ``file:line:column: command``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
+from ..positions import PositionEncoding
+from .common import encoding_option
+from .index import db_option
+
+TEXT_LIMIT = 160
+
+
+def register(sub) -> None:
+    search = sub.add_parser("search", parents=[encoding_option()],
+                            help="search the tool calls of every indexed session (see `index`)",
+                            description="Tool calls whose command, patched files or tool contain QUERY "
+                                        "(case-insensitive), from the index `rollout-lsp index` keeps. "
+                                        "Exit 0 when something is found, 1 when nothing is, 2 on errors.")
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("--tool", metavar="NAME", help="only calls of this tool (exec_command, apply_patch, …)")
+    search.add_argument("--since", metavar="DATE", help="only calls at or after DATE (ISO: 2026-03-01 or "
+                                                        "2026-03-01T10:00:00Z)")
+    search.add_argument("--failed", action="store_true",
+                        help="only calls that failed: a non-zero exit code, or a failed script without one")
+    search.add_argument("--limit", type=int, default=None, metavar="N", help="at most N hits")
+    search.add_argument("--json", action="store_true")
+    db_option(search)
+    search.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        since = parse_since(args.since) if args.since else None
+    except ValueError:
+        print(f"rollout-lsp search: --since {args.since!r} is not a date (2026-03-01 or 2026-03-01T10:00:00Z)",
+              file=sys.stderr)
+        return 2
+    encoding = PositionEncoding(args.position_encoding)
+    try:
+        with RolloutIndex.open_existing(args.db or default_db_path()) as index:
+            hits = index.search(args.query, tool=args.tool, since=since, failed=args.failed, limit=args.limit)
+    except IndexUnavailable as error:
+        print(f"rollout-lsp search: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump([h.to_json(encoding) for h in hits], sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        for hit in hits:
+            print(hit_line(hit, encoding))
+    return 0 if hits else 1
+
+
+def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
+    """``file:line:column: command  [tool, exit N, session S, turn L "title", time]``, 1-based like compilers."""
+    about = [hit.tool or "computed tool"]
+    if hit.executed == "no":
+        about.append("dead")
+    if hit.exit_code is not None:
+        about.append(f"exit {hit.exit_code}")
+    elif hit.status and hit.status != "completed":
+        about.append(hit.status)
+    if hit.session_id:
+        about.append(f"session {hit.session_id}")
+    if hit.turn_line is not None:
+        about.append(f"turn {hit.turn_line + 1} \"{one_line(hit.turn_title or '', 60)}\"")
+    if hit.timestamp:
+        about.append(hit.timestamp)
+    return f"{shown_path(hit.path)}:{hit.line + 1}:{hit.start(encoding) + 1}: {one_line(hit.text, TEXT_LIMIT)}  [{', '.join(about)}]"
+
+
+def shown_path(path: str) -> str:
+    """Relative to the current folder when below it (as grep prints), else absolute."""
+    here = os.getcwd().rstrip(os.sep) + os.sep
+    return path[len(here):] if path.startswith(here) else path
+
+
+def one_line(text: str, limit: int) -> str:
+    text = text.replace("\r", "").replace("\n", "⏎ ")
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -1,0 +1,751 @@
+"""An incremental SQLite index of rollout files: every tool call, searchable across all sessions.
+
+One row per tool call (its decoded command, patched files or tool; tool name, ``executed``, exit code,
+session, turn, timestamp, file, line and columns in every position encoding) and an FTS5 trigram index
+over the text, so a query is a case-insensitive substring search answered from the index.
+
+Staying fresh cheaply: a file whose size and modification time are those indexed is not opened.  A plain
+rollout that grew by appending (its indexed prefix, up to the last line break, hashes the same) has only
+its new lines analysed; an output among them that answers a call indexed earlier updates that call's row
+(the call's line and its earlier output are re-read from the bytes already in memory and paired by the
+analysis itself).  Anything else is re-read whole.
+
+Safety: text is stored redacted (:func:`analysis.secrets.redact_all`), never in clear.  Each file is
+written in its own ``BEGIN IMMEDIATE`` transaction after checking that its row is still the one the work
+was planned from, so two processes indexing at once each leave a consistent index (WAL mode lets readers
+go on meanwhile).  A database of another schema version is rebuilt; a corrupt one is rebuilt by the
+writer (when it is an SQLite file, empty, or at the default location) and reported by readers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sqlite3
+import time
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from .calls import COMMAND, PATCH, ToolCall
+from .lines import split_lines
+from .positions import LineColumns, PositionEncoding
+from .rollout import RolloutAnalysis, analyze_text
+from .secrets import redact_all
+from .source import MAX_BYTES, decode, rollout_files
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
+INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
+DB_NAME = "index.sqlite3"
+SQLITE_HEADER = b"SQLite format 3\x00"
+_BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.lines.split_lines, on bytes
+_TITLE_LIMIT = 500
+
+_SCHEMA = """
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  size INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL,
+  stable_bytes INTEGER NOT NULL,  -- bytes up to the last line break: the lines an append cannot change
+  stable_lines INTEGER NOT NULL,  -- how many lines those bytes hold
+  prefix_hash TEXT NOT NULL,      -- sha256 of those bytes
+  session_id TEXT,
+  session_time TEXT,
+  turn_line INTEGER,              -- the turn in effect at the end of the stable lines
+  turn_title TEXT,
+  error TEXT
+);
+CREATE TABLE calls(
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  line INTEGER NOT NULL,
+  call_index INTEGER NOT NULL,
+  line_offset INTEGER NOT NULL,   -- byte offset of its line, to re-read it when a late output comes
+  start8 INTEGER NOT NULL, end8 INTEGER NOT NULL,
+  start16 INTEGER NOT NULL, end16 INTEGER NOT NULL,
+  start32 INTEGER NOT NULL, end32 INTEGER NOT NULL,
+  record TEXT,
+  call_id TEXT,
+  tool TEXT,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL,             -- redacted: the command, the expansion's commands, the patched files
+  workdir TEXT,
+  files TEXT,                     -- patched paths, one a line
+  executed TEXT NOT NULL,
+  status TEXT,
+  exit_code INTEGER,
+  output_line INTEGER,
+  output_offset INTEGER,
+  session_id TEXT,
+  turn_line INTEGER,
+  turn_title TEXT,
+  timestamp TEXT
+);
+CREATE INDEX calls_by_file ON calls(file_id, line);
+CREATE INDEX calls_by_time ON calls(timestamp);
+CREATE VIRTUAL TABLE calls_fts USING fts5(text, tool, content='calls', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER calls_ai AFTER INSERT ON calls BEGIN
+  INSERT INTO calls_fts(rowid, text, tool) VALUES (new.id, new.text, coalesce(new.tool, ''));
+END;
+CREATE TRIGGER calls_ad AFTER DELETE ON calls BEGIN
+  INSERT INTO calls_fts(calls_fts, rowid, text, tool) VALUES ('delete', old.id, old.text, coalesce(old.tool, ''));
+END;
+"""
+_TABLES = ("calls_fts", "calls", "files")
+_CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8", "start16", "end16", "start32",
+                 "end32", "record", "call_id", "tool", "kind", "text", "workdir", "files", "executed", "status",
+                 "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "timestamp")
+_INSERT_CALL = f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
+_FILE_COLUMNS = ("id", "path", "size", "mtime_ns", "stable_bytes", "stable_lines", "prefix_hash", "session_id",
+                 "session_time", "turn_line", "turn_title", "error")
+
+
+class IndexUnavailable(Exception):
+    """The index cannot be used: missing, locked, corrupt, of another schema, or not this project's."""
+
+    def __init__(self, message: str, broken: bool = False) -> None:
+        super().__init__(message)
+        self.broken = broken  # the database failed (not merely locked or missing): rebuilding may mend it
+
+
+def _failure(path: Path, error: sqlite3.Error, hint: str = "") -> IndexUnavailable:
+    locked = _is_locked(error)
+    return IndexUnavailable(f"{path}: {_describe(error)}" + ("" if locked else hint), broken=not locked)
+
+
+def default_db_path() -> Path:
+    """``$ROLLOUT_LSP_INDEX``, else ``index.sqlite3`` in the user's cache directory (XDG)."""
+    override = os.environ.get(INDEX_ENV)
+    if override:
+        return Path(override).expanduser()
+    return default_cache_dir() / DB_NAME
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "codex-rollout-lsp"
+
+
+def default_session_dirs() -> list[str]:
+    """Where Codex keeps sessions: ``$CODEX_HOME`` (default ``~/.codex``) ``/sessions`` and ``/archived_sessions``."""
+    home = os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    return [os.path.join(home, "sessions"), os.path.join(home, "archived_sessions")]
+
+
+@dataclass
+class IndexStats:
+    """What one :meth:`RolloutIndex.update` did."""
+
+    files: int = 0  # rollout files found
+    unchanged: int = 0  # size and modification time as indexed: not opened
+    full: int = 0  # new, rewritten, shrunk or compressed files read whole
+    appended: int = 0  # files that grew by appending: only their new lines analysed
+    removed: int = 0  # indexed files that are gone
+    lines_analysed: int = 0  # lines read through the analysis
+    lines_reread: int = 0  # earlier lines analysed again to pair them with a late output
+    calls_added: int = 0
+    calls_paired: int = 0  # earlier calls updated with an output appended later
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is slow, and a query may build thousands
+class Hit:
+    """One indexed tool call."""
+
+    path: str
+    line: int  # 0-based
+    columns: dict[str, tuple[int, int]]  # start and end column by position encoding
+    tool: str | None
+    kind: str
+    text: str
+    workdir: str | None
+    files: tuple[str, ...]
+    executed: str
+    status: str | None
+    exit_code: int | None
+    output_line: int | None
+    call_id: str | None
+    record: str | None
+    session_id: str | None
+    turn_line: int | None
+    turn_title: str | None
+    timestamp: str | None
+
+    def start(self, encoding: PositionEncoding = PositionEncoding.UTF16) -> int:
+        return self.columns[encoding.value][0]
+
+    def end(self, encoding: PositionEncoding = PositionEncoding.UTF16) -> int:
+        return self.columns[encoding.value][1]
+
+    def to_json(self, encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
+        start, end = self.columns[encoding.value]
+        return {
+            "file": self.path, "line": self.line,
+            "range": {"start": {"line": self.line, "character": start}, "end": {"line": self.line, "character": end}},
+            "tool": self.tool, "kind": self.kind, "text": self.text, "workdir": self.workdir,
+            "files": list(self.files), "executed": self.executed, "status": self.status,
+            "exit_code": self.exit_code, "output_line": self.output_line, "call_id": self.call_id,
+            "record": self.record, "session_id": self.session_id,
+            "turn": {"line": self.turn_line, "title": self.turn_title} if self.turn_line is not None else None,
+            "timestamp": self.timestamp,
+        }
+
+
+def call_text(call: ToolCall) -> str:
+    """What a call is searched and shown by: its command (or each command of an expansion), its patched
+    files, or its tool."""
+    if call.kind == COMMAND:
+        if call.command is not None:
+            return call.command
+        if call.expansion:
+            return "\n".join(call.expansion)
+        return f"computed: {call.computed_expression or call.tool or ''}".rstrip()
+    if call.kind == PATCH and call.files:
+        return "patch " + ", ".join(f.path + (f" → {f.move_to}" if f.move_to else "") for f in call.files)
+    return call.label
+
+
+def parse_since(value: str) -> str:
+    """A ``--since`` date as the ISO prefix timestamps are compared with (UTC); ValueError when unreadable."""
+    text = value.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        datetime.strptime(text, "%Y-%m-%d")
+        return text
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+# -- the database --------------------------------------------------------------------------------------------
+
+def _statements(script: str) -> Iterator[str]:
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            yield statement.strip()
+            statement = ""
+
+
+def _is_locked(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(error) or "busy" in str(error)
+
+
+def _is_corruption(error: sqlite3.DatabaseError) -> bool:
+    if _is_locked(error):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    text = str(error)
+    return "malformed" in text or "not a database" in text
+
+
+def _describe(error: sqlite3.Error) -> str:
+    if _is_locked(error):
+        return "the index is locked by another process; try again"
+    return str(error)
+
+
+def _remove_database(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(str(path) + suffix)
+        except FileNotFoundError:
+            pass
+
+
+def _may_rebuild(path: Path) -> bool:
+    """Whether a corrupt ``path`` may be deleted: an SQLite file, an empty file, or the default location
+    (never some other file a mistyped ``--db`` names)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return head in (b"", SQLITE_HEADER) or path.resolve().parent == default_cache_dir().resolve()
+
+
+class RolloutIndex:
+    """The index database.  Open it with :meth:`open` (the writer) or :meth:`open_existing` (readers)."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self.db = connection
+
+    # -- opening ----------------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: Path | str | None = None, timeout: float = 30.0, rebuild: bool = False) -> "RolloutIndex":
+        """The index at ``path`` for writing: created when missing, rebuilt when of another schema version,
+        when corrupt (see :func:`_may_rebuild`) or when ``rebuild``.  Raises :class:`IndexUnavailable`."""
+        path = Path(path) if path is not None else default_db_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise IndexUnavailable(f"cannot create {path.parent}: {error.strerror or error}") from error
+        if rebuild:
+            if not _may_rebuild(path):
+                raise IndexUnavailable(f"{path} is not a rollout-lsp index; not overwriting it")
+            _remove_database(path)
+        try:
+            return cls._connect_writer(path, timeout)
+        except sqlite3.DatabaseError as error:
+            if not _is_corruption(error):
+                raise _failure(path, error) from error
+            if not _may_rebuild(path):
+                raise IndexUnavailable(f"{path} is not a rollout-lsp index ({error}); not overwriting it") from error
+        _remove_database(path)  # corrupt: start again
+        try:
+            return cls._connect_writer(path, timeout)
+        except sqlite3.DatabaseError as error:
+            raise _failure(path, error) from error
+
+    @classmethod
+    def _connect_writer(cls, path: Path, timeout: float) -> "RolloutIndex":
+        db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            index = cls(path, db)
+            index._ensure_schema()
+            return index
+        except BaseException:
+            db.close()
+            raise
+
+    @classmethod
+    def open_existing(cls, path: Path | str | None = None, timeout: float = 2.0) -> "RolloutIndex":
+        """The index at ``path`` for queries; :class:`IndexUnavailable` when missing, locked, corrupt or of
+        another schema (``rollout-lsp index`` rebuilds it)."""
+        path = Path(path) if path is not None else default_db_path()
+        if not path.is_file():
+            raise IndexUnavailable(f"no index at {path}: run `rollout-lsp index` first")
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout, isolation_level=None,
+                                 check_same_thread=False)
+        except sqlite3.Error as error:
+            raise _failure(path, error) from error
+        try:
+            app, version = cls._identity(db)
+        except sqlite3.DatabaseError as error:
+            db.close()
+            raise IndexUnavailable(f"{path} is corrupt or not an index ({_describe(error)}): "
+                                   "run `rollout-lsp index` to rebuild it") from error
+        if app != APPLICATION_ID or version != SCHEMA_VERSION:
+            db.close()
+            raise IndexUnavailable(f"{path} is not an index of this version: run `rollout-lsp index` to rebuild it")
+        return cls(path, db)
+
+    @staticmethod
+    def _identity(db: sqlite3.Connection) -> tuple[int, int]:
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # reads the schema: a bad file fails here
+        return app, version
+
+    def _ensure_schema(self) -> None:
+        app, version = self._identity(self.db)
+        if app == APPLICATION_ID and version == SCHEMA_VERSION:
+            return
+        with self._transaction():
+            app, version = self._identity(self.db)  # another process may have made it meanwhile
+            if app == APPLICATION_ID and version == SCHEMA_VERSION:
+                return
+            names = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
+            if app == APPLICATION_ID:  # an older or newer schema: rebuild
+                for name in _TABLES:
+                    self.db.execute(f"DROP TABLE IF EXISTS {name}")
+            elif app != 0 or names:
+                raise IndexUnavailable(f"{self.path} is an SQLite database of something else; not overwriting it")
+            for statement in _statements(_SCHEMA):  # executescript would commit the transaction first
+                self.db.execute(statement)
+            self.db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    class _Txn:
+        def __init__(self, db: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> None:
+            self.db = db
+            self.begin = begin
+
+        def __enter__(self) -> None:
+            self.db.execute(self.begin)
+
+        def __exit__(self, kind, value, tb) -> None:
+            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+    def _transaction(self) -> "RolloutIndex._Txn":
+        return RolloutIndex._Txn(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "RolloutIndex":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- indexing ---------------------------------------------------------------------------------------
+    def update(self, paths: list[str]) -> IndexStats:
+        """Brings the index up to date with the rollout files of ``paths`` (folders and files); indexed files
+        below a folder of ``paths`` that are gone are removed.  Raises :class:`IndexUnavailable` when the
+        database is locked too long or fails; a file that cannot be read is an error in the stats."""
+        stats = IndexStats()
+        started = time.perf_counter()
+        roots = [os.path.abspath(p) for p in paths]
+        try:
+            found = [os.path.abspath(p) for p in rollout_files([r for r in roots if os.path.exists(r)])]
+            stats.files = len(found)
+            for path in found:
+                self._update_file(path, stats)
+            self._remove_missing([r for r in roots if os.path.isdir(r)], set(found), stats)
+        except sqlite3.DatabaseError as error:
+            raise _failure(self.path, error) from error
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _remove_missing(self, folders: list[str], found: set[str], stats: IndexStats) -> None:
+        for folder in folders:
+            prefix = folder.rstrip(os.sep) + os.sep
+            rows = self.db.execute("SELECT id, path FROM files WHERE substr(path, 1, ?) = ?",
+                                   (len(prefix), prefix)).fetchall()
+            gone = [(file_id,) for file_id, path in rows if path not in found and not os.path.exists(path)]
+            if gone:
+                with self._transaction():
+                    self.db.executemany("DELETE FROM calls WHERE file_id = ?", gone)
+                    self.db.executemany("DELETE FROM files WHERE id = ?", gone)
+                stats.removed += len(gone)
+
+    def _file_row(self, path: str) -> dict[str, Any] | None:
+        row = self.db.execute(f"SELECT {', '.join(_FILE_COLUMNS)} FROM files WHERE path = ?", (path,)).fetchone()
+        return dict(zip(_FILE_COLUMNS, row)) if row else None
+
+    def _update_file(self, path: str, stats: IndexStats) -> None:
+        for _attempt in range(5):
+            with self._reading():
+                row = self._file_row(path)
+                pending = self._pending(row) if row is not None else []
+            try:
+                size, mtime_ns, data = _read(path, row)
+            except Exception as error:  # unreadable or undecompressable: recorded, retried next time
+                stats.errors.append(f"cannot read {path}: {_reason(error)}")
+                self._record_error(path, row, str(_reason(error)))
+                return
+            if data is None:
+                stats.unchanged += 1
+                return
+            work = _plan(path, row, pending, size, mtime_ns, data)  # the analysis runs outside the write lock
+            with self._transaction():
+                if self._file_row(path) != row:
+                    continue  # another process indexed it meanwhile: plan again from its row
+                self._apply(work)
+            stats.lines_analysed += work.lines_analysed
+            stats.lines_reread += work.lines_reread
+            stats.calls_added += len(work.calls)
+            stats.calls_paired += len(work.paired)
+            if work.append:
+                stats.appended += 1
+            else:
+                stats.full += 1
+            return
+        stats.errors.append(f"{path} kept changing while it was indexed; left for the next run")
+
+    def _pending(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """Calls of the stable lines still waiting for their output (none yet, or a running script's)."""
+        columns = ("line", "call_index", "call_id", "line_offset", "output_line", "output_offset", "status")
+        rows = self.db.execute(
+            f"SELECT {', '.join(columns)} FROM calls WHERE file_id = ? AND line < ? AND call_id IS NOT NULL "
+            "AND (output_line IS NULL OR status = 'running') ORDER BY line, call_index",
+            (row["id"], row["stable_lines"])).fetchall()
+        return [dict(zip(columns, r)) for r in rows]
+
+    def _reading(self) -> "RolloutIndex._Txn":
+        return RolloutIndex._Txn(self.db, "BEGIN")
+
+    def _record_error(self, path: str, row: dict[str, Any] | None, reason: str) -> None:
+        with self._transaction():
+            if row is not None:
+                self.db.execute("DELETE FROM calls WHERE file_id = ?", (row["id"],))
+            self.db.execute(
+                "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, error) "
+                "VALUES (?, -1, -1, 0, 0, '', ?) ON CONFLICT(path) DO UPDATE SET size = -1, mtime_ns = -1, "
+                "stable_bytes = 0, stable_lines = 0, prefix_hash = '', error = excluded.error", (path, reason))
+
+    def _apply(self, work: "_Work") -> None:
+        values = (work.size, work.mtime_ns, work.stable_bytes, work.stable_lines, work.prefix_hash, work.session_id,
+                  work.session_time, work.turn_line, work.turn_title)
+        if work.file_id is None:
+            cursor = self.db.execute(
+                "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, session_id, "
+                "session_time, turn_line, turn_title, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                (work.path, *values))
+            file_id = cursor.lastrowid
+        else:
+            file_id = work.file_id
+            self.db.execute(
+                "UPDATE files SET size = ?, mtime_ns = ?, stable_bytes = ?, stable_lines = ?, prefix_hash = ?, "
+                "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, error = NULL WHERE id = ?",
+                (*values, file_id))
+            self.db.execute("DELETE FROM calls WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
+        self.db.executemany(_INSERT_CALL, [(file_id, *call) for call in work.calls])
+        self.db.executemany(
+            "UPDATE calls SET status = ?, exit_code = ?, executed = ?, output_line = ?, output_offset = ? "
+            "WHERE file_id = ? AND line = ? AND call_index = ?",
+            [(*update, file_id, line, index) for line, index, update in work.paired])
+
+    # -- queries ----------------------------------------------------------------------------------------
+    def search(self, query: str, tool: str | None = None, since: str | None = None, failed: bool = False,
+               limit: int | None = None, exclude_paths: frozenset[str] = frozenset()) -> list[Hit]:
+        """Calls whose text or tool contains ``query`` (case-insensitive; every call when it is empty),
+        by file and line.  ``since`` is an ISO date or time (see :func:`parse_since`); ``failed`` keeps calls
+        with a non-zero exit code or a failed script; ``exclude_paths`` are files whose hits are not wanted
+        (the editor's open documents)."""
+        where, params = [], []
+        needle = query.strip()
+        if len(needle) >= 3:
+            where.append("c.id IN (SELECT rowid FROM calls_fts WHERE calls_fts MATCH ?)")
+            params.append('"' + needle.replace('"', '""') + '"')
+        elif needle:  # too short for trigrams
+            pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            where.append("(c.text LIKE ? ESCAPE '\\' OR c.tool LIKE ? ESCAPE '\\')")
+            params += [pattern, pattern]
+        if tool:
+            where.append("c.tool = ?")
+            params.append(tool)
+        if since:
+            where.append("c.timestamp >= ?")
+            params.append(since)
+        if failed:
+            where.append("((c.exit_code IS NOT NULL AND c.exit_code != 0) OR "
+                         "(c.exit_code IS NULL AND c.status IN ('failed', 'terminated')))")
+        sql = (f"SELECT f.path, {', '.join('c.' + c for c in _CALL_COLUMNS[1:])} FROM calls c "
+               f"JOIN files f ON f.id = c.file_id {'WHERE ' + ' AND '.join(where) if where else ''} "
+               "ORDER BY f.path, c.line, c.call_index")
+        hits: list[Hit] = []
+        try:
+            for row in self.db.execute(sql, params):
+                if row[0] in exclude_paths:
+                    continue
+                hits.append(_hit(row))
+                if limit is not None and len(hits) >= limit:
+                    break
+        except sqlite3.DatabaseError as error:
+            raise _failure(self.path, error, " (run `rollout-lsp index` to rebuild the index)") from error
+        return hits
+
+    def count(self) -> tuple[int, int]:
+        """Indexed files and calls."""
+        files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
+        calls = self.db.execute("SELECT count(*) FROM calls").fetchone()[0]
+        return files, calls
+
+
+def _hit(row: tuple) -> Hit:
+    c = dict(zip(("path",) + _CALL_COLUMNS[1:], row))
+    return Hit(
+        path=c["path"], line=c["line"],
+        columns={"utf-8": (c["start8"], c["end8"]), "utf-16": (c["start16"], c["end16"]),
+                 "utf-32": (c["start32"], c["end32"])},
+        tool=c["tool"], kind=c["kind"], text=c["text"], workdir=c["workdir"],
+        files=tuple(c["files"].split("\n")) if c["files"] else (), executed=c["executed"], status=c["status"],
+        exit_code=c["exit_code"], output_line=c["output_line"], call_id=c["call_id"], record=c["record"],
+        session_id=c["session_id"], turn_line=c["turn_line"], turn_title=c["turn_title"], timestamp=c["timestamp"])
+
+
+# -- reading and planning one file (no database here) --------------------------------------------------------
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
+def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None]:
+    """The file's size, modification time and bytes; no bytes when size and time are as indexed."""
+    with open(path, "rb") as handle:
+        stat = os.fstat(handle.fileno())
+        if row is not None and row["error"] is None and row["size"] == stat.st_size and \
+                row["mtime_ns"] == stat.st_mtime_ns:
+            return stat.st_size, stat.st_mtime_ns, None
+        if path.endswith(".zst"):
+            import zstandard
+
+            data = zstandard.ZstdDecompressor().stream_reader(handle).read(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:
+                raise ValueError("decompressed size over 2 GiB")
+            return stat.st_size, stat.st_mtime_ns, data
+        data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            raise ValueError("file over 2 GiB")
+        # what was read is what is indexed: a file that grows meanwhile is seen as changed next time
+        return len(data), stat.st_mtime_ns, data
+
+
+@dataclass
+class _Work:
+    """What indexing one file changes, computed before the write transaction."""
+
+    path: str
+    file_id: int | None
+    append: bool
+    first_line: int  # rows from this line on are replaced
+    size: int
+    mtime_ns: int
+    stable_bytes: int
+    stable_lines: int
+    prefix_hash: str
+    session_id: str | None
+    session_time: str | None
+    turn_line: int | None
+    turn_title: str | None
+    calls: list[tuple] = field(default_factory=list)
+    paired: list[tuple[int, int, tuple]] = field(default_factory=list)  # (line, call index, new output fields)
+    lines_analysed: int = 0
+    lines_reread: int = 0
+
+
+def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], size: int, mtime_ns: int,
+          data: bytes) -> _Work:
+    cut = data.rfind(b"\n") + 1  # the stable prefix ends at the last line break
+    view = memoryview(data)
+    digest = hashlib.sha256()
+    append = False
+    if row is not None and not path.endswith(".zst") and row["error"] is None and \
+            0 < row["stable_bytes"] <= len(data):
+        digest.update(view[:row["stable_bytes"]])
+        append = digest.hexdigest() == row["prefix_hash"]
+        if not append:
+            digest = hashlib.sha256()
+    base_bytes = row["stable_bytes"] if append else 0
+    base_line = row["stable_lines"] if append else 0
+    stable_lines = base_line + len(_BREAKS.findall(data, base_bytes, cut)) if cut > base_bytes else base_line
+    digest.update(view[base_bytes:max(cut, base_bytes)])
+    work = _Work(path, row["id"] if row else None, append, base_line, size, mtime_ns, max(cut, base_bytes),
+                 stable_lines, digest.hexdigest(),
+                 row["session_id"] if append else None, row["session_time"] if append else None,
+                 row["turn_line"] if append else None, row["turn_title"] if append else None)
+    text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
+    analysis = analyze_text(text) if text else None
+    if analysis is None:
+        return work
+    work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
+    if work.session_id is None:
+        work.session_id = analysis.session_id
+        work.session_time = next((r.session.timestamp for r in analysis.records if r.session is not None), None)
+    offsets = _line_offsets(data, base_bytes)
+    turns = [(base_line + t.line, t.title) for t in analysis.turns]
+    turn_starts = [t[0] for t in turns]
+    for located in analysis.calls:
+        line = base_line + located.line
+        at = bisect_right(turn_starts, line) - 1
+        turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title)
+        work.calls.append(_call_row(analysis, located, line, offsets[located.line], base_line, offsets,
+                                    work.session_id, work.session_time, turn))
+    if append:
+        _pair_late_outputs(path, data, analysis, base_line, offsets, pending, work)
+    earlier = [t for t in turns if t[0] < stable_lines]
+    if earlier:
+        work.turn_line, work.turn_title = earlier[-1][0], _clean(earlier[-1][1], _TITLE_LIMIT)
+    return work
+
+
+def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line: int, offsets: list[int],
+                       pending: list[dict[str, Any]], work: _Work) -> None:
+    """Updates calls indexed earlier whose output (or, for a script that was still running, whose ``wait``)
+    is among the new lines: the call's line, its earlier output and those new lines are analysed together,
+    so the analysis pairs them exactly as it would in the whole file."""
+    waits = [n for n, r in enumerate(tail.records) if r.kind == "function_call" and r.name == "wait"]
+    wait_outputs = [n for w in waits for n in tail.outputs_by_call_id.get(tail.records[w].call_id or "", [])]
+    by_line: dict[int, dict[str, Any]] = {}
+    for call in pending:
+        by_line.setdefault(call["line"], call)
+    for line, call in by_line.items():
+        relevant = list(tail.outputs_by_call_id.get(call["call_id"], []))
+        if call["status"] == "running":
+            relevant += waits + wait_outputs
+        if not relevant:
+            continue
+        texts = [_line_at(path, data, call["line_offset"])]
+        where = [(line, call["line_offset"])]
+        if call["output_offset"] is not None:
+            texts.append(_line_at(path, data, call["output_offset"]))
+            where.append((call["output_line"], call["output_offset"]))
+        for number in sorted(set(relevant)):
+            texts.append(tail.lines[number])
+            where.append((base_line + number, offsets[number]))
+        work.lines_reread += 1 + (call["output_offset"] is not None)
+        stitched = analyze_text("\n".join(texts))
+        first = stitched.output_of(0)
+        for located in stitched.calls_on(0):
+            output = located.output
+            if output is None:
+                continue
+            work.paired.append((line, located.index, (
+                output.status, output.exit_code, located.call.executed, where[output.line][0],
+                where[first][1] if first is not None else None)))
+
+
+def _line_at(path: str, data: bytes, offset: int) -> str:
+    end = _BREAKS.search(data, offset)
+    return decode(path, data[offset:end.start() if end else len(data)]).text
+
+
+def _line_offsets(data: bytes, base: int) -> list[int]:
+    """Byte offsets (in ``data``) of the lines that start at or after ``base``."""
+    return [base] + [m.end() for m in _BREAKS.finditer(data, base)]
+
+
+def _clean(text: str | None, limit: int | None = None) -> str | None:
+    if text is None:
+        return None
+    text = redact_all(text)
+    return text[:limit] if limit is not None and len(text) > limit else text
+
+
+def _first_output_offset(analysis: RolloutAnalysis, located, offsets: list[int]) -> int | None:
+    """The byte offset of the output record answering the call's own ``call_id`` (not a later ``wait``'s)."""
+    if located.output is None:
+        return None
+    first = analysis.output_of(located.line)
+    return offsets[first] if first is not None else offsets[located.output.line]
+
+
+def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, base_line: int,
+              offsets: list[int], session_id: str | None, session_time: str | None,
+              turn: tuple[int | None, str | None]) -> tuple:
+    call = located.call
+    text = analysis.lines[located.line]
+    columns = LineColumns(text)
+    span = located.span
+    record = located.record.record
+    timestamp = record.envelope.timestamp if record is not None else None
+    output = located.output
+    files = "\n".join(f.path + (f"\n{f.move_to}" if f.move_to else "") for f in call.files)
+    return (line, located.index, line_offset,
+            columns.to_units(span.start, PositionEncoding.UTF8), columns.to_units(span.end, PositionEncoding.UTF8),
+            columns.to_units(span.start, PositionEncoding.UTF16), columns.to_units(span.end, PositionEncoding.UTF16),
+            span.start, span.end,
+            located.record.name, located.record.call_id, call.tool, call.kind, _clean(call_text(call)),
+            _clean(call.workdir), _clean(files) or None, call.executed,
+            output.status if output else None, output.exit_code if output else None,
+            base_line + output.line if output else None, _first_output_offset(analysis, located, offsets),
+            session_id, turn[0], _clean(turn[1], _TITLE_LIMIT), timestamp or session_time)
+
+
+__all__ = ["Hit", "IndexStats", "IndexUnavailable", "RolloutIndex", "call_text", "default_db_path",
+           "default_session_dirs", "parse_since", "SCHEMA_VERSION"]

@@ -1,0 +1,259 @@
+"""Whether an exec script is valid module code, as V8 reads it before any of it runs.
+
+Codex runs an exec script as an ES module: strict mode, top-level ``await``, early
+errors.  tree-sitter's grammar is far wider (it accepts ``with``, ``"\\143"``,
+``08``, a duplicate ``let``, ``break`` outside a loop, a top-level ``return``,
+``await x ** 2``, ``(a)\\n=> 1``, ``new a?.b()``, JSX, invalid regular
+expressions…), and a script V8 refuses never ran, so it must never be read as
+having run.  esprima-fork (the esprima parser carried to ES2026, strict-mode and
+early errors, regular expressions validated) decides; it is pure Python and
+costs about three times tree-sitter's whole analysis of a script, so it is asked
+only about the scripts a cheap look at tree-sitter's tree and the text finds a
+construct in that V8 might refuse (:func:`might_be_refused`).  The look is a
+superset: a false alarm costs one esprima parse, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from tree_sitter import Node, Query, QueryCursor
+
+from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, SyntaxProblem
+
+# Text that may be a construct tree-sitter accepts and V8 refuses.  Matched on the script's UTF-8 bytes, so a
+# hit is placed in the tree at once: escapes count in strings, templates and names, the rest outside strings,
+# templates, comments and regular expressions ("2026-07-01" in a string is no octal literal).  Every
+# alternative is linear on any input.
+_LS = "|".join(("\n", "\r", "\u2028", "\u2029")).encode("utf-8")
+_ESCAPES = re.compile(rb"\\(?:[1-9xu]|0[0-9])")  # legacy octal, \8 \9, hex and unicode escapes (maybe invalid)
+_CODE = re.compile(
+    rb"(?<![\w$.])0[0-9_]"  # legacy octal literals (010, 08), 0_1
+    rb"|(?<![\w$.])\.?[0-9][0-9a-zA-Z.]*_"  # numeric separators (1__0, 1_, 0x_1); starts only at a token
+    rb"|[0-9](?:in|of|instanceof)\b"  # a number run into a keyword
+    rb"|<!--|-->"  # HTML-like comments: not in modules
+    rb"|(?:" + _LS + rb")[ \t\f\v]*=>|\*/\s*=>"  # a line break before =>
+    rb"|\basync[ \t]*(?:" + _LS + rb"|/[/*])"  # async, then a line break
+    rb"|\byield\b|__proto__|\bexport\b"
+)
+_NOT_CODE = frozenset({"string_fragment", "escape_sequence", "string", "template_string", "comment", "regex_pattern",
+                       "regex_flags", "regex"})
+_NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
+_TEXT_HITS = 64  # hits placed in the tree before the script is simply asked about
+
+# Nodes that may be, or hold, an early error; ``@check`` ones are looked at in Python (see _refused).
+_SUSPECT = Query(JAVASCRIPT, """
+[(with_statement) (labeled_statement) (yield_expression) (private_property_identifier) (meta_property) (super)
+ (class_declaration) (class) (export_statement) (jsx_element) (jsx_self_closing_element)] @always
+((identifier) @always (#any-of? @always "let" "static" "implements" "interface" "package" "private" "protected"
+  "public" "yield" "await" "eval" "arguments" "enum"))
+((shorthand_property_identifier) @always (#any-of? @always "let" "static" "implements" "interface" "package"
+  "private" "protected" "public" "yield" "await" "eval" "arguments" "enum"))
+((shorthand_property_identifier_pattern) @always (#any-of? @always "let" "static" "implements" "interface"
+  "package" "private" "protected" "public" "yield" "await" "eval" "arguments" "enum"))
+(binary_expression operator: ["**" "??"]) @always
+(object (method_definition) @always)
+(if_statement consequence: [(function_declaration) (generator_function_declaration) (lexical_declaration)]) @always
+(else_clause [(function_declaration) (generator_function_declaration) (lexical_declaration)]) @always
+[(while_statement) (for_statement) (for_in_statement) (do_statement)] @loop
+(unary_expression operator: "delete") @delete
+(return_statement) @return
+[(break_statement) (continue_statement)] @jump
+(await_expression) @await
+(new_expression) @new
+(call_expression arguments: (template_string)) @tagged
+(variable_declarator) @declarator
+(regex) @regex
+""")
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
+                           "lexical_declaration"})
+_TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"})
+_TOKEN = re.compile(r""""(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'|[\w$\\]+|\S""")  # a string is one token
+_PARENT_STEPS = 64  # how far up a ``break`` is followed to its loop before it is simply asked about
+
+
+def module_problem(script: ExecScript) -> SyntaxProblem | None:
+    """The first reason V8 refuses ``script`` (one tree-sitter read without error) as a module, or None."""
+    if script.too_deep or not might_be_refused(script):
+        return None
+    return first_module_error(script.source)
+
+
+def might_be_refused(script: ExecScript) -> bool:
+    """Whether the script holds any construct that tree-sitter accepts and a module may not."""
+    if "use strict" in script.source or _text_hit(script):
+        return True
+    cursor = QueryCursor(_SUSPECT)
+    cursor.set_max_start_depth(MAX_DEPTH)
+    for _, captures in cursor.matches(script.root):
+        if "always" in captures or any(_refused(script, group, captures[group][0]) for group in captures):
+            return True
+    return _assigns_badly(script) or _redeclares(script)
+
+
+def _text_hit(script: ExecScript) -> bool:
+    data, root, seen = script.data, script.root, 0
+    for pattern, ignored in ((_ESCAPES, _NOT_ESCAPE), (_CODE, _NOT_CODE)):
+        for match in pattern.finditer(data):
+            seen += 1
+            if seen > _TEXT_HITS:
+                return True
+            at = match.start()
+            node = root.descendant_for_byte_range(at, at + 1)
+            if node is not None and node.type == "escape_sequence" and node.start_byte != at:
+                continue  # the 2 of "\\2": an escaped backslash, then a digit
+            if node is None or node.type not in ignored:
+                return True
+    return False
+
+
+def _refused(script: ExecScript, group: str, node: Node) -> bool:
+    text = script.text
+    if group == "loop":  # a declaration as the whole body of a loop
+        body = node.child_by_field_name("body")
+        return body is not None and body.type in _DECLARATIONS or \
+            node.type == "for_in_statement" and node.child_by_field_name("kind") is None and \
+            _unwrapped(node.child_by_field_name("left")) not in _TARGETS | {"object_pattern", "array_pattern"}
+    if group == "delete":
+        return _unwrapped(node.child_by_field_name("argument")) == "identifier"
+    if group == "return":
+        return _function_of(script, node) in (None, "class_static_block")
+    if group == "jump":
+        return _jump_refused(node)
+    if group == "await":
+        return _function_of(script, node, async_only=True) not in (None, "async")
+    if group == "new":
+        constructor = node.child_by_field_name("constructor")
+        return constructor is not None and "?." in text(constructor)
+    if group == "tagged":
+        function = node.child_by_field_name("function")
+        return function is not None and "?." in text(function)
+    if group == "declarator":
+        if node.child_by_field_name("value") is not None:
+            return False
+        declaration = node.parent
+        name = node.child_by_field_name("name")
+        return name is not None and name.type != "identifier" or \
+            declaration is not None and declaration.type == "lexical_declaration" and \
+            text(declaration).startswith("const")
+    if group == "regex":
+        pattern, flags = node.child_by_field_name("pattern"), node.child_by_field_name("flags")
+        return not _valid_regexp(text(pattern) if pattern is not None else "",
+                                 text(flags) if flags is not None else "")
+    return False
+
+
+def _unwrapped(node: Node | None) -> str | None:
+    while node is not None and node.type == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        node = inner[0] if len(inner) == 1 else None
+    return node.type if node is not None else None
+
+
+def _function_of(script: ExecScript, node: Node, async_only: bool = False) -> str | None:
+    """The kind of function around ``node``: None at the top level, ``async`` for an async one with
+    ``async_only``, else its node type."""
+    function = script.innermost_function(node)
+    if function == script.root:
+        return None
+    if async_only and any(c.type == "async" for c in function.children):
+        return "async"
+    return function.type
+
+
+def _jump_refused(node: Node) -> bool:
+    """A ``break`` or ``continue`` outside any loop (or switch, for ``break``) of its function; a labelled
+    one is always asked about."""
+    if node.child_by_field_name("label") is not None:
+        return True
+    parent = node.parent
+    for _ in range(_PARENT_STEPS):
+        if parent is None:
+            return True
+        if parent.type in _LOOPS or node.type == "break_statement" and parent.type == "switch_statement":
+            return False
+        if parent.type in ("function_declaration", "function_expression", "arrow_function", "method_definition",
+                           "generator_function_declaration", "generator_function", "class_static_block",
+                           "program"):
+            return True
+        parent = parent.parent
+    return True
+
+
+def _assigns_badly(script: ExecScript) -> bool:
+    """An assignment or update whose target is not a plain name, member or (for ``=``) pattern."""
+    for captures in script.structure["assign"]:
+        node = captures["assign"][0]
+        target = node.child_by_field_name("argument" if node.type == "update_expression" else "left")
+        if target is None:
+            continue
+        kind = target.type
+        if kind in ("member_expression", "subscript_expression"):
+            if "?." in script.text(target):
+                return True
+        elif kind in ("object_pattern", "array_pattern"):
+            if node.type != "assignment_expression":
+                return True
+        elif kind != "identifier":
+            return True
+    return False
+
+
+def _redeclares(script: ExecScript) -> bool:
+    """Two declarations of one name in one function where one scope holds the other and they are not
+    both ``var``-like (``var`` and parameters), or two parameters of one function: candidates for "has
+    already been declared" and "duplicate parameter names"."""
+    for bindings in script.bindings.values():
+        if len(bindings) < 2:
+            continue
+        for i, first in enumerate(bindings):
+            for second in bindings[i + 1:]:
+                if first.kind in ("var", "param") and second.kind in ("var", "param") and \
+                        not (first.kind == second.kind == "param" and first.scope == second.scope):
+                    continue
+                if _holds(first.scope, second.node) or _holds(second.scope, first.node):
+                    if script.innermost_function(first.scope) == script.innermost_function(second.scope):
+                        return True
+    return False
+
+
+def _holds(scope: Node, node: Node) -> bool:
+    return scope.start_byte <= node.start_byte and node.end_byte <= scope.end_byte
+
+
+@lru_cache(maxsize=4096)
+def _valid_regexp(pattern: str, flags: str) -> bool:
+    from esprima.regexp_validator import RegExpSyntaxError, validate_regexp
+
+    try:
+        validate_regexp(pattern, flags)
+    except RegExpSyntaxError:
+        return False
+    except Exception:  # noqa: BLE001 - a validator bug must not hide the script: let the parser decide
+        return False
+    return True
+
+
+@lru_cache(maxsize=1024)
+def first_module_error(source: str) -> SyntaxProblem | None:
+    """esprima-fork's first error for ``source`` read as a module, at its code-point offset."""
+    import esprima  # esprima-fork 5 (ES2026); imported on first use, as tree-sitter reads most scripts alone
+
+    try:
+        esprima.parseModule(source)
+    except esprima.Error as error:
+        description = re.sub(r"^Line \d+: ", "", error.message)
+        start = min(max(error.index or 0, 0), len(source))
+        while start < len(source) and source[start].isspace():  # esprima may point just after a token
+            start += 1
+        token = _TOKEN.match(source, start)
+        end = token.end() if token else min(start + 1, len(source))
+        if start == end and start > 0:  # at the end of the script: point at its last character
+            start -= 1
+        return SyntaxProblem(start, end, f"not valid module code (exec scripts run as strict ES modules; "
+                                         f"the script never ran): {description}")
+    except RecursionError:
+        return None  # nested beyond the parser's recursion: tree-sitter's reading stands
+    return None

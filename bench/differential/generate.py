@@ -1,0 +1,106 @@
+"""Generated exec scripts for the differential test against acorn: every form issue 9 found tree-sitter
+misreading (``await (f)()``, scopes, escaped names, destructuring, reassigned aliases) and every kind of script
+that is valid only in sloppy mode or not at all, mixed with ordinary code.  Deterministic for a seed.
+
+    python bench/differential/generate.py [COUNT] [SEED]   → a JSON array of scripts
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+
+# %(n)s is replaced by a number unique in the script, so declarations never clash by accident
+CALLS = [
+    'await tools.exec_command({cmd: "ls"});',
+    'await tools.\\u0065xec_command({cmd: "claude -p hi"});',
+    '\\u0074ools.write_stdin({session_id: 1, chars: ""});',
+    "await (tools.write_stdin)({session_id: 1, chars: \"\"});",
+    'await (0, tools.view_image)({path: "x.png"});',
+    "await ((tools.update_plan))({plan: []});",
+    "tools?.update_plan({plan: []});",
+    'await tools["apply_patch"]("*** Begin Patch\\n*** End Patch");',
+    'const {["write_stdin"]: g%(n)s} = tools; await g%(n)s({session_id: 2});',
+    'const {exec_command: e%(n)s, "view_image": v%(n)s = null} = tools; await e%(n)s({cmd: "pwd"}); v%(n)s({});',
+    "const t%(n)s = tools; await t%(n)s.list_mcp_resources({});",
+    "let u%(n)s = tools; u%(n)s = {x() {}}; u%(n)s.x();",
+    "let w%(n)s = tools; await w%(n)s.wait({cell_id: 1});",
+    "const [a%(n)s] = tools; a%(n)s();",
+    "const {x%(n)s: {y%(n)s}} = tools; y%(n)s();",
+    "const {...r%(n)s} = tools; r%(n)s.rest();",
+    "class K%(n)s { static { var tools = {inner() {}}; tools.inner(); } } tools.outer%(n)s();",
+    "function f%(n)s(a = tools.dflt%(n)s()) { var tools = {body() {}}; tools.body(); }",
+    "const h%(n)s = function tools() { tools.self(); }; tools.after%(n)s();",
+    "const C%(n)s = class tools { m() { tools.self(); } }; tools.later%(n)s();",
+    'for (const c%(n)s of ["a", "b"]) await tools.exec_command({cmd: c%(n)s});',
+    "if (false) tools.dead({});",
+    "{ const tools = {shadow() {}}; tools.shadow(); }",
+    "function p%(n)s(tools) { return tools.param(); }",
+    '"tools.in_string()"; // tools.in_comment()\n',
+    "const re%(n)s = /tools.regex\\(/;",
+    "try { await tools.exec_command({cmd: \"t\"}); } catch (tools) { tools.caught(); }",
+    "await Promise.all([1, 2].map(async (i) => tools.exec_command({cmd: `echo ${i}`})));",
+]
+NOISE = [
+    'const date%(n)s = "2026-07-01";',
+    'const path%(n)s = "C:\\\\users\\\\2";',
+    'text(String(1).split(/\\s+/).join("\\n"));',
+    "for (const x%(n)s of [1]) { if (x%(n)s) break; }",
+    "const m%(n)s = 0.5 + 1_000 + 0x1F;",
+    "let z%(n)s = 1; z%(n)s = 2;",
+    "const q%(n)s = (a) => a ?? (1 || 2);",
+    "label%(n)s: for (;;) { break label%(n)s; }",
+]
+REFUSED = [
+    'const s%(n)s = "\\143laude";',
+    'const s%(n)s = "ls\\08";',
+    "const o%(n)s = 010;",
+    "const o%(n)s = 08;",
+    "with (Math) { max(1); }",
+    "delete globalThis_x%(n)s; let globalThis_x%(n)s; delete globalThis_x%(n)s;",
+    "let d%(n)s = 1; let d%(n)s = 2;",
+    "break;",
+    "continue;",
+    "return 1;",
+    "await x ** 2;",
+    "(a)\n=> 1;",
+    "new a?.b();",
+    "const bad%(n)s = /a(/;",
+    "const bad%(n)s = /a/gg;",
+    "const j%(n)s = <div/>;",
+    "function dup%(n)s(a, a) {}",
+    "var static = 1;",
+    "a ?? b || c;",
+    "lab: lab: 1;",
+    "function nf%(n)s() { await x; }",
+    "const k%(n)s;",
+    "eval = 1;",
+    "if (a) function ff%(n)s() {}",
+    "({__proto__: 1, __proto__: 2});",
+    "yield 1;",
+    "3in [];",
+    "const u%(n)s = 0_1;",
+    "a?.b = 1;",
+    "class A%(n)s { constructor() {} constructor() {} }",
+    "try {} catch (e) { let e; }",
+    "const t%(n)s = `\\08`;",
+]
+
+
+def generate(count: int, seed: int = 9) -> list[str]:
+    rng = random.Random(seed)
+    scripts = []
+    for _ in range(count):
+        parts = [rng.choice(CALLS) for _ in range(rng.randint(1, 3))]
+        parts += [rng.choice(NOISE) for _ in range(rng.randint(0, 2))]
+        if rng.random() < 0.35:
+            parts.append(rng.choice(REFUSED))
+        rng.shuffle(parts)
+        scripts.append("\n".join(part % {"n": index} for index, part in enumerate(parts)))
+    return scripts
+
+
+if __name__ == "__main__":
+    print(json.dumps(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 3000,
+                              int(sys.argv[2]) if len(sys.argv) > 2 else 9)))

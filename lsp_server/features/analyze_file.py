@@ -1,0 +1,56 @@
+"""``rollout/analyzeFile``: a rollout on disk, for files too large for the editor to open (over 50 MB)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from analysis.report import outline_json
+from analysis.rollout import analyze_text
+from analysis.source import load
+
+from ..access import PathRefused
+from .base import Feature, lsp_method
+
+ANALYZE_FILE = "rollout/analyzeFile"
+
+
+class AnalyzeFileFeature(Feature):
+    @lsp_method(ANALYZE_FILE)
+    async def analyze_file(self, params: Any) -> dict:
+        """The outline (calls) and findings of the rollout at ``params.path``, as ``check --json`` shows them.
+
+        Only paths that ``access.py`` allows are read; any other is refused with an InvalidParams error
+        that names the rule.  Commands and paths in the answer are masked like every shown text.
+        """
+        path = params.get("path") if isinstance(params, dict) else getattr(params, "path", None)
+        if not isinstance(path, str):
+            raise JsonRpcInvalidParams("params.path must be a file path")
+        server = self.server
+        folders = [f.uri for f in server.workspace.folders.values()]
+        if server.workspace.root_uri:
+            folders.append(server.workspace.root_uri)
+        try:
+            server.paths.check(path, folders, server.settings.is_rollout_path)
+        except PathRefused as refused:
+            raise JsonRpcInvalidParams(str(refused)) from None
+        encoding, mask, extra = server.encoding, server.masker, server.masker.extra
+
+        def work() -> dict:
+            loaded = load(path)
+            if loaded.error:
+                return {"file": path, "error": loaded.error, "calls": [], "diagnostics": []}
+            from analysis.rollout import LineCache
+
+            out = outline_json(path, analyze_text(loaded.text, LineCache(extra)), encoding)
+            for call in out["calls"]:
+                call["command"] = mask.optional(call["command"])
+                call["expansion"] = [mask(c) for c in call["expansion"]] if call["expansion"] else None
+            for finding in out["diagnostics"]:
+                finding["message"] = mask(finding["message"])
+            out["error"] = None
+            return out
+
+        return await asyncio.get_running_loop().run_in_executor(None, work)

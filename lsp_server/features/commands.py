@@ -1,0 +1,125 @@
+"""Server commands (``workspace/executeCommand``), so code lenses and editor commands work in every editor.
+
+- ``rollout-lsp.showDecodedScript [uri, line]``: the code lens command.  The exec record's script, masked,
+  is written to a read-only ``.js`` file and shown with ``window/showDocument`` (a client with its own
+  view, like the VS Code extension, runs its own command instead).  Answers the file's URI and the script.
+- ``rollout-lsp.decodedScript [uri, line]``: the script (masked), its call_id and line.
+- ``rollout-lsp.callCommand [uri, line, character]``: the exact command, patch or arguments of the call at a
+  position, unmasked: it is what "Copy Command" puts on the clipboard to run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import to_fs_path
+
+from analysis.positions import LineColumns
+from analysis.rollout import RolloutAnalysis
+
+from .base import Feature, lsp_command
+from .common import call_at
+
+log = logging.getLogger("rollout_lsp")
+SHOW_SCRIPT = "rollout-lsp.showDecodedScript"
+DECODED_SCRIPT = "rollout-lsp.decodedScript"
+CALL_COMMAND = "rollout-lsp.callCommand"
+
+
+class CommandFeature(Feature):
+    show_document = False
+
+    def configure(self, capabilities: types.ClientCapabilities) -> None:
+        window = capabilities.window
+        self.show_document = bool(window and window.show_document and window.show_document.support)
+
+    @lsp_command(SHOW_SCRIPT)
+    async def show_decoded_script(self, *arguments: Any) -> dict | None:
+        """Write the exec record's decoded script (masked) to a file and ask the client to show it."""
+        uri, line = _uri_and_line(arguments)
+        result = await self.rollout(uri)
+        script = self.decoded_script(result.analysis, line) if result else None
+        if script is None:
+            return None
+        path = script_file(uri, line, script["call_id"], script["script"])
+        script["file"] = path.as_uri()
+        if self.show_document:
+            shown = await self.server.window_show_document_async(types.ShowDocumentParams(
+                uri=path.as_uri(), take_focus=True))
+            script["shown"] = bool(shown and shown.success)
+        else:
+            script["shown"] = False
+            log.info("the decoded script of line %d is in %s (this client cannot be asked to open it)", line + 1, path)
+        return script
+
+    @lsp_command(DECODED_SCRIPT)
+    async def decoded_script_command(self, *arguments: Any) -> dict | None:
+        """The exec record's decoded script, masked."""
+        uri, line = _uri_and_line(arguments)
+        result = await self.rollout(uri)
+        return self.decoded_script(result.analysis, line) if result else None
+
+    @lsp_command(CALL_COMMAND)
+    async def call_command_command(self, *arguments: Any) -> dict | None:
+        """The exact command (or patch, or list of commands) of the call at a position."""
+        uri, line = _uri_and_line(arguments)
+        character = arguments[2] if len(arguments) > 2 else 0
+        if not isinstance(character, int):
+            raise JsonRpcInvalidParams(f"{CALL_COMMAND}: the third argument must be a character offset")
+        result = await self.rollout(uri)
+        return self.call_command(result.analysis, line, character) if result else None
+
+    def decoded_script(self, analysis: RolloutAnalysis, line: int) -> dict | None:
+        if not 0 <= line < len(analysis.records):
+            return None
+        record = analysis.records[line]
+        if record.script is None:
+            return None
+        return {"script": self.server.masker(record.script), "language": "javascript", "call_id": record.call_id,
+                "line": line}
+
+    def call_command(self, analysis: RolloutAnalysis, line: int, character: int) -> dict | None:
+        if not 0 <= line < len(analysis.records):
+            return None
+        column = LineColumns(analysis.lines[line]).from_units(character, self.server.encoding)
+        located = call_at(analysis, line, column) or next(iter(analysis.calls_on(line)), None)
+        if located is None:
+            return None
+        call = located.call
+        return {"tool": call.tool, "kind": call.kind, "command": call.command, "workdir": call.workdir,
+                "computed": call.computed, "expansion": list(call.expansion) if call.expansion else None,
+                "patch": call.patch}
+
+
+def _uri_and_line(arguments: tuple) -> tuple[str, int]:
+    if len(arguments) < 2 or not isinstance(arguments[0], str) or not isinstance(arguments[1], int) \
+            or isinstance(arguments[1], bool):
+        raise JsonRpcInvalidParams("expected the arguments [document URI, line number]")
+    return arguments[0], arguments[1]
+
+
+def script_file(uri: str, line: int, call_id: str | None, script: str) -> Path:
+    """A read-only ``.js`` file holding a decoded script, in a folder of this user's own."""
+    folder = Path(tempfile.gettempdir()) / f"rollout-lsp-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = folder.lstat()
+    if stat.S_ISLNK(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        raise PermissionError(f"{folder} is not this user's own folder")
+    source = Path(to_fs_path(uri) or "rollout").stem
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{source}-line{line + 1}-{call_id or 'exec'}")[:120]
+    digest = hashlib.sha256(uri.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    path = folder / f"{name}-{digest}.js"
+    if path.exists():
+        path.chmod(stat.S_IRUSR | stat.S_IWUSR)
+    path.write_text(script, encoding="utf-8", errors="surrogatepass")
+    path.chmod(stat.S_IRUSR)  # read-only: edits here would not go back into the rollout
+    return path

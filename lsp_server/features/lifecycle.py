@@ -1,0 +1,87 @@
+"""The session: ``initialize`` configures every feature from the client's capabilities; settings come from
+``initializationOptions`` and then ``workspace/configuration``, and take effect at once, set or removed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types
+
+from ..config import parse_settings
+from ..documents import install_workspace
+from .base import Feature, lsp_method
+from .diagnostics import DiagnosticsFeature
+
+log = logging.getLogger("rollout_lsp")
+
+
+class LifecycleFeature(Feature):
+    pulls_configuration = False
+
+    @lsp_method(types.INITIALIZE)
+    def initialize(self, params: types.InitializeParams) -> None:
+        """Swap in line-exact documents, configure every feature, and read ``initializationOptions``."""
+        server = self.server
+        install_workspace(server.protocol)
+        server.configured = asyncio.Event()
+        capabilities = params.capabilities
+        workspace = capabilities.workspace
+        self.pulls_configuration = bool(workspace and workspace.configuration)
+        self.apply(params.initialization_options)
+        server.edits.configure(capabilities)
+        for feature in server.features.values():
+            feature.configure(capabilities)
+        log.info("rollout-lsp %s: %s positions", server.version, server.encoding.value)
+
+    @lsp_method(types.INITIALIZED)
+    async def initialized(self, params: types.InitializedParams) -> None:
+        """Ask the client for its settings, and let waiting diagnostics go once they are known."""
+        configured = self.server.configured = self.server.configured or asyncio.Event()
+        try:
+            await self.refresh()
+        finally:
+            configured.set()
+
+    @lsp_method(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
+        """Settings changed: read them again (the whole section, so a removed key goes back to its default)
+        and analyse every open document again."""
+        if self.pulls_configuration:
+            await self.refresh()
+        else:
+            self.apply(params.settings)
+        self.server.reanalyze_all()
+        self.server.feature_of(DiagnosticsFeature).refresh()
+
+    @lsp_method(types.SHUTDOWN)
+    def shutdown(self, params: None) -> None:
+        """Stop the analysis threads."""
+        if self.server._store is not None:
+            self.server._store.shutdown()
+
+    def apply(self, value: Any) -> None:
+        """New settings, from defaults: what the value does not set is the default again."""
+        server = self.server
+        old = server.settings
+        server.settings, problems = parse_settings(value, old)
+        for problem in problems:
+            log.warning(problem)
+        server.masker.extra = server.settings.compiled_secret_patterns()
+        if server._store is not None and server.settings.secret_patterns != old.secret_patterns:
+            server._store.reset_caches(server.masker.extra)
+
+    async def refresh(self) -> None:
+        """Ask for the ``rolloutLsp`` section when the client answers ``workspace/configuration``."""
+        if not self.pulls_configuration:
+            return
+        try:
+            values = await asyncio.wait_for(self.server.workspace_configuration_async(types.ConfigurationParams(
+                items=[types.ConfigurationItem(section="rolloutLsp")])), 5)
+        except Exception as error:  # a client that cannot answer keeps the settings it gave at initialize
+            log.warning("workspace/configuration failed: %s", error)
+            return
+        if values:
+            self.apply(values[0] if isinstance(values[0], dict) else {})
+

@@ -1,0 +1,63 @@
+"""census: the same counts on one process, on many (files and the lines of a large file), and on Dask."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analysis import census as census_module
+from analysis.census import Census, census_of_file, run_census
+from analysis.source import rollout_files
+from tests.helpers import FIXTURES, run_cli
+
+FILES = rollout_files([str(FIXTURES)])
+
+
+def test_counts_of_the_fixtures():
+    census = run_census(FILES, jobs=1)
+    assert census.to_json()["counts"]["rollouts"] == len(FILES)
+    demo = census_of_file(str(FIXTURES / "rollout-demo.jsonl")).to_json()
+    assert demo == {
+        "counts": {"rollouts": 1, "lines": 10, "exec scripts": 3, "literal commands": 3, "computed commands": 1,
+                   "computed commands with a known expansion": 1, "JS-literal arguments": 4},
+        "calls_by_tool": {"exec_command": 4, "apply_patch": 1},
+        "findings_by_code": {"computed-command": 1, "dead-branch": 1, "unpaired-call": 1},
+        "unreadable_files": 0,
+    }
+
+
+def test_two_processes_give_the_same_counts_as_one():
+    assert run_census(FILES, jobs=2).to_json() == run_census(FILES, jobs=1).to_json()
+
+
+def test_a_large_file_spread_by_lines_gives_the_same_counts(monkeypatch, tmp_path):
+    big = tmp_path / "rollout-big.jsonl"
+    big.write_text("".join((FIXTURES / name).read_text() for name in
+                           ("rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl")) * 5)
+    monkeypatch.setattr(census_module, "CHUNK_BYTES", 1000)  # everything counts as large: lines are spread
+    spread = run_census([str(big)], jobs=2).to_json()
+    assert spread == run_census([str(big)], jobs=1).to_json()
+    assert spread["counts"]["rollouts"] == 1
+
+
+def test_an_unreadable_file_is_counted_not_fatal(tmp_path):
+    census = run_census([str(tmp_path / "missing.jsonl")], jobs=2)
+    assert census.unreadable == [str(tmp_path / "missing.jsonl")]
+
+
+def test_on_a_dask_cluster_the_counts_are_the_local_ones():
+    import distributed
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        on_dask = run_census(FILES, scheduler=cluster.scheduler_address)
+    assert on_dask.to_json() == run_census(FILES, jobs=1).to_json()
+
+
+def test_census_command_line_jobs():
+    one = json.loads(run_cli("census", "--json", "--jobs", "1", "fixtures").stdout)
+    two = json.loads(run_cli("census", "--json", "--jobs", "2", "fixtures").stdout)
+    one.pop("seconds"), two.pop("seconds")
+    assert one == two == Census().add(run_census(FILES, jobs=1)).to_json()
+    bad = run_cli("census", "--jobs", "0", "fixtures")
+    assert bad.returncode == 2 and "must be 1 or more" in bad.stderr

@@ -1,0 +1,430 @@
+"""The session index (analysis/index.py) and `rollout-lsp index` / `rollout-lsp search` over the fixtures."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import analysis.index as index_module
+from analysis.index import (SCHEMA_VERSION, IndexUnavailable, RolloutIndex, call_text, parse_since)
+from analysis.lines import split_lines
+from analysis.positions import PositionEncoding
+from analysis.rollout import analyze_text
+from analysis.secrets import find_secrets, redact_all
+from tests.helpers import FIXTURES, ROOT, fixture, run_cli
+
+DEMO = "rollout-demo.jsonl"
+SESSION = "019f0000-0000-7000-8000-000000000001"
+TIME = "2026-07-20T10:00:00.000Z"
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Path:
+    """A copy of the fixture rollouts, as a sessions folder."""
+    folder = tmp_path / "sessions"
+    shutil.copytree(FIXTURES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    return folder
+
+
+def rows(index: RolloutIndex) -> list[tuple]:
+    """Every indexed call, as comparable tuples."""
+    return [(h.path, h.line, h.columns["utf-16"], h.tool, h.kind, h.text, h.workdir, h.files, h.executed, h.status,
+             h.exit_code, h.output_line, h.call_id, h.session_id, h.turn_line, h.turn_title, h.timestamp)
+            for h in index.search("")]
+
+
+def record(line: dict) -> str:
+    return json.dumps({"timestamp": TIME, "type": "response_item", "payload": line})
+
+
+def test_every_call_of_every_fixture_is_indexed_at_its_exact_range(sessions: Path, tmp_path: Path):
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        stats = index.update([str(sessions)])
+        hits = index.search("")
+    files = sorted(sessions.glob("*.jsonl"))
+    assert stats.files == len(files) == 16 and stats.full == 16 and stats.errors == []
+    expected = []
+    for path in files:
+        analysis = analyze_text(path.read_text(encoding="utf-8"))
+        for located in analysis.calls:
+            ranges = {e.value: (analysis.range_of(located.span, e).start.character,
+                                analysis.range_of(located.span, e).end.character) for e in PositionEncoding}
+            expected.append((str(path), located.line, ranges, located.call.tool, redact_all(call_text(located.call)),
+                             located.call.executed, located.output.exit_code if located.output else None,
+                             located.record.call_id))
+    assert [(h.path, h.line, h.columns, h.tool, h.text, h.executed, h.exit_code, h.call_id) for h in hits] == expected
+    assert stats.calls_added == len(expected) == 107
+
+
+def test_a_hit_says_what_ran_where_in_which_session_and_turn(sessions: Path, tmp_path: Path):
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        index.update([str(sessions)])
+        [push] = index.search("git push")
+        [pytest_call] = index.search("PYTEST -q tests/")
+    assert push.to_json() == {
+        "file": str(sessions / DEMO), "line": 8,
+        "range": {"start": {"line": 8, "character": 361}, "end": {"line": 8, "character": 408}},
+        "tool": "exec_command", "kind": "command", "text": "git push --force", "workdir": None, "files": [],
+        "executed": "no", "status": None, "exit_code": None, "output_line": None, "call_id": "call_demo3",
+        "record": "exec", "session_id": SESSION, "turn": {"line": 2, "title": "Fix the failing greeting test"},
+        "timestamp": TIME}
+    assert (pytest_call.text, pytest_call.workdir, pytest_call.status, pytest_call.exit_code,
+            pytest_call.output_line) == ("pytest -q tests/test_greet.py", "/home/u/proj", "completed", 1, 5)
+
+
+def test_unicode_columns_in_every_encoding(sessions: Path, tmp_path: Path):
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        index.update([str(sessions)])
+        [hit] = index.search("echo 😀")
+    line = split_lines(fixture("rollout-unicode.jsonl"))[hit.line]
+    start32, end32 = hit.columns["utf-32"]
+    assert line[start32:end32] == 'tools.exec_command({cmd: \\"echo 😀\\"})'
+    assert hit.columns["utf-16"] == (start32 + 2, end32 + 3)  # 😀 before and inside the call: two UTF-16 units
+    assert hit.columns["utf-8"] == (len(line[:start32].encode()), len(line[:end32].encode()))
+
+
+def test_filters_tool_since_failed_and_short_queries(sessions: Path, tmp_path: Path):
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        index.update([str(sessions)])
+        assert [h.text for h in index.search("greet", tool="apply_patch")] == ["patch src/greet.py"]
+        assert [h.text for h in index.search("greet", tool="exec_command")] == ["pytest -q tests/test_greet.py"]
+        failed = index.search("", failed=True)
+        assert [(Path(h.path).name, h.line, h.text, h.exit_code, h.status) for h in failed] == [
+            (DEMO, 4, "pytest -q tests/test_greet.py", 1, "completed"),
+            ("rollout-events.jsonl", 11, "make test", 2, "completed"),  # its exec_command_end says exit 2
+            ("rollout-outputs.jsonl", 5, "false", None, "failed"),  # the script threw after it: no exit code
+            ("rollout-patches.jsonl", 4, "patch hello.txt", 1, "failed"),  # a patch that exits 1 did not apply
+            ("rollout-records.jsonl", 8, "npm test", 130, "completed"),  # ended by write_stdin: exit 130
+            ("rollout-records.jsonl", 12, 'write_stdin 94014 "\\u0003"', 130, "completed"),
+            ("rollout-records.jsonl", 16, "ls -la 'my dir'", 2, "completed"),
+            ("rollout-records.jsonl", 49, "true", None, "failed"),  # Script error:
+            ("rollout-records.jsonl", 51, "patch a.py", None, "failed"),  # apply_patch verification failed
+            ("rollout-records.jsonl", 53, "patch gone.py", 1, "failed"),
+            ("rollout-toplevel.jsonl", 3, "bash -lc 'ls -la'", 2, "completed")]
+        assert len(index.search("", since="2026-07-20")) == 107
+        assert index.search("", since="2026-07-20T10:00:01") == []
+        assert [h.text for h in index.search("→")] == ["patch c.py → d.py", "patch src/a.py → src/b.py"]  # < 3
+        assert [h.text for h in index.search("d.", tool="apply_patch")] == ["patch old.txt", "patch c.py → d.py"]
+        assert index.search('"; DROP TABLE calls; --') == []
+        assert index.search("%") == []
+        assert len(index.search("", limit=3)) == 3
+
+
+def test_since_dates():
+    assert parse_since("2026-03-01") == "2026-03-01"
+    assert parse_since("2026-03-01T10:00:00Z") == "2026-03-01T10:00:00"
+    assert parse_since("2026-03-01T12:00:00+02:00") == "2026-03-01T10:00:00"
+    with pytest.raises(ValueError):
+        parse_since("last tuesday")
+    with pytest.raises(ValueError):
+        parse_since("2026-02-30")
+
+
+def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, monkeypatch):
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        index.update([str(sessions)])
+        before = rows(index)
+    analysed: list[str] = []
+    monkeypatch.setattr(index_module, "analyze_text", lambda text: analysed.append(text) or analyze_text(text))
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(sessions)])
+        assert rows(index) == before
+    assert (stats.files, stats.unchanged, stats.full, stats.appended, stats.lines_analysed) == (16, 16, 0, 0, 0)
+    assert analysed == []
+
+
+def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeypatch):
+    lines = split_lines(fixture(DEMO))
+    assert lines[-1] == "" and len(lines) == 11
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    rollout = folder / DEMO
+    rollout.write_text("\n".join(lines[:5]) + "\n", encoding="utf-8")  # ends with call_demo1, not yet answered
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        index.update([str(folder)])
+        [pending] = index.search("pytest -q tests/")
+        assert (pending.status, pending.exit_code, pending.output_line) == (None, None, None)
+    analysed: list[str] = []
+    monkeypatch.setattr(index_module, "analyze_text", lambda text: analysed.append(text) or analyze_text(text))
+    with open(rollout, "a", encoding="utf-8") as handle:
+        handle.write("\n".join(lines[5:]))
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+        appended = rows(index)
+        [paired] = index.search("pytest -q tests/")
+    assert (stats.appended, stats.full, stats.lines_analysed, stats.lines_reread, stats.calls_added,
+            stats.calls_paired) == (1, 0, 5, 1, 4, 1)
+    # the new lines, then the earlier call with its output among them: nothing else was analysed
+    assert analysed == ["\n".join(lines[5:]), lines[4] + "\n" + lines[5]]
+    assert (paired.status, paired.exit_code, paired.output_line) == ("completed", 1, 5)
+    with RolloutIndex.open(tmp_path / "scratch.sqlite3") as scratch:
+        scratch.update([str(folder)])
+        assert appended == rows(scratch)
+
+
+def test_a_script_still_running_is_completed_by_a_later_wait(tmp_path: Path):
+    exec_call = record({"type": "custom_tool_call", "call_id": "c1", "name": "exec", "namespace": "functions",
+                        "input": 'await tools.exec_command({cmd: "make build"});\n'})
+    running = record({"type": "custom_tool_call_output", "call_id": "c1", "output": [
+        {"type": "input_text", "text": "Script running with cell ID 7\nWall time 10.0 seconds\nOutput:\n"}]})
+    wait = record({"type": "function_call", "name": "wait", "arguments": '{"cell_id": "7"}', "call_id": "w1"})
+    done = record({"type": "function_call_output", "call_id": "w1", "output": [
+        {"type": "input_text", "text": "Script completed\nWall time 30.0 seconds\nOutput:\n"},
+        {"type": "input_text", "text": json.dumps({"wall_time_seconds": 20.0, "exit_code": 2, "output": "boom"})}]})
+    rollout = tmp_path / "s" / "rollout-wait.jsonl"
+    rollout.parent.mkdir()
+    rollout.write_text(exec_call + "\n" + running + "\n", encoding="utf-8")
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        index.update([str(rollout.parent)])
+        [hit] = index.search("make build")
+        assert (hit.status, hit.exit_code, hit.output_line) == ("running", None, 1)
+    with open(rollout, "a", encoding="utf-8") as handle:
+        handle.write(wait + "\n" + done + "\n")
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(rollout.parent)])
+        [hit] = index.search("make build")
+        appended = rows(index)
+    assert (stats.appended, stats.lines_analysed, stats.lines_reread, stats.calls_paired) == (1, 2, 2, 1)
+    assert (hit.status, hit.exit_code, hit.output_line) == ("completed", 2, 3)
+    with RolloutIndex.open(tmp_path / "scratch.sqlite3") as scratch:
+        scratch.update([str(rollout.parent)])
+        assert appended == rows(scratch)
+
+
+def test_a_line_being_written_is_read_again_once_complete(tmp_path: Path):
+    lines = split_lines(fixture(DEMO))
+    folder = tmp_path / "s"
+    folder.mkdir()
+    rollout = folder / DEMO
+    half = len(lines[6]) // 2
+    rollout.write_text("\n".join(lines[:6]) + "\n" + lines[6][:half], encoding="utf-8")
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        first = index.update([str(folder)])
+        assert index.search("src/greet.py") == []  # the patch's line is not complete yet
+    with open(rollout, "a", encoding="utf-8") as handle:
+        handle.write(lines[6][half:] + "\n" + "\n".join(lines[7:]))
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+        assert [h.text for h in index.search("src/greet.py")] == ["patch src/greet.py"]
+        appended = rows(index)
+    assert first.lines_analysed == 7  # six complete lines and the partial one
+    assert (stats.appended, stats.lines_analysed) == (1, 4)  # the partial line, now whole, and three more
+    with RolloutIndex.open(tmp_path / "scratch.sqlite3") as scratch:
+        scratch.update([str(folder)])
+        assert appended == rows(scratch)
+
+
+def test_a_rewritten_or_removed_rollout(sessions: Path, tmp_path: Path):
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        index.update([str(sessions)])
+    demo = sessions / DEMO
+    demo.write_text(fixture(DEMO).replace("git push --force", "git push --dry-run"), encoding="utf-8")
+    (sessions / "rollout-patches.jsonl").unlink()
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(sessions)])
+        assert [h.text for h in index.search("git push")] == ["git push --dry-run"]
+        assert index.search("d.py") == []
+        assert index.count() == (15, 98)
+    assert (stats.files, stats.full, stats.appended, stats.unchanged, stats.removed) == (15, 1, 0, 14, 1)
+
+
+def test_compressed_rollouts_are_indexed(tmp_path: Path):
+    import zstandard
+
+    folder = tmp_path / "archived_sessions"
+    folder.mkdir()
+    (folder / "rollout-demo.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(fixture(DEMO).encode()))
+    (folder / "rollout-broken.jsonl.zst").write_bytes(b"not zstd")
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        stats = index.update([str(folder)])
+        assert [(Path(h.path).name, h.line) for h in index.search("git push")] == [("rollout-demo.jsonl.zst", 8)]
+    assert stats.full == 1 and len(stats.errors) == 1 and "rollout-broken.jsonl.zst" in stats.errors[0]
+
+
+def test_the_index_holds_no_secret_in_clear(tmp_path: Path):
+    token = "ghp_" + "F4kE" * 9
+    key = "sk-proj-" + "FAKEfake0123456789" * 2
+    bearer = "FAKEtokenFAKEtoken123"
+    folder = tmp_path / "s"
+    folder.mkdir()
+    lines = [
+        json.dumps({"timestamp": TIME, "type": "session_meta", "payload": {"id": SESSION}}),
+        record({"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": f"push with token {token} please"}]}),
+        record({"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input":
+                f'await tools.exec_command({{cmd: "OPENAI_API_KEY={key} python run.py", workdir: "/w/{token}"}});\n'
+                f'await tools.exec_command({{cmd: "curl -H \'Authorization: Bearer {bearer}\' https://x"}});\n'
+                f'await tools.apply_patch("*** Begin Patch\\n*** Add File: keys/{key}.txt\\n+x\\n*** End Patch");\n'}),
+    ]
+    (folder / "rollout-secrets.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shutil.copy(FIXTURES / "rollout-secrets.jsonl", folder / "rollout-secrets-fixture.jsonl")
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        index.update([str(folder)])
+        hits = index.search("")
+        assert [h.text for h in hits] == [
+            f"OPENAI_API_KEY=sk-xxxx-{'x' * 36} python run.py",  # the fixture's, then ours
+            f"OPENAI_API_KEY=sk-xxxx-{'x' * 36} python run.py",
+            "curl -H 'Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx' https://x",
+            f"patch keys/sk-xxxx-{'x' * 36}.txt"]
+        hits = hits[1:]
+        assert hits[0].workdir == "/w/ghp_" + "x" * 36
+        assert hits[0].turn_title == "push with token ghp_" + "x" * 36 + " please"
+        assert index.search("FAKEfake") == []
+    secrets = {token, key, bearer}
+    for line in split_lines(fixture("rollout-secrets.jsonl")):
+        secrets.update(line[s.start + s.keep:s.end] for s in find_secrets(line) if "\\" not in line[s.start:s.end])
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("index.sqlite3*"))
+    assert len(secrets) >= 6
+    assert [s for s in secrets if s.encode() in stored] == []
+
+
+def test_a_database_of_another_schema_version_is_rebuilt(sessions: Path, tmp_path: Path):
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        index.update([str(sessions)])
+        index.db.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    with pytest.raises(IndexUnavailable, match="not an index of this version"):
+        RolloutIndex.open_existing(db)
+    with RolloutIndex.open(db) as index:
+        assert index.count() == (0, 0)
+        stats = index.update([str(sessions)])
+    assert (stats.full, stats.unchanged) == (16, 0)
+
+
+def test_a_corrupt_database_is_rebuilt_by_index_and_reported_by_search(sessions: Path, tmp_path: Path):
+    db = tmp_path / "index.sqlite3"
+    assert run_cli("index", str(sessions), "--db", str(db)).returncode == 0
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) > 4 * page
+    data[page:] = b"\xa5" * (len(data) - page)  # every page but the first: tables and FTS are garbage
+    db.write_bytes(bytes(data))
+    searched = run_cli("search", "git push", "--db", str(db))
+    assert searched.returncode == 2 and "Traceback" not in searched.stderr
+    assert searched.stderr.startswith("rollout-lsp search: ") and "rollout-lsp index" in searched.stderr
+    indexed = run_cli("index", str(sessions), "--db", str(db))
+    assert indexed.returncode == 0, indexed.stderr
+    assert "16 read whole" in indexed.stdout
+    found = run_cli("search", "git push", "--db", str(db))
+    assert found.returncode == 0 and found.stdout.startswith(f"{sessions / DEMO}:9:362: git push --force")
+
+
+def test_a_file_that_is_not_an_index_is_left_alone(sessions: Path, tmp_path: Path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not a database\n" * 200)
+    indexed = run_cli("index", str(sessions), "--db", str(notes))
+    assert indexed.returncode == 2 and "not a rollout-lsp index" in indexed.stderr
+    assert notes.read_text() == "my notes, not a database\n" * 200
+    other = tmp_path / "other.sqlite3"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE mine(x)")
+    indexed = run_cli("index", str(sessions), "--db", str(other))
+    assert indexed.returncode == 2 and "SQLite database of something else" in indexed.stderr
+    with sqlite3.connect(other) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("mine",)]
+
+
+def test_a_locked_database_is_reported(sessions: Path, tmp_path: Path):
+    db = tmp_path / "index.sqlite3"
+    assert run_cli("index", str(sessions), "--db", str(db)).returncode == 0
+    (sessions / DEMO).write_text(fixture(DEMO) + "\n", encoding="utf-8")
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+    try:
+        indexed = run_cli("index", str(sessions), "--db", str(db), "--timeout", "0.2")
+        searched = run_cli("search", "git push", "--db", str(db))  # readers go on (WAL)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert indexed.returncode == 2 and "Traceback" not in indexed.stderr
+    assert indexed.stderr == f"rollout-lsp index: {db}: the index is locked by another process; try again\n"
+    assert searched.returncode == 0 and searched.stdout.count("\n") == 1
+
+
+def test_two_processes_indexing_at_once(tmp_path: Path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for copy in range(12):  # enough files for the two processes to overlap
+        for path in sorted(FIXTURES.glob("rollout-*.jsonl")):
+            (folder / f"{copy:02}-{path.name}").write_bytes(path.read_bytes())
+    db = tmp_path / "shared.sqlite3"
+    command = [sys.executable, "-m", "analysis.cli", "index", str(folder), "--db", str(db), "--json"]
+    runs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    results = [(p.wait(timeout=300), *p.communicate()) for p in runs]
+    assert [(code, err) for code, _, err in results] == [(0, ""), (0, "")]
+    reports = [json.loads(out) for _, out, _ in results]
+    assert sum(r["full"] for r in reports) >= 12 * 15  # every file read whole by one of them (or both)
+    assert all(r["full"] + r["unchanged"] == 12 * 15 for r in reports)
+    with RolloutIndex.open(tmp_path / "alone.sqlite3") as alone:
+        alone.update([str(folder)])
+        expected = rows(alone)
+    with RolloutIndex.open_existing(db) as shared:
+        assert rows(shared) == expected
+        assert shared.count() == (12 * 15, len(expected))
+
+
+def test_cli_search_output(sessions: Path, tmp_path: Path):
+    db = tmp_path / "index.sqlite3"
+    indexed = run_cli("index", str(sessions), "--db", str(db))
+    assert indexed.returncode == 0
+    assert indexed.stdout == ("16 rollouts: 16 read whole, 0 appended to, 0 unchanged, 0 removed; 177 lines analysed, "
+                              f"107 calls added, 0 paired with a later output in {indexed.stdout.split(' in ')[1]}")
+    found = run_cli("search", "git push", "--db", str(db))
+    assert (found.returncode, found.stdout) == (0, (
+        f"{sessions / DEMO}:9:362: git push --force  [exec_command, dead, session {SESSION}, "
+        f"turn 3 \"Fix the failing greeting test\", {TIME}]\n"))
+    failed = run_cli("search", "pytest", "--failed", "--json", "--db", str(db))
+    [hit] = json.loads(failed.stdout)
+    assert (hit["file"], hit["line"], hit["range"]["start"], hit["text"], hit["exit_code"]) == (
+        str(sessions / DEMO), 4, {"line": 4, "character": 207}, "pytest -q tests/test_greet.py", 1)
+    utf8 = run_cli("search", "echo 😀", "--position-encoding", "utf-8", "--db", str(db))
+    line = split_lines(fixture("rollout-unicode.jsonl"))[2]
+    column = len(line[:line.index("tools.exec_command")].encode()) + 1
+    assert utf8.stdout.startswith(f"{sessions / 'rollout-unicode.jsonl'}:3:{column}: echo 😀  [exec_command")
+    assert run_cli("search", "no such command anywhere", "--db", str(db)).returncode == 1
+    bad = run_cli("search", "git", "--since", "yesterday", "--db", str(db))
+    assert bad.returncode == 2 and "--since 'yesterday' is not a date" in bad.stderr
+    missing = run_cli("search", "git", "--db", str(tmp_path / "none.sqlite3"))
+    assert (missing.returncode, missing.stderr) == (
+        2, f"rollout-lsp search: no index at {tmp_path / 'none.sqlite3'}: run `rollout-lsp index` first\n")
+    nowhere = run_cli("index", str(tmp_path / "no-such-folder"), "--db", str(db))
+    assert nowhere.returncode == 2 and "no such file or folder" in nowhere.stderr
+
+
+def test_default_locations(monkeypatch, tmp_path: Path):
+    monkeypatch.delenv("ROLLOUT_LSP_INDEX", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    assert index_module.default_db_path() == tmp_path / "cache" / "codex-rollout-lsp" / "index.sqlite3"
+    assert index_module.default_session_dirs() == [str(tmp_path / "codex" / "sessions"),
+                                                   str(tmp_path / "codex" / "archived_sessions")]
+    monkeypatch.setenv("ROLLOUT_LSP_INDEX", str(tmp_path / "x.db"))
+    assert index_module.default_db_path() == tmp_path / "x.db"
+
+
+def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
+    codex = tmp_path / "codex"
+    (codex / "sessions" / "2026" / "07" / "20").mkdir(parents=True)
+    (codex / "archived_sessions").mkdir()
+    shutil.copy(FIXTURES / DEMO, codex / "sessions" / "2026" / "07" / "20" / DEMO)
+    shutil.copy(FIXTURES / "rollout-patches.jsonl", codex / "archived_sessions" / "rollout-patches.jsonl")
+    env = {**os.environ, "CODEX_HOME": str(codex), "ROLLOUT_LSP_INDEX": str(tmp_path / "i.sqlite3")}
+    done = subprocess.run([sys.executable, "-m", "analysis.cli", "index", "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert (report["database"], report["folders"], report["files"], report["indexed_calls"]) == (
+        str(tmp_path / "i.sqlite3"), [str(codex / "sessions"), str(codex / "archived_sessions")], 2, 14)

@@ -1,0 +1,198 @@
+"""Exec scripts read as the ES modules they are: escaped names, ``await (f)()``, module scopes, strict-mode and
+early errors (``script-syntax``), and ``dynamic-code`` where tools escape a static reading."""
+
+import pytest
+
+from analysis import analyze_text
+from analysis.calls import find_calls
+from analysis.module_syntax import might_be_refused
+from analysis.script import ExecScript
+from tests.helpers import json_escaped
+
+
+def calls_of(source):
+    result = find_calls(ExecScript(source))
+    return [(c.tool, c.command, source[c.start:c.end]) for c in result.calls]
+
+
+def notes_of(source, code):
+    result = find_calls(ExecScript(source))
+    return [(source[n.start:n.end], n.message) for n in result.notes if n.code == code]
+
+
+def problem_of(source):
+    problem = ExecScript(source).syntax_problem
+    return None if problem is None else (source[problem.start:problem.end], problem.message.split(": ", 1)[1])
+
+
+# -- names -------------------------------------------------------------------------------------------------
+
+
+def test_unicode_escapes_in_names_are_decoded():
+    source = 'await tools.\\u0065xec_command({cmd: "claude -p hi"})'
+    assert calls_of(source) == [("exec_command", "claude -p hi", source[6:])]
+    source = '\\u0074ools.\\u{65}xec_command({cmd: "ls"}); const {\\u0061pply_patch: p} = tools; p("x")'
+    assert [c[:2] for c in calls_of(source)] == [("exec_command", "ls"), ("apply_patch", None)]
+    script = ExecScript("const t\\u006fols = 1; t\\u006fols.x()")
+    assert list(script.bindings) == ["tools"]
+    assert calls_of("const t\\u006fols = 1; t\\u006fols.x()") == []  # a declared name, not the global
+
+
+def test_computed_string_keys_name_the_member():
+    source = 'const {["write_stdin"]: g, "exec_command": e, [k]: h} = tools; g({}); e({cmd: "ls"}); h()'
+    assert calls_of(source) == [("write_stdin", None, "g({})"), ("exec_command", "ls", 'e({cmd: "ls"})')]
+    assert notes_of(source, "dynamic-code") == [
+        ("tools", "tools is destructured by a key the reading cannot name: calls made through it are not listed")]
+
+
+def test_array_and_nested_destructuring_are_not_members():
+    source = "const [a] = tools; a(); const {x: {y}, z = 1, ...rest} = tools; y(); z(); rest()"
+    assert calls_of(source) == [("z", None, "z()")]
+
+
+# -- calls tree-sitter misreads ------------------------------------------------------------------------------
+
+
+def test_await_of_a_parenthesised_callee_is_a_call_of_it():
+    source = 'await (tools.exec_command)({cmd: "ls"}); await (0, tools.x)(1); await (f)(); await (tools.y)'
+    assert calls_of(source) == [("exec_command", "ls", 'await (tools.exec_command)({cmd: "ls"})'),
+                                ("x", None, "await (0, tools.x)(1)")]
+    assert ExecScript(source).syntax_problem is None
+
+
+# -- scopes --------------------------------------------------------------------------------------------------
+
+
+def test_var_in_a_static_block_stays_in_it():
+    assert calls_of("class A { static { var tools = 1; tools.a() } }; await tools.x()") == [
+        ("x", None, "tools.x()")]
+
+
+def test_parameter_defaults_do_not_see_the_body_var():
+    source = "function f(a = tools.y()) { var tools = other; tools.z() }"
+    assert calls_of(source) == [("y", None, "tools.y()")]
+
+
+def test_named_function_and_class_expressions_are_seen_only_inside():
+    source = ("const f = function tools() { tools.a() }; tools.b(); "
+              "const C = class tools { m() { tools.c() } }; tools.d()")
+    assert calls_of(source) == [("b", None, "tools.b()"), ("d", None, "tools.d()")]
+
+
+def test_a_reassigned_let_alias_is_not_followed():
+    source = "let t = tools; t = other; t.x(); let u = tools; u.y(); var v = tools; var v = 1; v.z()"
+    assert calls_of(source) == [("y", None, "u.y()")]
+    assert notes_of(source, "dynamic-code") == [
+        ("tools", "tools is held by a name assigned more than once: calls made through it are not listed")] * 2
+
+
+# -- strict module validity -----------------------------------------------------------------------------------
+
+REFUSED = [
+    ('await tools.exec_command({cmd: "\\143laude -p hi"})', '"\\143laude -p hi"', None),
+    ('await tools.exec_command({cmd: "ls\\08"})', None, "Octal literals are not allowed in strict mode."),
+    ("x = 010", "010", "Octal literals are not allowed in strict mode."),
+    ("with (a) {}", "(", "Strict mode code may not include a with statement"),
+    ("delete x", "x", "Delete of an unqualified identifier in strict mode."),
+    ("let a = 1; let a = 2", "a", "Identifier 'a' has already been declared"),
+    ("for (;;) {} break", "k", "Illegal break statement"),
+    ("return 1", "1", "Illegal return statement"),
+    ("await x ** 2", "*", "Unexpected token **"),
+    ("(a)\n=> 1", "=", "Unexpected token =>"),
+    ("new a?.b()", "?", "Unexpected token ?."),
+    ("x = /a(/", None, "Invalid regular expression"),
+    ("x = <div/>", "<", "Unexpected token <"),
+    ("function f(a, a) {}", None, "Strict mode function may not have duplicate parameter names"),
+    ("var static = 1", "static", "Use of future reserved word in strict mode"),
+    ("a ?? b || c", None, "Nullish coalescing requires parentheses when mixed with logical operators"),
+]
+
+
+@pytest.mark.parametrize("source, at, message", REFUSED)
+def test_what_a_module_may_not_hold_is_script_syntax(source, at, message):
+    script = ExecScript(source)
+    assert not script.root.has_error  # tree-sitter accepts every one of them
+    problem = script.syntax_problem
+    assert problem is not None and problem.message.startswith("not valid module code (exec scripts run as "
+                                                              "strict ES modules; the script never ran): ")
+    if message is not None:
+        assert problem.message.endswith(": " + message)
+    if at is not None:
+        assert source[problem.start:problem.end] == at
+
+
+def test_an_octal_escape_is_never_decoded():
+    source = 'await tools.exec_command({cmd: "\\143laude -p hi"})'
+    result = find_calls(ExecScript(source))
+    assert [(c.tool, c.command, c.computed) for c in result.calls] == [("exec_command", None, True)]
+    assert problem_of(source) == ('"\\143laude -p hi"', "Octal literals are not allowed in strict mode.")
+
+
+@pytest.mark.parametrize("source", [
+    'const d = "2026-07-01"; const s = "\\\\2 \\\\08"; await tools.exec_command({cmd: `sed "s/\\\\(a\\\\)/\\\\1/"`})',
+    "const r = await tools.exec_command({cmd: 'ls'}); text(r.output.split(/\\n(?=a)/u).length / 2)",
+    "for (const x of [1, 2]) { if (x) break; } const f = async () => { return await tools.a({}) }",
+    "// 010 and with (a) in a comment\nconst n = 0.5 + 1_000 + 0x1F; label_free: 1",
+    "const {a, b: [c]} = await tools.x({}); let d; d = a ?? (b || c)",
+])
+def test_valid_modules_are_not_refused(source):
+    assert ExecScript(source).syntax_problem is None
+
+
+def test_common_scripts_skip_the_strict_parser():
+    # the cheap look decides alone for ordinary scripts: dates, escaped backslashes, regexes, loops, awaits
+    assert not might_be_refused(ExecScript(
+        'const d = "2026-07-01"; const s = "C:\\\\users\\\\2"; for (const x of [1]) { if (x) break }\n'
+        'const r = await tools.exec_command({cmd: "ls"}); text(r.output.split(/\\s+/).join("\\n"))'))
+    assert might_be_refused(ExecScript("x = 08"))
+
+
+def test_script_syntax_reaches_the_document_at_the_exact_characters():
+    script = 'await tools.exec_command({cmd: "ls\\08"})'
+    line = ('{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"c1","name":"exec",'
+            f'"input":"{json_escaped(script)}"}}}}')
+    analysis = analyze_text(line + "\n")
+    [finding] = [f for f in analysis.records[0].findings if f.code == "script-syntax"]
+    assert line[finding.span.start:finding.span.end] == '\\"ls\\\\08\\"'  # "ls\08", JSON-escaped
+
+
+# -- dynamic code --------------------------------------------------------------------------------------------
+
+DYNAMIC = [
+    ('eval("tools.x()")', 'eval("tools.x()")', "eval runs code built at run time"),
+    ('new Function("return tools")()', 'new Function("return tools")', "Function builds code at run time"),
+    ('await import("./x.js")', 'import("./x.js")', "a dynamic import() loads code at run time"),
+    ("run(tools)", "tools", "tools is passed to a function"),
+    ("run(tools.exec_command)", "tools.exec_command", "a tool is passed to a function"),
+    ("const all = [tools]", "tools", "tools is stored in an array"),
+    ("const o = {t: tools.x}", "tools.x", "a tool is stored in an object"),
+    ("const o = {tools}", "tools", "tools is stored in an object"),
+    ("const o = {...tools}", "tools", "tools is spread"),
+    ('tools.exec_command.call(null, {cmd: "ls"})', "tools.exec_command.call", "a tool is called through .call"),
+    ("const f = tools.x.bind(null)", "tools.x.bind", "a tool is called through .bind"),
+    ("Reflect.get(tools, name)", "Reflect.get(tools, name)", "Reflect reaches a tool"),
+    ("(a ? tools.x : tools.y)({})", "tools.x", "a tool is chosen at run time"),
+    ("globalThis.t = tools", "tools", "tools is assigned where the reading cannot follow it"),
+    ("const f = () => tools", "tools", "tools is returned"),
+]
+
+
+@pytest.mark.parametrize("source, at, message", DYNAMIC)
+def test_dynamic_code_is_a_warning_at_its_place(source, at, message):
+    notes = notes_of(source, "dynamic-code")
+    assert notes[0] == (at, message + ": calls made through it are not listed")
+
+
+@pytest.mark.parametrize("source", [
+    'const t = tools; await t.exec_command({cmd: "ls"}); const {apply_patch} = tools; if (tools) text("x")',
+    'const r = await tools.exec_command({cmd: "ls"}); text(typeof tools); const e = (x) => x; e(r)',
+    "const Reflect = {get() {}}; Reflect.get(o); const Function = class {}; new Function(); "
+    "const eval = (x) => x; eval(1)",
+])
+def test_what_a_static_reading_follows_is_no_dynamic_code(source):
+    assert notes_of(source, "dynamic-code") == []
+
+
+def test_a_local_reflect_is_a_function_like_any_other():
+    assert notes_of("const Reflect = {get() {}}; Reflect.get(tools)", "dynamic-code") == [
+        ("tools", "tools is passed to a function: calls made through it are not listed")]

@@ -1,0 +1,86 @@
+"""The analysis store: a superseded analysis never races the newer one, and requests never get a stale one."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import analysis.rollout as rollout
+from analysis.rollout import LineCache
+from lsp_server.store import AnalysisStore
+from tests.helpers import fixture
+
+
+async def test_a_superseded_analysis_never_fills_the_cache_while_it_is_pruned(monkeypatch):
+    """An analysis of an older version keeps inserting into the document's line cache from its worker thread
+    until it next asks whether it is stale; the newer version prunes the same cache.  Pruning iterates the
+    cache: with both at once it raised "dictionary changed size during iteration", and that version's
+    diagnostics were never published.  Line analyses are slowed down and pruning walks the cache slowly,
+    so before the fix the two overlap on every run."""
+    inserting = threading.Event()
+    original_analyze_line = rollout.analyze_line
+
+    def slow_analyze_line(line, extra=()):
+        if line.startswith('{"slow"'):
+            inserting.set()
+            time.sleep(0.002)
+        return original_analyze_line(line, extra)
+
+    def slow_keep_only(self, lines):
+        keep = set(lines)
+        kept = {}
+        for key, value in self._by_text.items():  # the real keep_only iterates like this, only faster
+            time.sleep(0.0005)
+            if key in keep:
+                kept[key] = value
+        self._by_text = kept
+
+    monkeypatch.setattr(rollout, "analyze_line", slow_analyze_line)
+    monkeypatch.setattr(LineCache, "keep_only", slow_keep_only)
+    published = []
+
+    async def on_ready(result):
+        published.append(result.version)
+
+    store = AnalysisStore(on_ready)
+    uri = "file:///tmp/rollout-race.jsonl"
+    small = fixture("rollout-demo.jsonl")
+    store.update(uri, small, 1, 0)
+    assert (await store.get(uri)).version == 1
+    slow = "".join('{"slow": %d}\n' % n for n in range(600))  # 600 lines × 2 ms: stale is checked every 64
+    store.update(uri, small + slow, 2, 0)
+    await asyncio.get_running_loop().run_in_executor(None, inserting.wait, 10)
+    store.update(uri, small.replace("pytest -q", "pytest -x"), 3, 0)
+    result = await store.get(uri)
+    assert result is not None and result.version == 3
+    assert "pytest -x" in result.analysis.lines[4]
+    assert published[-1] == 3 and 2 not in published
+    store.shutdown()
+
+
+async def test_a_failed_analysis_is_not_answered_with_the_previous_one(monkeypatch):
+    store = AnalysisStore()
+    uri = "file:///tmp/rollout-fails.jsonl"
+    store.update(uri, fixture("rollout-demo.jsonl"), 1, 0)
+    assert (await store.get(uri)).version == 1
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("lsp_server.store.analyze_text", broken)
+    store.update(uri, fixture("rollout-demo.jsonl") + "\n", 2, 0)
+    assert await store.get(uri) is None
+    assert store.latest(uri).version == 1  # what is shown stays; it is just not passed off as version 2
+    store.shutdown()
+
+
+async def test_a_request_that_times_out_gets_no_older_analysis(monkeypatch):
+    store = AnalysisStore()
+    uri = "file:///tmp/rollout-slow.jsonl"
+    store.update(uri, fixture("rollout-demo.jsonl"), 1, 0)
+    assert (await store.get(uri)).version == 1
+    store.update(uri, fixture("rollout-demo.jsonl"), 2, 5)  # debounced for 5 s
+    assert await store.get(uri, timeout=0.05) is None
+    store.close(uri)
+    store.shutdown()
