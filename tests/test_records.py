@@ -79,5 +79,5 @@ def test_an_unconditional_call_ran_when_its_script_completed():
     assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n", "Script error:\nboom").call.executed == \
         "unknown"
     assert paired("Script running with cell ID 3\nWall time 10.0 seconds\nOutput:\n").call.executed == "unknown"
-    conditional = record.calls[0]
+    conditional = replace(record.calls[0], unconditional=False)
     assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n", call=conditional).call.executed == "unknown"
