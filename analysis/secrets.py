@@ -158,7 +158,8 @@ def _escape_tails(line: str, start: int, end: int) -> set[int]:
 
 
 OPAQUE_KEYS = frozenset({"encrypted_content"})
-_BASE64 = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=_\-\s]*\Z")  # standard or URL-safe
+# a base64 data: URL, standard or URL-safe alphabet
+_BASE64 = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=_\-\s]*\Z")
 
 
 def opaque_paths(value: object) -> list[tuple]:

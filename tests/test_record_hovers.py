@@ -44,3 +44,20 @@ async def test_a_call_an_event_reports_says_so(client: LanguageClient):
     assert value.startswith("**exec\\_command** · command · executed: yes\\: exec\\_command\\_end on line 14 "
                             "reports it")
     assert "**exec\\_command\\_end** (line 14): exit 2 · 3 s" in value
+
+
+async def test_the_outline_says_how_records_ended(client: LanguageClient):
+    uri = uri_of("rollout-records.jsonl")
+    open_text(client, uri, fixture("rollout-records.jsonl"))
+    await diagnostics_of(client, uri)
+    [session] = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)))
+    turns = [(t.name, [(r.name, r.detail) for r in t.children]) for t in session.children]
+    assert [name for name, _ in turns] == ["turn: List the files and run the tests",
+                                           "turn: Now wait for the slow build"]
+    assert turns[1][1] == [("exec", "1 command · completed after 2 waits"), ("wait", "call_w1 · running"),
+                           ("wait", "call_w2"), ("exec", "1 command · failed"),
+                           ("apply_patch: patch a.py", "call_p1 · failed"),
+                           ("apply_patch: patch gone.py", "call_p2 · failed")]
+    assert ("write_stdin", "call_ws1 · running") in turns[0][1]
+    assert ("exec_command: npm test", "call_ec · completed after 2 write_stdin calls") in turns[0][1]

@@ -104,7 +104,7 @@ class SymbolFeature(Feature):
             detail = " · ".join(p for p in (detail, " ".join(w for w in (output.status, output.note) if w)) if p)
         children = [self.call_symbol(analysis, c, encoding) for c in calls] if record.is_exec else []
         name = record.name or record.kind
-        if not record.is_exec and calls:
+        if not record.is_exec and calls and calls[0].call.kind != "tool":  # a tool call's name is its record's
             name = f"{name}: {call_name(calls[0].call, self.server.masker)}"
         return types.DocumentSymbol(name=name or "call", kind=types.SymbolKind.Function, range=rng,
                                     selection_range=rng, detail=detail, children=children)
