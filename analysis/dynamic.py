@@ -42,6 +42,7 @@ def dynamic_notes(script: ExecScript) -> list[Note]:
         notes.setdefault((start, end), Note(DYNAMIC_CODE, message + ": calls made through it are not listed",
                                             start, end))
 
+    names = _names_of_tools(script)
     cursor = QueryCursor(_PLACES)
     cursor.set_max_start_depth(MAX_DEPTH)
     for _, captures in cursor.matches(script.root):
@@ -49,9 +50,21 @@ def dynamic_notes(script: ExecScript) -> list[Note]:
             _code_at_run_time(script, (captures.get("call") or captures["new"])[0], captures["callee"][0], note)
         elif "name" in captures:
             name = captures["name"][0]
-            if _is_tools(script, name, 0):
+            if script.name_of(name) in names and _is_tools(script, name, 0):
                 _escape(script, name, note)
     return sorted(notes.values(), key=lambda n: (n.start, n.end))
+
+
+def _names_of_tools(script: ExecScript) -> set[str]:
+    """``tools`` and the names that may be bound to it: only these are resolved (resolving every name of a
+    script with thousands of shadowing declarations would be quadratic)."""
+    names = {"tools"}
+    for name, bindings in script.bindings.items():
+        for binding in bindings:
+            if binding.kind == "import" or binding.init is not None and "tools" in script.text(binding.init):
+                names.add(name)
+                break
+    return names
 
 
 def _code_at_run_time(script: ExecScript, call: Node, callee: Node, note) -> None:

@@ -40,6 +40,7 @@ _CODE = re.compile(
 _NOT_CODE = frozenset({"string_fragment", "escape_sequence", "string", "template_string", "comment", "regex_pattern",
                        "regex_flags", "regex"})
 _NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
+_PAIRS = 64  # declarations of one name compared pairwise before the script is simply asked about
 _TEXT_HITS = 64  # hits placed in the tree before the script is simply asked about
 
 # Nodes that may be, or hold, an early error; ``@check`` ones are looked at in Python (see _refused).
@@ -208,6 +209,8 @@ def _redeclares(script: ExecScript) -> bool:
     for bindings in script.bindings.values():
         if len(bindings) < 2:
             continue
+        if len(bindings) > _PAIRS:
+            return True  # too many to compare pairwise: the parser decides
         for i, first in enumerate(bindings):
             for second in bindings[i + 1:]:
                 if first.kind in ("var", "param") and second.kind in ("var", "param") and \

@@ -1,1 +1,1 @@
-"""Editor features: plain classes from analysis results to lsprotocol types (registered in server.py)."""
+"""Editor features: one class per group of LSP methods (see base.py), each listed once in server.FEATURES."""
