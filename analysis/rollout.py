@@ -11,10 +11,10 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 from .calls import COMMAND, PATCH, ToolCall
+from .continuations import CallOutput, RecordOutputs
 from .events import ToolEvent, match_events
 from .findings import UNPAIRED_CALL, Finding
 from .lines import split_lines
-from .outputs import ToolOutput
 from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
@@ -41,41 +41,6 @@ class LineCache:
     def keep_only(self, lines: Iterable[str]) -> None:
         keep = set(lines)
         self._by_text = {k: v for k, v in self._by_text.items() if k in keep}
-
-
-@dataclass(frozen=True, slots=True)
-class CallOutput:
-    """What became of a call, as its output records say.
-
-    ``line`` is the output that says the final status: the call's own output, or, for a cell that yielded
-    (``Script running with cell ID 8``) or a command that left its process running (``Process running
-    with session ID 94014``), the output of the last ``wait`` / ``write_stdin`` that carried it on
-    (their call lines are ``continued_by``).  ``wall_time`` then adds up the call's and its continuations'.
-    """
-
-    line: int
-    status: str | None
-    exit_code: int | None
-    wall_time: float | None
-    output: ToolOutput
-    first_line: int | None = None  # the call's own output record, when ``line`` is a continuation's
-    continued_by: tuple[int, ...] = ()
-    via: str | None = None  # "wait" or "write_stdin"
-
-    @property
-    def note(self) -> str | None:
-        """``after 2 waits``, ``after 1 write_stdin``: how the final status was reached."""
-        if not self.continued_by:
-            return None
-        n = len(self.continued_by)
-        return f"after {n} {self.via}{'s' if n != 1 and self.via == 'wait' else ' calls' if n != 1 else ''}"
-
-    def to_json(self) -> dict:
-        out = {"status": self.status, "exit_code": self.exit_code, "wall_time": self.wall_time,
-               "line": self.line}
-        if self.continued_by:
-            out.update(first_line=self.first_line, continued_by=list(self.continued_by), via=self.via)
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +150,7 @@ def _link(analysis: RolloutAnalysis) -> None:
     for number, record in enumerate(analysis.records):
         findings.extend(f.moved_to(number) for f in record.findings)
     analysis.turns = read_turns(analysis.records, analysis.lines)
-    continuations = _Continuations(analysis)
+    continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records)
     for number in analysis.call_records:
         record = analysis.records[number]
         output = continuations.output_of(number, record)
@@ -207,70 +172,6 @@ def _link(analysis: RolloutAnalysis) -> None:
             event = matched.get((number, index))
             analysis.calls.append(pair_call(number, index, call, record, output, event))
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
-
-
-class _Continuations:
-    """Which ``wait`` calls carry on which cell, and which ``write_stdin`` calls which process."""
-
-    def __init__(self, analysis: RolloutAnalysis) -> None:
-        self.analysis = analysis
-        self.waits: dict[str, list[int]] = {}
-        self.writes: dict[str, list[int]] = {}
-        for number in analysis.call_records:
-            record = analysis.records[number]
-            if record.is_exec or record.kind != "function_call" or len(record.calls) != 1:
-                continue
-            arguments = record.calls[0].arguments
-            if record.name == "wait" and "cell_id" in arguments:
-                self.waits.setdefault(str(arguments["cell_id"]), []).append(number)
-            elif record.name == "write_stdin" and "session_id" in arguments:
-                self.writes.setdefault(str(arguments["session_id"]), []).append(number)
-
-    def own_output(self, number: int, record: LineAnalysis) -> tuple[int, ToolOutput] | None:
-        lines = self.analysis.outputs_by_call_id.get(record.call_id or "")
-        if lines:
-            output = self.analysis.records[lines[0]].output
-            return (lines[0], output) if output is not None else None
-        if record.output is not None:  # a call record that says how it ended itself (web_search_call)
-            return number, record.output
-        return None
-
-    def output_of(self, number: int, record: LineAnalysis) -> CallOutput | None:
-        own = self.own_output(number, record)
-        if own is None:
-            return None
-        line, output = own
-        status, exit_code, wall = output.status, output.exit_code, output.wall_time
-        if record.calls and record.calls[0].kind == PATCH and not record.is_exec and exit_code not in (None, 0):
-            status = "failed"  # a patch whose output reports a non-zero exit did not apply
-        chain, via = (), None
-        if output.status == "running" and output.cell_id and record.is_exec:
-            chain, via = self.carried(self.waits.get(output.cell_id, ()), line), "wait"
-        elif output.status == "running" and output.session_id and not record.is_exec and record.calls and \
-                record.calls[0].kind == COMMAND:  # a write_stdin record shows its own output, never a chain
-            chain, via = self.carried(self.writes.get(output.session_id, ()), line), "write_stdin"
-        if not chain:
-            return CallOutput(line, status, exit_code, wall, output)
-        last_line, last = chain[-1][1], chain[-1][2]
-        walls = [wall] + [o.wall_time for _, _, o in chain]
-        total = round(sum(w for w in walls if w is not None), 3) if any(w is not None for w in walls) else None
-        return CallOutput(last_line, last.status, last.exit_code if last.exit_code is not None else exit_code,
-                          total, last, line, tuple(c for c, _, _ in chain), via)
-
-    def carried(self, calls, after: int) -> list[tuple[int, int, ToolOutput]]:
-        """The continuations after ``after`` with an output, up to the first that does not say running."""
-        chain = []
-        for call_line in calls:
-            if call_line <= after:
-                continue
-            lines = self.analysis.outputs_by_call_id.get(self.analysis.records[call_line].call_id or "")
-            output = self.analysis.records[lines[0]].output if lines else None
-            if output is None:
-                continue
-            chain.append((call_line, lines[0], output))
-            if output.status != "running":
-                break
-        return chain
 
 
 def pair_call(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,
