@@ -13,27 +13,31 @@ list of calls is never taken for all a script may do.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node, Query, QueryCursor
 
 from .calls import Note
 from .findings import DYNAMIC_CODE
 from .script import JAVASCRIPT, MAX_DEPTH, ExecScript
 
-_WORDS = ("tools", "eval", "Function", "import", "Reflect", "\\u")
-_PLACES = Query(JAVASCRIPT, """
-(call_expression function: (_) @callee) @call
-(new_expression constructor: (_) @callee) @new
-[(identifier) (shorthand_property_identifier)] @name
-""")
+_RUN_TIME_WORDS = ("eval", "Function", "import", "Reflect")
+_NAMES = Query(JAVASCRIPT, "[(identifier) (shorthand_property_identifier) (import)] @name")
 _CODE_FROM_TEXT = {"eval": "eval runs code built at run time", "Function": "Function builds code at run time"}
 _INDIRECT = frozenset({"call", "apply", "bind"})
 _PASS_THROUGH = frozenset({"parenthesized_expression", "await_expression"})
+_NAME_BYTE = re.compile(rb"[\w$]")
+# ``tools.x(`` and ``tools["x"](``: a member called on the spot, the call reader's (checked on the bytes after the
+# name, as tree-sitter's ``parent`` costs a walk from the root)
+_CALLED = re.compile(rb"""[ \t]*(?:\??\.[ \t]*[\w$]+|\[[ \t]*(?:"[^"\\\n]*"|'[^'\\\n]*')[ \t]*\])[ \t]*\(""")
 
 
 def dynamic_notes(script: ExecScript) -> list[Note]:
     """A ``dynamic-code`` note at every place where tools may be reached beyond what the call list shows."""
     source = script.source
-    if not any(word in source for word in _WORDS):
+    tools = "tools" in source or "\\u" in source
+    words = [w for w in _RUN_TIME_WORDS if w in source]
+    if not tools and not words:
         return []
     notes: dict[tuple[int, int], Note] = {}
 
@@ -42,42 +46,80 @@ def dynamic_notes(script: ExecScript) -> list[Note]:
         notes.setdefault((start, end), Note(DYNAMIC_CODE, message + ": calls made through it are not listed",
                                             start, end))
 
-    names = _names_of_tools(script)
-    cursor = QueryCursor(_PLACES)
-    cursor.set_max_start_depth(MAX_DEPTH)
-    for _, captures in cursor.matches(script.root):
-        if "call" in captures or "new" in captures:
-            _code_at_run_time(script, (captures.get("call") or captures["new"])[0], captures["callee"][0], note)
-        elif "name" in captures:
-            name = captures["name"][0]
-            if script.name_of(name) in names and _is_tools(script, name, 0):
-                _escape(script, name, note)
+    names = _names_of_tools(script) if tools else set()
+    for node in _name_nodes(script, names | set(words)):
+        name = script.name_of(node)
+        if name in names and node.type != "import" and not _CALLED.match(script.data, node.end_byte) and \
+                _is_tools(script, node, 0):
+            _escape(script, node, note)
+        elif name in _RUN_TIME_WORDS or node.type == "import":
+            _code_at_run_time(script, node, note)
     return sorted(notes.values(), key=lambda n: (n.start, n.end))
 
 
+def _name_nodes(script: ExecScript, names: set[str]):
+    """The identifiers (and ``import`` keywords) spelling one of ``names``: found by their text, which costs
+    a lookup per occurrence, or, in a script with escaped names, by a query over every name."""
+    if "\\u" in script.source:
+        cursor = QueryCursor(_NAMES)
+        cursor.set_max_start_depth(MAX_DEPTH)
+        for node in cursor.captures(script.root).get("name", []):
+            if script.name_of(node) in names:
+                yield node
+        return
+    data, root = script.data, script.root
+    for name in names:
+        word = name.encode("utf-8")
+        at = data.find(word)
+        while at != -1:
+            end = at + len(word)
+            if not (at and _NAME_BYTE.match(data, at - 1) or _NAME_BYTE.match(data, end)):
+                node = root.descendant_for_byte_range(at, end)
+                if node is not None and node.start_byte == at and node.end_byte == end and \
+                        node.type in ("identifier", "shorthand_property_identifier", "import"):
+                    yield node
+            at = data.find(word, end)
+
+
 def _names_of_tools(script: ExecScript) -> set[str]:
-    """``tools`` and the names that may be bound to it: only these are resolved (resolving every name of a
-    script with thousands of shadowing declarations would be quadratic)."""
+    """``tools`` and the names that may be bound to it, directly or through one another: only these are
+    looked at (resolving every name of a script with thousands of declarations would be quadratic)."""
+    data = script.data
     names = {"tools"}
-    for name, bindings in script.bindings.items():
-        for binding in bindings:
-            if binding.kind == "import" or binding.init is not None and "tools" in script.text(binding.init):
+    held = [(name, b.init) for name, bindings in script.bindings.items() for b in bindings
+            if b.init is not None or b.kind == "import"]
+    grown = True
+    while grown:
+        grown = False
+        for name, init in held:
+            if name not in names and (init is None or any(data.find(n.encode("utf-8"), init.start_byte,
+                                                                    init.end_byte) != -1 for n in names)):
                 names.add(name)
-                break
+                grown = True
     return names
 
 
-def _code_at_run_time(script: ExecScript, call: Node, callee: Node, note) -> None:
-    if callee.type == "import":
-        note(call, "a dynamic import() loads code at run time")
-    elif callee.type == "identifier":
-        name = script.name_of(callee)
-        if name in _CODE_FROM_TEXT and script.resolve(callee) is None:
-            note(call, _CODE_FROM_TEXT[name])
-    elif callee.type == "member_expression":  # Reflect.apply(tools.x, …), Reflect.get(tools, …)
-        obj = callee.child_by_field_name("object")
-        if obj is not None and obj.type == "identifier" and script.name_of(obj) == "Reflect" and \
-                script.resolve(obj) is None:
+def _code_at_run_time(script: ExecScript, node: Node, note) -> None:
+    """A call of ``eval``, ``new Function``, a dynamic ``import``, ``Reflect.x`` given a tool; ``node`` is the name."""
+    parent = node.parent
+    if parent is None:
+        return
+    if node.type == "import":
+        if parent.type == "import":  # the keyword inside the named node
+            node, parent = parent, parent.parent
+        if parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+            note(parent, "a dynamic import() loads code at run time")
+        return
+    name = script.name_of(node)
+    if script.resolve(node) is not None:
+        return  # a local function of that name
+    if name in _CODE_FROM_TEXT:
+        if parent.type == "call_expression" and parent.child_by_field_name("function") == node or \
+                parent.type == "new_expression" and parent.child_by_field_name("constructor") == node:
+            note(parent, _CODE_FROM_TEXT[name])
+    elif name == "Reflect" and parent.type == "member_expression" and parent.child_by_field_name("object") == node:
+        call = parent.parent
+        if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == parent:
             arguments = call.child_by_field_name("arguments")
             if arguments is not None and any(_is_tool_value(script, a) for a in arguments.named_children):
                 note(call, "Reflect reaches a tool")

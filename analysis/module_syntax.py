@@ -22,50 +22,44 @@ from tree_sitter import Node, Query, QueryCursor
 
 from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, SyntaxProblem
 
-# Text that may be a construct tree-sitter accepts and V8 refuses.  Matched on the script's UTF-8 bytes, so a
-# hit is placed in the tree at once: escapes count in strings, templates and names, the rest outside strings,
-# templates, comments and regular expressions ("2026-07-01" in a string is no octal literal).  Every
-# alternative is linear on any input.
-_LS = "|".join(("\n", "\r", "\u2028", "\u2029")).encode("utf-8")
+# Text that may be a construct tree-sitter accepts and V8 refuses, found with ``bytes.find`` or a regular
+# expression that starts with a literal or a class (Python's fast path), and placed in the tree: escapes count in strings, templates and names, the
+# rest outside strings, templates, comments and regular expressions.  Linear on any input.
 _ESCAPES = re.compile(rb"\\(?:[1-9xu]|0[0-9])")  # legacy octal, \8 \9, hex and unicode escapes (maybe invalid)
-_CODE = re.compile(
-    rb"(?<![\w$.])0[0-9_]"  # legacy octal literals (010, 08), 0_1
-    rb"|(?<![\w$.])\.?[0-9][0-9a-zA-Z.]*_"  # numeric separators (1__0, 1_, 0x_1); starts only at a token
-    rb"|[0-9](?:in|of|instanceof)\b"  # a number run into a keyword
-    rb"|<!--|-->"  # HTML-like comments: not in modules
-    rb"|(?:" + _LS + rb")[ \t\f\v]*=>|\*/\s*=>"  # a line break before =>
-    rb"|\basync[ \t]*(?:" + _LS + rb"|/[/*])"  # async, then a line break
-    rb"|\byield\b|__proto__|\bexport\b"
-)
+_WORDS = (b"yield", b"export", b"__proto__")  # as whole tokens
+# names strict mode reserves (or may not bind): suspect as names, not as keywords or property names; found by
+# text, as a query predicate on every identifier costs more than the rest of the look together
+# (``let`` and ``await`` are everywhere as keywords: they are looked for among declared and assigned names and
+# callees instead, see _misnames)
+_RESERVED = (b"static", b"implements", b"interface", b"package", b"private", b"protected", b"public", b"eval",
+             b"arguments", b"enum")
+_NAMES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern"})
+_MARKS = (b"<!--", b"-->")  # HTML-like comments: not in modules
+_ALL_WORDS = _WORDS + _RESERVED + _MARKS
+_ARROW = re.compile(rb"[\n\r\xa8\xa9][ \t\f\v]*=>|\*/\s*=>")  # U+2028 and U+2029 end in A8 and A9
+_ASYNC = re.compile(rb"async[ \t\f\v]*[\n\r\xe2/]")
 _NOT_CODE = frozenset({"string_fragment", "escape_sequence", "string", "template_string", "comment", "regex_pattern",
                        "regex_flags", "regex"})
 _NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
+_NAME_BYTE = re.compile(rb"[\w$\\]")
+_TEXT_HITS = 256  # hits placed in the tree before the script is simply asked about
 _PAIRS = 64  # declarations of one name compared pairwise before the script is simply asked about
-_TEXT_HITS = 64  # hits placed in the tree before the script is simply asked about
 
 # Nodes that may be, or hold, an early error; ``@check`` ones are looked at in Python (see _refused).
 _SUSPECT = Query(JAVASCRIPT, """
 [(with_statement) (labeled_statement) (yield_expression) (private_property_identifier) (meta_property) (super)
  (class_declaration) (class) (export_statement) (jsx_element) (jsx_self_closing_element)] @always
-((identifier) @always (#any-of? @always "let" "static" "implements" "interface" "package" "private" "protected"
-  "public" "yield" "await" "eval" "arguments" "enum"))
-((shorthand_property_identifier) @always (#any-of? @always "let" "static" "implements" "interface" "package"
-  "private" "protected" "public" "yield" "await" "eval" "arguments" "enum"))
-((shorthand_property_identifier_pattern) @always (#any-of? @always "let" "static" "implements" "interface"
-  "package" "private" "protected" "public" "yield" "await" "eval" "arguments" "enum"))
-(binary_expression operator: ["**" "??"]) @always
-(object (method_definition) @always)
-(if_statement consequence: [(function_declaration) (generator_function_declaration) (lexical_declaration)]) @always
-(else_clause [(function_declaration) (generator_function_declaration) (lexical_declaration)]) @always
-[(while_statement) (for_statement) (for_in_statement) (do_statement)] @loop
+[(binary_expression) (augmented_assignment_expression)] @operator
+(method_definition) @method
+[(if_statement) (else_clause) (while_statement) (for_statement) (for_in_statement) (do_statement)] @body
 (unary_expression operator: "delete") @delete
 (return_statement) @return
 [(break_statement) (continue_statement)] @jump
 (await_expression) @await
 (new_expression) @new
-(call_expression arguments: (template_string)) @tagged
-(variable_declarator) @declarator
+(variable_declarator !value) @declarator
 (regex) @regex
+(number) @number
 """)
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
@@ -88,34 +82,79 @@ def might_be_refused(script: ExecScript) -> bool:
         return True
     cursor = QueryCursor(_SUSPECT)
     cursor.set_max_start_depth(MAX_DEPTH)
-    for _, captures in cursor.matches(script.root):
-        if "always" in captures or any(_refused(script, group, captures[group][0]) for group in captures):
-            return True
-    return _assigns_badly(script) or _redeclares(script)
+    captures = cursor.captures(script.root)
+    if "always" in captures:
+        return True
+    for group, nodes in captures.items():
+        for node in nodes:
+            if _refused(script, group, node):
+                return True
+    return _misnames(script) or _assigns_badly(script) or _tags_a_chain(script) or _redeclares(script)
 
 
 def _text_hit(script: ExecScript) -> bool:
-    data, root, seen = script.data, script.root, 0
-    for pattern, ignored in ((_ESCAPES, _NOT_ESCAPE), (_CODE, _NOT_CODE)):
-        for match in pattern.finditer(data):
-            seen += 1
-            if seen > _TEXT_HITS:
-                return True
-            at = match.start()
-            node = root.descendant_for_byte_range(at, at + 1)
-            if node is not None and node.type == "escape_sequence" and node.start_byte != at:
+    data, root = script.data, script.root
+    hits = []  # (byte, what may not be there)
+    if b"\\" in data:
+        hits.extend((m.start(), _NOT_ESCAPE) for m in _ESCAPES.finditer(data))
+    for word in _present(data):
+        if word in _MARKS:
+            hits.extend((at, _NOT_CODE) for at in _occurrences(data, word))
+            continue
+        what = _NAMES if word in _RESERVED else word
+        hits.extend((at, what) for at in _occurrences(data, word) if not _NAME_BYTE.match(data, at + len(word))
+                    and not (at and _NAME_BYTE.match(data, at - 1)))
+    if b"=>" in data:  # a line break (or a comment) before =>
+        hits.extend((m.start(), _NOT_CODE) for m in _ARROW.finditer(data))
+    if b"async" in data:  # async, then a line break or a comment
+        hits.extend((m.start(), _NOT_CODE) for m in _ASYNC.finditer(data))
+    if len(hits) > _TEXT_HITS:
+        return True
+    for at, what in hits:
+        node = root.descendant_for_byte_range(at, at + 1)
+        if node is None:
+            return True
+        if what is _NOT_ESCAPE:
+            if node.type == "escape_sequence" and node.start_byte != at:
                 continue  # the 2 of "\\2": an escaped backslash, then a digit
-            if node is None or node.type not in ignored:
+            if node.type not in _NOT_ESCAPE:
                 return True
+        elif what is _NAMES:
+            if node.type in _NAMES:
+                return True
+        elif isinstance(what, bytes):  # a word: the whole token, in code
+            if node.type not in _NOT_CODE and data[node.start_byte:node.end_byte] == what:
+                return True
+        elif node.type not in _NOT_CODE:
+            return True
     return False
+
+
+def _present(data: bytes) -> list[bytes]:
+    return [word for word in _ALL_WORDS if word in data]  # one C search a word: most scripts hold none
+
+
+def _occurrences(data: bytes, word: bytes):
+    at = data.find(word)
+    while at != -1:
+        yield at
+        at = data.find(word, at + len(word))
 
 
 def _refused(script: ExecScript, group: str, node: Node) -> bool:
     text = script.text
-    if group == "loop":  # a declaration as the whole body of a loop
-        body = node.child_by_field_name("body")
+    if group == "operator":
+        operator = node.child_by_field_name("operator")
+        return operator is not None and operator.type in ("**", "??", "**=")
+    if group == "method":  # getters and setters of object literals
+        parent = node.parent
+        return parent is not None and parent.type == "object"
+    if group == "body":  # a declaration as the whole body of an if, else or loop
+        kind = node.type
+        body = node.named_children[0] if kind == "else_clause" and node.named_children else \
+            node.child_by_field_name("consequence" if kind == "if_statement" else "body")
         return body is not None and body.type in _DECLARATIONS or \
-            node.type == "for_in_statement" and node.child_by_field_name("kind") is None and \
+            kind == "for_in_statement" and node.child_by_field_name("kind") is None and \
             _unwrapped(node.child_by_field_name("left")) not in _TARGETS | {"object_pattern", "array_pattern"}
     if group == "delete":
         return _unwrapped(node.child_by_field_name("argument")) == "identifier"
@@ -128,17 +167,17 @@ def _refused(script: ExecScript, group: str, node: Node) -> bool:
     if group == "new":
         constructor = node.child_by_field_name("constructor")
         return constructor is not None and "?." in text(constructor)
-    if group == "tagged":
-        function = node.child_by_field_name("function")
-        return function is not None and "?." in text(function)
-    if group == "declarator":
-        if node.child_by_field_name("value") is not None:
-            return False
+    if group == "number":  # 010, 08, 1__0, 1_, 0x_1, 3in x
+        data = script.data
+        digits = data[node.start_byte:node.end_byte]
+        return digits[:1] == b"0" and digits[1:2].isdigit() or b"_" in digits or \
+            bool(_NAME_BYTE.match(data, node.end_byte))
+    if group == "declarator":  # one without a value: a const, or a pattern
         declaration = node.parent
         name = node.child_by_field_name("name")
         return name is not None and name.type != "identifier" or \
             declaration is not None and declaration.type == "lexical_declaration" and \
-            text(declaration).startswith("const")
+            declaration.children[0].type == "const"
     if group == "regex":
         pattern, flags = node.child_by_field_name("pattern"), node.child_by_field_name("flags")
         return not _valid_regexp(text(pattern) if pattern is not None else "",
@@ -181,6 +220,27 @@ def _jump_refused(node: Node) -> bool:
             return True
         parent = parent.parent
     return True
+
+
+def _misnames(script: ExecScript) -> bool:
+    """``let`` or ``await`` declared, assigned or called as a name (tree-sitter reads ``await (f)()`` so)."""
+    bindings = script.bindings
+    if "let" in bindings or "await" in bindings:
+        return True
+    return any(script.name_of(target) in ("let", "await") for target in script.assigned_names()) or \
+        any(callee.type == "identifier" and script.text(callee) in ("let", "await")
+            for callee in (c["callee"][0] for c in script.structure["call"]))
+
+
+def _tags_a_chain(script: ExecScript) -> bool:
+    """A tagged template on an optional chain (``a?.b`x` ``)."""
+    for captures in script.structure["call"]:
+        call = captures["call"][0]
+        arguments = call.child_by_field_name("arguments")
+        if arguments is not None and arguments.type == "template_string" and \
+                "?." in script.text(captures["callee"][0]):
+            return True
+    return False
 
 
 def _assigns_badly(script: ExecScript) -> bool:
@@ -256,7 +316,7 @@ def first_module_error(source: str) -> SyntaxProblem | None:
         if start == end and start > 0:  # at the end of the script: point at its last character
             start -= 1
         return SyntaxProblem(start, end, f"not valid module code (exec scripts run as strict ES modules; "
-                                         f"the script never ran): {description}")
+                                         f"the script never ran): {description}", refused=True)
     except RecursionError:
         return None  # nested beyond the parser's recursion: tree-sitter's reading stands
     return None

@@ -254,6 +254,8 @@ def _read_exec(line: str, fields: dict[str, Any], source: str) -> None:
     problem = script.syntax_problem
     if problem is not None:
         fields["findings"].append(Finding("script-syntax", problem.message, span(problem.start, problem.end)))
+        if problem.refused:  # V8 refuses the module before any of it runs: no call of it ran
+            fields["calls"] = tuple(replace(c, executed="no") for c in fields["calls"])
     fields.update(script=source, script_map=escapes, is_exec=True)
 
 

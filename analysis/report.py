@@ -80,11 +80,13 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
         out.append(f"    line {number + 1}: {names}{_state(analysis, number)}")
         if not calls and record.is_exec:
             out.append("      (no tool call)")
+        # a call of a script V8 refused (script-syntax) is "no" because the script never ran, not dead code
+        not_run = "never ran" if any(f.code == "script-syntax" for f in record.findings) else "dead"
         for i, located in enumerate(calls):
             call = located.call
             branch = "└─" if i == len(calls) - 1 else "├─"
             marks = "".join(f" ({m})" for m in (
-                "dead" if call.executed == "no" else None, "computed" if call.computed else None,
+                not_run if call.executed == "no" else None, "computed" if call.computed else None,
                 _ran(located) if located.record.is_exec else None) if m)
             where = f"  in {call.workdir}" if call.workdir else ""
             out.append(f"      {branch} {call.tool or '?'}: {_one_line(_describe(call), 100)}{where}{marks}")

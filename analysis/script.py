@@ -74,6 +74,7 @@ _GROUPS = ("call", "declarator", "fn_decl", "class_decl", "fn_expr", "class_expr
 # tree-sitter's query cursor degrades sharply (and drops matches) on captured nodes nested ~60,000 deep;
 # real scripts nest a few dozen levels, so matching is capped here and a deeper script says so.
 MAX_DEPTH = 8192
+CONFIRM_LIMIT = 256 * 1024  # bytes of a broken script the strict parser is asked about (pure Python: ~2 µs/byte)
 _OPAQUE = frozenset({"string", "template_string", "comment", "regex"})
 _DECLARATION_GROUPS = ("declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
                        "import", "loop")
@@ -114,6 +115,7 @@ class SyntaxProblem:
     start: int  # code points in the script
     end: int
     message: str
+    refused: bool = False  # V8 refuses the script as a module: none of it ran
 
 
 class ExecScript:
@@ -228,11 +230,21 @@ class ExecScript:
                 break
             node = child
         start, end = self.span(node)
+        refused = self._refused_too()
         if node.is_missing:
-            return SyntaxProblem(start, end, f"syntax error: missing {node.type!r}")
+            return SyntaxProblem(start, end, f"syntax error: missing {node.type!r}", refused)
         text = self.source[start:end]
         shown = text if len(text) <= 40 else text[:37] + "..."
-        return SyntaxProblem(start, end, f"syntax error: unexpected {shown!r}")
+        return SyntaxProblem(start, end, f"syntax error: unexpected {shown!r}", refused)
+
+    def _refused_too(self) -> bool:
+        """Whether the strict parser refuses a script tree-sitter could not read either (it knows syntax
+        tree-sitter may not); not asked of very long scripts, whose calls then stay ``unknown``."""
+        if len(self.data) > CONFIRM_LIMIT:
+            return False
+        from .module_syntax import first_module_error
+
+        return first_module_error(self.source) is not None
 
     # -- structure and scopes ---------------------------------------------------------------
     @cached_property

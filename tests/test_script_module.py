@@ -196,3 +196,32 @@ def test_what_a_static_reading_follows_is_no_dynamic_code(source):
 def test_a_local_reflect_is_a_function_like_any_other():
     assert notes_of("const Reflect = {get() {}}; Reflect.get(tools)", "dynamic-code") == [
         ("tools", "tools is passed to a function: calls made through it are not listed")]
+
+
+def exec_line(script):
+    return ('{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"c1","name":"exec",'
+            f'"input":"{json_escaped(script)}"}}}}\n')
+
+
+@pytest.mark.parametrize("script, executed", [
+    ('await tools.exec_command({cmd: "ls"}); const s = "\\143";', "no"),  # V8 refuses the module
+    ('await tools.exec_command({cmd: "ls"}); with (o) {}', "no"),
+    ('await tools.exec_command({cmd: "ls"}); )', "no"),  # a syntax error the strict parser confirms
+    ('await tools.exec_command({cmd: "ls"}); const s = "\\\\143";', "unknown"),  # valid: it may have run
+])
+def test_no_call_of_a_script_that_never_ran_is_read_as_run(script, executed):
+    [call] = analyze_text(exec_line(script)).records[0].calls
+    assert (call.tool, call.command, call.executed) == ("exec_command", "ls", executed)
+
+
+def test_the_outline_says_a_refused_script_never_ran():
+    from analysis.positions import PositionEncoding
+    from analysis.report import outline_text
+
+    analysis = analyze_text(exec_line('await tools.exec_command({cmd: "ls\\08"}); if (false) tools.x({})'))
+    findings = [f for record in analysis.records for f in record.findings]
+    text = outline_text("r.jsonl", analysis, findings, PositionEncoding.UTF16)
+    assert "├─ exec_command: computed: \"ls\\08\" (never ran) (computed)" in text
+    assert "└─ x: x (never ran)" in text
+    analysis = analyze_text(exec_line('await tools.exec_command({cmd: "ls"}); if (false) tools.x({})'))
+    assert "└─ x: x (dead)" in outline_text("r.jsonl", analysis, [], PositionEncoding.UTF16)

@@ -22,7 +22,7 @@ CLIENT = Path(__file__).resolve().parent.parent
 ROOT = CLIENT.parent
 SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared"))
 IMAGES = ROOT / "docs" / "images"
-VSIX = CLIENT / "codex-rollout-lsp.vsix"
+VSIX = CLIENT / "dist" / "codex-rollout-lsp-linux-x64.vsix"  # the package a linux-x64 user installs
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
@@ -35,7 +35,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def code_server(tmp_path_factory):
-    assert VSIX.exists(), "build the extension first: cd vscode-client && npm ci && npm run package"
+    assert VSIX.exists(), "build the extension first: make e2e builds it, or make vsix-all"
     setup = subprocess.run(["bash", str(SHARED / "tools" / "code-server-setup.sh")], capture_output=True, text=True,
                            check=True)
     binary = setup.stdout.strip().splitlines()[-1]
