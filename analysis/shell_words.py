@@ -14,8 +14,6 @@ import os
 import shlex
 from dataclasses import dataclass
 
-import bashlex
-
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 _MAX_NESTING = 8  # bash -lc "bash -lc '…'" nests; a pathological line stops here
 
@@ -62,6 +60,8 @@ def read_command_line(text: str) -> CommandLine:
 def _commands_of(text: str, depth: int) -> list[SimpleCommand] | None:
     if depth > _MAX_NESTING:
         return None
+    import bashlex  # on first use: building its grammar tables takes a quarter of a second at import
+
     try:
         trees = bashlex.parse(text)
     except Exception:  # bashlex raises its own errors (and a few of Python's) on what it cannot read

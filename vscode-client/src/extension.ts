@@ -8,6 +8,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vsc
 import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, serverLaunch, startFailure, withNative }
   from "./launch";
 import { LargeRolloutView } from "./largeRollout";
+import { registerScriptEditing } from "./scriptFs";
 import { MARKDOWN_OPTIONS, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
 
 let client: LanguageClient | undefined;
@@ -29,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
     }),
   );
+  registerScriptEditing(context, () => client);
   await start(context);
 }
 
