@@ -30,6 +30,7 @@ RECORD_SHAPE = "record-shape"
 SCRIPT_SYNTAX = "script-syntax"
 DEAD_BRANCH = "dead-branch"
 COMPUTED_COMMAND = "computed-command"
+EXPANDED_COMMAND = "expanded-command"
 UNRESOLVED_PATCH_PATH = "unresolved-patch-path"
 PATCH_SYNTAX = "patch-syntax"
 UNPAIRED_CALL = "unpaired-call"
@@ -54,6 +55,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     SCRIPT_SYNTAX: Severity.ERROR,
     DEAD_BRANCH: Severity.WARNING,
     COMPUTED_COMMAND: Severity.WARNING,
+    EXPANDED_COMMAND: Severity.INFORMATION,
     UNRESOLVED_PATCH_PATH: Severity.WARNING,
     PATCH_SYNTAX: Severity.ERROR,
     UNPAIRED_CALL: Severity.HINT,

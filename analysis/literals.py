@@ -20,6 +20,7 @@ _JSON_COMPATIBLE = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)(\.[0-9]+)?")
 _LINE_ENDS = re.compile(r"\r\n?")
+_SEPARATOR_MISPLACED = re.compile(r"(?<![0-9a-fA-F])_|_(?![0-9a-fA-F])")
 
 
 class Unknown:
@@ -73,6 +74,10 @@ def cook_raw(raw: str) -> str:
 
 
 def number_value(source: str) -> int | float | Unknown:
+    if "_" in source:  # numeric separators (ES2021), which esprima 4 predates: only ever between two digits
+        if _SEPARATOR_MISPLACED.search(source) or source.startswith("0_"):
+            return UNKNOWN
+        source = source.replace("_", "")
     plain = _DECIMAL.fullmatch(source)
     if plain:  # a plain decimal literal is its digits; hex, exponents, separators go to esprima
         return float(source) if plain.group(1) else int(source)

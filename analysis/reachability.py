@@ -3,64 +3,27 @@
 A static reading cannot know which calls ran; it can know which never could:
 the body of ``if (false)``, the ``else`` of ``if (true)``, ``while (false)``,
 ``for (;false;)``, the right side of ``false && …``, ``true || …`` and
-``"x" ?? …``, the arm of a constant ``?:`` not taken, and statements after an
+``"x" ?? …`` (any operand whose value is known), the arm of a constant ``?:`` not taken, and statements after an
 unconditional ``return``, ``throw``, ``break`` or ``continue`` in the same block.
-A ``const`` bound to a literal counts as that literal.
+A ``const`` counts as its value (one evaluator, :mod:`analysis.values`, reads both
+these conditions and the calls' arguments).
+
+It also knows the calls that run whenever the script runs to completion
+(:func:`runs_unconditionally`): the proof, with a completed output, that they ran.
 """
 
 from __future__ import annotations
 
-from tree_sitter import Node
+import re
 
-from .literals import UNKNOWN, number_value, string_value, template_quasis
-from .script import ExecScript
+from tree_sitter import Node, Query, QueryCursor
+
+from .literals import UNKNOWN
+from .script import FUNCTIONS, JAVASCRIPT, ExecScript
+from .values import UNDEFINED, constants_of, unwrap
 
 _JUMPS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 _HOISTED = frozenset({"function_declaration", "generator_function_declaration"})
-
-
-def constant_truth(script: ExecScript, node: Node | None, depth: int = 0) -> bool | None:
-    """Whether ``node`` is always truthy (True), always falsy (False), or not known (None)."""
-    if node is None or depth > 20:
-        return None
-    kind = node.type
-    if kind == "parenthesized_expression":
-        inner = node.named_children[-1] if node.named_children else None
-        return constant_truth(script, inner, depth + 1)
-    if kind == "true":
-        return True
-    if kind in ("false", "null", "undefined"):
-        return False
-    if kind == "number":
-        value = number_value(script.text(node))
-        return None if value is UNKNOWN else value != 0
-    if kind == "string":
-        value = string_value(script.text(node))
-        return None if value is UNKNOWN else value != ""
-    if kind == "template_string":
-        if any(c.type == "template_substitution" for c in node.named_children):
-            return None
-        pieces = template_quasis(script.text(node))
-        return None if pieces is UNKNOWN else "".join(pieces) != ""
-    if kind in ("array", "object", "arrow_function", "function_expression", "class", "regex"):
-        return True
-    if kind == "unary_expression":
-        operator = node.child_by_field_name("operator")
-        argument = node.child_by_field_name("argument")
-        op = script.text(operator) if operator is not None else ""
-        if op == "!":
-            inner = constant_truth(script, argument, depth + 1)
-            return None if inner is None else not inner
-        if op == "void":
-            return False
-        return None
-    if kind == "identifier":
-        binding = script.resolve(node)
-        if binding is None:
-            return False if script.text(node) in ("undefined", "NaN") else None
-        if binding.kind == "const" and binding.init is not None and script.declared_once(binding):
-            return constant_truth(script, binding.init, depth + 1)
-    return None
 
 
 def is_dead(script: ExecScript, node: Node) -> bool:
@@ -75,12 +38,13 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
     if cached is not None:
         return cached
     ranges: list[tuple[int, int]] = []
+    truth_of = constants_of(script).truth
     groups = script.structure
     for captures in groups["statement_list"]:
         ranges.extend(_after_jump(captures["statement_list"][0]))
     for captures in groups["if"]:
         statement = captures["if"][0]
-        truth = constant_truth(script, statement.child_by_field_name("condition"))
+        truth = truth_of(statement.child_by_field_name("condition"))
         branch = "consequence" if truth is False else "alternative" if truth is True else None
         dead = statement.child_by_field_name(branch) if branch else None
         if dead is not None:
@@ -92,7 +56,7 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
             if condition is not None and condition.type == "expression_statement":  # for (;cond;) wraps it
                 condition = condition.named_children[0] if condition.named_children else None
             body = loop.child_by_field_name("body")
-            if condition is not None and body is not None and constant_truth(script, condition) is False:
+            if condition is not None and body is not None and truth_of(condition) is False:
                 ranges.append(_range(body))
     for captures in groups["binary"]:
         expression = captures["binary"][0]
@@ -101,13 +65,13 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
         if op not in ("&&", "||", "??"):
             continue
         left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
-        dead = constant_truth(script, left) is False if op == "&&" else \
-            constant_truth(script, left) is True if op == "||" else left is not None and left.type in _NON_NULLISH
+        dead = truth_of(left) is False if op == "&&" else \
+            truth_of(left) is True if op == "||" else _never_nullish(script, left)
         if dead and right is not None:
             ranges.append(_range(right))
     for captures in groups["ternary"]:
         expression = captures["ternary"][0]
-        truth = constant_truth(script, expression.child_by_field_name("condition"))
+        truth = truth_of(expression.child_by_field_name("condition"))
         arm = expression.child_by_field_name("consequence" if truth is False else "alternative") \
             if truth is not None else None
         if arm is not None:
@@ -116,7 +80,17 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
     return ranges
 
 
-_NON_NULLISH = frozenset({"string", "number", "true", "false", "template_string", "array", "object"})
+_NON_NULLISH = frozenset({"array", "object", "arrow_function", "function_expression", "class", "regex"})
+
+
+def _never_nullish(script: ExecScript, node: Node | None) -> bool:
+    node = unwrap(node)
+    if node is None:
+        return False
+    if node.type in _NON_NULLISH:
+        return True
+    value = constants_of(script).value(node)
+    return value is not UNKNOWN and value is not None and value is not UNDEFINED
 
 
 def _after_jump(statements: Node) -> list[tuple[int, int]]:
@@ -135,3 +109,112 @@ def _after_jump(statements: Node) -> list[tuple[int, int]]:
 
 def _range(node: Node) -> tuple[int, int]:
     return node.start_byte, node.end_byte
+
+
+# -- calls that run whenever the script completes --------------------------------------------------------
+# Statements and expressions whose every child runs when they run (a bare block, a declaration, an
+# expression); the others let only some children run unconditionally (a condition, a loop's first test,
+# the left of `&&`), and functions, classes, try, labels, loop bodies and branches none.
+_ALL_CHILDREN = frozenset({
+    "program", "statement_block", "expression_statement", "parenthesized_expression", "sequence_expression",
+    "await_expression", "spread_element", "array", "template_string", "template_substitution", "arguments",
+    "lexical_declaration", "variable_declaration", "object", "computed_property_name", "new_expression",
+})
+_SOME_CHILDREN = {
+    "variable_declarator": ("value",), "pair": ("key", "value"), "unary_expression": ("argument",),
+    "update_expression": ("argument",), "if_statement": ("condition",), "switch_statement": ("value",),
+    "while_statement": ("condition",), "for_statement": ("initializer", "condition"),
+    "for_in_statement": ("right",), "ternary_expression": ("condition",), "export_statement": ("declaration", "value"),
+}
+_CHAINS = frozenset({"call_expression", "member_expression", "subscript_expression"})
+_SHORT_CIRCUITS = frozenset({"&&", "||", "??", "&&=", "||=", "??="})
+# globals through which a script can end early (`exit()`) or run code a static reading does not follow
+_EXITS = re.compile(r"\b(?:exit|globalThis|self|eval|Function)\b")
+_EXIT_NAMES = frozenset({"exit", "globalThis", "self", "eval", "Function"})
+_IDENTIFIERS = Query(JAVASCRIPT, "(identifier) @id")
+_MAX_EXITS = 64
+_MAX_CLIMB = 200
+
+
+def runs_unconditionally(script: ExecScript, call: Node) -> bool:
+    """Whether the call expression ``call`` runs whenever its script runs to completion: it is reached
+    through top-level code only (not in a function, callback, class, branch, loop body, try block or
+    handler, labelled statement, short-circuit or ternary arm, nor after an optional chain's ``?.``), and
+    no ``exit`` (nor ``eval``, ``Function``, ``globalThis``, ``self``) can run before it."""
+    if script.syntax_problem is not None:  # a script that does not parse never ran
+        return False
+    if _guarded(script, call) or call.end_byte > _first_exit(script):
+        return False
+    node = call
+    for _ in range(_MAX_CLIMB):  # real calls sit a few levels down; deeper ones are not claimed
+        parent = node.parent
+        if parent is None:
+            return node.type == "program"
+        if not _runs_with(script, parent, node):
+            return False
+        node = parent
+    return False
+
+
+def _runs_with(script: ExecScript, parent: Node, child: Node) -> bool:
+    """Whether ``child`` runs whenever ``parent`` runs."""
+    kind = parent.type
+    if kind in _ALL_CHILDREN:
+        return child.type != "method_definition"
+    if kind in _SOME_CHILDREN:
+        return any(parent.child_by_field_name(f) == child for f in _SOME_CHILDREN[kind])
+    if kind in ("binary_expression", "assignment_expression", "augmented_assignment_expression"):
+        if parent.child_by_field_name("left") == child:  # an assignment's target runs when it is a member
+            return kind == "binary_expression" or child.type in _CHAINS
+        operator = parent.child_by_field_name("operator")
+        return parent.child_by_field_name("right") == child and \
+            (operator is None or operator.type not in _SHORT_CIRCUITS)
+    if kind == "call_expression":
+        return parent.child_by_field_name("function") == child or not _guarded(script, parent)
+    if kind in ("member_expression", "subscript_expression"):
+        return parent.child_by_field_name("object") == child or not _guarded(script, parent)
+    return False
+
+
+def _guarded(script: ExecScript, node: Node) -> bool:
+    """Whether a ``?.`` in the call/member chain ending at ``node`` may skip it (``tools?.x`` never does:
+    the global tools object is never nullish)."""
+    while node is not None and node.type in _CHAINS:
+        if any(c.type == "optional_chain" for c in node.children) and not _is_tools(script, node):
+            return True
+        node = node.child_by_field_name("function" if node.type == "call_expression" else "object")
+    return False
+
+
+def _is_tools(script: ExecScript, link: Node) -> bool:
+    """``tools?.x``: the global ``tools`` object is never nullish, so its ``?.`` never skips."""
+    target = link.child_by_field_name("object") if link.type != "call_expression" else None
+    return target is not None and target.type == "identifier" and script.name_of(target) == "tools" and \
+        script.resolve(target) is None
+
+
+def _first_exit(script: ExecScript) -> int:
+    """The byte where the first top-level ``exit`` (or code-running global) starts; -1 when one sits in a
+    function or class, which may be called before any call; the script's end when there is none."""
+    cached = script.__dict__.get("_first_exit")
+    if cached is None:
+        cached = script.__dict__["_first_exit"] = _find_first_exit(script)
+    return cached
+
+
+def _find_first_exit(script: ExecScript) -> int:
+    first = len(script.data)
+    if not _EXITS.search(script.source) and "\\u" not in script.source:  # names may be spelled with \u escapes
+        return first
+    names = [n for n in QueryCursor(_IDENTIFIERS).captures(script.root).get("id", [])
+             if script.name_of(n) in _EXIT_NAMES and script.resolve(n) is None]
+    if len(names) > _MAX_EXITS:
+        return -1
+    for name in names:
+        node = name.parent
+        while node is not None:
+            if node.type in FUNCTIONS or node.type == "class_body":
+                return -1
+            node = node.parent
+        first = min(first, name.start_byte)
+    return first

@@ -15,7 +15,7 @@ from typing import Any
 
 from .calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
 from .events import ToolEvent, read_event
-from .findings import Finding, Related
+from .findings import INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related
 from .jsonspans import locate, string_content
 from .outputs import ToolOutput, read_call_output, read_exec_output
 from .patch import parse_patch
@@ -85,12 +85,12 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
         record = parse_record(value)
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
-        problem = Finding("invalid-json", f"not JSON: {error.msg}", Span(0, at, at + 1 if at < len(line) else at))
+        problem = Finding(INVALID_JSON, f"not JSON: {error.msg}", Span(0, at, at + 1 if at < len(line) else at))
     except RecordShapeError as error:
-        problem = Finding("record-shape", str(error), _path_span(text, error.loc))
+        problem = Finding(RECORD_SHAPE, str(error), _path_span(text, error.loc))
     except RecursionError:
-        problem = Finding("invalid-json", "JSON nested too deeply to read", Span(0, 0, len(line)))
-    secrets = tuple(Finding("secret", f"{s.kind} in the transcript: redact it before sharing",
+        problem = Finding(INVALID_JSON, "JSON nested too deeply to read", Span(0, 0, len(line)))
+    secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
                             Span(0, s.start, s.end)) for s in found)
     if problem is not None:
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=_order)))
@@ -253,7 +253,7 @@ def _read_exec(line: str, fields: dict[str, Any], source: str) -> None:
     fields["findings"].extend(_from_note(n, span) for n in result.notes)
     problem = script.syntax_problem
     if problem is not None:
-        fields["findings"].append(Finding("script-syntax", problem.message, span(problem.start, problem.end)))
+        fields["findings"].append(Finding(SCRIPT_SYNTAX, problem.message, span(problem.start, problem.end)))
         if problem.refused:  # V8 refuses the module before any of it runs: no call of it ran
             fields["calls"] = tuple(replace(c, executed="no") for c in fields["calls"])
     fields.update(script=source, script_map=escapes, is_exec=True)
@@ -274,7 +274,7 @@ def _read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) -
         escapes = EscapeMap(raw, raw_start)
     for error in patch.errors:
         where = escapes.span(0, error.offset, error.offset + error.length) if escapes else whole
-        fields["findings"].append(Finding("patch-syntax", f"patch line {error.line + 1}: {error.message}", where))
+        fields["findings"].append(Finding(PATCH_SYNTAX, f"patch line {error.line + 1}: {error.message}", where))
     fields["calls"] = (ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, patch=text,
                                 executed="yes", source=text),)
 
@@ -287,7 +287,7 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
     except (ValueError, RecursionError):
         args = None
     if not isinstance(args, dict):
-        fields["findings"].append(Finding("record-shape", "payload.arguments: must be a JSON object in a string",
+        fields["findings"].append(Finding(RECORD_SHAPE, "payload.arguments: must be a JSON object in a string",
                                           _path_span(line, ("payload", "arguments"))))
         kind = COMMAND if name in COMMAND_FUNCTIONS else PATCH if name == "apply_patch" else TOOL
         fields["calls"] = (ToolCall(name, kind, *whole, executed="yes", source=item.arguments),)
@@ -307,7 +307,7 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
         # the patch sits JSON-encoded inside the JSON string ``arguments``: point at the arguments
         patch = parse_patch(args["input"])
         where = _path_span(line, ("payload", "arguments"))
-        fields["findings"].extend(Finding("patch-syntax", f"patch line {e.line + 1}: {e.message}", where)
+        fields["findings"].extend(Finding(PATCH_SYNTAX, f"patch line {e.line + 1}: {e.message}", where)
                                   for e in patch.errors)
         fields["calls"] = (ToolCall(name, PATCH, *whole, files=patch.files, patch=args["input"],
                                     executed="yes", source=args["input"]),)

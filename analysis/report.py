@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .findings import Finding
+from .findings import SCRIPT_SYNTAX, Finding
 from .positions import PositionEncoding
 from .rollout import LocatedCall, RolloutAnalysis
 
@@ -24,6 +24,7 @@ def call_json(analysis: RolloutAnalysis, located: LocatedCall,
         "files": [f.to_json() for f in call.files],
         "computed": call.computed,
         "expansion": list(call.expansion) if call.expansion is not None else None,
+        "expansion_tools": list(call.expansion_tools) if call.expansion_tools is not None else None,
         "executed": call.executed,
         "range": analysis.range_of(located.span, encoding).to_json(),
         "output": located.output.to_json() if located.output else None,
@@ -81,7 +82,7 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
         if not calls and record.is_exec:
             out.append("      (no tool call)")
         # a call of a script V8 refused (script-syntax) is "no" because the script never ran, not dead code
-        not_run = "never ran" if any(f.code == "script-syntax" for f in record.findings) else "dead"
+        not_run = "never ran" if any(f.code == SCRIPT_SYNTAX for f in record.findings) else "dead"
         for i, located in enumerate(calls):
             call = located.call
             branch = "└─" if i == len(calls) - 1 else "├─"
@@ -90,8 +91,10 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
                 _ran(located) if located.record.is_exec else None) if m)
             where = f"  in {call.workdir}" if call.workdir else ""
             out.append(f"      {branch} {call.tool or '?'}: {_one_line(_describe(call), 100)}{where}{marks}")
-            for command in call.expansion or ():
-                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {_one_line(command, 100)}")
+            tools = call.expansion_tools if call.expansion_tools and call.tool is None else None
+            for n, command in enumerate(call.expansion or ()):
+                shown = f"{tools[n]}: {command}" if tools else command
+                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {_one_line(shown, 100)}")
     if findings:
         out.append("findings:")
         for f in findings:

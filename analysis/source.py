@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .findings import Finding
+from .findings import INVALID_JSON, Finding
 from .lines import split_lines, strip_bom
 from .positions import Span
 
@@ -121,7 +121,7 @@ def decode(path: str, data: bytes) -> LoadedFile:
             m = _BAD_BYTE.search(line)
             if m:
                 byte = ord(m.group()) - 0xDC00
-                loaded.findings.append(Finding("invalid-json", f"not UTF-8: byte 0x{byte:02x}",
+                loaded.findings.append(Finding(INVALID_JSON, f"not UTF-8: byte 0x{byte:02x}",
                                                Span(number, m.start(), m.start() + 1)))
         text = _BAD_BYTE.sub("\ufffd", text)
     loaded.text = text

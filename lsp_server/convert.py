@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.findings import DEAD_BRANCH, Finding, Severity
+from analysis.findings import DEAD_BRANCH, INVALID_JSON, RECORD_SHAPE, SECRET, UNPAIRED_CALL, Finding, Severity
 from analysis.positions import PositionEncoding, Span
 from analysis.rollout import RolloutAnalysis
 
@@ -81,7 +81,7 @@ def _data(analysis: RolloutAnalysis, finding: Finding, masker: Masker, version: 
 
 def _output_of_call_record(analysis: RolloutAnalysis, finding: Finding) -> int | None:
     line = finding.span.line
-    if finding.code in ("unpaired-call", "secret", "invalid-json", "record-shape"):
+    if finding.code in (UNPAIRED_CALL, SECRET, INVALID_JSON, RECORD_SHAPE):
         return None
     if not 0 <= line < len(analysis.records) or not analysis.records[line].is_call:
         return None

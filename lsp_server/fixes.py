@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from analysis.calls import PATCH
-from analysis.findings import Finding
+from analysis.findings import PATCH_SYNTAX, SECRET, UNPAIRED_CALL, Finding
 from analysis.jsonspans import locate, string_content
 from analysis.patch import BEGIN, END
 from analysis.positions import Span
@@ -45,12 +45,12 @@ def fix_data(analysis: RolloutAnalysis, finding: Finding, extra_secrets: tuple[r
              ) -> dict | None:
     """What a finding's fix needs, or None when it has none."""
     line = finding.span.line
-    if finding.code == "secret":
+    if finding.code == SECRET:
         return {"fix": REDACT, "keep": kept_prefix(analysis.lines[line], finding.span, extra_secrets)}
-    if finding.code == "unpaired-call":
+    if finding.code == UNPAIRED_CALL:
         call_id = analysis.records[line].call_id
         return {"fix": ADD_OUTPUT, "callId": call_id} if call_id else None
-    if finding.code == "patch-syntax" and "envelope" in finding.message and wrap_patch(analysis, finding):
+    if finding.code == PATCH_SYNTAX and "envelope" in finding.message and wrap_patch(analysis, finding):
         return {"fix": WRAP_PATCH}
     return None
 

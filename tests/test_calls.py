@@ -126,7 +126,8 @@ def test_other_tools_are_kind_tool_with_their_name():
     ('async function run(cmd) { return tools.exec_command({cmd}); }', "cmd"),
     ('let v = "ls"; tools.exec_command({cmd: v})', "v"),
     ('var v = "ls"; tools.exec_command({cmd: v})', "v"),
-    ('tools.exec_command({cmd: "git " + "status"})', '"git " + "status"'),
+    ('let b = "main"; tools.exec_command({cmd: "git log " + b})', '"git log " + b'),
+    ('tools.exec_command({cmd: "git " + ["status"]})', '"git " + ["status"]'),
     ('tools.exec_command({cmd: pick()})', "pick()"),
     ('tools.exec_command({cmd: `ls ${dir}`})', "`ls ${dir}`"),
     ('let d = "x"; tools.exec_command({cmd: `ls ${d}`})', "`ls ${d}`"),
@@ -158,7 +159,7 @@ def test_expansion_of_a_const_array_mapped_into_cmd():
     calls, notes = read(source)
     assert (calls[0].command, calls[0].computed, calls[0].expansion, calls[0].workdir) == (
         None, True, ("git status", "git log -1"), "/r")
-    assert [n.code for n in notes] == ["computed-command"]
+    assert [n.code for n in notes] == ["expanded-command"]
 
 
 @pytest.mark.parametrize("source, expansion", [
@@ -189,3 +190,178 @@ def test_legacy_module_names():
     calls, _ = read('import { chart } from "tools/mcp/ologs.js"; import { q } from "tools/codex_app.js";'
                     'chart({}); q({});')
     assert [c.tool for c in calls] == ["mcp__ologs__chart", "codex_app__q"]
+
+
+# -- every tool that runs a command is a command ---------------------------------------------------------
+@pytest.mark.parametrize("source, tool, command, workdir", [
+    ('tools.shell_command({command: "Get-ChildItem -Force", workdir: "C:\\\\r", timeout_ms: 10000, login: false})',
+     "shell_command", "Get-ChildItem -Force", "C:\\r"),
+    ('tools.shell({command: ["bash", "-lc", "echo hi > out"], workdir: "/r"})', "shell", "bash -lc 'echo hi > out'",
+     "/r"),
+    ('tools["container.exec"]({command: ["ls", "-la", "my dir"]})', "container.exec", "ls -la 'my dir'", None),
+    ('tools.container_exec({command: ["git", "status"]})', "container_exec", "git status", None),
+    ('const {shell_command: sh} = tools; await sh({command: `echo ${1 + 1}`})', "shell_command", "echo 2", None),
+])
+def test_every_command_tool_is_a_command(source, tool, command, workdir):
+    calls, notes = read(source)
+    assert [(c.tool, c.kind, c.command, c.workdir, c.computed) for c in calls] == [
+        (tool, "command", command, workdir, False)]
+    assert notes == []
+
+
+def test_later_arguments_never_make_a_literal_command_computed():
+    calls, notes = read('tools.shell_command({command: "npm test", workdir: "/w", timeout_ms: 60000, login: true, '
+                        'sandbox_permissions: "require_escalated", justification: "needs the network", '
+                        'prefix_rule: ["npm", "test"], with_escalated_permissions: true})')
+    assert (calls[0].command, calls[0].computed, notes) == ("npm test", False, [])
+    assert calls[0].arguments == {"timeout_ms": 60000, "login": True, "sandbox_permissions": "require_escalated",
+                                  "justification": "needs the network", "prefix_rule": ["npm", "test"],
+                                  "with_escalated_permissions": True}
+
+
+@pytest.mark.parametrize("source, expression", [
+    ('tools.shell({command: ["ls", n]})', '["ls", n]'),
+    ('tools.shell({command: ["sleep", 1]})', '["sleep", 1]'),  # not an argv of strings: the tool refuses it
+    ('tools.shell({command: "ls -la"})', '"ls -la"'),  # shell takes an argv array
+    ('tools.exec_command({cmd: ["ls"]})', '["ls"]'),  # exec_command takes a string
+    ('let c = "ls"; tools.shell_command({command: c})', "c"),
+])
+def test_command_tools_computed(source, expression):
+    calls, notes = read(source)
+    assert (calls[0].kind, calls[0].command, calls[0].computed, calls[0].computed_expression) == (
+        "command", None, True, expression)
+    assert [n.code for n in notes] == ["computed-command"]
+
+
+def test_a_command_tool_without_its_command_key_has_no_command():
+    calls, notes = read('tools.shell_command({cmd: "ls"})')  # shell_command takes `command`: the tool refuses it
+    assert (calls[0].kind, calls[0].command, calls[0].computed, calls[0].arguments, notes) == (
+        "command", None, False, {"cmd": "ls"}, [])
+
+
+# -- exact constant values -------------------------------------------------------------------------------
+@pytest.mark.parametrize("source, command", [
+    ('tools.exec_command({cmd: "git " + "status"})', "git status"),
+    ('const t = "a b"; const cmd = "echo \'" + t + "\'"; tools.exec_command({cmd})', "echo 'a b'"),
+    ('const n = 3; tools.exec_command({cmd: "head -n " + n})', "head -n 3"),
+    ('tools.exec_command({cmd: `sleep ${0.5} ${1e21} ${1e-7} ${-0} ${2 ** 3}`})', None),
+    ('tools.exec_command({cmd: `x ${0.5} ${1e21} ${1e-7} ${-0} ${123456789012345680000}`})',
+     "x 0.5 1e+21 1e-7 0 123456789012345680000"),
+    ('tools.exec_command({cmd: `flag=${true} none=${null} u=${undefined} nan=${NaN}`})',
+     "flag=true none=null u=undefined nan=NaN"),
+    ('tools.exec_command({cmd: "n" + 1 + 2})', "n12"),
+    ('tools.exec_command({cmd: 1 + 2 + "n"})', "3n"),
+    ('tools.exec_command({cmd: "x" + null + true})', "xnulltrue"),
+    ('const k = "cmd"; tools.exec_command({[k]: "ls"})', "ls"),
+    ('tools.exec_command({cmd: "tlapm First.tla", ["cmd"]: "echo last"})', "echo last"),
+    ('tools.exec_command({cmd: "a" + {}})', None),
+    ('tools.exec_command({cmd: "a" + f()})', None),
+    ('const a = ["x"]; tools.exec_command({cmd: "a" + a})', None),  # a const array can change
+    ('const o = {v: "x"}; tools.exec_command({cmd: `a ${o.v}`})', None),  # so can an object
+])
+def test_exact_constant_values(source, command):
+    calls, _ = read(source)
+    assert (calls[0].command, calls[0].computed) == (command, command is None)
+
+
+def test_numeric_array_mapped_into_a_template():
+    source = ('const rs = await Promise.all([0, 1, 2].map(page => tools.exec_command({cmd: `render --page ${page}`, '
+              'workdir: "/t", yield_time_ms: 30000, sandbox_permissions: "require_escalated", prefix_rule: ["npx"]})));')
+    calls, notes = read(source)
+    assert (calls[0].command, calls[0].computed, calls[0].computed_expression, calls[0].expansion,
+            calls[0].workdir) == (None, True, "`render --page ${page}`",
+                                  ("render --page 0", "render --page 1", "render --page 2"), "/t")
+    assert [(n.code, n.message) for n in notes] == [(
+        "expanded-command", "the command is computed from a constant list: its 3 commands are known exactly "
+        "(render --page 0 …)")]
+
+
+@pytest.mark.parametrize("source, expansion", [
+    ('[true, null, 1.5].forEach(v => tools.exec_command({cmd: "echo " + v}))', ("echo true", "echo null", "echo 1.5")),
+    ('const fs = ["a", "b"]; fs.map((f, i) => tools.exec_command({cmd: `cp ${f} ${i}`}))', ("cp a 0", "cp b 1")),
+    ('const ps = [["a", 1], ["b", 2]]; for (const [f, n] of ps) tools.exec_command({cmd: `head -${n} ${f}`})',
+     ("head -1 a", "head -2 b")),
+    ('const ps = [{f: "a"}, {f: "b", n: 2}]; ps.map(({f, n}) => tools.exec_command({cmd: `${f}:${n}`}))',
+     ("a:undefined", "b:2")),
+    ('const ps = [["a"], ["b"]]; ps.map(([, x]) => tools.exec_command({cmd: `${x}`}))', ("undefined", "undefined")),
+    ('const cs = [{u: "a"}, {u: "b"}]; for (const c of cs) { text(JSON.stringify({u: c.u})); '
+     'await tools.exec_command({cmd: `curl ${c.u}`}); }', ("curl a", "curl b")),
+    # not exactly known: a default, a changed element, a tuple array used elsewhere, a let loop variable
+    ('const ps = [["a"]]; ps.map(([f, n = 1]) => tools.exec_command({cmd: `${f}${n}`}))', None),
+    ('const cs = [{u: "a"}]; for (const c of cs) { c.u = "b"; tools.exec_command({cmd: c.u}); }', None),
+    ('const cs = [{u: "a"}]; f(cs); for (const c of cs) tools.exec_command({cmd: c.u});', None),
+    ('const cs = [{u: "a"}]; cs[0].u = "z"; for (const c of cs) tools.exec_command({cmd: c.u});', None),
+    ('const cs = [{u: "a"}]; for (const c of cs) { mutate(c); tools.exec_command({cmd: c.u}); }', None),
+    ('const a = ["x"]; for (let c of a) { c = "rm"; tools.exec_command({cmd: c}); }', None),
+    ('const a = ["x"]; a.map(c => { c = "rm"; return tools.exec_command({cmd: c}); })', None),
+    ('const a = ["x", , "y"]; a.map(c => tools.exec_command({cmd: c}))', None),  # a hole is skipped by map
+    ('const a = ["x"], b = ["y"]; a.map(x => b.map(y => tools.exec_command({cmd: x + y})))', None),
+])
+def test_expansions_of_every_value_type_and_shape(source, expansion):
+    calls, notes = read(source)
+    assert calls[0].expansion == expansion
+    assert calls[0].command is None
+    assert [n.code for n in notes if n.start == calls[0].start] == [
+        "expanded-command" if expansion else "computed-command"]
+
+
+def test_tool_chosen_per_element_of_a_const_list_of_tuples():
+    source = ('const calls = [\n'
+              '  ["shell_command", {command: "Get-Content a.lua", workdir: "C:\\\\p", timeout_ms: 20000}],\n'
+              '  ["shell_command", {command: "rg -n x .", workdir: "C:\\\\p", timeout_ms: 30000}],\n'
+              '];\n'
+              'const results = await Promise.all(calls.map(async ([name, args]) => {\n'
+              '  try { return {name, result: await tools[name](args)}; }\n'
+              '  catch (e) { return {name, error: String(e)}; }\n'
+              '}));\n')
+    calls, notes = read(source)
+    call = calls[0]
+    assert (call.tool, call.kind, call.command, call.computed, call.computed_expression, call.workdir) == (
+        "shell_command", "command", None, True, "tools[name]", "C:\\p")
+    assert (call.expansion, call.expansion_tools) == (("Get-Content a.lua", "rg -n x ."),
+                                                      ("shell_command", "shell_command"))
+    assert [(n.code, n.message) for n in notes] == [(
+        "expanded-command", "the tool and command are computed from a constant list: its 2 calls are known exactly "
+        "(shell_command: Get-Content a.lua …)")]
+
+
+def test_mixed_tools_per_element_and_for_of_destructuring():
+    source = ('const calls = [["exec_command", {cmd: "ls"}], ["shell", {command: ["git", "log"]}]];\n'
+              'for (const [name, args] of calls) await tools[name](args);')
+    call = read(source)[0][0]
+    assert (call.tool, call.kind, call.expansion, call.expansion_tools, call.workdir) == (
+        None, "command", ("ls", "git log"), ("exec_command", "shell"), None)
+
+
+@pytest.mark.parametrize("source", [
+    'const calls = [["view_image", {path: "a.png"}]]; for (const [n, a] of calls) await tools[n](a);',
+    'const calls = [["exec_command", {cmd: x}]]; for (const [n, a] of calls) await tools[n](a);',
+    'const calls = [["exec_command", {cmd: "ls"}]]; calls.push(["x", {}]); for (const [n, a] of calls) tools[n](a);',
+    'const calls = [["exec_command", {cmd: "ls"}]]; for (const [n, a] of calls) { a.cmd = "rm"; tools[n](a); }',
+    'let calls = [["exec_command", {cmd: "ls"}]]; for (const [n, a] of calls) await tools[n](a);',
+])
+def test_tool_chosen_at_run_time_stays_computed_unless_exactly_known(source):
+    calls, notes = read(source)
+    assert (calls[0].tool, calls[0].kind, calls[0].computed, calls[0].expansion) == (None, "tool", True, None)
+    assert [n.code for n in notes] == ["computed-command"]
+    assert notes[0].message.startswith("the tool is chosen at run time: tools[n]")
+
+
+def test_computed_patch_says_what_it_is_computed_from():
+    source = ('const body = f();\n'
+              'tools.apply_patch(`*** Begin Patch\\n*** Add File: a.txt\\n+${body}\\n*** End Patch`);\n'
+              'let p = "x"; tools.apply_patch(p);\n')
+    calls, notes = read(source)
+    assert [(c.computed, c.computed_expression, [f.path for f in c.files]) for c in calls] == [
+        (True, "${body}", ["a.txt"]), (True, "p", [])]
+    assert calls[0].patch == "*** Begin Patch\n*** Add File: a.txt\n+${body}\n*** End Patch"
+
+
+def test_names_spelled_with_unicode_escapes_are_compared_decoded():
+    source = ('tools.shell\\u005fcommand({\\u0063ommand: "ls"}); const a = ["x"]; '
+              'a.m\\u0061p(c => tools.exec_command({cmd: c})); \\u0065xit(); tools.exec_command({cmd: "y"});')
+    calls, notes = read(source)
+    assert [(c.tool, c.command, c.expansion, c.unconditional) for c in calls] == [
+        ("shell_command", "ls", None, True), ("exec_command", None, ("x",), False), ("exec_command", "y", None, False)]
+    assert [n.message for n in notes] == [
+        "the command is computed from a constant list: its one command is known exactly (x)"]

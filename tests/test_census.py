@@ -23,7 +23,7 @@ def test_counts_of_the_fixtures():
         "counts": {"rollouts": 1, "lines": 10, "exec scripts": 3, "literal commands": 3, "computed commands": 1,
                    "computed commands with a known expansion": 1, "JS-literal arguments": 4},
         "calls_by_tool": {"exec_command": 4, "apply_patch": 1},
-        "findings_by_code": {"computed-command": 1, "dead-branch": 1, "unpaired-call": 1},
+        "findings_by_code": {"dead-branch": 1, "expanded-command": 1, "unpaired-call": 1},
         "unreadable_files": 0, "skipped_files": 0,
     }
 

@@ -40,3 +40,22 @@ def test_dead(source):
 ])
 def test_not_dead(source):
     assert executed(source) == [("x", "unknown")]
+
+
+# one evaluator (analysis.values) reads both conditions and arguments: whatever value it knows, a condition knows
+@pytest.mark.parametrize("source", [
+    f'if ("a" === "b") {RUN};', f'const MODE = "live"; if (MODE === "dry") {RUN};', f"if (1 !== 1) {RUN};",
+    f'const ON = "y" + ""; if (!ON) {RUN};', f"if (`${{0}}` === `0` && false) {RUN};", f"if (NaN) {RUN};",
+    f"if (-0) {RUN};", f'if (`` + ``) {RUN};', f"const D = 1 + 1; if (D === 3) {RUN};",
+    f"null ?? 0 ?? {RUN};", f"`x` ?? {RUN};",
+])
+def test_dead_through_the_shared_evaluator(source):
+    assert executed(source) == [("x", "no")]
+
+
+@pytest.mark.parametrize("source", [
+    f'let MODE = "live"; if (MODE === "dry") {RUN};', f'if (1 == "1") {RUN};', f"if (NaN === NaN) ; else {RUN};",
+    f'const a = []; if (a === a) {RUN};', f"if (0 === -0) {RUN};", f"undefined ?? {RUN};",
+])
+def test_not_dead_where_javascript_says_so_or_nothing_is_known(source):
+    assert executed(source) == [("x", "unknown")]

@@ -35,11 +35,11 @@ def test_demo_outline():
               c["expansion"], c["executed"], c["output"]) for c in out["calls"]]
     assert calls == [
         (4, "call_demo1", "exec_command", "command", "pytest -q tests/test_greet.py", "/home/u/proj", [], False,
-         None, "unknown", {"status": "completed", "exit_code": 1, "wall_time": 0.4, "line": 5}),
+         None, "yes", {"status": "completed", "exit_code": 1, "wall_time": 0.4, "line": 5}),
         (6, "call_demo2", "apply_patch", "patch", None, None,
-         [{"action": "update", "path": "src/greet.py", "move_to": None}], False, None, "unknown",
+         [{"action": "update", "path": "src/greet.py", "move_to": None}], False, None, "yes",
          {"status": "completed", "exit_code": None, "wall_time": 1.2, "line": 7}),
-        (6, "call_demo2", "exec_command", "command", "pytest -q", "/home/u/proj", [], False, None, "unknown",
+        (6, "call_demo2", "exec_command", "command", "pytest -q", "/home/u/proj", [], False, None, "yes",
          {"status": "completed", "exit_code": 0, "wall_time": 1.2, "line": 7}),
         (8, "call_demo3", "exec_command", "command", None, None, [], True,
          ["git diff --stat -- README.md", "git diff --stat -- CHANGELOG.md"], "unknown", None),
@@ -50,7 +50,7 @@ def test_demo_outline():
     assert [range_text(text, c["range"]) for c in out["calls"]][:1] == [json_escaped(
         'tools.exec_command({cmd: "pytest -q tests/test_greet.py", workdir: "/home/u/proj"})')]
     assert [(d["code"], d["severity"]) for d in out["diagnostics"]] == [
-        ("unpaired-call", "hint"), ("computed-command", "warning"), ("dead-branch", "warning")]
+        ("unpaired-call", "hint"), ("expanded-command", "information"), ("dead-branch", "warning")]
 
 
 def test_every_call_range_covers_its_call_expression():
@@ -92,7 +92,7 @@ def test_dead_branches():
         ("rm -rf build", "no"), ("echo zero", "no"), ("echo empty", "no"), ("echo null", "no"),
         ("echo undefined", "no"), ("echo not-true", "no"), ("echo dry", "no"), ("echo live", "unknown"),
         ("echo else", "no"), ("echo while", "no"), ("echo for", "no"), ("echo and", "no"), ("echo or", "no"),
-        ("echo after-return", "no"), ("echo reached", "unknown"), ("echo after-break", "no"),
+        ("echo after-return", "no"), ("echo reached", "yes"), ("echo after-break", "no"),
         ("echo after-throw", "no"), ("echo let-not-dead", "unknown")]
     dead = [f for f in findings("rollout-dead-branches.jsonl") if f[1] == "dead-branch"]
     assert dead[0] == (1, "dead-branch", json_escaped('tools.exec_command({cmd: "rm -rf build"})'))
@@ -102,24 +102,26 @@ def test_dead_branches():
 def test_computed():
     out = outline("rollout-computed.jsonl")
     assert [(c["line"], c["command"], c["computed"], c["expansion"]) for c in out["calls"]] == [
-        (1, None, True, None), (1, None, True, None), (1, None, True, None), (1, None, True, None),
+        (1, None, True, None), (1, None, True, None), (1, "git status", False, None), (1, None, True, None),
         (1, None, True, None), (2, None, True, ["git status", "git log -1"]), (2, None, True, None),
         (3, "wc -l src/app.py", False, None), (3, "pwd", False, None), (3, "cat b", False, None),
         (3, None, True, None)]
-    assert [f[1] for f in findings("rollout-computed.jsonl")] == ["computed-command"] * 8
+    # the mapped const array is known element by element: information, not a warning
+    assert [f[1] for f in findings("rollout-computed.jsonl")] == ["computed-command"] * 4 + [
+        "expanded-command", "computed-command", "computed-command"]
 
 
 def test_patches():
     out = outline("rollout-patches.jsonl")
     assert [(c["line"], c["record"], c["executed"], c["files"]) for c in out["calls"]] == [
-        (1, "custom_tool_call", "unknown", [{"action": "update", "path": "a.py", "move_to": None}]),
-        (1, "custom_tool_call", "unknown", [{"action": "add", "path": "docs/new.md", "move_to": None}]),
-        (1, "custom_tool_call", "unknown", [{"action": "delete", "path": "old/b.py", "move_to": None}]),
-        (1, "custom_tool_call", "unknown", [{"action": "update", "path": "c.py", "move_to": "d.py"}]),
-        (2, "custom_tool_call", "unknown", [{"action": "update", "path": "src/app.py", "move_to": None}]),
-        (2, "custom_tool_call", "unknown", [{"action": "add", "path": "notes.txt", "move_to": None}]),
-        (3, "custom_tool_call", "unknown", [{"action": "update", "path": "e.py", "move_to": None}]),
-        (3, "custom_tool_call", "unknown", []),
+        (1, "custom_tool_call", "yes", [{"action": "update", "path": "a.py", "move_to": None}]),
+        (1, "custom_tool_call", "yes", [{"action": "add", "path": "docs/new.md", "move_to": None}]),
+        (1, "custom_tool_call", "yes", [{"action": "delete", "path": "old/b.py", "move_to": None}]),
+        (1, "custom_tool_call", "yes", [{"action": "update", "path": "c.py", "move_to": "d.py"}]),
+        (2, "custom_tool_call", "yes", [{"action": "update", "path": "src/app.py", "move_to": None}]),
+        (2, "custom_tool_call", "yes", [{"action": "add", "path": "notes.txt", "move_to": None}]),
+        (3, "custom_tool_call", "yes", [{"action": "update", "path": "e.py", "move_to": None}]),
+        (3, "custom_tool_call", "yes", []),
         (4, "custom_tool_call", "yes", [{"action": "add", "path": "hello.txt", "move_to": None}]),
     ]
     assert findings("rollout-patches.jsonl") == [
@@ -354,3 +356,14 @@ def test_events_are_ground_truth():
         (18, "unmatched-event", "patch_apply_end reports call call_gone that no call record lists"),
         (19, "unmatched-event", "the user ran `ls` in a shell (exit 1); no call record lists it"),
     ]
+
+
+def test_a_call_that_always_runs_ran_when_its_script_completed():
+    analysis = analyze_text(fixture("rollout-records.jsonl"))
+    [build] = analysis.calls_on(43)  # the cell completed after two waits
+    [error] = analysis.calls_on(49)  # the script threw (Script error:)
+    assert (build.call.command, build.call.unconditional, build.call.executed) == ("make build", True, "yes")
+    assert (error.call.command, error.call.unconditional, error.call.executed) == ("true", True, "unknown")
+    demo = analyze_text(fixture("rollout-demo.jsonl"))
+    assert [(c.line, c.call.executed) for c in demo.calls] == [(4, "yes"), (6, "yes"), (6, "yes"), (8, "unknown"),
+                                                               (8, "no")]  # line 8 has no output: unknown

@@ -49,7 +49,7 @@ async def test_push_diagnostics(client: LanguageClient):
     uri, diagnostics = await opened(client, "rollout-demo.jsonl")
     assert [(d.code, d.severity, d.source, d.range.start.line) for d in diagnostics] == [
         ("unpaired-call", types.DiagnosticSeverity.Hint, "rollout-lsp", 8),
-        ("computed-command", types.DiagnosticSeverity.Warning, "rollout-lsp", 8),
+        ("expanded-command", types.DiagnosticSeverity.Information, "rollout-lsp", 8),
         ("dead-branch", types.DiagnosticSeverity.Warning, "rollout-lsp", 8)]
     dead = diagnostics[2]
     assert covered(text, dead.range) == json_escaped('tools.exec_command({cmd: "git push --force"})')
@@ -329,7 +329,7 @@ async def test_add_output_record_fix(client: LanguageClient):
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
-    assert [d.code for d in await diagnostics_of(client, uri)] == ["computed-command", "dead-branch"]
+    assert [d.code for d in await diagnostics_of(client, uri)] == ["expanded-command", "dead-branch"]
 
 
 async def test_wrap_patch_fix(client: LanguageClient):
@@ -369,7 +369,7 @@ async def test_incremental_edits_with_u2028(client: LanguageClient):
 
 @pytest_lsp.fixture(config=SERVER)
 async def configured_client(lsp_client: LanguageClient):
-    lsp_client.set_configuration({"severity": {"computed-command": "error"}}, section="rolloutLsp")
+    lsp_client.set_configuration({"severity": {"expanded-command": "error"}}, section="rolloutLsp")
     await start(lsp_client, options={"severity": {"unpaired-call": "off"}, "hoverOutputLines": 1})
     yield
     await lsp_client.shutdown_session()
@@ -391,7 +391,7 @@ def codes(diagnostics) -> list[tuple]:
     return [(d.range.start.line, d.code, d.severity) for d in diagnostics]
 
 
-DEFAULTS = [(8, "unpaired-call", types.DiagnosticSeverity.Hint), (8, "computed-command", types.DiagnosticSeverity.Warning),
+DEFAULTS = [(8, "unpaired-call", types.DiagnosticSeverity.Hint), (8, "expanded-command", types.DiagnosticSeverity.Information),
             (8, "dead-branch", types.DiagnosticSeverity.Warning)]
 
 
@@ -401,13 +401,13 @@ async def test_configuration_set_and_removed_without_a_restart(configured_client
     client = configured_client
     uri, diagnostics = await opened(client, "rollout-demo.jsonl")
     assert codes(diagnostics) == [(8, "unpaired-call", types.DiagnosticSeverity.Hint),
-                                  (8, "computed-command", types.DiagnosticSeverity.Error),
+                                  (8, "expanded-command", types.DiagnosticSeverity.Error),
                                   (8, "dead-branch", types.DiagnosticSeverity.Warning)]
     client.set_configuration({"severity": {"dead-branch": "information", "unpaired-call": "off"},
                               "secretPatterns": ["pytest -q"], "hoverOutputLines": 1}, section="rolloutLsp")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     expected = [(4, "secret", types.DiagnosticSeverity.Warning), (6, "secret", types.DiagnosticSeverity.Warning),
-                (8, "computed-command", types.DiagnosticSeverity.Warning),
+                (8, "expanded-command", types.DiagnosticSeverity.Information),
                 (8, "dead-branch", types.DiagnosticSeverity.Information)]
     await diagnostics_until(client, uri, lambda found: codes(found) == expected)
     hover = await client.text_document_hover_async(types.HoverParams(
@@ -477,7 +477,7 @@ async def test_cancellation_and_rapid_edits(client: LanguageClient):
     assert "```sh\nPytest -q tests/test_greet.py\n```" in final.contents.value
     client.diagnostics.pop(uri, None)
     change(client, uri, 52, (4, col), (4, col + 1), "p")
-    assert [d.code for d in await diagnostics_of(client, uri)] == ["unpaired-call", "computed-command",
+    assert [d.code for d in await diagnostics_of(client, uri)] == ["unpaired-call", "expanded-command",
                                                                     "dead-branch"]
 
 
@@ -524,7 +524,7 @@ async def test_analyze_file_by_path(client: LanguageClient, tmp_path):
         "path": str(ROOT / "fixtures" / "rollout-demo.jsonl")})
     assert [c.command for c in result.calls] == ["pytest -q tests/test_greet.py", None, "pytest -q", None,
                                                  "git push --force"]
-    assert [d.code for d in result.diagnostics] == ["unpaired-call", "computed-command", "dead-branch"]
+    assert [d.code for d in result.diagnostics] == ["unpaired-call", "expanded-command", "dead-branch"]
     assert result.error is None
     missing = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(tmp_path / "rollout-x.jsonl")})
     assert missing.error.endswith("No such file or directory") and missing.calls == []

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..findings import Finding
+from ..findings import EXIT_MISMATCH, Finding
 from ..invocations import InvocationLog, MatchResult, RolloutCommand, match_invocations, read_invocation_log
 from ..positions import PositionEncoding
 from ..report import finding_json
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_text(args, analysis, log, result, log_findings, rollout_findings, encoding))
     clean = not result.unexplained and not result.missing and not any(
-        f.code == "exit-mismatch" for f in log_findings)
+        f.code == EXIT_MISMATCH for f in log_findings)
     return 0 if clean else 1
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.findings import Finding
+from analysis.findings import SECRET, Finding
 from analysis.rollout import RolloutAnalysis
 
 from ..convert import to_range
@@ -33,7 +33,7 @@ class ActionFeature(Feature):
         wanted = params.range
         extra = self.server.masker.extra
         actions: list[types.CodeAction] = []
-        secrets = [f for f in analysis.findings if f.code == "secret"]
+        secrets = [f for f in analysis.findings if f.code == SECRET]
         for finding in analysis.findings:
             if not wanted.start.line <= finding.span.line <= wanted.end.line:
                 continue

@@ -44,7 +44,7 @@ def test_slice_of_a_0_157_rollout():
     assert range_text(text, out["calls"][2]["range"]) == json_escaped(
         f'tools.exec_command({{cmd:"git checkout -- src/CodexHeadless.ts",workdir:"{WORKTREE}"}})')
     assert [(d["range"]["start"]["line"] + 1, d["code"]) for d in out["diagnostics"]] == [
-        (3, "unpaired-call"), (4, "unpaired-call"), (4, "computed-command")]
+        (3, "unpaired-call"), (4, "unpaired-call"), (4, "expanded-command")]  # its 5 commands are known
     assert range_text(text, out["diagnostics"][0]["range"]) == '"call_FLWoy52jdAoWyfuwHRn0Bb2Z"'
 
 

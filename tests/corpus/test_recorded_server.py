@@ -64,3 +64,20 @@ async def test_outline_of_recorded_rollouts(client: LanguageClient):
                               f"operation-families.json, {root}feed-render-rewrite/testing/unit/scripts/"
                               "renderingFixtureTools.test.ts")]),
                 ("exec", ["mcp__agent_code__orchestration_wait_agents"])]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def corpus_client(lsp_client: LanguageClient):
+    """A client whose workspace folder is the recorded corpus, so the server may read its files by path."""
+    await start(lsp_client, root=CORPUS.as_uri())
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_analyze_recorded_file_by_path(corpus_client: LanguageClient):
+    result = await corpus_client.protocol.send_request_async("rollout/analyzeFile", {
+        "path": str(CORPUS / "codex-0.157-custom-calls.jsonl")})
+    assert [c.command for c in result.calls][2:] == ["git checkout -- src/CodexHeadless.ts",
+                                                     "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts",
+                                                     "rm node_modules"]
+    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "computed-command"]

@@ -69,6 +69,7 @@ def code_server(tmp_path_factory):
     yield f"http://127.0.0.1:{port}/?folder={workspace}"
     server.terminate()
     server.wait(10)
+    log.close()
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 // What the extension sends the server and which documents it gives it. Pure logic, no `import 'vscode'`.
 
 export const CODES = [
-  "invalid-json", "record-shape", "script-syntax", "dead-branch", "computed-command", "unresolved-patch-path",
-  "patch-syntax", "unpaired-call", "secret", "dynamic-code",
+  "invalid-json", "record-shape", "script-syntax", "dead-branch", "computed-command", "expanded-command",
+  "unresolved-patch-path", "patch-syntax", "unpaired-call", "secret", "dynamic-code",
   "invocation-invalid", "invocation-shape", "invocation-exit", "invocation-tool", "invocation-order", "invocation-empty",
   "unexplained-invocation", "missing-invocation", "exit-mismatch", "unmatched-event", "event-contradicts",
 ] as const;

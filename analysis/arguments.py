@@ -1,0 +1,200 @@
+"""Argument and patch values of one tool call: the command, the workdir, the other keys, the patch text.
+
+A call's first argument is read key by key: an object literal's keys as written (a
+later spread or computed key leaves the keys it may set unknown), or a whole
+object value bound to a loop element (see expansions).  A command is a string,
+or an argv array shown shell-quoted (``shlex.join``, as the top-level form is);
+anything else is not exactly known.  A patch is a string or template, directly or
+through one ``const``; template substitutions that do not resolve become holes.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from tree_sitter import Node
+
+from .callees import ARGV_TOOLS, COMMAND_TOOLS
+from .findings import PATCH_SYNTAX, UNRESOLVED_PATCH_PATH
+from .literals import UNKNOWN, Unknown, string_value
+from .patch import PatchFile, parse_patch
+from .script import Binding, ExecScript
+from .values import Constants, Env, unwrap
+
+_HOLE = "\ue000"  # marks an unresolved template substitution inside a patch text
+NoteSink = Callable[..., None]  # (code, message, start, end, related=()) → None
+
+
+@dataclass(slots=True)
+class Arguments:
+    """The first argument of a tool call, key by key."""
+
+    values: dict[str, Any]  # key → its exact value or UNKNOWN
+    nodes: dict[str, Node] = field(default_factory=dict)  # key → the expression written for it
+    open: set[str] = field(default_factory=set)  # keys an unknown spread or computed key may set; "*": any other
+    whole: Node | None = None  # the argument expression
+    json: bool | None = None  # written as JSON (quoted keys)
+
+    def get(self, key: str) -> Any:
+        """The key's exact value, UNKNOWN, or None when it is certainly absent."""
+        if key in self.open or (key not in self.values and "*" in self.open):
+            return UNKNOWN
+        return self.values.get(key)
+
+    def others(self, *skip: str) -> dict[str, Any]:
+        """The remaining keys with their values (None where not exactly known)."""
+        return {k: (None if v is UNKNOWN else v) for k, v in self.values.items() if k not in skip}
+
+
+def read_arguments(constants: Constants, node: Node | None, env: Env | None = None) -> Arguments | None:
+    """The call's first argument read key by key; None when there is none.  An argument that is not an
+    object known key by key has every key unknown."""
+    node = unwrap(node)
+    if node is None:
+        return None
+    if node.type == "object":
+        props, open_after = constants.properties(node)
+        return Arguments({k: constants.value(v, env) for k, v in props.items()}, props, open_after, node,
+                         _is_json(constants.script.text(node)))
+    value = constants.value(node, env)
+    if isinstance(value, dict):
+        return Arguments(dict(value), whole=node)
+    return Arguments({}, open={"*"}, whole=node)
+
+
+def command_of(tool: str, arguments: Arguments | None) -> str | Unknown | None:
+    """The command a command tool's arguments give: a string (exec_command, shell_command), an argv array
+    shell-quoted (shell, container.exec); UNKNOWN when not exactly known or not of the type the tool takes
+    (the tool refuses it), None when the key is absent."""
+    if arguments is None:
+        return None
+    value = arguments.get(COMMAND_TOOLS[tool])
+    if value is None or value is UNKNOWN:
+        return value
+    if tool not in ARGV_TOOLS:
+        return value if isinstance(value, str) else UNKNOWN
+    if isinstance(value, list) and all(isinstance(a, str) for a in value):
+        return shlex.join(value)
+    return UNKNOWN
+
+
+def command_node(tool: str, arguments: Arguments) -> Node | None:
+    """The expression written for the command key (for the computed-command message)."""
+    return arguments.nodes.get(COMMAND_TOOLS[tool])
+
+
+@dataclass(slots=True)
+class PatchValue:
+    patch: str | None = None  # the text, with unresolved substitutions shown as ${…}
+    files: tuple[PatchFile, ...] = ()
+    computed_from: str | None = None  # what the patch depends on at run time (None: exactly known)
+
+
+class PatchReader:
+    """Reads the patch argument of an ``apply_patch`` call, reporting its problems through ``note``."""
+
+    def __init__(self, script: ExecScript, constants: Constants, note: NoteSink) -> None:
+        self.script = script
+        self.constants = constants
+        self.note = note
+
+    def read(self, argument: Node | None) -> PatchValue:
+        node = self.patch_node(argument)
+        if node is None:
+            return PatchValue(computed_from="no patch argument")
+        literal, via = self.literal(node)
+        text, holes = self.text(literal) if literal is not None else (None, [])
+        if literal is None or text is None:
+            return PatchValue(computed_from=self.script.text(node))
+        patch = parse_patch(text)
+        related: tuple = ()
+        if via is not None:
+            vs, ve = self.script.span(via.node)
+            related = ((vs, ve, f"the patch text is the const {via.name}"),)
+        files = self.files(patch.files, holes, related)
+        shown = text
+        for index, hole in enumerate(holes):
+            shown = shown.replace(f"{_HOLE}{index}{_HOLE}", "${" + self.script.text(hole)[2:-1] + "}")
+        a_start, a_end = self.script.span(literal)
+        exact = literal.type in ("string", "template_string") and "\\" not in self.script.text(literal) \
+            and not holes
+        for error in patch.errors:
+            where = (a_start + 1 + error.offset, a_start + 1 + error.offset + error.length) if exact \
+                else (a_start, a_end)
+            self.note(PATCH_SYNTAX, f"patch line {error.line + 1}: {error.message}", *where, related)
+        computed_from = ", ".join(self.script.text(h) for h in holes) if holes else None
+        return PatchValue(shown, files, computed_from)
+
+    def patch_node(self, argument: Node | None) -> Node | None:
+        """The expression that holds the patch: the argument, or its ``input`` key (the JSON variant)."""
+        node = unwrap(argument)
+        if node is not None and node.type == "object":
+            props, _ = self.constants.properties(node)
+            node = unwrap(props.get("input"))
+        return node
+
+    def literal_of(self, argument: Node | None) -> Node | None:
+        """The string or template literal a patch argument's text is written in, if any."""
+        node = self.patch_node(argument)
+        return self.literal(node)[0] if node is not None else None
+
+    def files(self, files, holes: list[Node], related) -> tuple[PatchFile, ...]:
+        kept: list[PatchFile] = []
+        for f in files:
+            bad = [h for i, h in enumerate(holes) if f"{_HOLE}{i}{_HOLE}" in f.path]
+            bad_move = [h for i, h in enumerate(holes) if f.move_to and f"{_HOLE}{i}{_HOLE}" in f.move_to]
+            for hole in bad + bad_move:
+                hs, he = self.script.span(hole)
+                self.note(UNRESOLVED_PATCH_PATH, f"patch path {self.script.text(hole)} does not resolve to a "
+                          "const string; the file is not listed", hs, he, related)
+            if bad:
+                continue
+            kept.append(replace(f, move_to=None) if bad_move else f)
+        return tuple(kept)
+
+    def literal(self, node: Node) -> tuple[Node | None, Binding | None]:
+        """The string or template that holds a patch, directly or through one ``const``."""
+        if node.type in ("string", "template_string"):
+            return node, None
+        if node.type in ("identifier", "shorthand_property_identifier"):
+            binding = self.script.resolve(node)
+            if binding is not None and binding.kind == "const" and self.script.declared_once(binding):
+                init = unwrap(binding.init)
+                if init is not None and init.type in ("string", "template_string"):
+                    return init, binding
+        return None, None
+
+    def text(self, literal: Node) -> tuple[str | None, list[Node]]:
+        """A patch text; template substitutions that are not exactly known become numbered holes."""
+        if literal.type == "string":
+            value = string_value(self.script.text(literal))
+            return (None if value is UNKNOWN else value), []
+        pieces = self.constants.quasis(literal)
+        if pieces is UNKNOWN:
+            return None, []
+        substitutions = [c for c in literal.named_children if c.type == "template_substitution"]
+        out = [pieces[0]]
+        holes: list[Node] = []
+        for sub, piece in zip(substitutions, pieces[1:]):
+            value = self.constants.substitution(sub)
+            if value is UNKNOWN:
+                out.append(f"{_HOLE}{len(holes)}{_HOLE}")
+                holes.append(sub)
+            else:
+                out.append(value)
+            out.append(piece)
+        return "".join(out), holes
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+__all__ = ["Arguments", "PatchReader", "PatchValue", "command_node", "command_of", "read_arguments"]

@@ -1,0 +1,143 @@
+"""Which callees are tools: ``tools.x``, its aliases and imports, and what kind of tool each is.
+
+Recognised callees: ``tools.x``, ``tools?.x``, ``tools["x"]``, aliases of ``tools``
+(``const t = tools``), names destructured from it, names imported from the
+March 2026 modules (``tools.js``, ``tools/…js``, ``@openai/code_mode``), and that
+dialect's bare global wrappers (``exec_command(…)``).  Names are compared as
+:meth:`ExecScript.name_of` spells them, never as raw text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tree_sitter import Node
+
+from .script import Binding, ExecScript
+from .values import Constants, Env, unwrap
+
+COMMAND, PATCH, TOOL = "command", "patch", "tool"
+# every tool that runs a command, with the argument that holds it: a string for exec_command and
+# shell_command, an argv array for shell and container.exec (code mode spells that one container_exec:
+# it turns every character outside [A-Za-z0-9_$] of a tool name into `_`)
+COMMAND_TOOLS: dict[str, str] = {
+    "exec_command": "cmd", "shell_command": "command", "shell": "command", "container.exec": "command",
+    "container_exec": "command",
+}
+ARGV_TOOLS = frozenset({"shell", "container.exec", "container_exec"})  # their command is an argv array
+PATCH_TOOLS = frozenset({"apply_patch"})
+LEGACY_GLOBALS = frozenset({"exec_command", "write_stdin", "apply_patch", "update_plan", "view_image"})
+HELPERS = frozenset({
+    "output_text", "output_image", "set_max_output_tokens_per_exec_call", "store", "load", "text", "image",
+    "notify", "yield_control", "exit", "add_content", "ALL_TOOLS", "forward_output",
+})
+
+
+class _Dynamic:
+    def __repr__(self) -> str:
+        return "DYNAMIC"
+
+
+DYNAMIC: Any = _Dynamic()  # a tool chosen at run time: tools[name](…)
+_MAX_DEPTH = 8
+
+
+def kind_of(tool: str | None) -> str:
+    return COMMAND if tool in COMMAND_TOOLS else PATCH if tool in PATCH_TOOLS else TOOL
+
+
+def may_name_a_tool(source: str) -> bool:
+    """A cheap test: whether any callee of ``source`` can name a tool (else no call needs reading)."""
+    return "tools" in source or "code_mode" in source or "\\u" in source or \
+        any(n in source for n in LEGACY_GLOBALS)
+
+
+class Callees:
+    """Tells which callees of one script are tools."""
+
+    def __init__(self, script: ExecScript, constants: Constants) -> None:
+        self.script = script
+        self.constants = constants
+
+    def tool(self, node: Node | None, env: Env | None = None, depth: int = 0) -> Any:
+        """The tool name a callee names, :data:`DYNAMIC`, or None when it is no tool."""
+        node = unwrap(node)
+        if node is None or depth > _MAX_DEPTH:
+            return None
+        kind = node.type
+        script = self.script
+        if kind == "identifier":
+            binding = script.resolve(node)
+            if binding is None:
+                name = script.name_of(node)
+                return name if name in LEGACY_GLOBALS else None
+            return self.bound_tool(binding, depth + 1)
+        if kind == "member_expression":
+            prop = node.child_by_field_name("property")
+            if prop is not None and prop.type == "property_identifier" and \
+                    self.is_tools(node.child_by_field_name("object"), depth + 1):
+                return script.name_of(prop)
+            return None
+        if kind == "subscript_expression":
+            if not self.is_tools(node.child_by_field_name("object"), depth + 1):
+                return None
+            index = self.constants.value(node.child_by_field_name("index"), env)
+            return index if isinstance(index, str) else DYNAMIC
+        return None
+
+    def is_tools(self, node: Node | None, depth: int = 0) -> bool:
+        """Whether ``node`` evaluates to the ``tools`` object."""
+        node = unwrap(node)
+        if node is None or depth > _MAX_DEPTH:
+            return False
+        script = self.script
+        if node.type == "identifier":
+            binding = script.resolve(node)
+            if binding is None:
+                return script.name_of(node) == "tools"
+            if binding.kind == "import":
+                return is_tool_module(binding.module) and binding.imported in ("*", "default", "tools")
+            if binding.init is not None and binding.kind in ("const", "let", "var"):
+                return self.is_tools(binding.init, depth + 1)
+            return False
+        if node.type == "member_expression":  # globalThis.tools
+            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+            return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
+                obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and \
+                script.resolve(obj) is None
+        return False
+
+    def bound_tool(self, binding: Binding, depth: int) -> Any:
+        """The tool a declared name holds: an import, a destructured name, or ``const f = tools.x``."""
+        if binding.kind == "import":
+            if not is_tool_module(binding.module) or binding.imported in ("*", "default") or \
+                    binding.imported in HELPERS:
+                return None
+            return module_tool_name(binding.module or "", binding.imported or binding.name)
+        if binding.kind not in ("const", "let", "var"):
+            return None
+        if binding.key is not None:
+            return binding.key if self.is_tools(binding.pattern_init, depth) else None
+        if binding.init is not None and binding.init.type in ("member_expression", "subscript_expression",
+                                                               "parenthesized_expression"):
+            return self.tool(binding.init, None, depth)
+        return None
+
+
+def is_tool_module(module: str | None) -> bool:
+    if not module:
+        return False
+    return module in ("tools.js", "tools", "@openai/code_mode", "openai/code_mode") or \
+        (module.startswith("tools/") and module.endswith(".js"))
+
+
+def module_tool_name(module: str, name: str) -> str:
+    """``tools/mcp/ologs.js`` + ``chart`` → ``mcp__ologs__chart``."""
+    if module.startswith("tools/"):
+        namespace = module[len("tools/"):-len(".js")].replace("/", "__")
+        return f"{namespace}__{name}" if namespace else name
+    return name
+
+
+__all__ = ["ARGV_TOOLS", "COMMAND", "COMMAND_TOOLS", "DYNAMIC", "HELPERS", "LEGACY_GLOBALS", "PATCH", "PATCH_TOOLS", "TOOL",
+           "Callees", "is_tool_module", "kind_of", "may_name_a_tool", "module_tool_name"]

@@ -1,0 +1,327 @@
+"""Expansions: the runs of one call driven by a constant array, each exactly known.
+
+``cmds.map(c => tools.exec_command({cmd: c}))``, ``[0, 1, 2].map(page => …)``,
+``for (const [name, args] of calls) await tools[name](args)``: when a call's tool
+or command depends on the element of exactly one array that is written as
+literals and never changed, the call runs once per element (where it runs at all)
+with values known exactly, so each element is listed.  The array is iterated by
+``for…of`` over a ``const`` binding, or by ``.map``, ``.forEach`` or ``.flatMap``
+whose callback takes the element (destructured or not) and optionally its index.
+
+"Never changed" is checked, never assumed: the array's ``const`` binding is used
+only to be iterated, read (``a[i]``, ``a.length``) or spread, with no mutating
+method or assignment; where its elements are arrays or objects (tuples), only its
+own iteration and ``.length`` may use it, and each element binding holding an
+object is only read: in a template or concatenation, as an index, or passed to a
+tool.  Anything else leaves the call computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tree_sitter import Node, Query, QueryCursor
+
+from .arguments import Arguments, read_arguments
+from .callees import Callees
+from .script import JAVASCRIPT, Binding, ExecScript
+from .values import OBJECT_PROTOTYPE, UNDEFINED, Constants, Env, is_primitive, unwrap
+
+ITERATORS = frozenset({"map", "forEach", "flatMap"})
+MUTATORS = frozenset({"push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"})
+_IDENTIFIERS = Query(JAVASCRIPT, "[(identifier) (shorthand_property_identifier)] @id")
+_PATTERNS = frozenset({"array_pattern", "object_pattern", "pair_pattern", "assignment_pattern",
+                       "object_assignment_pattern", "shorthand_property_identifier_pattern", "rest_pattern"})
+_CALLBACKS = frozenset({"arrow_function", "function_expression", "function"})
+_ASSIGNMENTS = frozenset({"assignment_expression", "augmented_assignment_expression"})
+_MAX_NAMES = 200  # identifiers looked at in one call; a larger call is not expanded
+
+
+@dataclass(frozen=True, slots=True)
+class Iteration:
+    """One iteration over an array: the callback or ``for…of`` statement, and what it binds."""
+
+    owner: Node  # the callback function or the for…of statement
+    source: Node  # the expression iterated (an array literal or a const name)
+    element: Node | None  # the identifier or pattern bound to each element
+    index: Node | None  # the identifier bound to the element's index (callbacks only)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One element's run of an expanded call."""
+
+    tool: Any  # a tool name, DYNAMIC or None, as the callee names it for this element
+    arguments: Arguments | None
+
+
+class Expansions:
+    def __init__(self, script: ExecScript, constants: Constants, callees: Callees) -> None:
+        self.script = script
+        self.constants = constants
+        self.callees = callees
+        self._references: dict[str, list[Node]] | None = None
+
+    def runs(self, callee: Node, argument: Node | None) -> list[Run] | None:
+        """The call's runs, one per element of the one constant array it depends on; None when it depends on
+        no such array, on several, or the array is not exactly known and unchanged."""
+        iteration = self.iteration_of([n for n in (callee, argument) if n is not None])
+        if iteration is None:
+            return None
+        array, binding = self.const_array(iteration.source)
+        if array is None:
+            return None
+        items = self.constants.value(array)
+        if not isinstance(items, list) or not items:
+            return None
+        deep = not all(is_primitive(i) for i in items)
+        if binding is not None and not self.array_unchanged(binding, iteration, deep):
+            return None
+        envs = [self.bind(iteration, item, index) for index, item in enumerate(items)]
+        if any(env is None for env in envs) or not self.elements_unchanged(iteration, envs):
+            return None
+        return [Run(self.callees.tool(callee, env), read_arguments(self.constants, argument, env)) for env in envs]
+
+    # -- which iteration a call depends on ---------------------------------------------------
+    def iteration_of(self, nodes: list[Node]) -> Iteration | None:
+        found: dict[tuple[int, int], Iteration] = {}
+        names = 0
+        stack = list(nodes)
+        while stack:
+            node = stack.pop()
+            if node.type in ("identifier", "shorthand_property_identifier"):
+                names += 1
+                if names > _MAX_NAMES:
+                    return None
+                binding = self.script.resolve(node)
+                iteration = self.iteration(binding) if binding is not None else None
+                if iteration is not None:
+                    found[(iteration.owner.start_byte, iteration.owner.end_byte)] = iteration
+            else:
+                stack.extend(node.named_children)
+        return next(iter(found.values())) if len(found) == 1 else None
+
+    def iteration(self, binding: Binding) -> Iteration | None:
+        """The iteration whose element (or index) ``binding`` is, if any."""
+        if binding.kind == "param":
+            return self.callback_iteration(binding)
+        if binding.kind != "const":
+            return None  # a let or var loop variable can be reassigned in the body
+        node = binding.node
+        while node.parent is not None and node.parent.type in _PATTERNS:
+            node = node.parent
+        loop = node.parent
+        if loop is None or loop.type != "for_in_statement" or loop.child_by_field_name("left") != node:
+            return None
+        operator = loop.child_by_field_name("operator")
+        right = loop.child_by_field_name("right")
+        if operator is None or self.script.text(operator) != "of" or right is None:
+            return None
+        return Iteration(loop, right, node, None)
+
+    def callback_iteration(self, binding: Binding) -> Iteration | None:
+        function = binding.scope
+        if function.type not in _CALLBACKS:
+            return None
+        params = function.child_by_field_name("parameters")
+        if params is not None:
+            listed = [c for c in params.named_children if c.type != "comment"]
+        else:
+            single = function.child_by_field_name("parameter")
+            listed = [single] if single is not None else []
+        if not listed:
+            return None
+        element = listed[0]
+        index = listed[1] if len(listed) > 1 and listed[1].type == "identifier" else None
+        at = binding.node.start_byte
+        if not (element.start_byte <= at < element.end_byte or index is not None and index.start_byte == at):
+            return None
+        arguments = function.parent
+        call = arguments.parent if arguments is not None else None
+        if arguments is None or arguments.type != "arguments" or call is None or call.type != "call_expression":
+            return None
+        first = next((c for c in arguments.named_children if c.type != "comment"), None)
+        member = call.child_by_field_name("function")
+        if first is None or first != function or member is None or member.type != "member_expression":
+            return None
+        prop = member.child_by_field_name("property")
+        source = member.child_by_field_name("object")
+        if prop is None or self.script.name_of(prop) not in ITERATORS or source is None:
+            return None
+        return Iteration(function, source, element, index)
+
+    def const_array(self, node: Node | None) -> tuple[Node | None, Binding | None]:
+        """The array literal iterated: written in place, or bound once to a ``const``."""
+        node = unwrap(node)
+        if node is None:
+            return None, None
+        if node.type == "array":
+            return node, None
+        if node.type != "identifier":
+            return None, None
+        binding = self.script.resolve(node)
+        if binding is None or binding.kind != "const" or binding.key is not None or \
+                not self.script.declared_once(binding):
+            return None, None
+        init = unwrap(binding.init)
+        return (init, binding) if init is not None and init.type == "array" else (None, None)
+
+    # -- binding one element -----------------------------------------------------------------
+    def bind(self, iteration: Iteration, item: Any, index: int) -> Env | None:
+        env: Env = {}
+        if iteration.index is not None:
+            env[iteration.index.start_byte] = index
+        if iteration.element is None or self.bind_pattern(iteration.element, item, env):
+            return env
+        return None
+
+    def bind_pattern(self, node: Node, value: Any, env: Env) -> bool:
+        """Binds the names of a destructuring pattern as JavaScript would; False where a default or rest
+        would be needed (not evaluated here)."""
+        kind = node.type
+        if kind == "identifier":
+            env[node.start_byte] = value
+            return True
+        if kind == "array_pattern":
+            if not isinstance(value, list):
+                return False
+            position = 0
+            for child in node.children:
+                if child.type == ",":
+                    position += 1
+                elif child.is_named and child.type != "comment":
+                    item = value[position] if position < len(value) else UNDEFINED
+                    if not self.bind_pattern(child, item, env):
+                        return False
+            return True
+        if kind == "object_pattern":
+            if not isinstance(value, dict):
+                return False
+            for child in node.named_children:
+                if child.type == "shorthand_property_identifier_pattern":
+                    key, target = self.script.name_of(child), child
+                elif child.type == "pair_pattern":
+                    key = self.constants.key(child.child_by_field_name("key"))
+                    target = child.child_by_field_name("value")
+                elif child.type == "comment":
+                    continue
+                else:
+                    return False  # a default or a rest
+                if key is None or target is None or key not in value and key in OBJECT_PROTOTYPE:
+                    return False
+                item = value.get(key, UNDEFINED)
+                if target.type == "shorthand_property_identifier_pattern":
+                    env[target.start_byte] = item
+                elif not self.bind_pattern(target, item, env):
+                    return False
+            return True
+        if kind == "assignment_pattern":
+            left = node.child_by_field_name("left")
+            return value is not UNDEFINED and left is not None and self.bind_pattern(left, value, env)
+        return False
+
+    # -- never changed -------------------------------------------------------------------------
+    def array_unchanged(self, binding: Binding, iteration: Iteration, deep: bool) -> bool:
+        for ref in self.uses(binding):
+            if ref.start_byte == iteration.source.start_byte:
+                continue
+            parent = ref.parent
+            if parent is None:
+                return False
+            if parent.type in ("member_expression", "subscript_expression") and \
+                    parent.child_by_field_name("object") == ref:
+                prop = parent.child_by_field_name("property")
+                name = self.script.name_of(prop) if prop is not None else None
+                if deep and name != "length" or name in MUTATORS or self.written(parent):
+                    return False
+            elif parent.type == "spread_element" and not deep:
+                continue
+            elif parent.type == "for_in_statement" and parent.child_by_field_name("right") == ref and not deep:
+                continue
+            else:
+                return False
+        return True
+
+    def elements_unchanged(self, iteration: Iteration, envs: list[Env]) -> bool:
+        """No element binding is reassigned, and one holding an array or object is only read."""
+        holds_object = {at for env in envs for at, value in env.items() if not is_primitive(value)}
+        for at in envs[0] if envs else ():
+            declared = self.declared_at(iteration, at)
+            if declared is None:
+                return False
+            binding = self.script.resolve(declared)
+            if binding is None:
+                return False
+            for ref in self.uses(binding):
+                if self.written(ref) or at in holds_object and not self.only_read(ref, envs):
+                    return False
+        return True
+
+    def declared_at(self, iteration: Iteration, at: int) -> Node | None:
+        for owner in (iteration.element, iteration.index):
+            if owner is None:
+                continue
+            stack = [owner]
+            while stack:
+                node = stack.pop()
+                if node.start_byte == at and node.type in ("identifier", "shorthand_property_identifier_pattern"):
+                    return node
+                stack.extend(node.named_children)
+        return None
+
+    def only_read(self, ref: Node, envs: list[Env]) -> bool:
+        """Whether a use of an element holding an object only reads it."""
+        top = ref
+        while top.parent is not None and top.parent.type in ("member_expression", "subscript_expression") and \
+                top.parent.child_by_field_name("object") == top:
+            top = top.parent
+        parent = top.parent
+        if parent is None or self.written(top):
+            return False
+        if parent.type == "call_expression" and parent.child_by_field_name("function") == top:
+            return False  # a method called on the element may change it
+        if top != ref and all(is_primitive(self.constants.value(top, env)) for env in envs):
+            return True  # `c.url`: a primitive read out of the element, which nothing can change through it
+        if parent.type in ("template_substitution", "binary_expression"):
+            return True
+        if parent.type == "subscript_expression" and parent.child_by_field_name("index") == top:
+            return True
+        if parent.type == "pair" and parent.child_by_field_name("value") == top:
+            parent = parent.parent.parent if parent.parent is not None else None  # the object's container
+            if parent is None:
+                return False
+        return parent.type == "arguments" and parent.parent is not None and \
+            self.callees.tool(parent.parent.child_by_field_name("function")) is not None
+
+    def written(self, node: Node) -> bool:
+        """Whether ``node`` (a name or member) is assigned, updated or deleted."""
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type in _ASSIGNMENTS and parent.child_by_field_name("left") == node:
+            return True
+        if parent.type == "update_expression":
+            return True
+        if parent.type == "for_in_statement" and parent.child_by_field_name("left") == node:
+            return True
+        if parent.type == "unary_expression":
+            operator = parent.child_by_field_name("operator")
+            return operator is not None and operator.type == "delete"
+        return parent.type in _PATTERNS  # a destructuring assignment target
+
+    def uses(self, binding: Binding) -> list[Node]:
+        """Every reference to ``binding`` other than its declaration."""
+        return [ref for ref in self.references(binding.name)
+                if ref.start_byte != binding.node.start_byte and self.script.resolve(ref) == binding]
+
+    def references(self, name: str) -> list[Node]:
+        if self._references is None:
+            refs: dict[str, list[Node]] = {}
+            for node in QueryCursor(_IDENTIFIERS).captures(self.script.root).get("id", []):
+                refs.setdefault(self.script.name_of(node), []).append(node)
+            self._references = refs
+        return self._references.get(name, [])
+
+
+__all__ = ["ITERATORS", "MUTATORS", "Expansions", "Iteration", "Run"]
