@@ -24,4 +24,4 @@ async def test_analyze_recorded_file_by_path(client: LanguageClient, tmp_path):
     assert [c.command for c in result.calls][2:] == ["git checkout -- src/CodexHeadless.ts",
                                                      "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts",
                                                      "rm node_modules"]
-    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "computed-command"]
+    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "expanded-command"]
