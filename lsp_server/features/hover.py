@@ -130,7 +130,7 @@ class HoverFeature(Feature):
     def call_output_text(self, located: LocatedCall, output: ToolOutput) -> str:
         producers = [c for c in located.record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
         if located.record.is_exec and len(producers) == 1 and len(output.results) == 1 and \
-                producers[0] is located.call:
+                producers[0] is located.record.calls[located.index]:  # the call as read (pairing may mark it ran)
             return output.result_output(output.results[0])
         return readable_output(output)
 
