@@ -21,6 +21,7 @@ from .lines import split_lines
 from .record_analysis import LineAnalysis, analyze_line
 from .rollout import LineCache, RolloutAnalysis, analyze_text
 from .source import NOT_A_ROLLOUT, is_rollout_path, load
+from .session_census import SessionCensus
 
 COUNT_KEYS = ("rollouts", "lines", "exec scripts", "scripts that do not parse", "literal commands",
               "computed commands", "computed commands with a known expansion", "JSON arguments",
@@ -36,6 +37,7 @@ class Census:
     unreadable: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # JSON Lines files that are not rollouts
     problems: list[str] = field(default_factory=list)  # why each file was unreadable or skipped, for stderr
+    sessions: SessionCensus = field(default_factory=SessionCensus)  # token totals, unknown record types
 
     def add(self, other: "Census") -> "Census":
         self.counts.update(other.counts)
@@ -44,6 +46,7 @@ class Census:
         self.unreadable.extend(other.unreadable)
         self.skipped.extend(other.skipped)
         self.problems.extend(other.problems)
+        self.sessions.merge(other.sessions)
         return self
 
     def to_json(self) -> dict:
@@ -51,6 +54,7 @@ class Census:
         return {"counts": {k: self.counts[k] for k in COUNT_KEYS if k in self.counts},
                 "calls_by_tool": dict(_ordered(self.calls_by_tool)),
                 "findings_by_code": dict(_ordered(self.findings_by_code)),
+                **self.sessions.to_json(),
                 "unreadable_files": len(self.unreadable), "skipped_files": len(self.skipped)}
 
 
@@ -81,6 +85,7 @@ def census_of_analysis(analysis: RolloutAnalysis, findings: list[Finding]) -> Ce
         elif call.json_arguments is False:
             counts["JS-literal arguments"] += 1
     census.findings_by_code.update(f.code for f in findings)
+    census.sessions.add(analysis)
     return census
 
 

@@ -46,6 +46,7 @@ INVOCATION_EMPTY = "invocation-empty"
 UNEXPLAINED_INVOCATION = "unexplained-invocation"
 MISSING_INVOCATION = "missing-invocation"
 EXIT_MISMATCH = "exit-mismatch"
+UNKNOWN_RECORD = "unknown-record"
 UNMATCHED_EVENT = "unmatched-event"
 EVENT_CONTRADICTS = "event-contradicts"
 
@@ -70,6 +71,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     UNEXPLAINED_INVOCATION: Severity.WARNING,
     MISSING_INVOCATION: Severity.WARNING,
     EXIT_MISMATCH: Severity.WARNING,
+    UNKNOWN_RECORD: Severity.INFORMATION,
     UNMATCHED_EVENT: Severity.INFORMATION,
     EVENT_CONTRADICTS: Severity.WARNING,
 }

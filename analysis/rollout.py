@@ -19,6 +19,7 @@ from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
 from .turns import Turn, read_turns
+from .vocabulary import unknown_record_findings
 
 
 class LineCache:
@@ -130,6 +131,8 @@ def analyze_text(text: str, cache: LineCache | None = None,
     analysis = RolloutAnalysis(lines, records)
     _index(analysis)
     _link(analysis)
+    analysis.findings = sorted(analysis.findings + unknown_record_findings(analysis),  # analysis.vocabulary
+                               key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
     return analysis
 
 

@@ -31,6 +31,7 @@ from .features.base import Feature, guarded, register
 from .features.commands import CommandFeature
 from .features.completion import CompletionFeature
 from .features.diagnostics import DiagnosticsFeature
+from .features.export import ExportFeature
 from .features.hover import HoverFeature
 from .features.lenses import FoldingFeature, LensFeature
 from .features.lifecycle import LifecycleFeature
@@ -61,6 +62,7 @@ FEATURES: tuple[type[Feature], ...] = (
     SemanticTokensFeature,  # colours inside exec scripts and patches
     CompletionFeature,     # authoring: types, tools, argument keys, call ids, the exec snippet
     ScriptEditFeature,     # the exec script as an editable document, written back as one edit
+    ExportFeature,         # rollout-lsp.export: a rollout as Markdown or HTML
 )
 
 

@@ -24,6 +24,9 @@ def test_counts_of_the_fixtures():
                    "computed commands with a known expansion": 1, "JS-literal arguments": 4},
         "calls_by_tool": {"exec_command": 4, "apply_patch": 1},
         "findings_by_code": {"dead-branch": 1, "expanded-command": 1, "unpaired-call": 1},
+        "tokens": {"input": 0, "cached": 0, "output": 0, "reasoning": 0, "total": 0, "inherited_total": 0,
+                   "reported_total": 0, "sessions_with_usage": 0},
+        "unknown_types_by_cli_version": {},
         "unreadable_files": 0, "skipped_files": 0,
     }
 

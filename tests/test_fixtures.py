@@ -145,6 +145,8 @@ def test_invalid_lines_do_not_stop_the_analysis():
         (3, 73, "record-shape", "payload must be an object, not a string"),
         (4, 129, "unpaired-call", "no output record for call call_bad2"),
         (4, 153, "record-shape", "payload.arguments: must be a JSON object in a string"),
+        (5, 47, "unknown-record", "record type some_future_record is unknown to this version of rollout-lsp "
+                                  "(1 record in this file): listed, not read"),
         (7, 0, "record-shape", "a rollout line must be a JSON object, not an array"),
         (11, 100, "invalid-json", "not JSON: Unterminated string starting at"),
     ]

@@ -45,7 +45,8 @@ def test_random_documents(text):
 def test_records_of_any_shape(line):
     analysis = check_invariants(line)
     assert all(f.code in ("invalid-json", "record-shape", "secret", "unpaired-call", "patch-syntax",
-                          "script-syntax", "computed-command", "dead-branch", "unresolved-patch-path")
+                          "script-syntax", "computed-command", "dead-branch", "unresolved-patch-path",
+                          "unknown-record")
                for f in analysis.findings)
 
 
@@ -173,7 +174,8 @@ def line_view(analysis, number: int) -> tuple[list, list]:
     calls = [at_zero({k: v for k, v in call_json(analysis, c).items() if k not in ("output", "event", "executed")})
              for c in analysis.calls if c.line == number]
     findings = [at_zero(finding_json(analysis, f)) for f in analysis.findings
-                if f.span.line == number and f.code not in ("unpaired-call", "unmatched-event", "event-contradicts")]
+                if f.span.line == number and
+                f.code not in ("unpaired-call", "unknown-record", "unmatched-event", "event-contradicts")]
     return calls, findings
 
 

@@ -29,7 +29,8 @@ TIME = "2026-07-20T10:00:00.000Z"
 def sessions(tmp_path: Path) -> Path:
     """A copy of the fixture rollouts, as a sessions folder."""
     folder = tmp_path / "sessions"
-    shutil.copytree(FIXTURES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    # fixtures/sessions (a parent and its subagent, tests/test_sessions.py) is left out: these tests count files
+    shutil.copytree(FIXTURES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "sessions"))
     return folder
 
 

@@ -8,10 +8,10 @@ import gc
 import sys
 from typing import Sequence
 
-from . import census, check, index, match, outline, search, serve
+from . import census, check, export, index, match, outline, search, serve
 from .common import ClosedPipeGuard, version
 
-COMMANDS = (check, outline, census, match, index, search, serve)
+COMMANDS = (check, outline, census, match, index, search, export, serve)
 
 
 def tune_gc() -> None:

@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     print("findings by code:")
     for code, n in result["findings_by_code"].items():
         print(f"  {code:42} {n}")
+    for text in census.sessions.text():  # token totals, unknown record types (analysis.session_census)
+        print(text)
     if census.unreadable:
         print(f"{'unreadable files':44} {len(census.unreadable)}")
     if census.skipped:

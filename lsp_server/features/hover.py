@@ -16,6 +16,7 @@ from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code
 from .base import Feature, lsp_method
 from .common import call_at, readable_output, summarize
+from .sessions import usage_hover
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}
@@ -58,6 +59,8 @@ class HoverFeature(Feature):
             span = located.span if located.record.is_exec else Span(line, 0, len(text))
         else:
             body = self.record_markdown(analysis, line, record)
+            usage = usage_hover(analysis, line)  # token counts, a turn's usage, the session, a spawned agent
+            body = "\n\n".join(p for p in (usage, body) if p)
             span = Span(line, 0, len(text))
         if not body:
             return None

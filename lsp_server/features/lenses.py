@@ -11,6 +11,7 @@ from analysis.rollout import RolloutAnalysis
 from .base import Feature, lsp_method
 from .commands import SHOW_SCRIPT
 from .common import summarize
+from .sessions import inherited_folding, session_lenses
 
 
 class LensFeature(Feature):
@@ -24,7 +25,7 @@ class LensFeature(Feature):
         return self.code_lenses(result.analysis, params.text_document.uri, self.server.encoding) if result else []
 
     def code_lenses(self, analysis: RolloutAnalysis, uri: str, encoding: PositionEncoding) -> list[types.CodeLens]:
-        lenses = []
+        lenses = session_lenses(analysis)  # the session's totals, an inherited history
         for number, record in enumerate(analysis.records):
             if not record.is_exec:
                 continue
@@ -43,9 +44,10 @@ class FoldingFeature(Feature):
         return self.folding_ranges(result.analysis) if result else []
 
     def folding_ranges(self, analysis: RolloutAnalysis) -> list[types.FoldingRange]:
-        return [types.FoldingRange(start_line=t.line, end_line=t.end_line, kind=types.FoldingRangeKind.Region,
-                                   collapsed_text=self.server.masker(t.title)[:60])
-                for t in analysis.turns if t.end_line > t.line]
+        return inherited_folding(analysis) + [  # a fork's inherited history folds as one
+            types.FoldingRange(start_line=t.line, end_line=t.end_line, kind=types.FoldingRangeKind.Region,
+                               collapsed_text=self.server.masker(t.title)[:60])
+            for t in analysis.turns if t.end_line > t.line]
 
 
 def lens_title(analysis: RolloutAnalysis, line: int) -> str:

@@ -9,6 +9,7 @@ from analysis.rollout import RolloutAnalysis
 
 from ..convert import line_range
 from .base import Feature, lsp_method
+from .sessions import session_definitions, workspace_paths
 
 
 class NavigationFeature(Feature):
@@ -18,7 +19,8 @@ class NavigationFeature(Feature):
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return []
-        return self.definition(result.analysis, params.text_document.uri, params.position.line, self.server.encoding)
+        return self.definition(result.analysis, params.text_document.uri, params.position.line, self.server.encoding,
+                               workspace_paths(self.server.workspace))
 
     @lsp_method(types.TEXT_DOCUMENT_REFERENCES, empty=list)
     async def find_references(self, params: types.ReferenceParams) -> list[types.Location]:
@@ -30,10 +32,14 @@ class NavigationFeature(Feature):
                                params.context.include_declaration, self.server.encoding)
 
     def definition(self, analysis: RolloutAnalysis, uri: str, line: int,
-                   encoding: PositionEncoding) -> list[types.Location]:
-        """From a call record to its output record(s); from an output back to its call."""
+                   encoding: PositionEncoding, workspace: list[str] = ()) -> list[types.Location]:
+        """From a call record to its output record(s); from an output back to its call; to the rollout of a
+        parent, forked-from or spawned session."""
         if not 0 <= line < len(analysis.records):
             return []
+        others = session_definitions(analysis, uri, line, workspace)
+        if others:
+            return others
         record = analysis.records[line]
         call_id = record.call_id or ""
         if record.is_call:

@@ -16,6 +16,7 @@ from pygls.protocol import default_converter
 from .base import Feature, lsp_method
 from .indexed_symbols import IndexedSymbols
 from .common import summarize
+from .sessions import SessionOutline, session_workspace_symbols
 
 _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool": types.SymbolKind.Method}
 
@@ -74,20 +75,27 @@ class SymbolFeature(Feature):
         last = len(analysis.lines) - 1
         whole = to_range(analysis, Span(last, 0, len(analysis.lines[last])), encoding)
         whole = types.Range(types.Position(0, 0), whole.end)
-        session_id = analysis.session_id
-        root = types.DocumentSymbol(name=f"session {session_id}" if session_id else name,
+        session = SessionOutline(analysis, encoding)  # usage, inherited history, unknown records
+        root = types.DocumentSymbol(name=session.session_name(name), detail=session.session_detail(),
                                     kind=types.SymbolKind.Module, range=whole,
                                     selection_range=line_range(analysis, 0, encoding), children=[])
         turns = {t.line: t for t in analysis.turns}
         parent = root
         for number, record in enumerate(analysis.records):
+            if session.in_inherited(number):  # a replayed history is one node, not a copy of its turns
+                if number == session.inherited.start:
+                    root.children.append(session.inherited_symbol())
+                continue
+            unknown = session.unknown_symbol(number)
+            if unknown is not None:
+                parent.children.append(unknown)
             if number in turns:
                 turn = turns[number]
                 title = " ".join(self.server.masker(turn.title).split())
                 end = line_range(analysis, turn.end_line, encoding).end
                 parent = types.DocumentSymbol(
                     name=f"turn: {title[:80] + ('…' if len(title) > 80 else '')}", kind=types.SymbolKind.Namespace,
-                    range=types.Range(types.Position(number, 0), end),
+                    detail=session.turn_detail(number), range=types.Range(types.Position(number, 0), end),
                     selection_range=line_range(analysis, number, encoding), children=[])
                 root.children.append(parent)
             if record.is_call:
@@ -124,7 +132,7 @@ class SymbolFeature(Feature):
                           encoding: PositionEncoding) -> list[types.WorkspaceSymbol]:
         """Calls of open rollouts whose command, patched files or tool contain the query."""
         needle = query.lower()
-        out: list[types.WorkspaceSymbol] = []
+        out: list[types.WorkspaceSymbol] = session_workspace_symbols(analyses, query)  # sessions by id, nickname
         for uri, analysis in analyses:
             for located in analysis.calls:
                 call = located.call

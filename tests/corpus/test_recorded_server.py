@@ -80,4 +80,4 @@ async def test_analyze_recorded_file_by_path(corpus_client: LanguageClient):
     assert [c.command for c in result.calls][2:] == ["git checkout -- src/CodexHeadless.ts",
                                                      "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts",
                                                      "rm node_modules"]
-    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "expanded-command"]
+    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "expanded-command"]  # its 5 commands are known

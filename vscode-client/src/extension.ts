@@ -26,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rolloutLsp.copyCommand", copyCommand),
     vscode.commands.registerCommand("rolloutLsp.openLargeRollout", () => openLargeRollout(large)),
     vscode.commands.registerCommand("rolloutLsp.restartServer", () => restart(context)),
+    vscode.commands.registerCommand("rolloutLsp.exportRollout", exportRollout),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
     }),
@@ -199,6 +200,33 @@ async function copyCommand(): Promise<void> {
   }
   await vscode.env.clipboard.writeText(text);
   void vscode.window.setStatusBarMessage("Rollout: command copied", 3000);
+}
+
+/** The open rollout as a Markdown or HTML document (the server's `rollout-lsp.export`), secrets redacted. */
+async function exportRollout(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || !client) {
+    void vscode.window.showWarningMessage("Rollout: open a rollout to export it.");
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    [{ label: "Markdown", format: "md" }, { label: "HTML", format: "html" }], { placeHolder: "Export the rollout as" });
+  if (!picked) return;
+  const result = await client.sendRequest<{ text: string; name: string } | null>("workspace/executeCommand", {
+    command: "rollout-lsp.export", arguments: [editor.document.uri.toString(), picked.format, true],
+  });
+  if (!result) {
+    void vscode.window.showInformationMessage("Rollout: this document is not a rollout.");
+    return;
+  }
+  const target = await vscode.window.showSaveDialog({
+    defaultUri: vscode.Uri.joinPath(editor.document.uri, "..", result.name),
+    filters: picked.format === "md" ? { Markdown: ["md"] } : { HTML: ["html"] },
+  });
+  if (!target) return;
+  await vscode.workspace.fs.writeFile(target, Buffer.from(result.text, "utf8"));
+  if (picked.format === "md") await vscode.window.showTextDocument(target, { preview: true });
+  else void vscode.window.showInformationMessage(`Rollout: exported to ${target.fsPath}`);
 }
 
 async function openLargeRollout(view: LargeRolloutView): Promise<void> {

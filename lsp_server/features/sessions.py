@@ -1,0 +1,218 @@
+"""The whole session in the editor: usage per turn and per session, the inherited history of a fork
+or subagent folded into one outline node, links to the sessions a rollout came from or spawned,
+unknown record types.  The other features call these few functions (analysis: usage, lineage,
+vocabulary)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from analysis.lineage import find_session_file, lineage, search_roots
+from analysis.positions import PositionEncoding
+from analysis.rollout import RolloutAnalysis
+from analysis.usage import (context_sentence, limits_sentence, sentence, session_usage, short, token_count_payload,
+                            tokens)
+from analysis.vocabulary import unknown_records
+
+from ..convert import line_range
+from ..markdown import escape, inline_code
+
+
+class SessionOutline:
+    """What the outline adds for one analysis: details with usage, the inherited node, unknown records."""
+
+    def __init__(self, analysis: RolloutAnalysis, encoding: PositionEncoding) -> None:
+        self.analysis = analysis
+        self.encoding = encoding
+        self.usage = session_usage(analysis)
+        self.lineage = lineage(analysis)
+        self.inherited = self.lineage.inherited
+        self._unknown = {line: name for name, lines in unknown_records(analysis).items() for line in lines}
+
+    def session_name(self, default: str) -> str:
+        ident = self.lineage.identity
+        if ident is None or ident.id is None:
+            return default
+        who = f" ({ident.nickname})" if ident.nickname else ""
+        return f"session {ident.id}{who}"
+
+    def session_detail(self) -> str | None:
+        usage = self.usage
+        if not usage.records:
+            return None
+        return short(usage.own, usage.context, usage.window)
+
+    def turn_detail(self, line: int) -> str | None:
+        turn = self.usage.turn_at(line)
+        if turn is None or not turn.requests and turn.context is None:
+            return None
+        return short(turn.usage, turn.context, turn.window)
+
+    def in_inherited(self, line: int) -> bool:
+        return self.inherited is not None and self.inherited.start <= line <= self.inherited.end
+
+    def inherited_symbol(self) -> types.DocumentSymbol:
+        region = self.inherited
+        assert region is not None
+        start = line_range(self.analysis, region.start, self.encoding)
+        end = line_range(self.analysis, region.end, self.encoding)
+        rng = types.Range(start.start, end.end)
+        detail = f"lines {region.start + 1}–{region.end + 1} · {region.turns} turn{'s' if region.turns != 1 else ''}"
+        if self.usage.inherited.total:
+            detail += f" · {tokens(self.usage.inherited.total)} tokens, counted for that session"
+        return types.DocumentSymbol(name=region.label(), kind=types.SymbolKind.Package, range=rng,
+                                    selection_range=start, detail=detail, children=[])
+
+    def unknown_symbol(self, line: int) -> types.DocumentSymbol | None:
+        name = self._unknown.get(line)
+        if name is None:
+            return None
+        rng = line_range(self.analysis, line, self.encoding)
+        return types.DocumentSymbol(name=name, kind=types.SymbolKind.Object, range=rng, selection_range=rng,
+                                    detail="unknown record type")
+
+
+def usage_hover(analysis: RolloutAnalysis, line: int) -> str | None:
+    """Markdown for a ``token_count`` record, the first line of a turn, or the session line."""
+    usage = session_usage(analysis)
+    record = usage.record_at(line)
+    if record is not None:
+        parts = [f"**token count**{' (inherited from the parent session)' if record.inherited else ''}",
+                 escape(f"This response: {sentence(record.last)}."),
+                 escape(f"Context: {context_sentence(record.context, record.window)}."),
+                 escape(f"Running total as Codex wrote it: {sentence(record.total)}.")]
+        if not record.new:
+            parts.append(escape("A repeat of a running total already counted: it adds nothing."))
+        limits = limits_sentence(record.rate_limits)
+        if limits:
+            parts.append(escape(limits[0].upper() + limits[1:] + "."))
+        return "\n\n".join(parts)
+    if token_count_payload(analysis, line) is not None:
+        limits = limits_sentence(next((r.rate_limits for r in usage.limits if r.line == line), None))
+        return "**token count** without usage" + (f"\n\n{escape(limits[0].upper() + limits[1:])}." if limits else "")
+    turn = usage.turn_at(line)
+    if turn is not None and (turn.requests or turn.context is not None):
+        return "**usage of this turn**\n\n" + escape(f"{sentence(turn.usage, turn.requests)}; at its end, "
+                                                      f"{context_sentence(turn.context, turn.window)}.")
+    facts = lineage(analysis)
+    if facts.identity is not None and facts.identity.line == line:
+        return session_markdown(analysis)
+    spawn = next((s for s in facts.spawns if s.line == line), None)
+    if spawn is not None:
+        what = f"thread {inline_code(spawn.child)} (go to definition opens its rollout)" if spawn.child else \
+            "a thread this rollout does not name"
+        return f"**spawns an agent**{' ' + inline_code(spawn.task) if spawn.task else ''}: {what}"
+    return None
+
+
+def session_markdown(analysis: RolloutAnalysis) -> str:
+    facts = lineage(analysis)
+    ident = facts.identity
+    usage = session_usage(analysis)
+    parts = [f"**session** {inline_code(ident.id) if ident and ident.id else ''}"]
+    if ident is not None:
+        if ident.parent:
+            who = " ".join(x for x in (ident.nickname, f"({ident.role})" if ident.role else None) if x)
+            parts.append(f"subagent {escape(who)} of session {inline_code(ident.parent)}"
+                         + (f", depth {ident.depth}" if ident.depth is not None else ""))
+        elif ident.forked_from:
+            parts.append(f"forked from session {inline_code(ident.forked_from)}")
+    if facts.inherited is not None:
+        region = facts.inherited
+        parts.append(escape(f"Lines {region.start + 1}–{region.end + 1} replay the history of session "
+                            f"{region.session_id} ({region.turns} turn{'s' if region.turns != 1 else ''}); their usage counts "
+                            "for that session."))
+    if facts.resumes:
+        parts.append(escape(f"Resumed {len(facts.resumes)} time{'s' if len(facts.resumes) != 1 else ''} "
+                            "(a session_meta line repeats its id; nothing is replayed)."))
+    if usage.records:
+        parts.append(escape(f"Usage of this session: {sentence(usage.own, usage.requests)}; "
+                            f"{context_sentence(usage.context, usage.window)} at the end."))
+        if usage.reported is not None and usage.reported != usage.own:
+            parts.append(escape(f"Codex's running total, {usage.reported.total:,} tokens, also counts "
+                                f"{usage.inherited.total:,} inherited tokens." if usage.inherited.total else
+                                f"Codex's last running total is {usage.reported.total:,} tokens (it restarted "
+                                "during the session)."))
+    return "\n\n".join(parts)
+
+
+def session_lenses(analysis: RolloutAnalysis) -> list[types.CodeLens]:
+    """Above the session line, its totals; above an inherited history, where it comes from."""
+    facts = lineage(analysis)
+    usage = session_usage(analysis)
+    out = []
+    if facts.identity is not None and usage.records:
+        title = f"session: {short(usage.own, usage.context, usage.window)}"
+        if usage.inherited.total:
+            title += f" · {tokens(usage.inherited.total)} inherited, not counted"
+        at = types.Position(facts.identity.line, 0)
+        out.append(types.CodeLens(types.Range(at, at), types.Command(title=title, command="")))
+    if facts.inherited is not None:
+        at = types.Position(facts.inherited.start, 0)
+        out.append(types.CodeLens(types.Range(at, at), types.Command(
+            title=f"{facts.inherited.label()} · lines {facts.inherited.start + 1}–{facts.inherited.end + 1}",
+            command="")))
+    return out
+
+
+def inherited_folding(analysis: RolloutAnalysis) -> list[types.FoldingRange]:
+    region = lineage(analysis).inherited
+    if region is None or region.end <= region.start:
+        return []
+    return [types.FoldingRange(start_line=region.start, end_line=region.end, kind=types.FoldingRangeKind.Region,
+                               collapsed_text=region.label())]
+
+
+def session_definitions(analysis: RolloutAnalysis, uri: str, line: int,
+                        workspace: list[str] = ()) -> list[types.Location]:
+    """From a ``spawn_agent`` call (or the event naming its thread) to the child's rollout; from the
+    session line (``forked_from_id``, ``parent_thread_id``) or a replayed parent ``session_meta`` to the
+    parent's; found under the same sessions folder or a workspace folder."""
+    ids = lineage(analysis).links_at(line)
+    if not ids:
+        return []
+    path = uri_path(uri)
+    roots = search_roots(path, workspace) if path else list(workspace)
+    out = []
+    for session_id in ids:
+        found = find_session_file(session_id, roots, exclude=path)
+        if found is not None:
+            start = types.Position(0, 0)
+            out.append(types.Location(Path(found).resolve().as_uri(), types.Range(start, start)))
+    return out
+
+
+def session_workspace_symbols(analyses: list[tuple[str, RolloutAnalysis]], query: str) -> list[types.WorkspaceSymbol]:
+    """Open sessions whose id or agent nickname contains the query."""
+    needle = query.lower()
+    out = []
+    for uri, analysis in analyses:
+        ident = lineage(analysis).identity
+        if ident is None or ident.id is None:
+            continue
+        if needle in ident.id.lower() or (ident.nickname and needle in ident.nickname.lower()):
+            name = f"session {ident.id}" + (f" ({ident.nickname})" if ident.nickname else "")
+            start = types.Position(ident.line, 0)
+            container = f"subagent of {ident.parent}" if ident.parent else \
+                f"fork of {ident.forked_from}" if ident.forked_from else None
+            out.append(types.WorkspaceSymbol(name=name, kind=types.SymbolKind.Module,
+                                             location=types.Location(uri, types.Range(start, start)),
+                                             container_name=container))
+    return out
+
+
+def workspace_paths(workspace) -> list[str]:
+    """The folders of the editor's workspace, as paths (where other sessions' rollouts are looked for)."""
+    paths = [to_fs_path(f.uri) for f in getattr(workspace, "folders", {}).values()]
+    return [p for p in paths if p]
+
+
+def uri_path(uri: str) -> str | None:
+    return to_fs_path(uri) if uri.startswith("file:") else None
+
+
+__all__ = ["SessionOutline", "usage_hover", "session_markdown", "session_lenses", "inherited_folding",
+           "session_definitions", "session_workspace_symbols", "uri_path", "workspace_paths"]
