@@ -217,10 +217,13 @@ def rollout_commands(analysis: RolloutAnalysis) -> list[RolloutCommand]:
     return out
 
 
-def match_invocations(analysis: RolloutAnalysis, log: InvocationLog) -> MatchResult:
+def match_invocations(analysis: RolloutAnalysis, log: InvocationLog,
+                      commands: list[RolloutCommand] | None = None) -> MatchResult:
     """Pairs invocations with rollout commands in order: each invocation takes the first command not yet
-    taken that runs its tool with its argv (exact words first, then words that are expansions)."""
-    commands = rollout_commands(analysis)
+    taken that runs its tool with its argv (exact words first, then words that are expansions).
+    ``commands`` are :func:`rollout_commands` of the analysis when the caller kept them (splitting every
+    command is the slow part; the server splits a rollout's once per version, off its event loop)."""
+    commands = rollout_commands(analysis) if commands is None else commands
     taken = [False] * len(commands)
     result = MatchResult()
     for invocation in log.invocations:

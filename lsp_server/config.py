@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 
 SeverityName = Literal["error", "warning", "information", "hint", "off"]
 DEFAULT_FILES = ROLLOUT_PATTERNS  # the command line's too
+DEFAULT_INVOCATION_LOGS = ("**/cli_mocks/calls.jsonl",)
 
 
 class Settings(BaseModel):
@@ -27,6 +28,8 @@ class Settings(BaseModel):
     secret_patterns: list[str] = Field(default_factory=list, alias="secretPatterns")
     hover_output_lines: int = Field(20, ge=0, le=10_000, alias="hoverOutputLines")
     files: list[str] = Field(default_factory=lambda: list(DEFAULT_FILES))
+    # invocation logs of recording shims, linked to the rollout of the same run
+    invocation_logs: list[str] = Field(default_factory=lambda: list(DEFAULT_INVOCATION_LOGS), alias="invocationLogs")
     debounce_ms: int = Field(30, ge=0, le=10_000, alias="debounceMs")
     # a client that supports pulled diagnostics gets them unless it sets this to false
     pull_diagnostics: bool = Field(True, alias="pullDiagnostics")
@@ -54,6 +57,9 @@ class Settings(BaseModel):
 
     def is_rollout_path(self, path: str) -> bool:
         return any(_glob(p).search(path.replace("\\", "/")) for p in self.files)
+
+    def is_invocation_log_path(self, path: str) -> bool:
+        return any(_glob(p).search(path.replace("\\", "/")) for p in self.invocation_logs)
 
 
 def parse_settings(value: Any, previous: Settings | None = None) -> tuple[Settings, list[str]]:

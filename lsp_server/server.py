@@ -33,6 +33,7 @@ from .features.completion import CompletionFeature
 from .features.diagnostics import DiagnosticsFeature
 from .features.export import ExportFeature
 from .features.hover import HoverFeature
+from .features.invocation_logs import InvocationLogFeature
 from .features.lenses import FoldingFeature, LensFeature
 from .features.lifecycle import LifecycleFeature
 from .features.navigation import NavigationFeature
@@ -63,6 +64,7 @@ FEATURES: tuple[type[Feature], ...] = (
     CompletionFeature,     # authoring: types, tools, argument keys, call ids, the exec snippet
     ScriptEditFeature,     # the exec script as an editable document, written back as one edit
     ExportFeature,         # rollout-lsp.export: a rollout as Markdown or HTML
+    InvocationLogFeature,  # cli_mocks/calls.jsonl, linked to its rollout
 )
 
 

@@ -15,6 +15,7 @@ from lsprotocol import types
 from ..convert import to_diagnostic
 from ..store import DocumentAnalysis
 from .base import Feature, guarded
+from .invocation_logs import InvocationLogFeature
 
 log = logging.getLogger("rollout_lsp")
 
@@ -39,26 +40,31 @@ class DiagnosticsFeature(Feature):
     def diagnostics(self, result: DocumentAnalysis) -> list[types.Diagnostic]:
         """The diagnostics of an analysis, with the configured severities, data for their fixes and
         secrets masked in their messages."""
-        if not result.is_rollout:
-            return []
         server = self.server
+        logs = server.feature_of(InvocationLogFeature)  # invocation logs, and their findings on rollouts
+        if logs.is_log(result.uri) or not result.is_rollout:
+            return logs.diagnostics(result)
         out = []
         for finding in result.analysis.findings:
             diagnostic = to_diagnostic(result.analysis, finding, result.uri, server.encoding,
                                        server.settings.severity, server.masker, result.version)
             if diagnostic is not None:
                 out.append(diagnostic)
-        return out
+        return out + logs.diagnostics(result)
 
     async def analysis_ready(self, result: DocumentAnalysis) -> None:
         """Publish the diagnostics of a finished analysis, unless a newer one has come meanwhile."""
+        logs = self.server.feature_of(InvocationLogFeature)
+        await logs.prepare(result)
         if self.pull:
+            await logs.analysis_ready(result)
             return
         await self.server.wait_configured()
         if self.server.store.latest(result.uri) is not result:  # a newer analysis publishes itself
             return
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=result.uri, version=result.version, diagnostics=self.diagnostics(result)))
+        await logs.analysis_ready(result)
 
     async def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
         """``textDocument/diagnostic``: the findings of the newest text."""
@@ -70,6 +76,7 @@ class DiagnosticsFeature(Feature):
     def closed(self, uri: str) -> None:
         if not self.pull:
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+        self.server.feature_of(InvocationLogFeature).closed(uri)
 
     def refresh(self) -> None:
         """Settings changed: ask a pulling client to pull again (a pushing one gets new analyses)."""

@@ -16,6 +16,7 @@ from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code
 from .base import Feature, lsp_method
 from .common import call_at, readable_output, summarize
+from .invocation_logs import InvocationLogFeature
 from .sessions import usage_hover
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
@@ -42,8 +43,12 @@ class HoverFeature(Feature):
     @lsp_method(types.TEXT_DOCUMENT_HOVER, empty=None)
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
         """A call's decoded command or patch with its output; else the record's decoded content."""
+        logs = self.server.feature_of(InvocationLogFeature)
+        if logs.is_log(params.text_document.uri):
+            return await logs.hover(params)
         result = await self.rollout(params.text_document.uri)
-        return self.hover_of(result.analysis, params.position, self.server.encoding) if result else None
+        hover = self.hover_of(result.analysis, params.position, self.server.encoding) if result else None
+        return logs.with_invocations(hover, result, params.position)
 
     def hover_of(self, analysis: RolloutAnalysis, position: types.Position,
                  encoding: PositionEncoding) -> types.Hover | None:

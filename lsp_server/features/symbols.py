@@ -15,6 +15,7 @@ from pygls.protocol import default_converter
 
 from .base import Feature, lsp_method
 from .indexed_symbols import IndexedSymbols
+from .invocation_logs import InvocationLogFeature
 from .common import summarize
 from .sessions import SessionOutline, session_workspace_symbols
 
@@ -47,6 +48,9 @@ class SymbolFeature(Feature):
         """The outline: session, turns, call records and their calls (built once per analysis)."""
         from ..server import Plain
 
+        logs = self.server.feature_of(InvocationLogFeature)
+        if logs.is_log(params.text_document.uri):
+            return await logs.document_symbols(params.text_document.uri)
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return []

@@ -59,7 +59,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     options: { env: { ...process.env, ...launch.env } },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: documentSelector(config.get<string[]>("files")),
+    documentSelector: documentSelector(config.get<string[]>("files"), config.get<string[]>("invocationLogs")),
     initializationOptions: initializationOptions((key, fallback) => config.get(key, fallback)),
     synchronize: { configurationSection: "rolloutLsp" },
     outputChannel: output,

@@ -10,6 +10,9 @@ export const CODES = [
 
 export const DEFAULT_FILES = ["**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl"];
 
+/** Invocation logs of recording shims, linked by the server to the rollout of the same run. */
+export const DEFAULT_INVOCATION_LOGS = ["**/cli_mocks/calls.jsonl"];
+
 /** The server command of its code lenses (it shows the script through window/showDocument). */
 export const SERVER_SHOW_SCRIPT = "rollout-lsp.showDecodedScript";
 
@@ -21,9 +24,11 @@ export interface DocumentFilter {
   pattern: string;
 }
 
-/** Documents by path pattern, with no language filter, so files mapped to `json` match too. */
-export function documentSelector(patterns: readonly string[] | undefined): DocumentFilter[] {
-  const chosen = patterns && patterns.length ? patterns : DEFAULT_FILES;
+/** Documents by path pattern, with no language filter, so files mapped to `json` match too: rollouts, and
+ * invocation logs (`invocationLogs`; an empty list selects none). */
+export function documentSelector(patterns: readonly string[] | undefined,
+                                 invocationLogs: readonly string[] = DEFAULT_INVOCATION_LOGS): DocumentFilter[] {
+  const chosen = [...(patterns && patterns.length ? patterns : DEFAULT_FILES), ...invocationLogs];
   return chosen.flatMap((pattern) => [{ scheme: "file", pattern }, { scheme: "vscode-remote", pattern }]);
 }
 
@@ -38,6 +43,7 @@ export function initializationOptions(get: Getter): Record<string, unknown> {
     secretPatterns: get<string[]>("secretPatterns", []),
     hoverOutputLines: get<number>("hoverOutputLines", 20),
     files: get<string[]>("files", DEFAULT_FILES),
+    invocationLogs: get<string[]>("invocationLogs", DEFAULT_INVOCATION_LOGS),
     debounceMs: get<number>("debounceMs", 30),
     // vscode-languageclient 9 empties the Problems view each time it cancels a pull request (while typing):
     // published diagnostics replace the old ones only when the new ones are ready
@@ -47,7 +53,7 @@ export function initializationOptions(get: Getter): Record<string, unknown> {
 
 /** Settings whose change needs a new server (how it starts, which documents it gets). */
 export function needsRestart(changed: (section: string) => boolean): boolean {
-  return ["rolloutLsp.server", "rolloutLsp.files"].some(changed);
+  return ["rolloutLsp.server", "rolloutLsp.files", "rolloutLsp.invocationLogs"].some(changed);
 }
 
 /** The read-only URI of an exec record's decoded script. */

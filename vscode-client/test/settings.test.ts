@@ -1,17 +1,20 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 
-import { DEFAULT_FILES, MARKDOWN_OPTIONS, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "../src/settings";
+import { DEFAULT_FILES, DEFAULT_INVOCATION_LOGS, MARKDOWN_OPTIONS, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "../src/settings";
 
 test("documents are selected by pattern, with no language filter", () => {
   assert.deepEqual(documentSelector(undefined), [
     { scheme: "file", pattern: "**/rollout-*.jsonl" }, { scheme: "vscode-remote", pattern: "**/rollout-*.jsonl" },
     { scheme: "file", pattern: "**/.codex/{sessions,archived_sessions}/**/*.jsonl" },
     { scheme: "vscode-remote", pattern: "**/.codex/{sessions,archived_sessions}/**/*.jsonl" },
+    { scheme: "file", pattern: "**/cli_mocks/calls.jsonl" }, { scheme: "vscode-remote", pattern: "**/cli_mocks/calls.jsonl" },
   ]);
-  assert.deepEqual(documentSelector(["**/*.trace.jsonl"]), [
+  assert.deepEqual(documentSelector(["**/*.trace.jsonl"], []), [
     { scheme: "file", pattern: "**/*.trace.jsonl" }, { scheme: "vscode-remote", pattern: "**/*.trace.jsonl" }]);
-  assert.equal(documentSelector([]).length, 2 * DEFAULT_FILES.length);
+  assert.deepEqual(documentSelector(["**/*.trace.jsonl"], ["**/shims/*.log"]).map((f) => f.pattern),
+    ["**/*.trace.jsonl", "**/*.trace.jsonl", "**/shims/*.log", "**/shims/*.log"]);
+  assert.equal(documentSelector([]).length, 2 * (DEFAULT_FILES.length + DEFAULT_INVOCATION_LOGS.length));
   assert.ok(documentSelector(undefined).every((f) => !("language" in f)));
 });
 
@@ -22,13 +25,14 @@ test("initialization options carry every server setting and drop unknown codes",
   const options = initializationOptions(<T>(key: string, fallback: T) => (key in values ? values[key] as T : fallback));
   assert.deepEqual(options, {
     severity: { "dead-branch": "error" }, secretPatterns: ["tok_[0-9]+"], hoverOutputLines: 5,
-    files: DEFAULT_FILES, debounceMs: 30, pullDiagnostics: false,
+    files: DEFAULT_FILES, invocationLogs: DEFAULT_INVOCATION_LOGS, debounceMs: 30, pullDiagnostics: false,
   });
 });
 
 test("server and file settings restart the server; others are sent to it", () => {
   assert.equal(needsRestart((s) => s === "rolloutLsp.server"), true);
   assert.equal(needsRestart((s) => s === "rolloutLsp.files"), true);
+  assert.equal(needsRestart((s) => s === "rolloutLsp.invocationLogs"), true);
   assert.equal(needsRestart((s) => s === "rolloutLsp.severity"), false);
 });
 
