@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 # `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus;
 # `make vsix-all` builds the .vsix of every platform and tests what is inside (tests/packaging)
-.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz e2e e2e-nvim vscode vsix-all clean
+.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz fidelity e2e e2e-nvim vscode vsix-all clean
 TARGETS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
 E2E_VSIX := vscode-client/dist/codex-rollout-lsp-linux-x64.vsix
 
@@ -27,6 +27,10 @@ test: $(VENV)/.installed
 
 test-corpus: $(VENV)/.installed
 	$(BIN)/python -m pytest -q tests/corpus
+
+# counts on ../shared/corpus/wild: commands read / computed / unread, records paired, events matched; writes docs/fidelity.md
+fidelity: $(VENV)/.installed
+	$(BIN)/python bench/fidelity.py
 
 # the full hardening run: every property with the full Hypothesis profile, and a 10,000-edit soak
 fuzz: $(VENV)/.installed

@@ -47,6 +47,8 @@ UNEXPLAINED_INVOCATION = "unexplained-invocation"
 MISSING_INVOCATION = "missing-invocation"
 EXIT_MISMATCH = "exit-mismatch"
 UNKNOWN_RECORD = "unknown-record"
+UNMATCHED_EVENT = "unmatched-event"
+EVENT_CONTRADICTS = "event-contradicts"
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     INVALID_JSON: Severity.ERROR,
@@ -70,6 +72,8 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     MISSING_INVOCATION: Severity.WARNING,
     EXIT_MISMATCH: Severity.WARNING,
     UNKNOWN_RECORD: Severity.INFORMATION,
+    UNMATCHED_EVENT: Severity.INFORMATION,
+    EVENT_CONTRADICTS: Severity.WARNING,
 }
 CODES = tuple(DEFAULT_SEVERITY)
 

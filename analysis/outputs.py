@@ -19,6 +19,7 @@ _HEADER = re.compile(
 )
 _EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?[0-9]{1,10})\b", re.MULTILINE)
 _WALL_LINE = re.compile(r"^Wall time:? ([0-9]+(?:\.[0-9]+)?) seconds", re.MULTILINE)
+FAILED_PREFIXES = ("apply_patch verification failed", "Script error:")
 _RUNNING_LINE = re.compile(r"^Process running with session ID ([0-9]{1,20})", re.MULTILINE)
 
 
@@ -43,6 +44,7 @@ class ToolOutput:
     cell_id: str | None = None
     exit_code: int | None = None  # from a top-level call's output
     images: int = 0
+    session_id: str | None = None  # a top-level command that left its process running (for write_stdin)
 
     @property
     def exit_codes(self) -> list[int]:
@@ -92,17 +94,20 @@ def read_exec_output(body: Any) -> ToolOutput:
     if texts and texts[-1].startswith("Script error:"):
         error = texts[-1][len("Script error:"):].strip()
         texts = texts[:-1]
-        status = status or "failed"
+        status = "failed"  # the script threw: whatever the header said, it did not complete
     results = tuple(r for r in (_exec_result(t, i) for i, t in enumerate(texts)) if r is not None)
     return ToolOutput(status, wall, tuple(texts), results, error, cell, None, images)
 
 
 def read_call_output(body: Any) -> ToolOutput:
-    """The output of a top-level ``exec_command``, ``shell``, ``local_shell_call`` or ``apply_patch``."""
+    """The output of a top-level call: ``exec_command``, ``shell``, ``local_shell_call``, ``apply_patch``, …
+
+    ``failed`` when it says so (``apply_patch verification failed``); the exit code from the text
+    (``Exit code: 1``, ``Process exited with code 130``) or from a JSON output's ``metadata.exit_code``."""
     texts, images = _items(body)
     text = "\n".join(texts)
-    exit_code = wall = None
-    status = "completed"
+    exit_code = wall = session = None
+    status = "failed" if text.startswith(FAILED_PREFIXES) else "completed"
     try:
         value = json.loads(text) if text.startswith("{") else None
     except ValueError:
@@ -113,13 +118,26 @@ def read_call_output(body: Any) -> ToolOutput:
         wall = _float(meta.get("duration_seconds", value.get("wall_time_seconds")))
         texts = [str(value["output"])]
     else:
-        m = _EXIT_LINE.search(text)
+        head = _head(text)  # the lines before ``Output:``: a command's own output may say anything
+        m = _EXIT_LINE.search(head)
         exit_code = int(m.group(1)) if m else None
-        m = _WALL_LINE.search(text)
+        m = _WALL_LINE.search(head)
         wall = float(m.group(1)) if m else None
-        if _RUNNING_LINE.search(text):
+        running = _RUNNING_LINE.search(head) if exit_code is None else None
+        if running:
             status = "running"
-    return ToolOutput(status, wall, tuple(texts), (), None, None, exit_code, images)
+            session = running.group(1)
+    return ToolOutput(status, wall, tuple(texts), (), None, None, exit_code, images, session)
+
+
+def _head(text: str) -> str:
+    """The header of a command output: its lines before the ``Output:`` line (the first three without one)."""
+    at = text.find("Output:")
+    while at > 0 and text[at - 1] != "\n":
+        at = text.find("Output:", at + 1)
+    if at >= 0:
+        return text[:at]
+    return "\n".join(text.split("\n", 3)[:3])
 
 
 def _exec_result(text: str, index: int) -> ExecResult | None:

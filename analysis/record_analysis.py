@@ -13,23 +13,26 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .calls import COMMAND, PATCH, Note, ToolCall, find_calls
+from .calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
+from .events import ToolEvent, read_event
 from .findings import INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related
 from .jsonspans import locate, string_content
 from .outputs import ToolOutput, read_call_output, read_exec_output
 from .patch import parse_patch
 from .positions import EscapeMap, Span
+from .prompts import user_words
 from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
-                      Message, Record, RecordShapeError, SessionMeta, parse_record)
+                      Message, OtherItem, Record, RecordShapeError, SessionMeta, parse_record)
 from .script import ExecScript
-from .secrets import find_secrets
+from .secrets import find_secrets, opaque_paths
 
 EXEC_NAMESPACES = (None, "functions")
-COMMAND_FUNCTIONS = frozenset({"exec_command", "shell", "container.exec", "shell_command"})
-# user messages Codex injects as context, not prompts a person typed
-CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "<permissions", "<INSTRUCTIONS>",
-                    "# AGENTS.md instructions", "<turn_aborted>", "<developer_instructions>", "<user_shell_command>")
+# the top-level functions that run a command, and the one argument that holds it
+COMMAND_ARGUMENT = {"exec_command": "cmd", "shell_command": "command", "shell": "command",
+                    "container.exec": "command"}
+COMMAND_FUNCTIONS = frozenset(COMMAND_ARGUMENT)
 _STATUS_HEADER = re.compile(r"Script (?:completed|failed|terminated|running with cell ID)")
+TURN_EVENTS = ("task_started", "turn_started")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,24 +50,18 @@ class LineAnalysis:
     output: ToolOutput | None = None
     text: str | None = None  # a message's text, a call's decoded input
     is_exec: bool = False
-
-    @property
-    def is_call(self) -> bool:
-        return self.kind in ("function_call", "custom_tool_call", "local_shell_call")
-
-    @property
-    def is_output(self) -> bool:
-        return self.kind in ("function_call_output", "custom_tool_call_output")
+    is_call: bool = False  # a call record: function_call, custom_tool_call, local_shell_call, any other *_call
+    is_output: bool = False  # an output record paired by call_id: function_call_output, custom_tool_call_output, …
+    event: ToolEvent | None = None  # the call an event_msg reports
+    turn_start: bool = False  # a task_started event or a turn_context: where Codex starts a turn
+    turn_id: str | None = None
+    prompt: str | None = None  # the user's own words (injected context removed)
+    prompt_event: bool = False  # the prompt comes from event_msg/user_message (Codex's own record of it)
 
     @property
     def turn_title(self) -> str | None:
-        """The prompt of a user message that starts a turn (not injected context)."""
-        item = self.record.item if self.record else None
-        if isinstance(item, Message) and item.role == "user":
-            text = item.text().strip()
-            if text and not text.startswith(CONTEXT_PREFIXES):
-                return text
-        return None
+        """The user's own words of a user message or user_message event, or None."""
+        return self.prompt
 
     @property
     def session(self) -> SessionMeta | None:
@@ -76,13 +73,15 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
     """The analysis of one line of a rollout (its spans on line 0)."""
     if not line.strip():
         return LineAnalysis("blank")
-    secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
-                            Span(0, s.start, s.end)) for s in find_secrets(line, extra_secrets))
     # a BOM is whitespace to a reader of the file; JSON allows a space in its place
     text = " " + line[1:] if line.startswith("\ufeff") else line
+    found = find_secrets(line, extra_secrets)
+    value = None
     problem = None
     try:
         value = json.loads(text)
+        if found:  # encrypted blobs and base64 payloads are opaque: a match inside one is chance, not a secret
+            found = _outside_opaque(text, value, found)
         record = parse_record(value)
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
@@ -91,12 +90,22 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
         problem = Finding(RECORD_SHAPE, str(error), _path_span(text, error.loc))
     except RecursionError:
         problem = Finding(INVALID_JSON, "JSON nested too deeply to read", Span(0, 0, len(line)))
+    secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
+                            Span(0, s.start, s.end)) for s in found)
     if problem is not None:
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=_order)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
     _read_record(text, record, fields)
     fields["findings"] = tuple(sorted(fields["findings"] + list(secrets), key=_order))
     return LineAnalysis(**fields)
+
+
+def _outside_opaque(line: str, value: Any, found: list) -> list:
+    paths = opaque_paths(value)
+    if not paths:
+        return found
+    spans = locate(line, paths).values()
+    return [m for m in found if not any(start <= m.start and m.end <= end for start, end in spans)]
 
 
 def _order(finding: Finding) -> tuple:
@@ -115,26 +124,100 @@ def _path_span(line: str, path: tuple) -> Span:
 def _read_record(line: str, record: Record, fields: dict[str, Any]) -> None:
     """Fills ``fields`` (of a :class:`LineAnalysis`) from one record."""
     item = record.item
-    if isinstance(item, Message):
+    if record.envelope.type == "event_msg":
+        _read_event(item, fields)
+    elif record.envelope.type == "turn_context":
+        fields.update(turn_start=True, turn_id=getattr(item, "turn_id", None))
+    elif isinstance(item, Message):
         fields["text"] = item.text()
+        if item.role == "user":
+            fields["prompt"] = user_words(fields["text"])
     elif isinstance(item, (FunctionCallOutput, CustomToolCallOutput)):
         # the output's texts live on in ``output``; the record need not hold them a second time
-        fields.update(call_id=item.call_id, output=read_output(item.output), record=record.without_item())
+        fields.update(call_id=item.call_id, output=read_output(item.output), record=record.without_item(),
+                      is_output=True)
     elif isinstance(item, CustomToolCall):
-        fields.update(call_id=item.call_id, name=item.name, text=item.input)
+        fields.update(call_id=item.call_id, name=item.name, text=item.input, is_call=True)
         if item.name == "exec" and item.namespace in EXEC_NAMESPACES:
             _read_exec(line, fields, item.input)
         elif item.name == "apply_patch":
             _read_top_patch(line, fields, item.input, ("payload", "input"))
+        else:  # any other freeform tool: its input is one string
+            fields["name"] = _tool_name(item.name, item.namespace)
+            fields["calls"] = (ToolCall(fields["name"], TOOL, 0, len(line), arguments={"input": item.input},
+                                        executed="yes", source=item.input),)
     elif isinstance(item, FunctionCall):
-        fields.update(call_id=item.call_id, name=item.name, text=item.arguments)
+        fields.update(call_id=item.call_id, name=_tool_name(item.name, item.namespace), text=item.arguments,
+                      is_call=True)
         _read_function_call(line, fields, item)
     elif isinstance(item, LocalShellCall):
         command = item.action.command
         text = command if isinstance(command, str) else shlex.join(command)
         call = ToolCall("local_shell", COMMAND, 0, len(line), command=text,
                         workdir=item.action.working_directory, executed="yes", source=text)
-        fields.update(call_id=item.call_id, name="local_shell", calls=(call,), text=text)
+        fields.update(call_id=item.call_id, name="local_shell", calls=(call,), text=text, is_call=True)
+    elif isinstance(item, OtherItem) and record.envelope.type == "response_item":
+        _read_other_item(line, item, fields)
+
+
+def _read_event(payload: Any, fields: dict[str, Any]) -> None:
+    if not isinstance(payload, dict):
+        return
+    kind = payload.get("type")
+    if kind in TURN_EVENTS:
+        turn_id = payload.get("turn_id")
+        fields.update(turn_start=True, turn_id=turn_id if isinstance(turn_id, str) else None)
+    elif kind == "user_message":
+        message = payload.get("message")
+        if isinstance(message, str):
+            fields.update(prompt=user_words(message), prompt_event=True, text=message)
+    else:
+        fields["event"] = read_event(payload)
+
+
+def _read_other_item(line: str, item: OtherItem, fields: dict[str, Any]) -> None:
+    """Any other ``*_call`` record is a call (``web_search_call``, ``tool_search_call``, …); any
+    ``*_output`` with a ``call_id`` an output."""
+    kind = item.type
+    extra = item.model_extra or {}
+    call_id = extra.get("call_id") if isinstance(extra.get("call_id"), str) else None
+    if kind.endswith("_call"):
+        tool = kind[:-len("_call")]
+        arguments = _call_arguments(extra)
+        status = extra.get("status") if isinstance(extra.get("status"), str) else None
+        call = ToolCall(tool, TOOL, 0, len(line), arguments=arguments, executed="yes",
+                        source=json.dumps(arguments, ensure_ascii=False))
+        fields.update(call_id=call_id, name=tool, calls=(call,), is_call=True,
+                      text=json.dumps(arguments, ensure_ascii=False))
+        if call_id is None and status is not None:  # no output record follows: the record says how it ended
+            fields["output"] = ToolOutput(status, None, ())
+    elif kind.endswith("_output") and call_id is not None:
+        status = extra.get("status") if isinstance(extra.get("status"), str) else "completed"
+        body = {k: v for k, v in extra.items() if k not in ("id", "call_id", "status", "execution")}
+        fields.update(call_id=call_id, is_output=True,
+                      output=ToolOutput(status, None, (json.dumps(body, ensure_ascii=False)[:4000],)))
+
+
+def _call_arguments(extra: dict[str, Any]) -> dict[str, Any]:
+    """What a hosted call was asked: a web search's query or page, a tool search's arguments."""
+    arguments = extra.get("arguments")
+    if isinstance(arguments, dict):
+        return arguments
+    action = extra.get("action")
+    if isinstance(action, dict):
+        out = {k: v for k, v in action.items() if k != "type"}
+        if isinstance(action.get("type"), str):
+            out = {"action": action["type"], **out}
+        return out
+    return {k: v for k, v in extra.items() if k not in ("id", "call_id", "status", "execution")}
+
+
+def _tool_name(name: str, namespace: str | None) -> str:
+    """A tool's name: an MCP namespace (``mcp__server__``) is joined to it as code mode joins them; other
+    namespaces (``functions``, ``collaboration``) only group the tools Codex offers, and leave names as they are."""
+    if not namespace or not namespace.startswith("mcp__") or name.startswith(namespace):
+        return name
+    return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
 
 
 def read_output(body: Any) -> ToolOutput:
@@ -198,6 +281,7 @@ def _read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) -
 
 def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -> None:
     whole = (0, len(line))
+    name = fields["name"]
     try:
         args = json.loads(item.arguments) if item.arguments.strip() else {}
     except (ValueError, RecursionError):
@@ -205,28 +289,31 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
     if not isinstance(args, dict):
         fields["findings"].append(Finding(RECORD_SHAPE, "payload.arguments: must be a JSON object in a string",
                                           _path_span(line, ("payload", "arguments"))))
-        if item.name in COMMAND_FUNCTIONS:  # a command call whose command cannot be read
-            fields["calls"] = (ToolCall(item.name, COMMAND, *whole, executed="yes", source=item.arguments),)
+        kind = COMMAND if name in COMMAND_FUNCTIONS else PATCH if name == "apply_patch" else TOOL
+        fields["calls"] = (ToolCall(name, kind, *whole, executed="yes", source=item.arguments),)
         return
-    if item.name in COMMAND_FUNCTIONS:
-        raw = args.get("cmd", args.get("command"))
+    if name in COMMAND_FUNCTIONS:
+        key = COMMAND_ARGUMENT[name]
+        raw = args.get(key)
+        # exec_command and shell_command take a shell command line; shell and container.exec an argv
         command = raw if isinstance(raw, str) else shlex.join(raw) \
-            if isinstance(raw, list) and all(isinstance(a, str) for a in raw) else None
-        workdir = args.get("workdir", args.get("cwd"))
-        other = {k: v for k, v in args.items() if k not in ("cmd", "command", "workdir", "cwd")}
-        fields["calls"] = (ToolCall(item.name, COMMAND, *whole, command=command,
+            if isinstance(raw, list) and raw and all(isinstance(a, str) for a in raw) else None
+        workdir = args.get("workdir")
+        other = {k: v for k, v in args.items() if k not in (key, "workdir")}
+        fields["calls"] = (ToolCall(name, COMMAND, *whole, command=command,
                                     workdir=workdir if isinstance(workdir, str) else None, arguments=other,
                                     executed="yes", source=item.arguments, json_arguments=True),)
-    elif item.name == "apply_patch" and isinstance(args.get("input"), str):
+    elif name == "apply_patch" and isinstance(args.get("input"), str):
         # the patch sits JSON-encoded inside the JSON string ``arguments``: point at the arguments
         patch = parse_patch(args["input"])
         where = _path_span(line, ("payload", "arguments"))
         fields["findings"].extend(Finding(PATCH_SYNTAX, f"patch line {e.line + 1}: {e.message}", where)
                                   for e in patch.errors)
-        fields["calls"] = (ToolCall(item.name, PATCH, *whole, files=patch.files, patch=args["input"],
+        fields["calls"] = (ToolCall(name, PATCH, *whole, files=patch.files, patch=args["input"],
                                     executed="yes", source=args["input"]),)
-    # any other top-level function call (wait, update_plan, an MCP tool) stays a call record, paired with its
-    # output, without a tool call of its own: the top-level calls are those that run commands or patches
+    else:  # wait, write_stdin, update_plan, an MCP tool, …: a tool call with its decoded arguments
+        fields["calls"] = (ToolCall(name, TOOL, *whole, arguments=args, executed="yes", source=item.arguments,
+                                    json_arguments=True),)
 
 
 __all__ = ["LineAnalysis", "analyze_line", "call_id_span", "read_output"]

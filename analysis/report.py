@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .findings import SCRIPT_SYNTAX, Finding
@@ -27,7 +28,16 @@ def call_json(analysis: RolloutAnalysis, located: LocatedCall,
         "executed": call.executed,
         "range": analysis.range_of(located.span, encoding).to_json(),
         "output": located.output.to_json() if located.output else None,
+        "event": located.event[1].to_json(located.event[0]) if located.event else None,
     }
+
+
+def record_json(analysis: RolloutAnalysis, line: int) -> dict[str, Any]:
+    """One call record: what it names and what its output (followed through wait / write_stdin) says."""
+    record = analysis.records[line]
+    output = analysis.record_output(line)
+    return {"line": line, "call_id": record.call_id, "name": record.name, "record": record.kind,
+            "output": output.to_json() if output else None}
 
 
 def finding_json(analysis: RolloutAnalysis, finding: Finding,
@@ -48,6 +58,7 @@ def outline_json(path: str, analysis: RolloutAnalysis,
                  encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
     return {
         "file": path,
+        "records": [record_json(analysis, n) for n in analysis.call_records],
         "calls": [call_json(analysis, c, encoding) for c in analysis.calls],
         "diagnostics": [finding_json(analysis, f, encoding) for f in analysis.findings],
     }
@@ -66,10 +77,8 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
         if not record.is_call:
             continue
         calls = by_line.get(number, [])
-        output = calls[0].output if calls else None
-        state = f"  [{output.status}" + (f", {output.wall_time:g} s]" if output.wall_time is not None else "]") \
-            if output and output.status else "  [no output]" if output is None and record.call_id else ""
-        out.append(f"    line {number + 1}: {record.name} {record.call_id or ''}{state}")
+        names = " ".join(n for n in (record.name or record.kind, record.call_id) if n)
+        out.append(f"    line {number + 1}: {names}{_state(analysis, number)}")
         if not calls and record.is_exec:
             out.append("      (no tool call)")
         # a call of a script V8 refused (script-syntax) is "no" because the script never ran, not dead code
@@ -78,7 +87,8 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
             call = located.call
             branch = "└─" if i == len(calls) - 1 else "├─"
             marks = "".join(f" ({m})" for m in (
-                not_run if call.executed == "no" else None, "computed" if call.computed else None) if m)
+                not_run if call.executed == "no" else None, "computed" if call.computed else None,
+                _ran(located) if located.record.is_exec else None) if m)
             where = f"  in {call.workdir}" if call.workdir else ""
             out.append(f"      {branch} {call.tool or '?'}: {_one_line(_describe(call), 100)}{where}{marks}")
             tools = call.expansion_tools if call.expansion_tools and call.tool is None else None
@@ -93,12 +103,42 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
     return "\n".join(out)
 
 
+def _ran(located: LocatedCall) -> str | None:
+    """How a call in a script is known to have run: an event reports it, or the script completed past it."""
+    if located.event is not None:
+        summary = located.event[1].summary()
+        return "ran" + (f": {summary}" if summary else "")
+    return "ran" if located.call.executed == "yes" else None
+
+
+def _state(analysis: RolloutAnalysis, line: int) -> str:
+    """``  [completed, exit 0, 0.7 s]``, ``  [failed, 30.4 s, after 2 waits]``, ``  [no output]``."""
+    output = analysis.record_output(line)
+    if output is None:
+        return "  [no output]" if analysis.records[line].call_id else ""
+    facts = [output.status or "no status"]
+    if output.exit_code is not None and not analysis.records[line].is_exec:
+        facts.append(f"exit {output.exit_code}")
+    if output.wall_time is not None:
+        facts.append(f"{output.wall_time:g} s")
+    if output.note:
+        facts.append(output.note)
+    return "  [" + ", ".join(facts) + "]"
+
+
 def _describe(call) -> str:
     if call.kind == "patch" and call.files:
         return ", ".join(f"{f.action} {f.path}" + (f" → {f.move_to}" if f.move_to else "") for f in call.files)
     if call.kind == "command" and call.command is None and call.computed:
         return f"computed: {call.computed_expression or ''}"
+    if call.kind == "tool" and call.tool not in ("write_stdin",) and call.arguments:
+        return arguments_text(call.arguments)
     return call.label
+
+
+def arguments_text(arguments: dict) -> str:
+    """A call's arguments in one line: ``query: "…"``, ``cell_id: "8", yield_time_ms: 20000``."""
+    return ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
 
 
 def _one_line(text: str, limit: int) -> str:
@@ -106,4 +146,4 @@ def _one_line(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-__all__ = ["call_json", "finding_json", "outline_json", "outline_text"]
+__all__ = ["arguments_text", "call_json", "finding_json", "outline_json", "outline_text", "record_json"]

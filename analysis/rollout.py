@@ -6,18 +6,19 @@ so that re-analysing an edited document redoes only the lines whose text changed
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
-from .calls import COMMAND, ToolCall
+from .calls import COMMAND, PATCH, ToolCall
+from .continuations import CallOutput, RecordOutputs
+from .events import ToolEvent, match_events
 from .findings import UNPAIRED_CALL, Finding
 from .lines import split_lines
-from .outputs import ToolOutput
 from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
+from .turns import Turn, read_turns
 from .vocabulary import unknown_record_findings
 
 
@@ -44,40 +45,19 @@ class LineCache:
 
 
 @dataclass(frozen=True, slots=True)
-class CallOutput:
-    """The output paired with a call: its line and what it says about this call."""
-
-    line: int
-    status: str | None
-    exit_code: int | None
-    wall_time: float | None
-    output: ToolOutput
-
-    def to_json(self) -> dict:
-        return {"status": self.status, "exit_code": self.exit_code, "wall_time": self.wall_time,
-                "line": self.line}
-
-
-@dataclass(frozen=True, slots=True)
 class LocatedCall:
-    """A tool call on its line, with the record it belongs to and its paired output."""
+    """A tool call on its line, with the record it belongs to, its paired output and the event reporting it."""
 
     line: int
     index: int  # its position among the calls of its record
     call: ToolCall
     record: LineAnalysis
     output: CallOutput | None
+    event: tuple[int, ToolEvent] | None = None  # (line, event) of the event_msg that reports this call
 
     @property
     def span(self) -> Span:
         return Span(self.line, self.call.start, self.call.end)
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    line: int  # the user message that starts it
-    end_line: int  # its last line
-    title: str
 
 
 @dataclass
@@ -89,6 +69,10 @@ class RolloutAnalysis:
     outputs_by_call_id: dict[str, list[int]] = field(default_factory=dict)
     calls_by_call_id: dict[str, int] = field(default_factory=dict)
     turns: list[Turn] = field(default_factory=list)
+    call_records: list[int] = field(default_factory=list)  # the lines of every call record, in order
+    record_outputs: dict[int, CallOutput] = field(default_factory=dict)  # call record line → its output
+    events: list[tuple[int, ToolEvent]] = field(default_factory=list)  # every call-reporting event
+    matched_events: dict[int, tuple[int, int]] = field(default_factory=dict)  # event line → (call line, index)
 
     @property
     def is_rollout(self) -> bool:
@@ -106,6 +90,10 @@ class RolloutAnalysis:
         call_id = self.records[call_line].call_id
         lines = self.outputs_by_call_id.get(call_id or "", [])
         return lines[0] if lines else None
+
+    def record_output(self, call_line: int) -> CallOutput | None:
+        """What a call record's output says (followed through ``wait`` / ``write_stdin``), or None."""
+        return self.record_outputs.get(call_line)
 
     def calls_on(self, line: int) -> list[LocatedCall]:
         index = self.__dict__.get("_calls_by_line")
@@ -156,81 +144,76 @@ def _index(analysis: RolloutAnalysis) -> None:
     for number, record in enumerate(analysis.records):
         if record.is_output and record.call_id:
             analysis.outputs_by_call_id.setdefault(record.call_id, []).append(number)
-        elif record.is_call and record.call_id and record.call_id not in analysis.calls_by_call_id:
-            analysis.calls_by_call_id[record.call_id] = number
+        elif record.is_call:
+            analysis.call_records.append(number)
+            if record.call_id and record.call_id not in analysis.calls_by_call_id:
+                analysis.calls_by_call_id[record.call_id] = number
+        elif record.event is not None:
+            analysis.events.append((number, record.event))
 
 
 def _link(analysis: RolloutAnalysis) -> None:
     findings: list[Finding] = []
-    turn_start: tuple[int, str] | None = None
-    last_line = len(analysis.lines) - 1
-    while last_line > 0 and not analysis.lines[last_line].strip():
-        last_line -= 1
     for number, record in enumerate(analysis.records):
         findings.extend(f.moved_to(number) for f in record.findings)
-        title = record.turn_title
-        if title is not None:
-            if turn_start is not None:
-                analysis.turns.append(Turn(turn_start[0], number - 1, turn_start[1]))
-            turn_start = (number, title)
-        if not record.is_call:
-            continue
-        output = _paired_output(analysis, record)
-        if output is None and record.call_id:
+    analysis.turns = read_turns(analysis.records, analysis.lines)
+    continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records)
+    for number in analysis.call_records:
+        record = analysis.records[number]
+        output = continuations.output_of(number, record)
+        if output is not None:
+            analysis.record_outputs[number] = output
+        elif record.call_id:
             where = call_id_span(analysis.lines[number]) or Span(0, 0, len(analysis.lines[number]))
             findings.append(Finding(UNPAIRED_CALL, f"no output record for call {record.call_id}",
                                     Span(number, where.start, where.end)))
+    matched = match_events(analysis, findings)
+    for (number, _), (_, event) in matched.items():
+        output = analysis.record_outputs.get(number)
+        if output is not None and not analysis.records[number].is_exec:  # a top-level call: the event is its own
+            analysis.record_outputs[number] = _corrected(output, event)
+    for number in analysis.call_records:
+        record = analysis.records[number]
+        output = analysis.record_outputs.get(number)
         for index, call in enumerate(record.calls):
-            analysis.calls.append(LocatedCall(number, index, call, record, _call_output(record, call, output)))
-    if turn_start is not None:
-        analysis.turns.append(Turn(turn_start[0], max(turn_start[0], last_line), turn_start[1]))
+            event = matched.get((number, index))
+            analysis.calls.append(pair_call(number, index, call, record, output, event))
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
 
 
-def _paired_output(analysis: RolloutAnalysis, record: LineAnalysis) -> tuple[int, ToolOutput] | None:
-    lines = analysis.outputs_by_call_id.get(record.call_id or "")
-    if not lines:
-        return None
-    number = lines[0]
-    output = analysis.records[number].output
+def pair_call(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,
+             event: tuple[int, ToolEvent] | None) -> LocatedCall:
+    """A call with its output and its event.  It ran (``executed: "yes"``) when an event reports it, or when
+    it runs whenever its script completes (``unconditional``) and the script's final status is completed."""
+    call_output = _call_output(record, call, output)
+    if event is not None:
+        call = replace(call, executed="yes")
+        if call_output is not None and record.is_exec and event[1].exit_code is not None:
+            call_output = replace(call_output, exit_code=event[1].exit_code)
+    elif call.unconditional and call.executed == "unknown" and output is not None and \
+            output.status == "completed" and output.output.error is None:
+        call = replace(call, executed="yes")  # it runs whenever the script completes, and the script completed
+    return LocatedCall(number, index, call, record, call_output, event)
+
+
+def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
+    """A top-level call's output as its event says it ended: a patch not applied failed; the exit code."""
+    status = "failed" if event.kind == PATCH and event.success is False else output.status
+    exit_code = event.exit_code if event.exit_code is not None else output.exit_code
+    return replace(output, status=status, exit_code=exit_code)
+
+
+def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None) -> CallOutput | None:
     if output is None:
         return None
-    if output.status == "running" and output.cell_id:
-        final = _waited(analysis, output.cell_id, after=number)
-        if final is not None:
-            return final
-    return number, output
-
-
-def _waited(analysis: RolloutAnalysis, cell_id: str, after: int) -> tuple[int, ToolOutput] | None:
-    """The last ``wait`` output of a cell that kept running in the background."""
-    last = None
-    for number in range(after + 1, len(analysis.records)):
-        record = analysis.records[number]
-        if record.kind != "function_call" or record.name != "wait" or not record.text:
-            continue
-        try:
-            args = json.loads(record.text)
-        except ValueError:
-            continue
-        if isinstance(args, dict) and str(args.get("cell_id")) == cell_id:
-            lines = analysis.outputs_by_call_id.get(record.call_id or "")
-            if lines and analysis.records[lines[0]].output is not None:
-                last = (lines[0], analysis.records[lines[0]].output)
-    return last
-
-
-def _call_output(record: LineAnalysis, call: ToolCall, paired: tuple[int, ToolOutput] | None) -> CallOutput | None:
-    if paired is None:
-        return None
-    line, output = paired
     exit_code = output.exit_code
     if exit_code is None and record.is_exec:
         # a script's result blocks can be told apart only when one call produced the only one
         producers = [c for c in record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
-        if len(producers) == 1 and producers[0] is call and len(output.results) == 1:
-            exit_code = output.results[0].exit_code
-    return CallOutput(line, output.status, exit_code, output.wall_time, output)
+        if len(producers) == 1 and producers[0] is call and len(output.output.results) == 1:
+            exit_code = output.output.results[0].exit_code
+    return replace(output, exit_code=exit_code) if exit_code != output.exit_code else output
 
 
-__all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text"]
+__all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text",
+           "pair_call"]

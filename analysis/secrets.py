@@ -157,6 +157,35 @@ def _escape_tails(line: str, start: int, end: int) -> set[int]:
     return tails
 
 
+OPAQUE_KEYS = frozenset({"encrypted_content"})
+# a base64 data: URL, standard or URL-safe alphabet
+_BASE64 = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=_\-\s]*\Z")
+
+
+def opaque_paths(value: object) -> list[tuple]:
+    """Paths (for :func:`analysis.jsonspans.locate`) of the opaque blobs of a decoded line: encrypted
+    content and base64 ``data:`` payloads, in which a secret-shaped run of characters is chance."""
+    out: list[tuple] = []
+    stack: list[tuple[tuple, object]] = [((), value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for key, child in node.items():
+                if isinstance(child, str):
+                    if key in OPAQUE_KEYS or child.startswith("data:") and _BASE64.match(child):
+                        out.append(path + (key,))
+                elif isinstance(child, (dict, list)):
+                    stack.append((path + (key,), child))
+        elif isinstance(node, list):
+            for index, child in enumerate(node):
+                if isinstance(child, str):
+                    if child.startswith("data:") and _BASE64.match(child):
+                        out.append(path + (index,))
+                elif isinstance(child, (dict, list)):
+                    stack.append((path + (index,), child))
+    return out
+
+
 def redact_all(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> str:
     for match in find_secrets(line, extra):
         line = redact(line, match)

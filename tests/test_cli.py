@@ -89,13 +89,15 @@ def test_outline_json_format():
     result = run_cli("outline", "--json", "fixtures/rollout-toplevel.jsonl")
     out = json.loads(result.stdout)
     assert result.returncode == 0
-    assert set(out) == {"file", "calls", "diagnostics"}
+    assert set(out) == {"file", "records", "calls", "diagnostics"}
+    assert out["records"][0] == {"line": 1, "call_id": "call_top1", "name": "exec_command", "record": "function_call",
+                                 "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}}
     assert out["calls"][0] == {
         "line": 1, "record": "function_call", "call_id": "call_top1", "tool": "exec_command", "kind": "command",
         "command": "git status --short", "workdir": "/home/u/proj", "files": [], "computed": False,
         "expansion": None, "expansion_tools": None, "executed": "yes",
         "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 221}},
-        "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2},
+        "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}, "event": None,
     }
 
 
@@ -114,10 +116,10 @@ def test_outline_text_for_people():
         "fixtures/rollout-demo.jsonl",
         "  turn (line 3): Fix the failing greeting test",
         "    line 5: exec call_demo1  [completed, 0.4 s]",
-        "      └─ exec_command: pytest -q tests/test_greet.py  in /home/u/proj",
+        "      └─ exec_command: pytest -q tests/test_greet.py  in /home/u/proj (ran)",
         "    line 7: exec call_demo2  [completed, 1.2 s]",
-        "      ├─ apply_patch: update src/greet.py",
-        "      └─ exec_command: pytest -q  in /home/u/proj",
+        "      ├─ apply_patch: update src/greet.py (ran)",
+        "      └─ exec_command: pytest -q  in /home/u/proj (ran)",
         "    line 9: exec call_demo3  [no output]",
     ]
 
@@ -125,13 +127,13 @@ def test_outline_text_for_people():
 def test_census_counts():
     result = run_cli("census", "--json", "fixtures")
     out = json.loads(result.stdout)
-    assert (out["counts"]["rollouts"], out["skipped_files"]) == (15, 1)  # fixtures/not-a-rollout.jsonl
+    assert (out["counts"]["rollouts"], out["skipped_files"]) == (17, 1)  # fixtures/not-a-rollout.jsonl
     assert out["counts"]["scripts that do not parse"] == 2
-    assert out["calls_by_tool"]["exec_command"] == 57
+    assert out["calls_by_tool"]["exec_command"] == 62
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
     # "git " + "status" in rollout-computed.jsonl is exactly known: a literal command
-    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (51, 7)
+    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (61, 7)
     assert isinstance(out["seconds"], float)
 
 

@@ -6,7 +6,9 @@ import pytest
 
 from analysis import analyze_text
 from analysis.lines import split_lines
-from analysis.report import outline_json
+from analysis.positions import PositionEncoding
+from analysis.report import outline_json, outline_text
+from analysis.rollout import Turn
 from tests.helpers import FIXTURES, fixture, json_escaped, range_text
 
 
@@ -33,11 +35,11 @@ def test_demo_outline():
               c["expansion"], c["executed"], c["output"]) for c in out["calls"]]
     assert calls == [
         (4, "call_demo1", "exec_command", "command", "pytest -q tests/test_greet.py", "/home/u/proj", [], False,
-         None, "unknown", {"status": "completed", "exit_code": 1, "wall_time": 0.4, "line": 5}),
+         None, "yes", {"status": "completed", "exit_code": 1, "wall_time": 0.4, "line": 5}),
         (6, "call_demo2", "apply_patch", "patch", None, None,
-         [{"action": "update", "path": "src/greet.py", "move_to": None}], False, None, "unknown",
+         [{"action": "update", "path": "src/greet.py", "move_to": None}], False, None, "yes",
          {"status": "completed", "exit_code": None, "wall_time": 1.2, "line": 7}),
-        (6, "call_demo2", "exec_command", "command", "pytest -q", "/home/u/proj", [], False, None, "unknown",
+        (6, "call_demo2", "exec_command", "command", "pytest -q", "/home/u/proj", [], False, None, "yes",
          {"status": "completed", "exit_code": 0, "wall_time": 1.2, "line": 7}),
         (8, "call_demo3", "exec_command", "command", None, None, [], True,
          ["git diff --stat -- README.md", "git diff --stat -- CHANGELOG.md"], "unknown", None),
@@ -90,7 +92,7 @@ def test_dead_branches():
         ("rm -rf build", "no"), ("echo zero", "no"), ("echo empty", "no"), ("echo null", "no"),
         ("echo undefined", "no"), ("echo not-true", "no"), ("echo dry", "no"), ("echo live", "unknown"),
         ("echo else", "no"), ("echo while", "no"), ("echo for", "no"), ("echo and", "no"), ("echo or", "no"),
-        ("echo after-return", "no"), ("echo reached", "unknown"), ("echo after-break", "no"),
+        ("echo after-return", "no"), ("echo reached", "yes"), ("echo after-break", "no"),
         ("echo after-throw", "no"), ("echo let-not-dead", "unknown")]
     dead = [f for f in findings("rollout-dead-branches.jsonl") if f[1] == "dead-branch"]
     assert dead[0] == (1, "dead-branch", json_escaped('tools.exec_command({cmd: "rm -rf build"})'))
@@ -112,14 +114,14 @@ def test_computed():
 def test_patches():
     out = outline("rollout-patches.jsonl")
     assert [(c["line"], c["record"], c["executed"], c["files"]) for c in out["calls"]] == [
-        (1, "custom_tool_call", "unknown", [{"action": "update", "path": "a.py", "move_to": None}]),
-        (1, "custom_tool_call", "unknown", [{"action": "add", "path": "docs/new.md", "move_to": None}]),
-        (1, "custom_tool_call", "unknown", [{"action": "delete", "path": "old/b.py", "move_to": None}]),
-        (1, "custom_tool_call", "unknown", [{"action": "update", "path": "c.py", "move_to": "d.py"}]),
-        (2, "custom_tool_call", "unknown", [{"action": "update", "path": "src/app.py", "move_to": None}]),
-        (2, "custom_tool_call", "unknown", [{"action": "add", "path": "notes.txt", "move_to": None}]),
-        (3, "custom_tool_call", "unknown", [{"action": "update", "path": "e.py", "move_to": None}]),
-        (3, "custom_tool_call", "unknown", []),
+        (1, "custom_tool_call", "yes", [{"action": "update", "path": "a.py", "move_to": None}]),
+        (1, "custom_tool_call", "yes", [{"action": "add", "path": "docs/new.md", "move_to": None}]),
+        (1, "custom_tool_call", "yes", [{"action": "delete", "path": "old/b.py", "move_to": None}]),
+        (1, "custom_tool_call", "yes", [{"action": "update", "path": "c.py", "move_to": "d.py"}]),
+        (2, "custom_tool_call", "yes", [{"action": "update", "path": "src/app.py", "move_to": None}]),
+        (2, "custom_tool_call", "yes", [{"action": "add", "path": "notes.txt", "move_to": None}]),
+        (3, "custom_tool_call", "yes", [{"action": "update", "path": "e.py", "move_to": None}]),
+        (3, "custom_tool_call", "yes", []),
         (4, "custom_tool_call", "yes", [{"action": "add", "path": "hello.txt", "move_to": None}]),
     ]
     assert findings("rollout-patches.jsonl") == [
@@ -129,7 +131,8 @@ def test_patches():
         (3, "patch-syntax", "no patch here"),
         (4, "patch-syntax", "bye"),
     ]
-    assert out["calls"][8]["output"] == {"status": "completed", "exit_code": 1, "wall_time": 0.0, "line": 8}
+    # a patch whose output reports a non-zero exit did not apply
+    assert out["calls"][8]["output"] == {"status": "failed", "exit_code": 1, "wall_time": 0.0, "line": 8}
 
 
 def test_invalid_lines_do_not_stop_the_analysis():
@@ -149,7 +152,8 @@ def test_invalid_lines_do_not_stop_the_analysis():
     ]
     assert range_text(text, out["diagnostics"][1]["range"]) == "42"
     assert range_text(text, out["diagnostics"][2]["range"]) == '"just a string"'
-    assert [(c["line"], c["command"]) for c in out["calls"]] == [(4, None), (9, "echo still analysed")]
+    assert [(c["line"], c["tool"], c["command"]) for c in out["calls"]] == [
+        (4, "exec_command", None), (6, "web_search", None), (9, "exec_command", "echo still analysed")]
 
 
 def test_unicode_positions_are_utf16():
@@ -191,11 +195,16 @@ def test_top_level_calls():
 def test_outputs_follow_wait_and_errors():
     out = outline("rollout-outputs.jsonl")
     assert [(c["line"], c["tool"], c["output"]) for c in out["calls"]] == [
-        (1, "exec_command", {"status": "completed", "exit_code": 0, "wall_time": 20.3, "line": 4}),
+        # the cell yielded after 10 s; the wait on its cell ended it 20.3 s later
+        (1, "exec_command", {"status": "completed", "exit_code": 0, "wall_time": 30.3, "line": 4, "first_line": 2,
+                             "continued_by": [3], "via": "wait"}),
+        (3, "wait", {"status": "completed", "exit_code": None, "wall_time": 20.3, "line": 4}),
         (5, "exec_command", {"status": "failed", "exit_code": None, "wall_time": 0.2, "line": 6})]
     analysis = analyze_text(fixture("rollout-outputs.jsonl"))
-    assert (analysis.records[3].kind, analysis.records[3].name, analysis.calls_on(3)) == ("function_call", "wait", [])
-    assert analysis.output_of(3) == 4  # the wait call is a record paired with its output, not a tool call
+    assert (analysis.records[3].kind, analysis.records[3].name, analysis.calls_on(3)[0].call.kind) == \
+        ("function_call", "wait", "tool")
+    assert analysis.calls_on(3)[0].call.arguments == {"cell_id": "3", "yield_time_ms": 30000}
+    assert analysis.output_of(3) == 4  # the wait record shows its own output
 
 
 def test_script_syntax():
@@ -219,3 +228,144 @@ def test_secrets():
 def test_other_jsonl_is_not_a_rollout(name):
     assert analyze_text(fixture(name)).is_rollout is False
     assert analyze_text(fixture("rollout-demo.jsonl")).is_rollout is True
+
+
+def test_every_call_record_is_paired_with_its_output():
+    out = outline("rollout-records.jsonl")
+    records = [(r["line"], r["call_id"], r["name"], r["record"], r["output"]) for r in out["records"]]
+
+    def plain(line, status, exit_code=None, wall=None):
+        return {"status": status, "exit_code": exit_code, "wall_time": wall, "line": line}
+    assert records == [
+        (6, "call_sc", "shell_command", "function_call", plain(7, "completed", 0, 0.5)),
+        # the command left its process running; the last write_stdin on session 94014 saw it exit with 130
+        (8, "call_ec", "exec_command", "function_call",
+         {**plain(13, "completed", 130, 6.2), "first_line": 9, "continued_by": [10, 12], "via": "write_stdin"}),
+        (10, "call_ws1", "write_stdin", "function_call", plain(11, "running", None, 5.0)),
+        (12, "call_ws2", "write_stdin", "function_call", plain(13, "completed", 130, 0.2)),
+        (14, "call_sh", "shell", "function_call", plain(15, "completed", 0, 0.1)),
+        (16, "call_ce", "container.exec", "function_call", plain(17, "completed", 2, 0.1)),
+        (18, "call_ls", "local_shell", "local_shell_call", plain(19, "completed")),
+        (20, "call_plan", "update_plan", "function_call", plain(21, "completed")),
+        (22, "call_ask", "request_user_input", "function_call", plain(23, "completed")),
+        (24, "call_spawn", "spawn_agent", "function_call", plain(25, "completed")),
+        (26, "call_res", "list_mcp_resources", "function_call", plain(27, "completed")),
+        (28, "call_mcp", "mcp__desktop-commander__start_process", "function_call", plain(29, "completed")),
+        (30, None, "web_search", "web_search_call", plain(30, "completed")),  # no output record: it says itself
+        (31, "call_ts", "tool_search", "tool_search_call", plain(32, "completed")),
+        (33, "call_js", "js_repl", "custom_tool_call", plain(34, "completed")),  # paired across output kinds
+        (35, "call_none", "exec", "custom_tool_call", plain(36, "completed", None, 0.4)),  # no tool call
+        # the cell yielded after 10 s; two waits on cell 8 carried it on (20 s, then 1.5 s) to completion
+        (43, "call_cell", "exec", "custom_tool_call",
+         {**plain(48, "completed", None, 31.5), "first_line": 44, "continued_by": [45, 47], "via": "wait"}),
+        (45, "call_w1", "wait", "function_call", plain(46, "running", None, 20.0)),
+        (47, "call_w2", "wait", "function_call", plain(48, "completed", None, 1.5)),
+        (49, "call_err", "exec", "custom_tool_call", plain(50, "failed", None, 0.1)),  # Script error:
+        (51, "call_p1", "apply_patch", "custom_tool_call", plain(52, "failed")),  # verification failed
+        (53, "call_p2", "apply_patch", "custom_tool_call", plain(54, "failed", 1, 0.0)),  # metadata.exit_code 1
+    ]
+    assert [d["code"] for d in out["diagnostics"]] == []  # the sk- inside encrypted_content is no secret
+
+
+def test_top_level_commands_are_decoded_exactly():
+    out = outline("rollout-records.jsonl")
+    commands = [(c["line"], c["tool"], c["command"], c["workdir"], c["computed"]) for c in out["calls"]
+                if c["kind"] == "command" and c["record"] != "custom_tool_call"]
+    assert commands == [
+        (6, "shell_command", "Get-ChildItem -Force", "C:\\work", False),
+        (8, "exec_command", "npm test", "/home/u/proj", False),
+        (14, "shell", "bash -lc 'echo '\"'\"'hi there'\"'\"''", "/tmp", False),
+        (16, "container.exec", "ls -la 'my dir'", None, False),
+        (18, "local_shell", "git status", "/home/u/proj", False),
+    ]
+    analysis = analyze_text(fixture("rollout-records.jsonl"))
+    # arguments the format added later are kept, never a reason to call the command computed
+    assert analysis.calls_on(6)[0].call.arguments == {"timeout_ms": 10000, "login": False,
+                                                      "sandbox_permissions": "require_escalated",
+                                                      "justification": "list files"}
+    assert analysis.calls_on(8)[0].call.arguments == {"yield_time_ms": 1000, "prefix_rule": ["npm", "test"],
+                                                      "max_output_tokens": 4000}
+
+
+def test_other_calls_are_tool_calls_with_their_arguments():
+    analysis = analyze_text(fixture("rollout-records.jsonl"))
+    tools = [(c.line, c.call.tool, c.call.kind, c.call.executed, c.call.arguments) for c in analysis.calls
+             if c.call.kind == "tool"]
+    assert tools == [
+        (10, "write_stdin", "tool", "yes", {"session_id": 94014, "chars": "", "yield_time_ms": 5000}),
+        (12, "write_stdin", "tool", "yes", {"session_id": 94014, "chars": "\u0003"}),
+        (20, "update_plan", "tool", "yes", {"plan": [{"step": "list files", "status": "completed"}]}),
+        (22, "request_user_input", "tool", "yes", {"questions": [{"id": "go", "question": "Run the tests?"}]}),
+        (24, "spawn_agent", "tool", "yes", {"agent_type": "explorer", "message": "map the repo"}),
+        (26, "list_mcp_resources", "tool", "yes", {}),
+        (28, "mcp__desktop-commander__start_process", "tool", "yes", {"command": "npm run dev", "timeout_ms": 5000}),
+        (30, "web_search", "tool", "yes", {"action": "search", "query": "codex rollout format"}),
+        (31, "tool_search", "tool", "yes", {"query": "calendar tools"}),
+        (33, "js_repl", "tool", "yes", {"input": "1 + 1"}),
+        (45, "wait", "tool", "yes", {"cell_id": "8", "yield_time_ms": 20000}),
+        (47, "wait", "tool", "yes", {"cell_id": "8", "yield_time_ms": 20000}),
+    ]
+
+
+def test_outline_text_says_how_each_call_ended():
+    text = outline_text("r", analyze_text(fixture("rollout-records.jsonl")), [], PositionEncoding.UTF16)
+    lines = text.splitlines()
+    assert lines[1] == "  turn (line 2): List the files and run the tests"
+    assert "    line 9: exec_command call_ec  [completed, exit 130, 6.2 s, after 2 write_stdin calls]" in lines
+    assert "    line 11: write_stdin call_ws1  [running, 5 s]" in lines
+    assert "    line 31: web_search  [completed]" in lines
+    assert "      └─ web_search: action: \"search\", query: \"codex rollout format\"" in lines
+    assert "    line 36: exec call_none  [completed, 0.4 s]" in lines
+    assert "  turn (line 39): Now wait for the slow build" in lines
+    assert "    line 44: exec call_cell  [completed, 31.5 s, after 2 waits]" in lines
+    assert "    line 52: apply_patch call_p1  [failed]" in lines
+    assert not any("[no output]" in line for line in lines)
+
+
+def test_turns_start_where_codex_starts_them():
+    analysis = analyze_text(fixture("rollout-records.jsonl"))
+    assert analysis.turns == [Turn(1, 37, "List the files and run the tests", "turn-1"),
+                              Turn(38, 54, "Now wait for the slow build", "turn-2")]
+
+
+def test_events_are_ground_truth():
+    out = outline("rollout-events.jsonl")
+    calls = [(c["line"], c["tool"], c["executed"], c["output"]["status"] if c["output"] else None,
+              c["output"]["exit_code"] if c["output"] else None, c["event"] and c["event"]["line"])
+             for c in out["calls"]]
+    assert calls == [
+        (5, "shell_command", "yes", "completed", 0, 6),
+        (8, "apply_patch", "yes", "failed", 0, 9),  # patch_apply_end success: false
+        (11, "apply_patch", "yes", "completed", None, 12),  # a.py: the first patch event
+        (11, "exec_command", "yes", "completed", 2, 13),  # make test: exit 2, from the event
+        (11, "apply_patch", "yes", "completed", None, 15),  # docs/b.md: matched by its file, not by order
+        (11, "apply_patch", "yes", "completed", None, 14),  # c.py: in dead code, yet the event reports it
+        (20, "mcp__files__read", "yes", "completed", None, 21),
+        (23, "exec_command", "yes", "completed", 0, 24),  # item_completed CommandExecution
+        (27, "web_search", "yes", "completed", None, 26),
+    ]
+    assert out["calls"][3]["event"] == {"line": 13, "type": "exec_command_end", "call_id": "exec-0002",
+                                        "success": False, "exit_code": 2, "duration": 3.0, "cwd": "/home/u/proj",
+                                        "files": []}
+    assert out["calls"][4]["event"]["files"] == [{"path": "/home/u/proj/docs/b.md", "action": "add",
+                                                  "move_to": None}]
+    assert out["calls"][0]["event"]["duration"] == 1.5
+    assert [r["output"]["status"] for r in out["records"] if r["line"] == 8] == ["failed"]
+    assert [(d["range"]["start"]["line"], d["code"], d["message"]) for d in out["diagnostics"]] == [
+        (11, "dead-branch", "apply_patch never runs: it is in dead code"),
+        (11, "event-contradicts",
+         "patch_apply_end on line 15 reports that apply_patch ran, but the analysis found it in dead code"),
+        (18, "unmatched-event", "patch_apply_end reports call call_gone that no call record lists"),
+        (19, "unmatched-event", "the user ran `ls` in a shell (exit 1); no call record lists it"),
+    ]
+
+
+def test_a_call_that_always_runs_ran_when_its_script_completed():
+    analysis = analyze_text(fixture("rollout-records.jsonl"))
+    [build] = analysis.calls_on(43)  # the cell completed after two waits
+    [error] = analysis.calls_on(49)  # the script threw (Script error:)
+    assert (build.call.command, build.call.unconditional, build.call.executed) == ("make build", True, "yes")
+    assert (error.call.command, error.call.unconditional, error.call.executed) == ("true", True, "unknown")
+    demo = analyze_text(fixture("rollout-demo.jsonl"))
+    assert [(c.line, c.call.executed) for c in demo.calls] == [(4, "yes"), (6, "yes"), (6, "yes"), (8, "unknown"),
+                                                               (8, "no")]  # line 8 has no output: unknown

@@ -163,7 +163,7 @@ def test_check_reports_a_file_it_cannot_read(tmp_path):
 
 def line_view(analysis, number: int) -> tuple[list, list]:
     """What the analysis says about one line, as the command line reports it (ranges, messages, calls),
-    with that line numbered 0; the pairing with outputs on other lines left out."""
+    with that line numbered 0; the pairing with outputs and events on other lines left out."""
     def at_zero(value):
         if isinstance(value, dict):
             return {k: (0 if k == "line" and isinstance(v, int) else at_zero(v)) for k, v in value.items()}
@@ -171,10 +171,11 @@ def line_view(analysis, number: int) -> tuple[list, list]:
             return [at_zero(v) for v in value]
         return value
 
-    calls = [at_zero({k: v for k, v in call_json(analysis, c).items() if k != "output"})
+    calls = [at_zero({k: v for k, v in call_json(analysis, c).items() if k not in ("output", "event", "executed")})
              for c in analysis.calls if c.line == number]
     findings = [at_zero(finding_json(analysis, f)) for f in analysis.findings
-                if f.span.line == number and f.code not in ("unpaired-call", "unknown-record")]  # of the document
+                if f.span.line == number and
+                f.code not in ("unpaired-call", "unknown-record", "unmatched-event", "event-contradicts")]
     return calls, findings
 
 

@@ -54,3 +54,30 @@ def test_wrong_types_are_record_shape_errors(value, message, loc):
         parse_record(value)
     assert str(caught.value) == message
     assert caught.value.loc == loc
+
+
+def test_an_unconditional_call_ran_when_its_script_completed():
+    import json
+    from dataclasses import replace
+
+    from analysis.outputs import read_exec_output
+    from analysis.record_analysis import analyze_line
+    from analysis.rollout import CallOutput, pair_call
+
+    record = analyze_line(json.dumps({"type": "response_item", "payload": {
+        "type": "custom_tool_call", "name": "exec", "call_id": "c", "input": 'await tools.exec_command({cmd: "ls"});'}}))
+    call = replace(record.calls[0], unconditional=True)  # as the script reading marks a call that always runs
+
+    def paired(header, *texts, call=call):
+        body = [{"type": "input_text", "text": header}] + [{"type": "input_text", "text": t} for t in texts]
+        output = read_exec_output(parse_record({"type": "response_item", "payload": {
+            "type": "custom_tool_call_output", "call_id": "c", "output": body}}).item.output)
+        return pair_call(0, 0, call, record, CallOutput(1, output.status, None, output.wall_time, output), None)
+
+    assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n").call.executed == "yes"
+    assert paired("Script failed\nWall time 0.1 seconds\nOutput:\n").call.executed == "unknown"
+    assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n", "Script error:\nboom").call.executed == \
+        "unknown"
+    assert paired("Script running with cell ID 3\nWall time 10.0 seconds\nOutput:\n").call.executed == "unknown"
+    conditional = replace(record.calls[0], unconditional=False)
+    assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n", call=conditional).call.executed == "unknown"

@@ -62,3 +62,22 @@ def test_private_key_without_end_marker_runs_to_the_end_of_its_string():
     found = find_secrets(line)
     assert [line[s.start:s.end] for s in found] == ['-----BEGIN PRIVATE KEY-----\\nMIIE\\\\\\"x']
     assert json.loads(redact(line, found[0])) == {"a": '-----BEGIN PRIVATE KEY-----\nxxxx\\"x', "b": "y"}
+
+
+def test_opaque_blobs_are_not_scanned():
+    from analysis.record_analysis import analyze_line
+
+    key = "sk-" + "BLOBblob0123456789" * 2
+    reasoning = json.dumps({"type": "response_item", "payload": {"type": "reasoning", "summary": [],
+                                                                 "encrypted_content": "gAAAA" + key}})
+    assert analyze_line(reasoning).findings == ()
+    image = json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBOR/" + key + "=="}]}})
+    assert analyze_line(image).findings == ()
+    # the same characters in readable text are a secret, at their exact place
+    text = json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "key " + key}, {"type": "input_image", "image_url": "data:image/png;base64,"
+                                                       + key}, {"type": "input_text", "text": "data:" + key}]}})
+    found = analyze_line(text).findings
+    assert [(f.code, text[f.span.start:f.span.end]) for f in found] == [("secret", key), ("secret", key)]
+    assert found[0].span.start == text.index(key) and found[1].span.start == text.rindex(key)

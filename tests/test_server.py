@@ -91,8 +91,8 @@ async def test_hover_on_a_command_call(client: LanguageClient):
         types.TextDocumentIdentifier(uri), types.Position(4, position_of(line, "exec_command"))))
     assert hover.contents.kind == types.MarkupKind.Markdown
     assert hover.contents.value == (
-        "**exec\\_command** · command · executed: unknown \\(read from a script; a static reading cannot know "
-        "which calls ran\\)\n\n```sh\npytest -q tests/test_greet.py\n```\n\nworkdir: `/home/u/proj`\n\n"
+        "**exec\\_command** · command · executed: yes \\(it runs whenever the script runs, and the script "
+        "completed\\)\n\n```sh\npytest -q tests/test_greet.py\n```\n\nworkdir: `/home/u/proj`\n\n"
         "**output** (line 6): completed · exit 1 · 0.4 s\n\n```text\nF\nFAILED tests/test_greet.py::test_hello\n```")
     assert covered(fixture("rollout-demo.jsonl"), hover.range).startswith("tools.exec_command(")
 

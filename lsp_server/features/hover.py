@@ -85,7 +85,7 @@ class HoverFeature(Feature):
     def call_markdown(self, analysis: RolloutAnalysis, located: LocatedCall) -> str:
         call = located.call
         parts = [f"**{self._escape(call.tool or 'computed tool')}** · {self._escape(call.kind)} · executed: "
-                 f"{self._escape(_EXECUTED[call.executed])}"]
+                 f"{self._escape(executed_text(located))}"]
         if call.kind == COMMAND and call.command is not None:
             parts.append(self._code(call.command, "sh"))
         elif call.kind == PATCH and not call.computed and call.patch is not None:
@@ -125,14 +125,20 @@ class HoverFeature(Feature):
             facts.append(f"exit {output.exit_code}")
         if output.wall_time is not None:
             facts.append(f"{output.wall_time:g} s")
+        if output.note:
+            facts.append(self._escape(output.note))
         head = f"**output** (line {output.line + 1}): " + " · ".join(facts)
+        if located.event is not None:
+            event_line, event = located.event
+            head += f"\n\n**{self._escape(event.type)}** (line {event_line + 1}): " \
+                f"{self._escape(event.summary(files=True) or 'reported')}"
         text = self.call_output_text(located, output.output)
         return head + ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text else "")
 
     def call_output_text(self, located: LocatedCall, output: ToolOutput) -> str:
         producers = [c for c in located.record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
         if located.record.is_exec and len(producers) == 1 and len(output.results) == 1 and \
-                producers[0] is located.call:
+                producers[0] is located.record.calls[located.index]:  # the call as read (pairing may mark it ran)
             return output.result_output(output.results[0])
         return readable_output(output)
 
@@ -140,11 +146,10 @@ class HoverFeature(Feature):
     def record_markdown(self, analysis: RolloutAnalysis, line: int, record: LineAnalysis) -> str:
         if record.is_exec and record.script is not None:
             summary = summarize(analysis.calls_on(line))
-            output_line = analysis.output_of(line)
-            out = analysis.records[output_line].output if output_line is not None else None
+            out = analysis.record_output(line)
             head = f"**exec** {self._escape(record.call_id or '')} · {self._escape(summary)}"
             if out is not None:
-                head += f" · {self._escape(out.status or '')}"
+                head += f" · {self._escape(out.status or '')}" + (f" {self._escape(out.note)}" if out.note else "")
             return head + "\n\n" + self._code(record.script, "js")
         if record.is_call and record.text is not None:
             return f"**{self._escape(record.name or record.kind)}** {self._escape(record.call_id or '')}\n\n" + \
@@ -162,6 +167,16 @@ class HoverFeature(Feature):
             role = getattr(record.record.item, "role", "") if record.record else ""
             return f"**{self._escape(role)} message**\n\n" + self._code(first_lines(record.text, self.output_lines), "text")
         return ""
+
+
+def executed_text(located: LocatedCall) -> str:
+    """Whether a call ran, and how that is known."""
+    call = located.call
+    if located.event is not None:
+        return f"yes: {located.event[1].type} on line {located.event[0] + 1} reports it"
+    if call.executed == "yes" and located.record.is_exec:
+        return "yes (it runs whenever the script runs, and the script completed)"
+    return _EXECUTED[call.executed]
 
 
 def _pretty(text: str) -> str:

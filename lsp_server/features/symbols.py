@@ -111,9 +111,12 @@ class SymbolFeature(Feature):
         calls = analysis.calls_on(line)
         rng = line_range(analysis, line, encoding)
         detail = summarize(calls) if record.is_exec else (record.call_id or "")
+        output = analysis.record_output(line)
+        if output is not None and (output.status != "completed" or output.note):  # "failed", "completed after 2 waits"
+            detail = " · ".join(p for p in (detail, " ".join(w for w in (output.status, output.note) if w)) if p)
         children = [self.call_symbol(analysis, c, encoding) for c in calls] if record.is_exec else []
         name = record.name or record.kind
-        if not record.is_exec and calls:
+        if not record.is_exec and calls and calls[0].call.kind != "tool":  # a tool call's name is its record's
             name = f"{name}: {call_name(calls[0].call, self.server.masker)}"
         return types.DocumentSymbol(name=name or "call", kind=types.SymbolKind.Function, range=rng,
                                     selection_range=rng, detail=detail, children=children)

@@ -23,12 +23,13 @@ def test_slice_of_a_0_157_rollout():
     calls = [(c["line"] + 1, c["tool"], c["kind"], c["command"], c["workdir"], c["computed"], c["executed"])
              for c in out["calls"]]
     assert calls == [
-        (4, "exec_command", "command", None, WORKTREE, True, "unknown"),
-        (5, "apply_patch", "patch", None, None, False, "unknown"),
-        (7, "exec_command", "command", "git checkout -- src/CodexHeadless.ts", WORKTREE, False, "unknown"),
+        (4, "exec_command", "command", None, WORKTREE, True, "unknown"),  # its script has no output
+        # each runs whenever its script runs, and its script completed: they ran
+        (5, "apply_patch", "patch", None, None, False, "yes"),
+        (7, "exec_command", "command", "git checkout -- src/CodexHeadless.ts", WORKTREE, False, "yes"),
         (7, "exec_command", "command", "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts", WORKTREE, False,
-         "unknown"),
-        (9, "exec_command", "command", "rm node_modules", WORKTREE, False, "unknown"),
+         "yes"),
+        (9, "exec_command", "command", "rm node_modules", WORKTREE, False, "yes"),
     ]
     assert out["calls"][0]["expansion"] == [
         "cat README.md", "git diff 5db3b93..b575fdd -- src/terminal/HeadlessTerminal.ts API.md",

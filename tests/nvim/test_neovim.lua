@@ -73,7 +73,7 @@ local ok, err = pcall(function()
   local demo, demo_uri = open("rollout-demo.jsonl")
   vim.wait(30000, function() return #vim.diagnostic.get(demo) >= 3 end, 50)
   local got = codes(demo)
-  check("diagnostics of rollout-demo.jsonl", got == "9:computed-command 9:dead-branch 9:unpaired-call", got)
+  check("diagnostics of rollout-demo.jsonl", got == "9:dead-branch 9:expanded-command 9:unpaired-call", got)
 
   -- hover (UTF-16 column of `tools.exec_command` on line 5)
   local line5 = vim.api.nvim_buf_get_lines(demo, 4, 5, false)[1]

@@ -139,7 +139,7 @@ def test_fixture_outline_problems_and_hover(page: Page):
     command(page, "View: Focus Problems (Errors, Warnings, Infos)")
     problems = page.locator(".markers-panel")
     expect(problems).to_contain_text("exec_command never runs: it is in dead code", timeout=30_000)
-    expect(problems).to_contain_text("the command is computed at run time")
+    expect(problems).to_contain_text("its 2 commands are known exactly")
     page.screenshot(path=str(IMAGES / "problems.png"))
 
     fixture = ROOT / "fixtures" / "rollout-demo.jsonl"

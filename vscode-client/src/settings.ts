@@ -4,7 +4,8 @@ export const CODES = [
   "invalid-json", "record-shape", "script-syntax", "dead-branch", "computed-command", "expanded-command",
   "unresolved-patch-path", "patch-syntax", "unpaired-call", "secret", "dynamic-code",
   "invocation-invalid", "invocation-shape", "invocation-exit", "invocation-tool", "invocation-order", "invocation-empty",
-  "unexplained-invocation", "missing-invocation", "exit-mismatch", "unknown-record",
+  "unexplained-invocation", "missing-invocation", "exit-mismatch", "unknown-record", "unmatched-event",
+  "event-contradicts",
 ] as const;
 
 export const DEFAULT_FILES = ["**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl"];

@@ -1,0 +1,121 @@
+"""What became of a call record: its output, followed through the calls that carried it on.
+
+A code-mode cell that yielded (``Script running with cell ID 8``) is carried on by ``wait`` calls on its
+cell; a command that left its process running (``Process running with session ID 94014``) by
+``write_stdin`` calls on its session.  The call then takes its final status and exit code from the last
+of them, and its wall time adds up theirs; each ``wait`` and ``write_stdin`` record keeps its own output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .calls import COMMAND, PATCH
+from .outputs import ToolOutput
+from .record_analysis import LineAnalysis
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutput:
+    """What became of a call, as its output records say.
+
+    ``line`` is the output that says the final status: the call's own output, or, for a cell that yielded
+    (``Script running with cell ID 8``) or a command that left its process running (``Process running
+    with session ID 94014``), the output of the last ``wait`` / ``write_stdin`` that carried it on
+    (their call lines are ``continued_by``).  ``wall_time`` then adds up the call's and its continuations'.
+    """
+
+    line: int
+    status: str | None
+    exit_code: int | None
+    wall_time: float | None
+    output: ToolOutput
+    first_line: int | None = None  # the call's own output record, when ``line`` is a continuation's
+    continued_by: tuple[int, ...] = ()
+    via: str | None = None  # "wait" or "write_stdin"
+
+    @property
+    def note(self) -> str | None:
+        """``after 2 waits``, ``after 1 write_stdin``: how the final status was reached."""
+        if not self.continued_by:
+            return None
+        n = len(self.continued_by)
+        return f"after {n} {self.via}{'s' if n != 1 and self.via == 'wait' else ' calls' if n != 1 else ''}"
+
+    def to_json(self) -> dict:
+        out = {"status": self.status, "exit_code": self.exit_code, "wall_time": self.wall_time,
+               "line": self.line}
+        if self.continued_by:
+            out.update(first_line=self.first_line, continued_by=list(self.continued_by), via=self.via)
+        return out
+
+
+class RecordOutputs:
+    """The output of each call record, followed through the ``wait`` calls that carry on a cell and the
+    ``write_stdin`` calls that carry on a process."""
+
+    def __init__(self, records: Sequence[LineAnalysis], outputs_by_call_id: dict[str, list[int]],
+                 call_records: Sequence[int]) -> None:
+        self.records = records
+        self.outputs_by_call_id = outputs_by_call_id
+        self.waits: dict[str, list[int]] = {}
+        self.writes: dict[str, list[int]] = {}
+        for number in call_records:
+            record = records[number]
+            if record.is_exec or record.kind != "function_call" or len(record.calls) != 1:
+                continue
+            arguments = record.calls[0].arguments
+            if record.name == "wait" and "cell_id" in arguments:
+                self.waits.setdefault(str(arguments["cell_id"]), []).append(number)
+            elif record.name == "write_stdin" and "session_id" in arguments:
+                self.writes.setdefault(str(arguments["session_id"]), []).append(number)
+
+    def own_output(self, number: int, record: LineAnalysis) -> tuple[int, ToolOutput] | None:
+        lines = self.outputs_by_call_id.get(record.call_id or "")
+        if lines:
+            output = self.records[lines[0]].output
+            return (lines[0], output) if output is not None else None
+        if record.output is not None:  # a call record that says how it ended itself (web_search_call)
+            return number, record.output
+        return None
+
+    def output_of(self, number: int, record: LineAnalysis) -> CallOutput | None:
+        own = self.own_output(number, record)
+        if own is None:
+            return None
+        line, output = own
+        status, exit_code, wall = output.status, output.exit_code, output.wall_time
+        if record.calls and record.calls[0].kind == PATCH and not record.is_exec and exit_code not in (None, 0):
+            status = "failed"  # a patch whose output reports a non-zero exit did not apply
+        chain, via = (), None
+        if output.status == "running" and output.cell_id and record.is_exec:
+            chain, via = self.carried(self.waits.get(output.cell_id, ()), line), "wait"
+        elif output.status == "running" and output.session_id and not record.is_exec and record.calls and \
+                record.calls[0].kind == COMMAND:  # a write_stdin record shows its own output, never a chain
+            chain, via = self.carried(self.writes.get(output.session_id, ()), line), "write_stdin"
+        if not chain:
+            return CallOutput(line, status, exit_code, wall, output)
+        last_line, last = chain[-1][1], chain[-1][2]
+        walls = [wall] + [o.wall_time for _, _, o in chain]
+        total = round(sum(w for w in walls if w is not None), 3) if any(w is not None for w in walls) else None
+        return CallOutput(last_line, last.status, last.exit_code if last.exit_code is not None else exit_code,
+                          total, last, line, tuple(c for c, _, _ in chain), via)
+
+    def carried(self, calls, after: int) -> list[tuple[int, int, ToolOutput]]:
+        """The continuations after ``after`` with an output, up to the first that does not say running."""
+        chain = []
+        for call_line in calls:
+            if call_line <= after:
+                continue
+            lines = self.outputs_by_call_id.get(self.records[call_line].call_id or "")
+            output = self.records[lines[0]].output if lines else None
+            if output is None:
+                continue
+            chain.append((call_line, lines[0], output))
+            if output.status != "running":
+                break
+        return chain
+
+
+__all__ = ["CallOutput", "RecordOutputs"]

@@ -1,0 +1,63 @@
+"""The hover says how a call ended and how it is known to have run (through a real LSP client)."""
+
+from __future__ import annotations
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from analysis.lines import split_lines
+from tests.helpers import fixture
+from tests.lsp_support import SERVER, diagnostics_of, open_text, position_of, start, uri_of
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    await start(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def hover(client: LanguageClient, name: str, line: int, column: int) -> str:
+    uri = uri_of(name)
+    open_text(client, uri, fixture(name))
+    await diagnostics_of(client, uri)
+    result = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
+                                                                      types.Position(line, column)))
+    return result.contents.value
+
+
+async def test_a_yielded_cell_says_it_completed_after_its_waits(client: LanguageClient):
+    lines = split_lines(fixture("rollout-records.jsonl"))
+    value = await hover(client, "rollout-records.jsonl", 43, position_of(lines[43], "tools.exec_command"))
+    assert "**output** (line 49): completed · exit 0 · 31.5 s · after 2 waits" in value
+    record = await hover(client, "rollout-records.jsonl", 43, 5)
+    assert record.startswith("**exec** call\\_cell · 1 command · completed after 2 waits\n\n")
+    wait = await hover(client, "rollout-records.jsonl", 45, 5)  # a wait shows its own output and its arguments
+    assert wait.startswith("**wait** · tool · executed: yes")
+    assert '"cell_id": "8"' in wait and "**output** (line 47): running · 20 s" in wait
+
+
+async def test_a_call_an_event_reports_says_so(client: LanguageClient):
+    lines = split_lines(fixture("rollout-events.jsonl"))
+    value = await hover(client, "rollout-events.jsonl", 11, position_of(lines[11], "tools.exec_command"))
+    assert value.startswith("**exec\\_command** · command · executed: yes\\: exec\\_command\\_end on line 14 "
+                            "reports it")
+    assert "**exec\\_command\\_end** (line 14): exit 2 · 3 s" in value
+
+
+async def test_the_outline_says_how_records_ended(client: LanguageClient):
+    uri = uri_of("rollout-records.jsonl")
+    open_text(client, uri, fixture("rollout-records.jsonl"))
+    await diagnostics_of(client, uri)
+    [session] = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)))
+    turns = [(t.name, [(r.name, r.detail) for r in t.children]) for t in session.children]
+    assert [name for name, _ in turns] == ["turn: List the files and run the tests",
+                                           "turn: Now wait for the slow build"]
+    assert turns[1][1] == [("exec", "1 command · completed after 2 waits"), ("wait", "call_w1 · running"),
+                           ("wait", "call_w2"), ("exec", "1 command · failed"),
+                           ("apply_patch: patch a.py", "call_p1 · failed"),
+                           ("apply_patch: patch gone.py", "call_p2 · failed")]
+    assert ("write_stdin", "call_ws1 · running") in turns[0][1]
+    assert ("exec_command: npm test", "call_ec · completed after 2 write_stdin calls") in turns[0][1]
