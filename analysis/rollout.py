@@ -119,14 +119,18 @@ class AnalysisCancelled(Exception):
 
 
 def analyze_text(text: str, cache: LineCache | None = None,
-                 should_stop: Callable[[], bool] | None = None) -> RolloutAnalysis:
-    """The analysis of a rollout's text; ``should_stop`` is asked between lines."""
+                 should_stop: Callable[[], bool] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> RolloutAnalysis:
+    """The analysis of a rollout's text; ``should_stop`` is asked, and ``progress`` told (lines read, all
+    lines), between lines."""
     cache = cache or LineCache()
     lines = split_lines(text)
     records = []
     for number, line in enumerate(lines):
         if should_stop is not None and number % 64 == 0 and should_stop():
             raise AnalysisCancelled
+        if progress is not None and number % 64 == 0:
+            progress(number, len(lines))
         records.append(cache.get(line))
     analysis = RolloutAnalysis(lines, records)
     _index(analysis)

@@ -42,6 +42,7 @@ from .features.semantic_tokens import SemanticTokensFeature
 from .features.symbols import SymbolFeature
 from .features.sync import DocumentSyncFeature
 from .masking import Masker
+from .progress import ClientProgress
 from .store import AnalysisStore, DocumentAnalysis
 
 log = logging.getLogger("rollout_lsp")
@@ -128,6 +129,7 @@ class RolloutLanguageServer(LanguageServer):
             diagnostics = self.feature_of(DiagnosticsFeature)
             self._store = AnalysisStore(diagnostics.analysis_ready, self.settings_is_rollout_path)
             self._store.reset_caches(self.settings.compiled_secret_patterns())
+            self._store.progress = ClientProgress(self)
         return self._store
 
     async def wait_configured(self) -> None:

@@ -9,6 +9,9 @@ The line cache is not thread-safe: a superseded analysis keeps filling it from
 its worker thread until it next checks whether it is stale.  So each document's
 analyses run one at a time, under the document's lock, and the cache is pruned
 (:meth:`~analysis.rollout.LineCache.keep_only`) inside that lock, in the worker.
+
+An analysis still running after :data:`~lsp_server.progress.PROGRESS_AFTER` seconds shows work-done
+progress: the worker tells how many lines it has read, and the event loop reports each new percentage.
 """
 
 from __future__ import annotations
@@ -20,8 +23,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable
+from urllib.parse import unquote
 
 from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_text
+
+from .progress import PROGRESS_AFTER, LinesRead, ProgressSink, show_progress
 
 log = logging.getLogger(__name__)
 _SUPERSEDED = object()
@@ -58,6 +64,8 @@ class AnalysisStore:
         self.on_ready = on_ready
         self.is_rollout_path = is_rollout_path
         self.extra_secrets: tuple = ()
+        self.progress: ProgressSink | None = None
+        self.progress_after = PROGRESS_AFTER
 
     @property
     def uris(self) -> list[str]:
@@ -132,15 +140,22 @@ class AnalysisStore:
             def stale() -> bool:
                 return state.generation != generation
 
+            loop = asyncio.get_running_loop()
+            lines = LinesRead(loop)
+
             def work() -> RolloutAnalysis:
                 with state.lock:
                     if stale():
                         raise AnalysisCancelled
-                    result = analyze_text(text, cache, stale)
+                    result = analyze_text(text, cache, stale, lines.update)
                     cache.keep_only(result.lines)
                     return result
 
-            analysis = await asyncio.get_running_loop().run_in_executor(self._executor, work)
+            running = loop.run_in_executor(self._executor, work)
+            if self.progress is not None:
+                title = f"Reading {unquote(uri.rsplit('/', 1)[-1])}"
+                asyncio.ensure_future(show_progress(self.progress, title, running, lines, self.progress_after))
+            analysis = await running
         except (asyncio.CancelledError, AnalysisCancelled):
             return
         except Exception:  # one bad document must not take the server down

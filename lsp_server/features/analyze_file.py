@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -12,6 +13,7 @@ from analysis.rollout import analyze_text
 from analysis.source import load
 
 from ..access import PathRefused
+from ..progress import LinesRead, show_progress
 from .base import Feature, lsp_method
 
 ANALYZE_FILE = "rollout/analyzeFile"
@@ -44,7 +46,7 @@ class AnalyzeFileFeature(Feature):
                 return {"file": path, "error": loaded.error, "calls": [], "diagnostics": []}
             from analysis.rollout import LineCache
 
-            out = outline_json(path, analyze_text(loaded.text, LineCache(extra)), encoding)
+            out = outline_json(path, analyze_text(loaded.text, LineCache(extra), None, lines.update), encoding)
             for call in out["calls"]:
                 call["command"] = mask.optional(call["command"])
                 call["expansion"] = [mask(c) for c in call["expansion"]] if call["expansion"] else None
@@ -53,4 +55,10 @@ class AnalyzeFileFeature(Feature):
             out["error"] = None
             return out
 
-        return await asyncio.get_running_loop().run_in_executor(None, work)
+        loop = asyncio.get_running_loop()
+        lines = LinesRead(loop)
+        running = loop.run_in_executor(None, work)
+        if server.store.progress is not None:  # a file too large to open takes seconds: show it being read
+            asyncio.ensure_future(show_progress(server.store.progress, f"Reading {Path(path).name}", running, lines,
+                                                server.store.progress_after, "stopped"))
+        return await running

@@ -235,3 +235,31 @@ def test_colours_inside_the_script_and_the_editable_script(page: Page):
     command(page, "View: Close Editor")
     command(page, "View: Close All Editor Groups")
     rollout.write_text(original, encoding="utf-8")
+
+
+def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(page: Page):
+    """VS Code gives extensions no document over 50 MB: the tab alone makes the extension read the file from
+    disk into the Large Rollout view, its findings reach Problems, and a row opens the file at its line."""
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    large = folder / "rollout-large-60mb.jsonl"
+    demo = (ROOT / "fixtures" / "rollout-demo.jsonl").read_text(encoding="utf-8")
+    large.write_text(demo * (60 * 1024 * 1024 // len(demo) + 1), encoding="utf-8")  # 60 MB, repeated sessions
+    try:
+        open_file(page, "rollout-large-60mb.jsonl")
+        view = page.locator(".pane").filter(has=page.locator(".pane-header", has_text="Large Rollout"))
+        expect(view).to_contain_text("rollout-large-60mb.jsonl", timeout=300_000)
+        expect(view).to_contain_text("calls")
+        command(page, "View: Focus Problems (Errors, Warnings, Infos)")
+        problems = page.locator(".markers-panel")
+        expect(problems).to_contain_text("exec_command never runs: it is in dead code", timeout=30_000)
+        expect(problems).to_contain_text("rollout-large-60mb.jsonl")
+        page.screenshot(path=str(IMAGES / "large-rollout.png"))
+        command(page, "View: Close All Editor Groups")
+        view.locator(".monaco-list-row").filter(has_text="rollout-large-60mb.jsonl").first.click()
+        row = view.locator(".monaco-list-row").filter(has_text="git push --force").first
+        expect(row).to_be_visible(timeout=30_000)
+        row.click()
+        expect(page.locator(".tab.active").filter(has_text="rollout-large-60mb.jsonl").first).to_be_visible(
+            timeout=60_000)
+    finally:
+        large.unlink()

@@ -7,7 +7,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vsc
 
 import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, serverLaunch, startFailure, withNative }
   from "./launch";
-import { LargeRolloutView } from "./largeRollout";
+import { registerLargeRollouts } from "./largeRollout";
 import { registerScriptEditing } from "./scriptFs";
 import { MARKDOWN_OPTIONS, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
 
@@ -17,14 +17,11 @@ let output: vscode.OutputChannel;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("Rollout LSP");
   const scripts = new DecodedScripts();
-  const large = new LargeRolloutView();
   context.subscriptions.push(
     output,
     vscode.workspace.registerTextDocumentContentProvider("rollout-script", scripts),
-    vscode.window.registerTreeDataProvider("rolloutLsp.largeRollout", large),
     vscode.commands.registerCommand("rolloutLsp.showDecodedScript", showDecodedScript),
     vscode.commands.registerCommand("rolloutLsp.copyCommand", copyCommand),
-    vscode.commands.registerCommand("rolloutLsp.openLargeRollout", () => openLargeRollout(large)),
     vscode.commands.registerCommand("rolloutLsp.restartServer", () => restart(context)),
     vscode.commands.registerCommand("rolloutLsp.exportRollout", exportRollout),
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -32,7 +29,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   registerScriptEditing(context, () => client);
+  const openLargeTabs = registerLargeRollouts(context, () => client);
   await start(context);
+  openLargeTabs();  // a rollout over 50 MB already in a tab when VS Code (re)starts
 }
 
 export async function deactivate(): Promise<void> {
@@ -229,23 +228,3 @@ async function exportRollout(): Promise<void> {
   else void vscode.window.showInformationMessage(`Rollout: exported to ${target.fsPath}`);
 }
 
-async function openLargeRollout(view: LargeRolloutView): Promise<void> {
-  const picked = await vscode.window.showOpenDialog({
-    canSelectMany: false, openLabel: "Analyse", filters: { Rollouts: ["jsonl", "zst"] },
-  });
-  if (!picked || !picked[0] || !client) return;
-  const file = picked[0].fsPath;
-  let result: unknown;
-  try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Analysing ${path.basename(file)}…` },
-      () => client!.sendRequest("rollout/analyzeFile", { path: file }));
-  } catch (error) {
-    // the server reads only rollouts, workspace folders and the Codex sessions folders: it says which rule
-    void vscode.window.showErrorMessage(`Rollout: ${error instanceof Error ? error.message : String(error)}`);
-    return;
-  }
-  view.show(result as never);
-  await vscode.commands.executeCommand("setContext", "rolloutLsp.largeRolloutOpen", true);
-  await vscode.commands.executeCommand("rolloutLsp.largeRollout.focus");
-}

@@ -1,0 +1,63 @@
+import { strict as assert } from "node:assert";
+import { test } from "node:test";
+
+import {
+  Call, DEFAULT_LARGE_MODE, EXTENSION_SYNC_LIMIT, callLabel, callRange, globRegExp, isRolloutPath, largeRolloutAction,
+  megabytes, publishesProblems, severityNumber,
+} from "../src/largeFiles";
+import { DEFAULT_FILES } from "../src/settings";
+
+const MB = 1024 * 1024;
+
+test("the rollout patterns match as VS Code's document filters do", () => {
+  assert.equal(isRolloutPath("/home/u/logs/rollout-2026-07-20T10-00-00-abc.jsonl", DEFAULT_FILES), true);
+  assert.equal(isRolloutPath("/home/u/.codex/sessions/2026/07/20/anything.jsonl", DEFAULT_FILES), true);
+  assert.equal(isRolloutPath("/home/u/.codex/archived_sessions/x.jsonl", DEFAULT_FILES), true);
+  assert.equal(isRolloutPath("C:\\Users\\u\\.codex\\sessions\\2026\\x.jsonl", DEFAULT_FILES), true);
+  assert.equal(isRolloutPath("/home/u/.codex/history.jsonl", DEFAULT_FILES), false);
+  assert.equal(isRolloutPath("/home/u/logs/rollout-a.jsonl.bak", DEFAULT_FILES), false);
+  assert.equal(isRolloutPath("/home/u/logs/my-rollout-a.jsonl", DEFAULT_FILES), false);
+  assert.equal(isRolloutPath("/data/run.trace.jsonl", ["**/*.trace.jsonl"]), true);
+  assert.equal(isRolloutPath("/data/run.trace.jsonl", []), false);
+  assert.equal(globRegExp("**/rollout-*.jsonl").test("rollout-a.jsonl"), true);  // `**/` is also no folder
+  assert.equal(globRegExp("**/rollout-*.jsonl").test("/a/rollout-b/c.jsonl"), false);  // `*` stays in one name
+  assert.equal(globRegExp("/srv/{a,b}/?.jsonl").test("/srv/b/x.jsonl"), true);
+  assert.equal(globRegExp("/srv/{a,b}/?.jsonl").test("/srv/c/x.jsonl"), false);
+  assert.equal(globRegExp("/srv/*.jsonl").test("/srv/d/x.jsonl"), false);
+});
+
+test("only a rollout over VS Code's 50 MB sync limit is read from disk, once, as the setting says", () => {
+  const file = "/home/u/logs/rollout-big.jsonl";
+  assert.equal(EXTENSION_SYNC_LIMIT, 50 * MB);
+  assert.equal(DEFAULT_LARGE_MODE, "open");
+  assert.equal(largeRolloutAction(file, 60 * MB, DEFAULT_FILES, "open", false), "open");
+  assert.equal(largeRolloutAction(file, 60 * MB, DEFAULT_FILES, "ask", false), "ask");
+  assert.equal(largeRolloutAction(file, 60 * MB, DEFAULT_FILES, "off", false), "none");
+  assert.equal(largeRolloutAction(file, 60 * MB, DEFAULT_FILES, "open", true), "none");  // already read
+  assert.equal(largeRolloutAction(file, 50 * MB, DEFAULT_FILES, "open", false), "none");  // the editor syncs it
+  assert.equal(largeRolloutAction(file, 50 * MB + 1, DEFAULT_FILES, "open", false), "open");
+  assert.equal(largeRolloutAction("/home/u/big-table.jsonl", 60 * MB, DEFAULT_FILES, "open", false), "none");
+});
+
+test("findings go to Problems only for a file the server cannot publish for", () => {
+  assert.equal(publishesProblems(50 * MB), false);
+  assert.equal(publishesProblems(50 * MB + 1), true);
+  assert.deepEqual(["error", "warning", "information", "hint", "other"].map(severityNumber), [0, 1, 2, 3, 1]);
+});
+
+test("a call's row names it and opens the file at its line", () => {
+  const call: Call = {
+    line: 41, tool: "exec_command", kind: "command", command: "pytest -q", workdir: "/w", files: [], computed: false,
+    expansion: null, executed: "no", call_id: "c1", output: null,
+  };
+  assert.deepEqual(callLabel(call), { label: "42: exec_command", description: "pytest -q (dead)", tooltip: "pytest -q" });
+  assert.deepEqual(callRange(call), { start: { line: 41, character: 0 }, end: { line: 41, character: 0 } });
+  const patch: Call = { ...call, tool: "apply_patch", kind: "patch", command: null, executed: "yes",
+    files: [{ action: "update", path: "a.py", move_to: null }, { action: "add", path: "b.py", move_to: null }] };
+  assert.deepEqual(callLabel(patch), { label: "42: apply_patch", description: "update a.py, add b.py",
+    tooltip: "update a.py, add b.py" });
+  const computed: Call = { ...call, command: null, computed: true, executed: "maybe", expansion: ["ls a", "ls b"] };
+  assert.deepEqual(callLabel(computed), { label: "42: exec_command", description: "computed (computed)",
+    tooltip: "ls a\nls b" });
+  assert.equal(megabytes(62.4 * MB), "62 MB");
+});
