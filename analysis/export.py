@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from .calls import COMMAND, PATCH, ToolCall
 from .lineage import lineage
-from .outputs import ToolOutput
+from .outputs import readable_text
 from .record_analysis import LineAnalysis
 from .records import Message, TurnContext
 from .rollout import RolloutAnalysis
@@ -185,7 +185,7 @@ def _call_part(analysis: RolloutAnalysis, line: int, record: LineAnalysis, optio
     facts = [output.status, f"exit {','.join(str(c) for c in dict.fromkeys(output.exit_codes))}"
              if output.exit_codes else None, f"{output.wall_time:g} s" if output.wall_time is not None else None]
     part.status = " · ".join(f for f in facts if f) or None
-    text = _output_text(output)
+    text = readable_text(output)
     part.output = clean(_trim(text, options)) if text.strip() else None
     return part
 
@@ -210,21 +210,6 @@ def _entry(call: ToolCall, clean) -> Entry:
     body = json.dumps(call.arguments, indent=2, ensure_ascii=False) if call.arguments else None
     return Entry(call.tool or "computed tool", clean(body) if body else None, "json",
                  _join("the tool is computed when the script runs" if call.tool is None else None, dead))
-
-
-def _output_text(output: ToolOutput) -> str:
-    by_index = {r.index: r for r in output.results}
-    parts = []
-    for index, text in enumerate(output.texts):
-        result = by_index.get(index)
-        if result is None:
-            parts.append(text)
-        else:
-            head = f"[exit {result.exit_code}]" if result.exit_code is not None else "[result]"
-            parts.append(f"{head}\n{output.result_output(result).rstrip()}")
-    if output.error:
-        parts.append("Script error: " + output.error)
-    return "\n".join(parts)
 
 
 def _trim(text: str, options: ExportOptions) -> str:

@@ -61,6 +61,23 @@ class ToolOutput:
         return str(value.get("output"))
 
 
+def readable_text(output: ToolOutput) -> str:
+    """An output's texts for people: exec_command result blocks as their exit code and decoded output."""
+    by_index = {r.index: r for r in output.results}
+    parts = []
+    for index, text in enumerate(output.texts):
+        result = by_index.get(index)
+        if result is None:
+            parts.append(text)
+            continue
+        head = f"[exit {result.exit_code}]" if result.exit_code is not None else \
+            f"[running, session {result.session_id}]" if result.session_id is not None else "[result]"
+        parts.append(f"{head}\n{output.result_output(result).rstrip()}")
+    if output.error:
+        parts.append("Script error: " + output.error)
+    return "\n".join(parts)
+
+
 def _items(body: Any) -> tuple[list[str], int]:
     if isinstance(body, str):
         return [body], 0

@@ -3,25 +3,8 @@
 from __future__ import annotations
 
 from analysis.calls import COMMAND, PATCH
-from analysis.outputs import ToolOutput
 from analysis.rollout import LocatedCall, RolloutAnalysis
 
-
-def readable_output(output: ToolOutput) -> str:
-    """An output's texts, with exec_command result blocks shown as their exit code and decoded output."""
-    by_index = {r.index: r for r in output.results}
-    parts = []
-    for index, text in enumerate(output.texts):
-        result = by_index.get(index)
-        if result is None:
-            parts.append(text)
-            continue
-        head = f"[exit {result.exit_code}]" if result.exit_code is not None else \
-            f"[running, session {result.session_id}]" if result.session_id is not None else "[result]"
-        parts.append(f"{head}\n{output.result_output(result).rstrip()}")
-    if output.error:
-        parts.append("Script error: " + output.error)
-    return "\n".join(parts)
 
 
 def call_at(analysis: RolloutAnalysis, line: int, column: int) -> LocatedCall | None:

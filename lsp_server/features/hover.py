@@ -7,7 +7,7 @@ import json
 from lsprotocol import types
 
 from analysis.calls import COMMAND, PATCH
-from analysis.outputs import ToolOutput
+from analysis.outputs import ToolOutput, readable_text
 from analysis.positions import LineColumns, PositionEncoding, Span
 from analysis.record_analysis import LineAnalysis
 from analysis.rollout import LocatedCall, RolloutAnalysis
@@ -15,7 +15,7 @@ from analysis.rollout import LocatedCall, RolloutAnalysis
 from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code
 from .base import Feature, lsp_method
-from .common import call_at, readable_output, summarize
+from .common import call_at, summarize
 from .invocation_logs import InvocationLogFeature
 from .sessions import usage_hover
 
@@ -140,7 +140,7 @@ class HoverFeature(Feature):
         if located.record.is_exec and len(producers) == 1 and len(output.results) == 1 and \
                 producers[0] is located.record.calls[located.index]:  # the call as read (pairing may mark it ran)
             return output.result_output(output.results[0])
-        return readable_output(output)
+        return readable_text(output)
 
     # -- records --------------------------------------------------------------------------------
     def record_markdown(self, analysis: RolloutAnalysis, line: int, record: LineAnalysis) -> str:
@@ -160,7 +160,7 @@ class HoverFeature(Feature):
                                  f"{out.wall_time:g} s" if out.wall_time is not None else None) if f]
             call_line = analysis.calls_by_call_id.get(record.call_id or "")
             where = f" of line {call_line + 1}" if call_line is not None else ""
-            text = readable_output(out)
+            text = readable_text(out)
             return f"**output**{self._escape(where)} · {self._escape(' · '.join(facts))}\n\n" + \
                 self._code(first_lines(text, self.output_lines), "text")
         if record.text is not None and record.kind == "message":
