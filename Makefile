@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-# `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus
-.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz e2e e2e-nvim vscode clean
+# `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus;
+# `make vsix-all` builds the .vsix of every platform and tests what is inside (tests/packaging)
+.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz e2e e2e-nvim vscode vsix-all clean
+TARGETS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
+E2E_VSIX := vscode-client/dist/codex-rollout-lsp-linux-x64.vsix
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +23,7 @@ demo: $(VENV)/.installed
 	$(BIN)/rollout-lsp check --fail-on error fixtures/rollout-demo.jsonl
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q --ignore=tests/corpus tests
+	$(BIN)/python -m pytest -q --ignore=tests/corpus --ignore=tests/packaging tests
 
 test-corpus: $(VENV)/.installed
 	$(BIN)/python -m pytest -q tests/corpus
@@ -44,11 +47,24 @@ bench: $(VENV)/.installed bench/node_modules/.installed
 bench-smoke: $(VENV)/.installed bench/node_modules/.installed
 	$(BIN)/python bench/run.py --smoke
 
-vscode:
-	cd vscode-client && npm ci --no-audit --no-fund && npm run typecheck && npm test && npm run package
+vscode-client/node_modules/.installed: vscode-client/package-lock.json
+	cd vscode-client && npm ci --no-audit --no-fund
+	touch $@
 
-# a real VS Code (code-server) in headless Chromium; screenshots land in docs/images/
-e2e: $(VENV)/.installed vscode
+# the client's type check and unit tests
+vscode: vscode-client/node_modules/.installed
+	cd vscode-client && npm run typecheck && npm test
+
+# one .vsix per platform in vscode-client/dist/, each with the server for CPython 3.10-3.13, then tests of each
+vsix-all: $(VENV)/.installed vscode-client/node_modules/.installed
+	cd vscode-client && TARGETS="$(TARGETS)" bash scripts/package-all.sh
+	$(BIN)/python -m pytest -q tests/packaging
+
+$(E2E_VSIX): vscode-client/node_modules/.installed $(shell git ls-files analysis lsp_server vscode-client/src vscode-client/scripts docs/findings.md pyproject.toml 2>/dev/null)
+	cd vscode-client && TARGETS=linux-x64 bash scripts/package-all.sh
+
+# a real VS Code (code-server) in headless Chromium, with the linux-x64 .vsix; screenshots land in docs/images/
+e2e: $(VENV)/.installed $(E2E_VSIX)
 	$(BIN)/python -m pip install -q -e '.[e2e]'
 	$(BIN)/python -m pytest -q -p no:cacheprovider vscode-client/e2e
 
@@ -58,4 +74,4 @@ e2e-nvim: $(VENV)/.installed
 	timeout 600 nvim --headless -u NONE -i NONE -n -c "luafile tests/nvim/test_neovim.lua" -c "cquit 2"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis build vscode-client/dist vscode-client/build vscode-client/bundled

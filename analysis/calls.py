@@ -105,6 +105,37 @@ def find_calls(script: ExecScript) -> ScriptCalls:
     return result
 
 
+@dataclass(frozen=True, slots=True)
+class ToolSite:
+    """Where a tool call sits in the tree: its callee, its tool (None when chosen at run time) and, for a
+    patch whose text is a literal (directly or through one ``const``), that literal."""
+
+    callee: Node
+    tool: str | None
+    patch_literal: Node | None = None
+
+
+def tool_sites(script: ExecScript) -> list[ToolSite]:
+    """The callees of every tool call of ``script`` in source order (for colouring and completion)."""
+    reader = _CallReader(script)
+    sites = []
+    for call, callee in script.call_sites():
+        tool = reader.callee_tool(callee, 0)
+        if tool is None:
+            continue
+        literal = None
+        if tool == "apply_patch":
+            arguments = call.child_by_field_name("arguments")
+            args = [a for a in arguments.named_children if a.type != "comment"] \
+                if arguments is not None and arguments.type == "arguments" else []
+            node = _unwrap(args[0]) if args else None
+            if node is not None and node.type == "object":
+                node = _unwrap(reader.properties(node)[0].get("input"))
+            literal = reader.patch_literal(node)[0] if node is not None else None
+        sites.append(ToolSite(callee, None if tool is _DYNAMIC else tool, literal))
+    return sites
+
+
 class _CallReader:
     def __init__(self, script: ExecScript) -> None:
         self.script = script

@@ -20,7 +20,7 @@ from .findings import SCRIPT_SYNTAX, Finding
 from .lines import split_lines
 from .record_analysis import LineAnalysis, analyze_line
 from .rollout import LineCache, RolloutAnalysis, analyze_text
-from .source import load
+from .source import NOT_A_ROLLOUT, is_rollout_path, load
 
 COUNT_KEYS = ("rollouts", "lines", "exec scripts", "scripts that do not parse", "literal commands",
               "computed commands", "computed commands with a known expansion", "JSON arguments",
@@ -34,12 +34,16 @@ class Census:
     calls_by_tool: Counter = field(default_factory=Counter)
     findings_by_code: Counter = field(default_factory=Counter)
     unreadable: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # JSON Lines files that are not rollouts
+    problems: list[str] = field(default_factory=list)  # why each file was unreadable or skipped, for stderr
 
     def add(self, other: "Census") -> "Census":
         self.counts.update(other.counts)
         self.calls_by_tool.update(other.calls_by_tool)
         self.findings_by_code.update(other.findings_by_code)
         self.unreadable.extend(other.unreadable)
+        self.skipped.extend(other.skipped)
+        self.problems.extend(other.problems)
         return self
 
     def to_json(self) -> dict:
@@ -47,7 +51,7 @@ class Census:
         return {"counts": {k: self.counts[k] for k in COUNT_KEYS if k in self.counts},
                 "calls_by_tool": dict(_ordered(self.calls_by_tool)),
                 "findings_by_code": dict(_ordered(self.findings_by_code)),
-                "unreadable_files": len(self.unreadable)}
+                "unreadable_files": len(self.unreadable), "skipped_files": len(self.skipped)}
 
 
 def _ordered(counter: Counter) -> list[tuple[str, int]]:
@@ -84,11 +88,13 @@ def census_of_file(path: str, pool: Executor | None = None, jobs: int = 1) -> Ce
     """The census of one file; with a ``pool``, a large file's lines are analysed by its workers."""
     loaded = load(path)
     if loaded.error:
-        return Census(unreadable=[path])
+        return Census(unreadable=[path], problems=[loaded.error])
     cache = None
     if pool is not None and jobs > 1 and len(loaded.text) >= CHUNK_BYTES:
         cache = _analysed_in_chunks(split_lines(loaded.text), pool, jobs)
     analysis = analyze_text(loaded.text, cache)
+    if not (is_rollout_path(path) or analysis.is_rollout):  # as the server: other JSON Lines files stay quiet
+        return Census(skipped=[path], problems=[f"{path}: {NOT_A_ROLLOUT}"])
     findings = loaded.findings + analysis.findings
     return census_of_analysis(analysis, findings)
 

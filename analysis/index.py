@@ -31,13 +31,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .calls import COMMAND, PATCH, ToolCall
-from .lines import split_lines
 from .positions import LineColumns, PositionEncoding
 from .rollout import RolloutAnalysis, analyze_text
 from .secrets import redact_all
 from .source import MAX_BYTES, decode, rollout_files
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
 INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
 DB_NAME = "index.sqlite3"
@@ -86,7 +85,8 @@ CREATE TABLE calls(
   turn_title TEXT,
   timestamp TEXT
 );
-CREATE INDEX calls_by_file ON calls(file_id, line);
+CREATE TABLE roots(path TEXT PRIMARY KEY);  -- folders (and files) indexed, refreshed by `index` without DIR
+CREATE INDEX calls_by_file ON calls(file_id, line, call_index);
 CREATE INDEX calls_by_time ON calls(timestamp);
 CREATE VIRTUAL TABLE calls_fts USING fts5(text, tool, content='calls', content_rowid='id', tokenize='trigram');
 CREATE TRIGGER calls_ai AFTER INSERT ON calls BEGIN
@@ -96,7 +96,7 @@ CREATE TRIGGER calls_ad AFTER DELETE ON calls BEGIN
   INSERT INTO calls_fts(calls_fts, rowid, text, tool) VALUES ('delete', old.id, old.text, coalesce(old.tool, ''));
 END;
 """
-_TABLES = ("calls_fts", "calls", "files")
+_TABLES = ("calls_fts", "calls", "files", "roots")
 _CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8", "start16", "end16", "start32",
                  "end32", "record", "call_id", "tool", "kind", "text", "workdir", "files", "executed", "status",
                  "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "timestamp")
@@ -409,6 +409,9 @@ class RolloutIndex:
         started = time.perf_counter()
         roots = [os.path.abspath(p) for p in paths]
         try:
+            with self._transaction():
+                self.db.executemany("INSERT OR IGNORE INTO roots(path) VALUES (?)",
+                                    [(r,) for r in roots if os.path.exists(r)])
             found = [os.path.abspath(p) for p in rollout_files([r for r in roots if os.path.exists(r)])]
             stats.files = len(found)
             for path in found:
@@ -449,7 +452,11 @@ class RolloutIndex:
             if data is None:
                 stats.unchanged += 1
                 return
-            work = _plan(path, row, pending, size, mtime_ns, data)  # the analysis runs outside the write lock
+            try:  # the analysis runs outside the write lock
+                work = _plan(path, row, pending, size, mtime_ns, data)
+            except Exception as error:  # the analysis never fails on bad input; should it, one file is lost
+                stats.errors.append(f"cannot index {path}: {type(error).__name__}: {error}")
+                return
             with self._transaction():
                 if self._file_row(path) != row:
                     continue  # another process indexed it meanwhile: plan again from its row
@@ -533,8 +540,11 @@ class RolloutIndex:
         if failed:
             where.append("((c.exit_code IS NOT NULL AND c.exit_code != 0) OR "
                          "(c.exit_code IS NULL AND c.status IN ('failed', 'terminated')))")
-        sql = (f"SELECT f.path, {', '.join('c.' + c for c in _CALL_COLUMNS[1:])} FROM calls c "
-               f"JOIN files f ON f.id = c.file_id {'WHERE ' + ' AND '.join(where) if where else ''} "
+        # without a trigram match, files in path order then their calls in line order need no sort, and
+        # stepping stops at the limit; with one, the few matches are sorted
+        join = "calls c JOIN files f ON f.id = c.file_id" if len(needle) >= 3 else \
+            "files f CROSS JOIN calls c ON c.file_id = f.id"
+        sql = (f"SELECT {', '.join(_HIT_COLUMNS)} FROM {join} {'WHERE ' + ' AND '.join(where) if where else ''} "
                "ORDER BY f.path, c.line, c.call_index")
         hits: list[Hit] = []
         try:
@@ -548,6 +558,14 @@ class RolloutIndex:
             raise _failure(self.path, error, " (run `rollout-lsp index` to rebuild the index)") from error
         return hits
 
+    def roots(self) -> list[str]:
+        """Folders and files indexed before (that still exist), in the order first indexed."""
+        try:
+            rows = self.db.execute("SELECT path FROM roots ORDER BY rowid").fetchall()
+        except sqlite3.DatabaseError as error:
+            raise _failure(self.path, error) from error
+        return [path for (path,) in rows if os.path.exists(path)]
+
     def count(self) -> tuple[int, int]:
         """Indexed files and calls."""
         files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
@@ -555,16 +573,16 @@ class RolloutIndex:
         return files, calls
 
 
+_HIT_COLUMNS = ("f.path", "c.line", "c.start8", "c.end8", "c.start16", "c.end16", "c.start32", "c.end32", "c.tool",
+                "c.kind", "c.text", "c.workdir", "c.files", "c.executed", "c.status", "c.exit_code", "c.output_line",
+                "c.call_id", "c.record", "c.session_id", "c.turn_line", "c.turn_title", "c.timestamp")
+
+
 def _hit(row: tuple) -> Hit:
-    c = dict(zip(("path",) + _CALL_COLUMNS[1:], row))
-    return Hit(
-        path=c["path"], line=c["line"],
-        columns={"utf-8": (c["start8"], c["end8"]), "utf-16": (c["start16"], c["end16"]),
-                 "utf-32": (c["start32"], c["end32"])},
-        tool=c["tool"], kind=c["kind"], text=c["text"], workdir=c["workdir"],
-        files=tuple(c["files"].split("\n")) if c["files"] else (), executed=c["executed"], status=c["status"],
-        exit_code=c["exit_code"], output_line=c["output_line"], call_id=c["call_id"], record=c["record"],
-        session_id=c["session_id"], turn_line=c["turn_line"], turn_title=c["turn_title"], timestamp=c["timestamp"])
+    """A :class:`Hit` from a row of :data:`_HIT_COLUMNS` (positional: a query may build thousands)."""
+    (path, line, start8, end8, start16, end16, start32, end32, tool, kind, text, workdir, files, *rest) = row
+    return Hit(path, line, {"utf-8": (start8, end8), "utf-16": (start16, end16), "utf-32": (start32, end32)},
+               tool, kind, text, workdir, tuple(files.split("\n")) if files else (), *rest)
 
 
 # -- reading and planning one file (no database here) --------------------------------------------------------

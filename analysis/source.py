@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import lru_cache
 
 from .findings import Finding
 from .lines import split_lines, strip_bom
 from .positions import Span
 
 MAX_BYTES = 2 * 1024 ** 3  # a decompressed rollout larger than this is refused, not read
+STDIN = "-"  # a path that names standard input
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+# files treated as rollouts whatever their content (the server's default `rolloutLsp.files`); any other
+# JSON Lines file is a rollout only when its content is (RolloutAnalysis.is_rollout)
+ROLLOUT_PATTERNS = ("**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl")
+NOT_A_ROLLOUT = ("skipped: not a Codex rollout (no rollout record in its first 50 lines, and its name matches "
+                 "no rollout pattern such as rollout-*.jsonl)")
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 
 
@@ -23,24 +31,83 @@ class LoadedFile:
     error: str | None = None  # the file could not be read at all
 
 
+@dataclass
+class FileList:
+    files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # one line per named folder that is unreadable or empty
+
+
 def rollout_files(paths: list[str]) -> list[str]:
     """Files named, and ``*.jsonl`` / ``*.jsonl.zst`` files below folders named, sorted."""
-    out: list[str] = []
+    return find_rollout_files(paths).files
+
+
+def find_rollout_files(paths: list[str]) -> FileList:
+    """Files named (``-`` is standard input; a missing file is reported when it is loaded), and ``*.jsonl`` /
+    ``*.jsonl.zst`` files below folders named, sorted per folder; a folder that cannot be listed or holds no
+    such file is a problem."""
+    out = FileList()
     for path in paths:
-        if os.path.isdir(path):
-            found = [str(p) for p in Path(path).rglob("*") if (p.is_file() or p.is_symlink()) and
-                     (p.name.endswith(".jsonl") or p.name.endswith(".jsonl.zst"))]
-            out.extend(sorted(found))
+        if path != STDIN and os.path.isdir(path):
+            found: list[str] = []
+            errors: list[OSError] = []
+            for folder, _, names in os.walk(path, onerror=errors.append, followlinks=False):
+                found.extend(os.path.join(folder, n) for n in names
+                             if n.endswith(".jsonl") or n.endswith(".jsonl.zst"))
+            out.problems.extend(f"cannot read {e.filename}: {_reason(e)}" for e in errors)
+            if not found and not errors:
+                out.problems.append(f"no .jsonl or .jsonl.zst files in {path}")
+            out.files.extend(sorted(found))
         else:
-            out.append(path)
+            out.files.append(path)
     return out
+
+
+def is_rollout_path(path: str, patterns: tuple[str, ...] | list[str] = ROLLOUT_PATTERNS) -> bool:
+    """Whether ``path`` (``.zst`` aside) matches a rollout file pattern."""
+    path = path.replace("\\", "/")
+    path = path[:-4] if path.endswith(".zst") else path
+    return any(glob_regex(p).search(path) for p in patterns)
+
+
+@lru_cache(maxsize=64)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob (``**``, ``*``, ``?``, ``{a,b}``) as a regex matching the end of a path."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "{":
+            close = pattern.find("}", i)
+            if close > i:
+                out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1:close].split(",")) + ")")
+                i = close + 1
+                continue
+            out.append(re.escape(c))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("(?:^|/)" + "".join(out) + "$")
 
 
 def load(path: str) -> LoadedFile:
     try:
         data = _read_bytes(path)
     except Exception as error:  # any I/O or decompression failure is reported, never raised
-        return LoadedFile(path, error=f"cannot read {path}: {_reason(error)}")
+        name = "standard input" if path == STDIN else path
+        return LoadedFile(path, error=f"cannot read {name}: {_reason(error)}")
     return decode(path, data)
 
 
@@ -62,6 +129,9 @@ def decode(path: str, data: bytes) -> LoadedFile:
 
 
 def _read_bytes(path: str) -> bytes:
+    if path == STDIN:
+        data = sys.stdin.buffer.read()
+        return _decompressed(data) if data.startswith(ZSTD_MAGIC) else data
     if path.endswith(".zst"):
         import zstandard
 
@@ -73,6 +143,16 @@ def _read_bytes(path: str) -> bytes:
         return data
     with open(path, "rb") as handle:
         return handle.read()
+
+
+def _decompressed(data: bytes) -> bytes:
+    import zstandard
+
+    with zstandard.ZstdDecompressor().stream_reader(data) as reader:
+        out = reader.read(MAX_BYTES + 1)
+    if len(out) > MAX_BYTES:
+        raise ValueError("decompressed size over 2 GiB")
+    return out
 
 
 def _reason(error: Exception) -> str:

@@ -85,16 +85,22 @@ def queries(db: Path, repeats: int) -> list[dict]:
             opened.append(time.perf_counter() - started)
         label = (query or '""') + "".join(f" --{k} {v}" if v is not True else f" --{k}" for k, v in options.items())
         out.append({"query": label, "hits": hits, "median_ms": statistics.median(warm) * 1000,
-                    "max_ms": max(warm) * 1000, "open_median_ms": statistics.median(opened) * 1000,
+                    "p95_ms": _p95(warm) * 1000, "max_ms": max(warm) * 1000,
+                    "open_median_ms": statistics.median(opened) * 1000, "open_p95_ms": _p95(opened) * 1000,
                     "open_max_ms": max(opened) * 1000})
     return out
+
+
+def _p95(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=20)[18]
 
 
 def report(folder: Path, scratch: list[float], again: list[float], unchanged_s: float, files: int, calls: int,
            size_mb: float, db_mb: float, grown: dict, found: list[dict]) -> str:
     ratio = statistics.median(again) / statistics.median(scratch)
     lines = [
-        f"Machine: {os.cpu_count()} cores, Linux {platform.release()}, CPython {platform.python_version()}, "
+        f"Machine: {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} at the end: other work shared "
+        f"them), Linux {platform.release()}, CPython {platform.python_version()}, "
         f"{time.strftime('%Y-%m-%d')}. Corpus: `{folder.name}/` ({files} rollouts, {size_mb:.1f} MB, "
         f"{calls} tool calls; index {db_mb:.1f} MB).", "",
         "| measure | median | runs | target | met |", "|---|---|---|---|---|",
@@ -105,13 +111,16 @@ def report(folder: Path, scratch: list[float], again: list[float], unchanged_s: 
         f"| a {grown['mb']:.1f} MB rollout grown from half its lines to all {grown['lines']}: append | "
         f"{grown['append_s']:.2f} s ({grown['new_lines']} lines read) | 1 | less than reading it whole | "
         f"{'yes' if grown['append_s'] < grown['whole_s'] else 'no'} ({grown['whole_s']:.2f} s whole) |",
-        "", "| query | hits | median | max | with opening the database: median | max | target | met |",
-        "|---|---|---|---|---|---|---|---|",
+        "", "Queries, 50 times each, in one process; then opening the database and querying, 50 times (what the "
+        "server does for each `workspace/symbol`). The target is on the p95 of the second.", "",
+        "| query | hits | median | p95 | max | opening and query: median | p95 | max | target | met |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for q in found:
-        met = "yes" if q["open_max_ms"] < 50 else "no"
-        lines.append(f"| `{q['query']}` | {q['hits']} | {q['median_ms']:.2f} ms | {q['max_ms']:.2f} ms | "
-                     f"{q['open_median_ms']:.2f} ms | {q['open_max_ms']:.2f} ms | < 50 ms | {met} |")
+        met = "yes" if q["open_p95_ms"] < 50 else "no"
+        lines.append(f"| `{q['query']}` | {q['hits']} | {q['median_ms']:.2f} ms | {q['p95_ms']:.2f} ms | "
+                     f"{q['max_ms']:.2f} ms | {q['open_median_ms']:.2f} ms | {q['open_p95_ms']:.2f} ms | "
+                     f"{q['open_max_ms']:.2f} ms | < 50 ms p95 | {met} |")
     return "\n".join(lines) + "\n"
 
 

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import logging
 import re
-from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from analysis.findings import CODES
+from analysis.source import ROLLOUT_PATTERNS
+from analysis.source import glob_regex as _glob
 
 log = logging.getLogger(__name__)
 
 SeverityName = Literal["error", "warning", "information", "hint", "off"]
-DEFAULT_FILES = ("**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl")
+DEFAULT_FILES = ROLLOUT_PATTERNS  # the command line's too
 
 
 class Settings(BaseModel):
@@ -107,35 +108,3 @@ def _field_of(key: str):
         if key in (name, field.alias):
             return field
     return None
-
-
-@lru_cache(maxsize=64)
-def _glob(pattern: str) -> re.Pattern[str]:
-    """A glob (``**``, ``*``, ``?``, ``{a,b}``) as a regex matching the end of a path."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "{":
-            close = pattern.find("}", i)
-            if close > i:
-                out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1:close].split(",")) + ")")
-                i = close + 1
-                continue
-            out.append(re.escape(c))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return re.compile("(?:^|/)" + "".join(out) + "$")

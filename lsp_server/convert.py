@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from lsprotocol import types
 
@@ -10,12 +9,11 @@ from analysis.findings import DEAD_BRANCH, Finding, Severity
 from analysis.positions import PositionEncoding, Span
 from analysis.rollout import RolloutAnalysis
 
+from .findings_doc import section_url
 from .fixes import fix_data
 from .masking import Masker
 
 SOURCE = "rollout-lsp"
-_FINDINGS_DOC = Path(__file__).resolve().parent.parent / "docs" / "findings.md"
-WEB_DOCS = "https://github.com/codex-rollout-lsp/codex-rollout-lsp/blob/main/docs/findings.md"
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,
@@ -24,10 +22,10 @@ _SEVERITY = {
 }
 
 
-def docs_url(code: str) -> str:
-    """The finding's section in docs/findings.md: the local file in a checkout, else the web copy."""
-    base = _FINDINGS_DOC.as_uri() if _FINDINGS_DOC.exists() else WEB_DOCS
-    return f"{base}#{code}"
+def docs_url(code: str) -> str | None:
+    """The finding's section of findings.md: the published copy if pyproject.toml names one, else the copy
+    installed with the server (lsp_server/findings_doc.py)."""
+    return section_url(code)
 
 
 def to_range(analysis: RolloutAnalysis, span: Span, encoding: PositionEncoding) -> types.Range:
@@ -60,12 +58,13 @@ def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encodin
     if output is not None:
         related.append(types.DiagnosticRelatedInformation(
             types.Location(uri, line_range(analysis, output, encoding)), f"the output of this call (line {output + 1})"))
+    href = docs_url(finding.code)
     return types.Diagnostic(
         range=to_range(analysis, finding.span, encoding),
         message=mask(finding.message),
         severity=_SEVERITY[severity],
         code=finding.code,
-        code_description=types.CodeDescription(href=docs_url(finding.code)),
+        code_description=types.CodeDescription(href=href) if href else None,
         source=SOURCE,
         tags=[types.DiagnosticTag.Unnecessary] if finding.code == DEAD_BRANCH else None,
         related_information=related or None,

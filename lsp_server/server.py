@@ -29,11 +29,14 @@ from .features.actions import ActionFeature
 from .features.analyze_file import AnalyzeFileFeature
 from .features.base import Feature, guarded, register
 from .features.commands import CommandFeature
+from .features.completion import CompletionFeature
 from .features.diagnostics import DiagnosticsFeature
 from .features.hover import HoverFeature
 from .features.lenses import FoldingFeature, LensFeature
 from .features.lifecycle import LifecycleFeature
 from .features.navigation import NavigationFeature
+from .features.script_edit import ScriptEditFeature
+from .features.semantic_tokens import SemanticTokensFeature
 from .features.symbols import SymbolFeature
 from .features.sync import DocumentSyncFeature
 from .masking import Masker
@@ -55,6 +58,9 @@ FEATURES: tuple[type[Feature], ...] = (
     ActionFeature,         # quick fixes
     CommandFeature,        # workspace/executeCommand
     AnalyzeFileFeature,    # rollout/analyzeFile
+    SemanticTokensFeature,  # colours inside exec scripts and patches
+    CompletionFeature,     # authoring: types, tools, argument keys, call ids, the exec snippet
+    ScriptEditFeature,     # the exec script as an editable document, written back as one edit
 )
 
 

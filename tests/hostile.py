@@ -12,7 +12,7 @@ from analysis.lines import split_lines
 from analysis.positions import PositionEncoding
 from analysis.rollout import RolloutAnalysis
 from analysis.secrets import find_secrets, redact
-from tests.helpers import CORPUS, FIXTURES
+from tests.helpers import FIXTURES
 
 RECORD_TYPES = ["session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state", "x"]
 ITEM_TYPES = ["message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
@@ -24,8 +24,9 @@ JS_PIECES = ["tools.", "exec_command", "apply_patch", "(", ")", "{", "}", "[", "
 
 @lru_cache(maxsize=1)
 def real_lines() -> list[str]:
+    """Every line of the project's fixtures (the corpus suite runs the same invariants over ../shared/corpus)."""
     lines = []
-    for path in sorted(FIXTURES.glob("*.jsonl")) + sorted(CORPUS.glob("*.jsonl")):
+    for path in sorted(FIXTURES.glob("*.jsonl")):
         lines += [line for line in split_lines(path.read_bytes().decode("utf-8")) if line.strip()]
     return lines
 

@@ -1,9 +1,17 @@
+import argparse
+import importlib.metadata
 import json
+import os
 import shutil
+import subprocess
+import sys
 
+import pytest
 import zstandard
 
-from tests.helpers import FIXTURES, fixture, run_cli
+from analysis.cli import build_parser
+from analysis.source import NOT_A_ROLLOUT
+from tests.helpers import FIXTURES, ROOT, fixture, run_cli
 
 
 def test_check_prints_compiler_style_lines_and_fails_on_warnings():
@@ -56,10 +64,10 @@ def test_clean_file_exits_zero(tmp_path):
 
 
 def test_unreadable_and_usage_errors_exit_2(tmp_path):
-    missing = run_cli("check", str(tmp_path / "missing.jsonl"))
+    missing = run_cli("check", str(tmp_path / "missing.jsonl"), "fixtures/rollout-demo.jsonl")
     assert missing.returncode == 2
-    assert missing.stdout == f"{tmp_path / 'missing.jsonl'}:1:1: error invalid-json cannot read " \
-                             f"{tmp_path / 'missing.jsonl'}: No such file or directory\n"
+    assert missing.stderr == f"rollout-lsp: cannot read {tmp_path / 'missing.jsonl'}: No such file or directory\n"
+    assert len(missing.stdout.splitlines()) == 3  # the files that can be read are still checked
     bad_zst = tmp_path / "rollout-x.jsonl.zst"
     bad_zst.write_bytes(b"not zstd at all")
     assert run_cli("check", str(bad_zst)).returncode == 2
@@ -117,10 +125,120 @@ def test_outline_text_for_people():
 def test_census_counts():
     result = run_cli("census", "--json", "fixtures")
     out = json.loads(result.stdout)
-    assert out["counts"]["rollouts"] == 14
+    assert (out["counts"]["rollouts"], out["skipped_files"]) == (13, 1)  # fixtures/not-a-rollout.jsonl
     assert out["counts"]["scripts that do not parse"] == 2
     assert out["calls_by_tool"]["exec_command"] == 56
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
     assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (49, 8)
     assert isinstance(out["seconds"], float)
+
+
+def test_version():
+    result = run_cli("--version")
+    assert (result.returncode, result.stdout) == (0, f"rollout-lsp {importlib.metadata.version('codex-rollout-lsp')}\n")
+
+
+def test_dash_reads_standard_input_plain_or_zstd():
+    text = fixture("rollout-demo.jsonl")
+    plain = run_cli("check", "-", input=text)
+    assert plain.returncode == 1
+    assert plain.stdout.splitlines()[0] == "-:9:132: hint unpaired-call no output record for call call_demo3"
+    packed = subprocess.run([sys.executable, "-m", "analysis.cli", "outline", "-"], capture_output=True,
+                            input=zstandard.ZstdCompressor().compress(text.encode()), cwd=ROOT)
+    assert packed.returncode == 0
+    assert packed.stdout.decode().splitlines()[:2] == ["-", "  turn (line 3): Fix the failing greeting test"]
+    census = json.loads(run_cli("census", "--json", "--jobs", "2", "-", input=text).stdout)
+    assert census["counts"]["rollouts"] == 1 and census["counts"]["lines"] == 10
+
+
+@pytest.mark.parametrize("command", [["check"], ["outline"], ["census"], ["match", "fixtures/rollout-demo.jsonl"]])
+def test_a_missing_path_exits_2_with_one_line(command, tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    result = run_cli(*command, str(missing))
+    assert result.returncode == 2
+    assert result.stderr == f"rollout-lsp: cannot read {missing}: No such file or directory\n"
+
+
+def test_an_unreadable_file_exits_2(tmp_path):
+    if os.geteuid() == 0:  # root reads any file: make the path a folder that cannot be read as a file instead
+        locked = tmp_path / "rollout-dir.jsonl"
+        locked.mkdir()
+        reason = "Is a directory"
+        assert run_cli("outline", str(locked)).stderr == f"rollout-lsp: cannot read {locked}: {reason}\n"
+        return
+    locked = tmp_path / "rollout-locked.jsonl"
+    locked.write_text(fixture("rollout-demo.jsonl"))
+    locked.chmod(0)
+    for command in ("check", "outline", "census"):
+        result = run_cli(command, str(locked))
+        assert result.returncode == 2
+        assert result.stderr == f"rollout-lsp: cannot read {locked}: Permission denied\n"
+
+
+def test_census_exits_2_on_a_missing_path_or_an_empty_folder(tmp_path):
+    (tmp_path / "empty").mkdir()
+    empty = run_cli("census", str(tmp_path / "empty"))
+    assert empty.returncode == 2
+    assert empty.stderr == f"rollout-lsp: no .jsonl or .jsonl.zst files in {tmp_path / 'empty'}\n"
+    missing = run_cli("census", "--json", str(tmp_path / "nope"), "fixtures/rollout-demo.jsonl")
+    assert missing.returncode == 2
+    assert json.loads(missing.stdout)["counts"]["rollouts"] == 1
+
+
+def test_census_counts_lines_as_wc_does(tmp_path):
+    text = fixture("rollout-demo.jsonl")
+    (tmp_path / "rollout-a.jsonl").write_text(text)
+    (tmp_path / "rollout-b.jsonl").write_text(text.rstrip("\n"))  # no newline after the last line
+    out = json.loads(run_cli("census", "--json", str(tmp_path)).stdout)
+    assert out["counts"]["lines"] == 2 * text.count("\n") == 20
+
+
+def test_json_lines_that_are_not_rollouts_are_skipped_as_the_server_does(tmp_path):
+    other = tmp_path / "data.jsonl"
+    other.write_text(fixture("not-a-rollout.jsonl"))
+    named = tmp_path / "rollout-named.jsonl"
+    named.write_text(fixture("not-a-rollout.jsonl"))  # its name says rollout: checked whatever its content
+    check = run_cli("check", str(tmp_path))
+    assert check.stderr == f"rollout-lsp: {other}: {NOT_A_ROLLOUT}\n"
+    assert {line.split(":")[0] for line in check.stdout.splitlines()} == {str(named)}
+    assert check.returncode == 1
+    census = run_cli("census", "--json", str(tmp_path))
+    assert census.stderr == f"rollout-lsp: {other}: {NOT_A_ROLLOUT}\n"
+    out = json.loads(census.stdout)
+    assert (out["counts"]["rollouts"], out["skipped_files"], census.returncode) == (1, 1, 0)
+
+
+def test_a_closed_pipe_ends_quietly_with_the_findings_status(tmp_path):
+    big = tmp_path / "rollout-big.jsonl"
+    big.write_text(fixture("rollout-demo.jsonl") * 3000)  # far more output than a pipe holds
+    for args, status in ((["check", str(big)], 1), (["check", "--fail-on", "error", str(big)], 0),
+                         (["outline", str(big)], 0)):
+        reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE)
+        with reader:
+            writer = subprocess.run([sys.executable, "-m", "analysis.cli", *args], stdout=reader.stdin,
+                                    stderr=subprocess.PIPE, cwd=ROOT)
+        assert (writer.returncode, writer.stderr) == (status, b"")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["serve", "--tcp", "bogus"], "argument --tcp: expected HOST:PORT with a port from 0 to 65535, not 'bogus'"),
+    (["serve", "--ws", "host:99999"], "argument --ws: expected HOST:PORT"),
+    (["serve", "--log-level", "nonsense"], "argument --log-level: invalid choice: 'NONSENSE'"),
+    (["census", "--jobs", "many", "fixtures"], "argument --jobs/-j: expected a whole number, not 'many'"),
+    (["check", "--fail-on", "fatal", "x"], "argument --fail-on: invalid choice: 'fatal'"),
+])
+def test_argument_errors_are_usage_errors(args, message):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith(f"rollout-lsp {args[0]}: error: {message}")
+
+
+def test_every_option_and_argument_is_described():
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in [("rollout-lsp", parser), *commands.choices.items()]:
+        assert command.description or name == "rollout-lsp", name
+        for action in command._actions:
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)

@@ -421,3 +421,30 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
     report = json.loads(done.stdout)
     assert (report["database"], report["folders"], report["files"], report["indexed_calls"]) == (
         str(tmp_path / "i.sqlite3"), [str(codex / "sessions"), str(codex / "archived_sessions")], 2, 14)
+    # a folder indexed by name is remembered: `index` without DIR refreshes it too
+    extra = tmp_path / "fixtures-copy"
+    extra.mkdir()
+    shutil.copy(FIXTURES / "rollout-toplevel.jsonl", extra / "rollout-toplevel.jsonl")
+    subprocess.run([sys.executable, "-m", "analysis.cli", "index", str(extra)], cwd=ROOT, env=env, check=True,
+                   capture_output=True)
+    (extra / "rollout-unicode.jsonl").write_text(fixture("rollout-unicode.jsonl"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "analysis.cli", "index", "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert (report["folders"], report["files"], report["full"], report["unchanged"], report["indexed_calls"]) == (
+        [str(codex / "sessions"), str(codex / "archived_sessions"), str(extra)], 4, 1, 3, 14 + 4 + 3)
+
+
+def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tmp_path: Path, monkeypatch):
+    def analyze(text: str):
+        if "call_demo1" in text:
+            raise RuntimeError("a bug")
+        return analyze_text(text)
+
+    monkeypatch.setattr(index_module, "analyze_text", analyze)
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        stats = index.update([str(sessions)])
+        assert index.search("git push") == []
+        assert len(index.search("")) == 75 - 5
+    assert stats.errors == [f"cannot index {sessions / DEMO}: RuntimeError: a bug"]
+    assert (stats.full, stats.files) == (13, 14)

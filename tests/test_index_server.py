@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
@@ -19,23 +20,62 @@ from tests.lsp_support import diagnostics_of, open_text, start
 # the server reads the index at this path (fixed for the test session: the server's environment is set once)
 WORK = Path(tempfile.gettempdir()) / f"rollout-lsp-index-test-{os.getpid()}"
 DB = WORK / "index.sqlite3"
+CODEX_HOME = WORK / "codex"  # no Codex folders: a refresh reads only the folders indexed before
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "analysis.cli", "serve"],
-                            server_env={"PYTHONPATH": str(ROOT), "ROLLOUT_LSP_INDEX": str(DB)})
+                            server_env={"PYTHONPATH": str(ROOT), "ROLLOUT_LSP_INDEX": str(DB),
+                                        "ROLLOUT_LSP_INDEX_REFRESH": "0", "CODEX_HOME": str(CODEX_HOME)})
+REFRESHING_WORK = WORK.with_name(WORK.name + "-refresh")
+REFRESHING = ClientServerConfig(server_command=SERVER.server_command, server_env={
+    **SERVER.server_env, "ROLLOUT_LSP_INDEX": str(REFRESHING_WORK / "index.sqlite3"),
+    "ROLLOUT_LSP_INDEX_REFRESH": "600"})
+
+
+def indexed_sessions(work: Path) -> Path:
+    shutil.rmtree(work, ignore_errors=True)
+    sessions = work / "sessions"
+    sessions.mkdir(parents=True)
+    for name in ("rollout-demo.jsonl", "rollout-patches.jsonl"):
+        shutil.copy(FIXTURES / name, sessions / name)
+    with RolloutIndex.open(work / "index.sqlite3") as index:
+        index.update([str(sessions)])
+    return sessions
 
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient):
-    shutil.rmtree(WORK, ignore_errors=True)
-    sessions = WORK / "sessions"
-    sessions.mkdir(parents=True)
-    for name in ("rollout-demo.jsonl", "rollout-patches.jsonl"):
-        shutil.copy(FIXTURES / name, sessions / name)
-    with RolloutIndex.open(DB) as index:
-        index.update([str(sessions)])
+    indexed_sessions(WORK)
     await start(lsp_client)
     yield
     await lsp_client.shutdown_session()
     shutil.rmtree(WORK, ignore_errors=True)
+
+
+@pytest_lsp.fixture(config=REFRESHING)
+async def refreshing_client(lsp_client: LanguageClient):
+    indexed_sessions(REFRESHING_WORK)
+    await start(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+    await refreshes_done(REFRESHING_WORK / "index.sqlite3")
+    shutil.rmtree(REFRESHING_WORK, ignore_errors=True)
+
+
+async def refreshes_done(db: Path, timeout: float = 120) -> None:
+    """Wait for the server's background `rollout-lsp index --db DB` processes to end (they outlive it)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while _running_with(str(db).encode()):
+        assert asyncio.get_running_loop().time() < deadline, "a background refresh did not end"
+        await asyncio.sleep(0.2)
+
+
+def _running_with(argument: bytes) -> bool:
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if argument in cmdline.read_bytes():
+                return True
+        except OSError:  # the process ended meanwhile
+            pass
+    return False
 
 
 async def test_workspace_symbols_come_from_the_index(client: LanguageClient):
@@ -73,3 +113,35 @@ async def test_a_broken_index_leaves_the_open_documents_symbols(client: Language
     await diagnostics_of(client, uri)
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="d.py"))
     assert [(s.name, s.location.uri) for s in found] == [("patch c.py → d.py", uri)]
+
+
+async def test_an_index_that_answers_is_refreshed_in_the_background(refreshing_client: LanguageClient):
+    later = REFRESHING_WORK / "sessions" / "rollout-later.jsonl"  # a session recorded after the index was built
+    later.write_text(fixture("rollout-toplevel.jsonl"), encoding="utf-8")
+    query = types.WorkspaceSymbolParams(query="ls -la")
+    assert await refreshing_client.workspace_symbol_async(query) == []  # the index as it was; a refresh starts
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 120
+    while not (found := await refreshing_client.workspace_symbol_async(query)):
+        assert loop.time() < deadline, "the index was not refreshed"
+        await asyncio.sleep(0.2)
+    assert [(s.name, s.location.uri, s.location.range.start.line) for s in found] == [
+        ("bash -lc 'ls -la'", later.as_uri(), 3)]
+    with RolloutIndex.open_existing(REFRESHING_WORK / "index.sqlite3") as index:
+        assert index.roots() == [str(REFRESHING_WORK / "sessions")]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def masking_client(lsp_client: LanguageClient):
+    indexed_sessions(WORK)
+    settings = {"secretPatterns": ["--force"]}  # the same at initialize and in workspace/configuration
+    lsp_client.set_configuration(settings, section="rolloutLsp")
+    await start(lsp_client, options=settings)
+    yield
+    await lsp_client.shutdown_session()
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+async def test_configured_secret_patterns_mask_index_symbols(masking_client: LanguageClient):
+    found = await masking_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="git push"))
+    assert [s.name for s in found] == ["git push --xxxxx"]

@@ -243,7 +243,8 @@ async def test_a_code_lens_runs_through_the_server_and_shows_a_file(client: Lang
 async def test_the_server_lists_its_commands(client: LanguageClient):
     capabilities = client.initialize_result.capabilities
     assert sorted(capabilities.execute_command_provider.commands) == [
-        "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.showDecodedScript"]
+        "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.scriptSource",
+        "rollout-lsp.showDecodedScript", "rollout-lsp.writeScript"]
 
 
 async def test_redact_quick_fix(client: LanguageClient):
@@ -595,7 +596,8 @@ def test_every_method_is_a_documented_feature_method():
     manager = server.protocol.fm
     handlers = {**manager.features, **manager.commands}
     assert sorted(manager.commands) == ["rollout-lsp.callCommand", "rollout-lsp.decodedScript",
-                                        "rollout-lsp.showDecodedScript"]
+                                        "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript",
+                                        "rollout-lsp.writeScript"]
     assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)
     assert all(handler.__doc__ for handler in handlers.values()), [n for n, h in handlers.items() if not h.__doc__]
     assert set(server.features) == set(FEATURES)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import random
 import select
+import socket
 import subprocess
 import sys
 import time
+from typing import Iterator
 
 import pytest_lsp
 from lsprotocol import types
@@ -36,6 +39,14 @@ class RawClient:
         self.proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve"], cwd=ROOT,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.buffer = b""
+
+    def close(self) -> None:
+        """Ends the server if it is still running and closes its pipes."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+        self.proc.stdin.close()
+        self.proc.stdout.close()
 
     def send_raw(self, data: bytes) -> None:
         self.proc.stdin.write(data)
@@ -105,8 +116,7 @@ def test_malformed_messages_do_not_stop_the_server():
         client.send({"jsonrpc": "2.0", "method": "exit"})
         assert client.proc.wait(10) == 0
     finally:
-        if client.proc.poll() is None:
-            client.proc.kill()
+        client.close()
 
 
 async def test_a_failing_feature_answers_empty_and_logs(caplog):
@@ -233,8 +243,6 @@ def outline_calls(symbols) -> list[tuple[str, dict]]:
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -243,60 +251,62 @@ def _free_port() -> int:
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"processId": None, "rootUri": None, "capabilities": {}}}
 
-
-def _serve(flag: str) -> tuple[subprocess.Popen, int]:
+@contextlib.contextmanager
+def _serve(flag: str) -> Iterator[int]:
+    """``rollout-lsp serve FLAG 127.0.0.1:PORT`` for the time of the block: yields the port, then ends the
+    server and waits for it, so no process or pipe outlives the test."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve", flag, f"127.0.0.1:{port}"], cwd=ROOT,
-                            stderr=subprocess.DEVNULL)
-    return proc, port
+    with subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve", flag, f"127.0.0.1:{port}"], cwd=ROOT,
+                          stderr=subprocess.DEVNULL) as proc:
+        try:
+            yield port
+        finally:
+            proc.kill()
+            proc.wait(10)
+
+
+def _connect(port: int) -> socket.socket:
+    deadline = time.time() + 20
+    while True:
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=20)
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def test_serve_over_tcp():
-    import socket
-
-    proc, port = _serve("--tcp")
-    try:
-        deadline = time.time() + 20
-        while True:
-            try:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=20)
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.1)
+    with _serve("--tcp") as port, _connect(port) as sock:
         body = json.dumps(INITIALIZE).encode()
         sock.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         data = b""
         while b'"id": 1' not in data and b'"id":1' not in data:
-            data += sock.recv(65536)
+            chunk = sock.recv(65536)
+            assert chunk, "the server closed the connection before answering"
+            data += chunk
         assert b'"serverInfo"' in data and b'"rollout-lsp"' in data
-        sock.close()
-    finally:
-        proc.kill()
 
 
 async def test_serve_over_websocket():
     import websockets
 
-    proc, port = _serve("--ws")
-    try:
-        for _ in range(200):
+    with _serve("--ws") as port:
+        for attempt in range(200):
             try:
                 ws = await websockets.connect(f"ws://127.0.0.1:{port}")
                 break
             except OSError:
+                if attempt == 199:
+                    raise
                 await asyncio.sleep(0.1)
-        await ws.send(json.dumps(INITIALIZE))
-        while True:
-            message = json.loads(await asyncio.wait_for(ws.recv(), 20))
-            if message.get("id") == 1:
-                break
+        async with ws:
+            await ws.send(json.dumps(INITIALIZE))
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                if message.get("id") == 1:
+                    break
         assert message["result"]["serverInfo"]["name"] == "rollout-lsp"
-        await ws.close()
-    finally:
-        proc.kill()
-
 
 def test_serve_listens_on_loopback_only():
     """LSP has no authentication: another address needs --allow-remote."""

@@ -9,6 +9,7 @@ import sys
 from typing import Sequence
 
 from . import census, check, index, match, outline, search, serve
+from .common import ClosedPipeGuard, version
 
 COMMANDS = (check, outline, census, match, index, search, serve)
 
@@ -26,16 +27,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "stdio", False):  # the language server speaks LSP on standard output itself
+        return args.run(args)
+    stdout = sys.stdout
+    sys.stdout = guard = ClosedPipeGuard(stdout)  # `rollout-lsp check … | head -1` exits as the findings say
     try:
         return args.run(args)
-    except BrokenPipeError:  # `rollout-lsp outline … | head` is fine
-        return 0
+    finally:
+        guard.flush()  # here, where a closed pipe is caught, rather than at exit
+        sys.stdout = stdout
+
+
+class _Version(argparse.Action):
+    """``--version``, reading the installed metadata only when asked (it costs a scan of sys.path)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"rollout-lsp {version()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rollout-lsp",
-                                     description="Read what a Codex agent did: tool calls of rollout files.")
-    sub = parser.add_subparsers(dest="command")
+    parser = argparse.ArgumentParser(
+        prog="rollout-lsp", description="Read what a Codex agent did: tool calls of rollout files.",
+        epilog="A PATH or FILE of - reads standard input (plain or zstd-compressed). Exit status: 0 fine, "
+               "1 findings (check) or unmatched calls (match), 2 a usage error or a file that cannot be read.")
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
+                                help="run `rollout-lsp COMMAND --help` for its options")
     for command in COMMANDS:
         command.register(sub)
     return parser

@@ -8,15 +8,17 @@ import os
 import sys
 import time
 
-from ..census import COUNT_KEYS, run_census
-from ..source import rollout_files
+from ..census import COUNT_KEYS, census_of_file, run_census
+from ..source import STDIN, find_rollout_files
+from .common import error
 
 
 def register(sub) -> None:
     census = sub.add_parser("census", help="counts over a corpus of rollouts",
                             description="Counts exec scripts, commands, calls by tool and findings by code over "
                                         "rollout files and folders (searched recursively for *.jsonl and "
-                                        "*.jsonl.zst).")
+                                        "*.jsonl.zst). Exit 0, or 2 when a path is missing or unreadable or a "
+                                        "folder holds no such file.")
     census.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     census.add_argument("--jobs", "-j", type=_positive, default=os.cpu_count() or 1, metavar="N",
                         help="processes to spread files (and the lines of a large file) over "
@@ -24,12 +26,18 @@ def register(sub) -> None:
     census.add_argument("--dask-scheduler", metavar="ADDRESS",
                         help="run on the Dask cluster at ADDRESS (tcp://host:8786) instead of local processes; "
                              "needs the `dask` extra and the files at the same paths on every worker")
-    census.add_argument("paths", nargs="+", metavar="PATH", help="rollout files or folders")
+    census.add_argument("paths", nargs="+", metavar="PATH",
+                        help="rollout files or folders; - reads standard input. A JSON Lines file that is not a "
+                             "rollout is skipped (one line on standard error), as the language server skips it, "
+                             "unless its name matches a rollout pattern")
     census.set_defaults(run=run)
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be 1 or more")
     return value
@@ -37,13 +45,22 @@ def _positive(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    census = run_census(rollout_files(args.paths), args.jobs, args.dask_scheduler)
+    listing = find_rollout_files(args.paths)
+    for problem in listing.problems:
+        error(problem)
+    files = [f for f in listing.files if f != STDIN]
+    census = run_census(files, args.jobs, args.dask_scheduler)
+    if STDIN in listing.files:  # standard input is this process's: read here, never in a worker
+        census.add(census_of_file(STDIN))
+    for problem in census.problems:
+        error(problem)
+    status = 2 if listing.problems or census.unreadable else 0
     seconds = time.perf_counter() - started
     result = {**census.to_json(), "seconds": round(seconds, 3)}
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
-        return 0
+        return status
     for key in COUNT_KEYS:
         print(f"{key:44} {census.counts.get(key, 0)}")
     print("calls by tool:")
@@ -54,5 +71,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {code:42} {n}")
     if census.unreadable:
         print(f"{'unreadable files':44} {len(census.unreadable)}")
+    if census.skipped:
+        print(f"{'skipped files (not rollouts)':44} {len(census.skipped)}")
     print(f"{'seconds':44} {seconds:.3f}")
-    return 0
+    return status

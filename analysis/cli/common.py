@@ -1,8 +1,14 @@
-"""What the subcommands share: the position-encoding option and reading a file into an analysis."""
+"""What the subcommands share: the position-encoding option, reading a file into an analysis, messages on
+standard error and standard output that a closed pipe does not break."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import io
+import os
+import sys
+from typing import TextIO
 
 from ..findings import Finding
 from ..positions import PositionEncoding
@@ -22,3 +28,56 @@ def analyze(loaded: LoadedFile) -> tuple[RolloutAnalysis, list[Finding]]:
     findings = sorted(loaded.findings + analysis.findings,
                       key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
     return analysis, findings
+
+
+def error(message: str) -> None:
+    """One line on standard error, named after the program, as Unix tools do."""
+    print(f"rollout-lsp: {message}", file=sys.stderr, flush=True)
+
+
+def version() -> str:
+    try:
+        return importlib.metadata.version("codex-rollout-lsp")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+class ClosedPipeGuard(io.TextIOBase):
+    """Standard output that a reader may close early (``rollout-lsp check … | head -1``): once the pipe is
+    closed, further output is dropped, so the command still finishes its work and exits with the status its
+    findings call for, without a traceback."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.pipe_closed = False
+
+    def write(self, text: str) -> int:
+        if not self.pipe_closed:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self._drop_output()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.pipe_closed:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._drop_output()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.stream.encoding
+
+    def _drop_output(self) -> None:
+        self.pipe_closed = True
+        try:  # what is still buffered goes nowhere, so that the flush at exit cannot fail again
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass

@@ -13,8 +13,9 @@ from ..index import IndexUnavailable, RolloutIndex, default_db_path, default_ses
 def register(sub) -> None:
     index = sub.add_parser("index", help="index the tool calls of rollout folders for `search` and workspace symbols",
                            description="Index every tool call of the rollouts (*.jsonl, *.jsonl.zst) below DIR "
-                                       "(default: ~/.codex/sessions and ~/.codex/archived_sessions). Only files "
-                                       "that changed are read again; a file that grew has only its new lines read.")
+                                       "(default: ~/.codex/sessions, ~/.codex/archived_sessions and every folder "
+                                       "indexed before). Only files that changed are read again; a file that "
+                                       "grew has only its new lines read.")
     index.add_argument("dirs", nargs="*", metavar="DIR", help="folders (or files) of rollouts")
     db_option(index)
     index.add_argument("--rebuild", action="store_true", help="start from an empty index")
@@ -26,8 +27,11 @@ def register(sub) -> None:
 
 def _index(path, dirs: list[str], timeout: float, rebuild: bool):
     with RolloutIndex.open(path, timeout=timeout, rebuild=rebuild) as index:
+        if not dirs:  # Codex's folders and every folder indexed before
+            dirs = [d for d in default_session_dirs() if os.path.isdir(d)]
+            dirs += [r for r in index.roots() if r not in dirs]
         stats = index.update(dirs)
-        return stats, *index.count()
+        return dirs, stats, *index.count()
 
 
 def db_option(parser: argparse.ArgumentParser) -> None:
@@ -37,22 +41,20 @@ def db_option(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    explicit = bool(args.dirs)
-    dirs = args.dirs or [d for d in default_session_dirs() if os.path.isdir(d)]
     missing = [d for d in args.dirs if not os.path.exists(d)]
     for path in missing:
         print(f"rollout-lsp index: {path}: no such file or folder", file=sys.stderr)
-    if explicit and len(missing) == len(args.dirs):
+    if args.dirs and len(missing) == len(args.dirs):
         return 2
     path = args.db or default_db_path()
     try:
         try:
-            stats, files, calls = _index(path, dirs, args.timeout, args.rebuild)
+            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild)
         except IndexUnavailable as error:
             if not error.broken:
                 raise
             print(f"rollout-lsp index: {error}; rebuilding the index", file=sys.stderr)
-            stats, files, calls = _index(path, dirs, args.timeout, True)
+            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, True)
     except IndexUnavailable as error:
         print(f"rollout-lsp index: {error}", file=sys.stderr)
         return 2

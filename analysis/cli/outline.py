@@ -13,9 +13,12 @@ from .common import analyze, encoding_option
 
 
 def register(sub) -> None:
-    outline = sub.add_parser("outline", parents=[encoding_option()], help="the tool calls of one rollout")
+    outline = sub.add_parser("outline", parents=[encoding_option()], help="the tool calls of one rollout",
+                             description="Prints the sessions, turns, exec scripts and tool calls of one rollout, "
+                                         "with each call's command or patched files and its outcome. Exit 0, or 2 "
+                                         "when the file cannot be read.")
     outline.add_argument("--json", action="store_true", help="one JSON object: file, calls, diagnostics")
-    outline.add_argument("file", metavar="FILE")
+    outline.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst); - reads standard input")
     outline.set_defaults(run=run)
 
 

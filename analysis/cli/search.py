@@ -21,14 +21,14 @@ def register(sub) -> None:
                             description="Tool calls whose command, patched files or tool contain QUERY "
                                         "(case-insensitive), from the index `rollout-lsp index` keeps. "
                                         "Exit 0 when something is found, 1 when nothing is, 2 on errors.")
-    search.add_argument("query", metavar="QUERY")
+    search.add_argument("query", metavar="QUERY", help="text to find in commands, patched files and tool names")
     search.add_argument("--tool", metavar="NAME", help="only calls of this tool (exec_command, apply_patch, …)")
     search.add_argument("--since", metavar="DATE", help="only calls at or after DATE (ISO: 2026-03-01 or "
                                                         "2026-03-01T10:00:00Z)")
     search.add_argument("--failed", action="store_true",
                         help="only calls that failed: a non-zero exit code, or a failed script without one")
     search.add_argument("--limit", type=int, default=None, metavar="N", help="at most N hits")
-    search.add_argument("--json", action="store_true")
+    search.add_argument("--json", action="store_true", help="a JSON list of hits (docs/output-format.md)")
     db_option(search)
     search.set_defaults(run=run)
 

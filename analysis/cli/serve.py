@@ -4,15 +4,30 @@ from __future__ import annotations
 
 import argparse
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
 
 def register(sub) -> None:
-    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
-    serve.add_argument("--ws", metavar="HOST:PORT", help="listen on a WebSocket instead of stdio")
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)",
+                           description="Runs the language server: on standard input and output (as editors start "
+                                       "it), or listening on a TCP port or a WebSocket.")
+    transport = serve.add_mutually_exclusive_group()
+    transport.add_argument("--tcp", metavar="HOST:PORT", type=host_port, help="listen on TCP instead of stdio")
+    transport.add_argument("--ws", metavar="HOST:PORT", type=host_port,
+                           help="listen on a WebSocket instead of stdio")
     serve.add_argument("--allow-remote", action="store_true",
                        help="let --tcp/--ws listen on an address other than loopback (LSP has no authentication)")
-    serve.add_argument("--log-level", default="INFO")
-    serve.set_defaults(run=run)
+    serve.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
+                       help=f"what the server logs on standard error: {', '.join(LOG_LEVELS)} (default INFO)")
+    serve.set_defaults(run=run, stdio=True)
+
+
+def host_port(text: str) -> str:
+    """``HOST:PORT``, checked here so that a typo is a usage error, not a traceback."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT with a port from 0 to 65535, not {text!r}")
+    return text
 
 
 def run(args: argparse.Namespace) -> int:

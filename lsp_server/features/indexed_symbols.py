@@ -2,14 +2,23 @@
 beside those of the open documents, whose newer state takes precedence (their files' index hits are left out).
 
 The index is only read here, in a worker thread, with a short lock timeout; a missing, locked or corrupt
-index is logged once and answers nothing, so the open documents' symbols still come."""
+index is logged once and answers nothing, so the open documents' symbols still come.  An index that answers
+is kept fresh: after a query, at most every :data:`REFRESH_SECONDS` (``$ROLLOUT_LSP_INDEX_REFRESH``; 0: never),
+``rollout-lsp index`` runs again in a
+process of its own at low priority (no analysis competes with the editor's requests in this one), reading
+only what changed in the folders indexed before."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
+from typing import Callable
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -19,21 +28,27 @@ from analysis.positions import PositionEncoding
 
 log = logging.getLogger("rollout_lsp")
 _KINDS = {"command": types.SymbolKind.Event, "patch": types.SymbolKind.File}
+REFRESH_ENV = "ROLLOUT_LSP_INDEX_REFRESH"  # seconds between background refreshes; 0 turns them off
+REFRESH_SECONDS = 600.0
 
 
 class IndexedSymbols:
     def __init__(self) -> None:
         self._reported: str | None = None  # the last problem logged, so a broken index is not logged per key
+        self._refresh: subprocess.Popen | None = None
+        self._refreshed_at = float("-inf")
+        self._lock = threading.Lock()
 
     async def workspace_symbols(self, query: str, open_uris: list[str], encoding: PositionEncoding,
-                                limit: int) -> list[types.WorkspaceSymbol]:
+                                limit: int, mask: Callable[[str], str] = str) -> list[types.WorkspaceSymbol]:
         """Index hits for ``query`` outside the open documents; nothing for an empty query (every call of
-        every session is no answer)."""
+        every session is no answer).  The index holds text redacted with the built-in secret patterns;
+        ``mask`` adds the configured ones to what is shown."""
         if not query.strip() or limit <= 0:
             return []
         exclude = frozenset(p for p in (_path_of(u) for u in open_uris) if p)
         hits = await asyncio.get_running_loop().run_in_executor(None, self._search, query, exclude, limit)
-        return [self.symbol(hit, encoding) for hit in hits]
+        return [self.symbol(hit, encoding, mask) for hit in hits]
 
     def _search(self, query: str, exclude: frozenset[str], limit: int) -> list[Hit]:
         path = default_db_path()
@@ -48,15 +63,43 @@ class IndexedSymbols:
                 log.warning("workspace symbols without the session index: %s", error)
             return []
         self._reported = None
+        self._refresh_if_stale(path)
         return hits
 
+    def _refresh_if_stale(self, path: Path) -> None:
+        with self._lock:  # queries run in worker threads
+            self._start_refresh(path)
+
+    def _start_refresh(self, path: Path) -> None:
+        """Start ``rollout-lsp index`` on ``path`` unless one is running or one started recently."""
+        if self._refresh is not None and self._refresh.poll() is None:
+            return
+        every = _refresh_seconds()
+        if every <= 0 or time.monotonic() - self._refreshed_at < every:
+            return
+        self._refreshed_at = time.monotonic()
+        command = [sys.executable, "-m", "analysis.cli", "index", "--db", str(path), "--timeout", "60"]
+        try:
+            self._refresh = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True, cwd=Path(__file__).resolve().parents[2])  # where `analysis` is
+        except OSError as error:
+            log.warning("cannot refresh the session index: %s", error)
+            return
+        try:
+            os.setpriority(os.PRIO_PROCESS, self._refresh.pid, 10)  # behind the editor and this server
+        except (AttributeError, OSError):
+            pass
+        log.info("refreshing the session index %s in the background (pid %d)", path, self._refresh.pid)
+        threading.Thread(target=self._refresh.wait, daemon=True).start()  # reaped when it ends
+
     @staticmethod
-    def symbol(hit: Hit, encoding: PositionEncoding) -> types.WorkspaceSymbol:
-        name = " ".join(hit.text.split()) or hit.tool or "call"
+    def symbol(hit: Hit, encoding: PositionEncoding, mask: Callable[[str], str] = str) -> types.WorkspaceSymbol:
+        name = " ".join(mask(hit.text).split()) or hit.tool or "call"
         name = name if len(name) <= 120 else name[:119] + "…"
         where = [hit.session_id or os.path.basename(hit.path), f"line {hit.line + 1}"]
         if hit.turn_title:
-            title = " ".join(hit.turn_title.split())
+            title = " ".join(mask(hit.turn_title).split())
             where.append(title if len(title) <= 60 else title[:59] + "…")
         start, end = hit.columns[encoding.value]
         rng = types.Range(types.Position(hit.line, start), types.Position(hit.line, end))
@@ -64,6 +107,13 @@ class IndexedSymbols:
                                      location=types.Location(Path(hit.path).as_uri(), rng),
                                      container_name=" · ".join(where),
                                      tags=[types.SymbolTag.Deprecated] if hit.executed == "no" else None)
+
+
+def _refresh_seconds() -> float:
+    try:
+        return float(os.environ.get(REFRESH_ENV, REFRESH_SECONDS))
+    except ValueError:
+        return REFRESH_SECONDS
 
 
 def _path_of(uri: str) -> str | None:

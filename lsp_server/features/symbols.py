@@ -67,7 +67,7 @@ class SymbolFeature(Feature):
         found = self.workspace_symbols(analyses, params.query, self.server.encoding)
         # every other session, from the index `rollout-lsp index` keeps (open documents take precedence)
         return found + await self.indexed.workspace_symbols(params.query, store.uris, self.server.encoding,
-                                                            1000 - len(found))
+                                                            1000 - len(found), self.server.masker)
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
                          name: str = "rollout") -> list[types.DocumentSymbol]:

@@ -22,7 +22,7 @@ CLIENT = Path(__file__).resolve().parent.parent
 ROOT = CLIENT.parent
 SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared"))
 IMAGES = ROOT / "docs" / "images"
-VSIX = CLIENT / "codex-rollout-lsp.vsix"
+VSIX = CLIENT / "dist" / "codex-rollout-lsp-linux-x64.vsix"  # the package a linux-x64 user installs
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 
@@ -35,7 +35,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def code_server(tmp_path_factory):
-    assert VSIX.exists(), "build the extension first: cd vscode-client && npm ci && npm run package"
+    assert VSIX.exists(), "build the extension first: make e2e builds it, or make vsix-all"
     setup = subprocess.run(["bash", str(SHARED / "tools" / "code-server-setup.sh")], capture_output=True, text=True,
                            check=True)
     binary = setup.stdout.strip().splitlines()[-1]
@@ -166,3 +166,71 @@ def test_recorded_rollout(page: Page):
     text = hover_at(page, 7, column_of(recorded, 7, "tools.exec_command({cmd:\\\"rg"))
     assert "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts" in text
     page.screenshot(path=str(IMAGES / "hover-recorded.png"))
+
+
+def go_to(page: Page, line: int, column: int) -> None:
+    command(page, "Go to Line/Column")
+    page.keyboard.type(f"{line}:{column}")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+
+
+def inspect_token(page: Page, line: int, column: int) -> str:
+    """What VS Code's token inspector says about the character at ``line:column``."""
+    go_to(page, line, column)
+    command(page, "Developer: Inspect Editor Tokens and Scopes")
+    widget = page.locator(".token-inspect-widget")
+    expect(widget).to_contain_text("semantic token type", timeout=30_000)
+    return widget.inner_text()
+
+
+def test_colours_inside_the_script_and_the_editable_script(page: Page):
+    fixture = ROOT / "fixtures" / "rollout-demo.jsonl"
+    open_file(page, "rollout-demo.jsonl")
+    command(page, "Explorer: Focus on Outline View")
+    expect(page.locator(".outline-pane")).to_contain_text("patch src/greet.py", timeout=60_000)
+    text = inspect_token(page, 7, column_of(fixture, 7, "+    return"))
+    assert "patchAdded" in text and "markup.inserted" in text, text
+    page.keyboard.press("Escape")
+    text = inspect_token(page, 7, column_of(fixture, 7, "tools.apply_patch") + 6)
+    assert "function" in text and "defaultLibrary" in text, text
+    page.screenshot(path=str(IMAGES / "script-colours.png"))
+    page.keyboard.press("Escape")
+
+    go_to(page, 5, 1)
+    command(page, "Rollout: Edit Exec Script as JavaScript")
+    expect(page.locator(".tab.active").filter(has_text="rollout-demo-call_demo1.js")).to_be_visible(timeout=30_000)
+    expect(page.locator(".statusbar")).to_contain_text("JavaScript", timeout=30_000)
+    editor = page.locator(".editor-group-container.active .view-lines")
+    expect(editor).to_contain_text('const r = await tools.exec_command({cmd: "pytest -q tests/test_greet.py"',
+                                   timeout=30_000)
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text('text("edited in VS Code");')
+    page.keyboard.press("Control+S")
+    # the save went through the server into the rollout as one edit of the record's input string, and VS Code
+    # saved the rollout it changed
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    rollout = folder / "rollout-demo.jsonl"
+    original = fixture.read_text(encoding="utf-8")
+    deadline = time.time() + 30
+    while "edited in VS Code" not in rollout.read_text(encoding="utf-8") and time.time() < deadline:
+        page.wait_for_timeout(200)
+    page.wait_for_timeout(500)  # the file is written whole: read it once the write is done
+    old_lines, new_lines = original.split("\n"), rollout.read_text(encoding="utf-8").split("\n")
+    assert [n for n, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b] == [4]
+    assert old_lines[:4] + old_lines[5:] == new_lines[:4] + new_lines[5:]
+    assert new_lines[4] == old_lines[4].replace('text(r);\\n"', 'text(r);\\ntext(\\"edited in VS Code\\");"')
+    expect(page.locator(".tab").filter(has_text="rollout-demo-call_demo1.js").first).not_to_have_class(
+        "dirty", timeout=30_000)
+    expect(page.get_by_text("not written back")).to_have_count(0)
+    page.wait_for_timeout(6000)  # the new line's colours arrive with the next semantic tokens
+    page.screenshot(path=str(IMAGES / "editable-script.png"))
+    command(page, "View: Close Editor")
+    page.locator(".tab").filter(has_text="rollout-demo.jsonl").first.click()
+    go_to(page, 5, 1)
+    command(page, "Rollout: Edit Exec Script as JavaScript")
+    editor = page.locator(".editor-group-container.active .view-lines")
+    expect(editor).to_contain_text('text("edited in VS Code");', timeout=30_000)
+    command(page, "View: Close Editor")
+    command(page, "View: Close All Editor Groups")
+    rollout.write_text(original, encoding="utf-8")

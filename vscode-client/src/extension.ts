@@ -1,10 +1,14 @@
 // The VS Code side: starts `rollout-lsp serve` and adds the commands and the large-rollout view.
+import { execFile } from "child_process";
+import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
 
-import { ServerLaunch, serverLaunch, startFailure } from "./launch";
+import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, serverLaunch, startFailure, withNative }
+  from "./launch";
 import { LargeRolloutView } from "./largeRollout";
+import { registerScriptEditing } from "./scriptFs";
 import { MARKDOWN_OPTIONS, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
 
 let client: LanguageClient | undefined;
@@ -26,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
     }),
   );
+  registerScriptEditing(context, () => client);
   await start(context);
 }
 
@@ -35,12 +40,17 @@ export async function deactivate(): Promise<void> {
 
 async function start(context: vscode.ExtensionContext): Promise<void> {
   const config = vscode.workspace.getConfiguration("rolloutLsp");
-  const launch = serverLaunch(
+  let launch = serverLaunch(
     { command: config.get<string>("server.command", ""), python: config.get<string>("server.python", "") },
     path.join(context.extensionPath, "bundled", "libs"),
     await pythonFromExtension(),
     process.env,
   );
+  if (launch.source !== "setting") {  // the bundled server: pick the compiled dependencies for this Python
+    const native = await nativeFolder(context, launch);
+    if (native === undefined) return;
+    launch = withNative(launch, native, process.env);
+  }
   output.appendLine(`Starting the server (${launch.source}): ${launch.command} ${launch.args.join(" ")}`);
   const serverOptions: ServerOptions = {
     command: launch.command,
@@ -107,6 +117,29 @@ async function reportStartFailure(launch: ServerLaunch, error: string): Promise<
   const choice = await vscode.window.showErrorMessage(message, ...actions);
   if (choice === "Open Settings") await vscode.commands.executeCommand("workbench.action.openSettings", "rolloutLsp.server");
   if (choice === "Show Output") output.show();
+}
+
+/** bundled/native/cpXY for the interpreter of ``launch``, or undefined after telling the user what to do. */
+async function nativeFolder(context: vscode.ExtensionContext, launch: ServerLaunch): Promise<string | undefined> {
+  const bundled = path.join(context.extensionPath, "bundled");
+  let probe: string;
+  try {
+    probe = await new Promise<string>((resolve, reject) => execFile(launch.command, ["-c", PROBE_SCRIPT],
+      { timeout: 20_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
+  } catch (error) {
+    await reportStartFailure(launch, String(error instanceof Error ? error.message : error));
+    return undefined;
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(bundled, "PLATFORM.json"), "utf-8")) as BundleManifest;
+  const choice = chooseNative(manifest, parseProbe(probe), launch.command);
+  if ("problem" in choice) {
+    output.appendLine(choice.problem);
+    const picked = await vscode.window.showErrorMessage(choice.problem, ...choice.actions);
+    if (picked === "Open Settings") await vscode.commands.executeCommand("workbench.action.openSettings", "rolloutLsp.server");
+    if (picked === "Show Output") output.show();
+    return undefined;
+  }
+  return path.join(bundled, "native", choice.folder);
 }
 
 async function pythonFromExtension(): Promise<string | undefined> {

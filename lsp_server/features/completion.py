@@ -1,0 +1,63 @@
+"""Completions while authoring a rollout: the analysis proposes, this turns proposals into LSP items."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from analysis.completion import Completion, complete
+from analysis.positions import LineColumns, PositionEncoding
+from analysis.rollout import RolloutAnalysis
+
+from .base import Feature, lsp_method
+
+TRIGGER_CHARACTERS = [".", '"', "{", ","]
+_KINDS = {
+    "value": types.CompletionItemKind.EnumMember,
+    "tool": types.CompletionItemKind.Function,
+    "key": types.CompletionItemKind.Property,
+    "call_id": types.CompletionItemKind.Reference,
+    "snippet": types.CompletionItemKind.Snippet,
+}
+
+
+class CompletionFeature(Feature):
+    """Record and payload types, tools after ``tools.``, argument keys, call ids waiting for an output, and
+    a snippet for an exec call with its output (as plain text where the client has no snippets)."""
+
+    snippets = False
+
+    def configure(self, capabilities: types.ClientCapabilities) -> None:
+        text = capabilities.text_document
+        item = text.completion.completion_item if text and text.completion else None
+        self.snippets = bool(item and item.snippet_support)
+
+    @lsp_method(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS),
+                empty=None)
+    async def completion(self, params: types.CompletionParams) -> types.CompletionList | None:
+        """Proposals at the cursor, read from the document's current text of that line."""
+        uri = params.text_document.uri
+        result = await self.rollout(uri)
+        if result is None:
+            return None
+        line = self.server.workspace.get_text_document(uri).line_text(params.position.line)
+        return self.completions(result.analysis, params.position.line, line, params.position.character,
+                                self.server.encoding)
+
+    def completions(self, analysis: RolloutAnalysis, line_number: int, line: str, character: int,
+                    encoding: PositionEncoding) -> types.CompletionList:
+        columns = LineColumns(line)
+        column = columns.from_units(character, encoding)
+        items = [self.item(c, line_number, columns, encoding) for c in complete(analysis, line_number, line, column)]
+        return types.CompletionList(is_incomplete=False, items=items)
+
+    def item(self, completion: Completion, line_number: int, columns: LineColumns,
+             encoding: PositionEncoding) -> types.CompletionItem:
+        rng = types.Range(types.Position(line_number, columns.to_units(completion.start, encoding)),
+                          types.Position(line_number, columns.to_units(completion.end, encoding)))
+        use_snippet = self.snippets and completion.snippet is not None
+        return types.CompletionItem(
+            label=completion.label, kind=_KINDS[completion.kind], detail=completion.detail,
+            sort_text=completion.sort,
+            filter_text=completion.label if completion.kind != "snippet" else None,
+            text_edit=types.TextEdit(rng, completion.snippet if use_snippet else completion.text),
+            insert_text_format=types.InsertTextFormat.Snippet if use_snippet else types.InsertTextFormat.PlainText)

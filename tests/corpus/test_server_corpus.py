@@ -1,0 +1,75 @@
+"""The language server over the recorded rollouts of ../shared/corpus/recorded/: hovers, outlines and
+``rollout/analyzeFile`` on files written by real Codex releases."""
+
+from __future__ import annotations
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from analysis.lines import split_lines
+from tests.helpers import CORPUS
+from tests.lsp_support import SERVER, diagnostics_of, open_text, position_of, start, uri_of
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    await start(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def cut(name: str) -> str:
+    """Outline names are cut at 120 characters."""
+    return name if len(name) <= 120 else name[:119] + "…"
+
+
+async def test_hover_on_recorded_rollout(client: LanguageClient):
+    text = (CORPUS / "codex-0.157-custom-calls.jsonl").read_text(encoding="utf-8")
+    uri = uri_of("recorded-0.157.jsonl")
+    open_text(client, uri, text)
+    await diagnostics_of(client, uri)
+    line = split_lines(text)[6]
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), types.Position(6, position_of(line, "tools.exec_command", 0) + 200)))
+    assert "```sh\nrg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts\n```" in hover.contents.value
+    assert "**output** (line 8): completed · 0.3 s\n\n```text\n[exit 0]\n\n[exit 0]\n452:  snapshotPlain(): string {\n" \
+        in hover.contents.value
+
+
+async def test_outline_of_recorded_rollouts(client: LanguageClient):
+    for name in ("codex-0.157-custom-calls.jsonl", "codex-custom-call-forms.jsonl"):
+        uri = uri_of("recorded-" + name)
+        open_text(client, uri, (CORPUS / name).read_text(encoding="utf-8"))
+        await diagnostics_of(client, uri)
+        symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+            types.TextDocumentIdentifier(uri)))
+        records = symbols[0].children[0].children if name.startswith("codex-0.157") else symbols[0].children
+        if name.startswith("codex-0.157"):
+            assert symbols[0].children[0].name.startswith("turn: ")
+            assert [(r.range.start.line, r.detail, [c.name for c in r.children]) for r in records] == [
+                (2, "no tool call", []),
+                (3, "1 command", ["computed: cmd"]),
+                (4, "1 patch", ["patch /Users/xxxxxxxxxxxx/Desktop/Development/agent-code/.worktrees/review-cxh55-b/"
+                                "src/CodexHeadless.ts"]),
+                (6, "2 commands", ["git checkout -- src/CodexHeadless.ts",
+                                   "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts"]),
+                (8, "1 command", ["rm node_modules"])]
+        else:
+            root = "/Users/xxxxxxxxxxxx/Desktop/Development/agent-code/.worktrees/"
+            assert [(r.name, [c.name for c in r.children]) for r in records] == [
+                ("exec", [cut(f"patch {root}review-1326-c/src/renderer/src/workspace/hook/actions/session.ts")]),
+                ("apply_patch: patch src/app/page.tsx", []),
+                ("exec", [cut(f"patch {root}feed-render-rewrite/testing/fixtures/feed-presentation/"
+                              f"operation-families.json, {root}feed-render-rewrite/testing/unit/scripts/"
+                              "renderingFixtureTools.test.ts")]),
+                ("exec", ["mcp__agent_code__orchestration_wait_agents"])]
+
+
+async def test_analyze_recorded_file_by_path(client: LanguageClient):
+    result = await client.protocol.send_request_async("rollout/analyzeFile", {
+        "path": str(CORPUS / "codex-0.157-custom-calls.jsonl")})
+    assert [c.command for c in result.calls][2:] == ["git checkout -- src/CodexHeadless.ts",
+                                                     "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts",
+                                                     "rm node_modules"]
+    assert [d.code for d in result.diagnostics] == ["unpaired-call", "unpaired-call", "computed-command"]

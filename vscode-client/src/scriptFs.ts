@@ -1,0 +1,131 @@
+// The exec script as a real, editable JavaScript document: a file system provider whose files are exec
+// records.  Reading asks the server for the record's script (rollout-lsp.scriptSource); saving sends the new
+// text to rollout-lsp.writeScript, and the server asks VS Code (workspace/applyEdit) to apply one versioned
+// edit to the rollout that changes only the record's `input` string, escaped as the line escapes it.  The
+// rollout is then modified (VS Code saves a file a workspace edit changed); its undo takes the edit back.
+import * as vscode from "vscode";
+import { LanguageClient } from "vscode-languageclient/node";
+
+import { EDIT_SCHEME, ScriptTarget, editableScriptUri, parseEditableScriptUri, writeFailure } from "./scriptTarget";
+
+interface ScriptSource { script: string; call_id: string | null; line: number; version: number | null }
+interface WriteAnswer { applied: boolean; changed: boolean; line: number | null; reason: string | null }
+
+export function registerScriptEditing(context: vscode.ExtensionContext, client: () => LanguageClient | undefined): void {
+  const files = new ExecScriptFiles(client);
+  context.subscriptions.push(
+    vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, files, { isCaseSensitive: true }),
+    vscode.commands.registerCommand("rolloutLsp.editScript", (uri?: string, line?: number) => editScript(client(), uri, line)),
+    vscode.workspace.onDidChangeTextDocument((event) => files.rolloutChanged(event.document.uri.toString())),
+  );
+}
+
+async function editScript(client: LanguageClient | undefined, uri?: string, line?: number): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  const documentUri = uri ?? editor?.document.uri.toString();
+  const at = line ?? editor?.selection.active.line;
+  if (!documentUri || at === undefined || !client) {
+    void vscode.window.showWarningMessage("Rollout: put the cursor on an exec record of a rollout.");
+    return;
+  }
+  const source = await client.sendRequest<ScriptSource | null>(
+    "workspace/executeCommand", { command: "rollout-lsp.scriptSource", arguments: [documentUri, at] });
+  if (!source) {
+    void vscode.window.showInformationMessage("Rollout: this line is not an exec record.");
+    return;
+  }
+  const target = { uri: documentUri, line: source.line, callId: source.call_id };
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(editableScriptUri(target)));
+  await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+}
+
+class ExecScriptFiles implements vscode.FileSystemProvider {
+  private readonly changes = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.changes.event;
+  // what each open script file last read: its text and the modification time VS Code compares on save
+  private readonly known = new Map<string, { script: string; mtime: number }>();
+  private readonly lines = new Map<string, number>(); // where a record moved to since its file was opened
+  private pending: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly client: () => LanguageClient | undefined) {}
+
+  watch(): vscode.Disposable {
+    return new vscode.Disposable(() => undefined);
+  }
+
+  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    const script = await this.read(uri);
+    const size = new TextEncoder().encode(script).length;
+    return { type: vscode.FileType.File, ctime: 0, mtime: this.known.get(uri.toString())?.mtime ?? 0, size };
+  }
+
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    return new TextEncoder().encode(await this.read(uri));
+  }
+
+  async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+    const target = this.target(uri);
+    const script = new TextDecoder().decode(content);
+    const answer = await this.server().sendRequest<WriteAnswer | null>("workspace/executeCommand", {
+      command: "rollout-lsp.writeScript", arguments: [target.uri, target.line, script, target.callId],
+    });
+    const failure = writeFailure(answer);
+    if (failure) throw vscode.FileSystemError.Unavailable(failure);
+    if (answer && answer.line !== null) this.lines.set(uri.toString(), answer.line);
+    this.remember(uri, script);
+  }
+
+  readDirectory(): [string, vscode.FileType][] {
+    return [];
+  }
+
+  createDirectory(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  delete(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  rename(uri: vscode.Uri): void {
+    throw vscode.FileSystemError.NoPermissions(uri);
+  }
+
+  /** The rollout changed: let VS Code read open scripts of it again (it keeps a script with unsaved edits). */
+  rolloutChanged(rollout: string): void {
+    if (this.pending) clearTimeout(this.pending);
+    this.pending = setTimeout(() => {
+      const changed = [...this.known.keys()].filter((key) => this.target(vscode.Uri.parse(key)).uri === rollout);
+      if (changed.length) this.changes.fire(changed.map((key) => ({ type: vscode.FileChangeType.Changed, uri: vscode.Uri.parse(key) })));
+    }, 300);
+  }
+
+  private async read(uri: vscode.Uri): Promise<string> {
+    const target = this.target(uri);
+    const source = await this.server().sendRequest<ScriptSource | null>("workspace/executeCommand", {
+      command: "rollout-lsp.scriptSource", arguments: [target.uri, target.line, target.callId],
+    });
+    if (!source) throw vscode.FileSystemError.FileNotFound(uri);
+    this.lines.set(uri.toString(), source.line);
+    this.remember(uri, source.script);
+    return source.script;
+  }
+
+  private remember(uri: vscode.Uri, script: string): void {
+    const key = uri.toString();
+    const old = this.known.get(key);
+    if (!old || old.script !== script) this.known.set(key, { script, mtime: Math.max(Date.now(), (old?.mtime ?? 0) + 1) });
+  }
+
+  private target(uri: vscode.Uri): ScriptTarget {
+    const target = parseEditableScriptUri(uri.query);
+    if (!target) throw vscode.FileSystemError.FileNotFound(uri);
+    return { ...target, line: this.lines.get(uri.toString()) ?? target.line };
+  }
+
+  private server(): LanguageClient {
+    const client = this.client();
+    if (!client) throw vscode.FileSystemError.Unavailable("Rollout: the language server is not running");
+    return client;
+  }
+}
