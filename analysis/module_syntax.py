@@ -299,7 +299,7 @@ def _valid_regexp(pattern: str, flags: str) -> bool:
     return True
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=64)  # scripts can be long: a few, for a line analysed twice (syntax, executed)
 def first_module_error(source: str) -> SyntaxProblem | None:
     """esprima-fork's first error for ``source`` read as a module, at its code-point offset."""
     import esprima  # esprima-fork 5 (ES2026); imported on first use, as tree-sitter reads most scripts alone
