@@ -19,15 +19,35 @@ from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
 from .turns import Turn, read_turns
-from .vocabulary import unknown_record_findings
+from .vocabulary import unknown_record_findings, unknown_type_of
 
 
 class LineCache:
-    """Line analyses by line text; :meth:`keep_only` drops those no line uses any more."""
+    """Line analyses by line text; :meth:`keep_only` drops those no line uses any more.
+
+    It also keeps what linking derives from one call alone (the call as it ran, ``executed: "yes"``), so
+    re-linking an edited document makes no new object for a call whose record did not change.
+    """
 
     def __init__(self, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> None:
         self.extra_secrets = extra_secrets
         self._by_text: dict[str, LineAnalysis] = {}
+        self._ran: dict[int, tuple[ToolCall, ToolCall]] = {}  # id(call) → (call, the call with executed "yes")
+        self._unknown: dict[int, tuple[LineAnalysis, str | None]] = {}  # id(record) → (record, its unknown type)
+
+    def unknown_type(self, record: LineAnalysis) -> str | None:
+        """:func:`~analysis.vocabulary.unknown_type_of` ``record``, computed once per record."""
+        found = self._unknown.get(id(record))
+        if found is None or found[0] is not record:
+            found = self._unknown[id(record)] = (record, unknown_type_of(record))
+        return found[1]
+
+    def ran(self, call: ToolCall) -> ToolCall:
+        """``call`` with ``executed: "yes"``, the same object each time for the same call."""
+        found = self._ran.get(id(call))
+        if found is None or found[0] is not call:
+            found = self._ran[id(call)] = (call, replace(call, executed="yes"))
+        return found[1]
 
     def get(self, line: str) -> LineAnalysis:
         found = self._by_text.get(line)
@@ -40,8 +60,16 @@ class LineCache:
         self._by_text.update(zip(lines, analyses))
 
     def keep_only(self, lines: Iterable[str]) -> None:
+        """Forget the lines not in ``lines``: at once when ``lines`` is not a list, else once they are more
+        than a tenth of the cache (an edit leaves a few stale lines behind; pruning after each costs more)."""
+        if isinstance(lines, list) and len(self._by_text) <= len(lines) + len(lines) // 10 + 64:
+            return
         keep = set(lines)
         self._by_text = {k: v for k, v in self._by_text.items() if k in keep}
+        alive = {id(call) for record in self._by_text.values() for call in record.calls}
+        self._ran = {k: v for k, v in self._ran.items() if k in alive}
+        records = {id(record) for record in self._by_text.values()}
+        self._unknown = {k: v for k, v in self._unknown.items() if k in records}
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,20 +151,47 @@ def analyze_text(text: str, cache: LineCache | None = None,
                  progress: Callable[[int, int], None] | None = None) -> RolloutAnalysis:
     """The analysis of a rollout's text; ``should_stop`` is asked, and ``progress`` told (lines read, all
     lines), between lines."""
+    return analyze_lines(split_lines(text), cache, should_stop, progress)
+
+
+def analyze_lines(lines: list[str], cache: LineCache | None = None,
+                  should_stop: Callable[[], bool] | None = None,
+                  progress: Callable[[int, int], None] | None = None,
+                  partial: Callable[[Callable[[], RolloutAnalysis]], None] | None = None) -> RolloutAnalysis:
+    """The analysis of a rollout's lines (``split_lines`` of its text; the analysis keeps the list).  A line
+    that is the same string object as one the cache analysed before is found without hashing it again.
+
+    ``partial``, when given, is called between lines with a function that makes the :func:`partial_analysis`
+    of the lines read so far (so a reader of a large rollout can show their findings before the end)."""
     cache = cache or LineCache()
-    lines = split_lines(text)
-    records = []
+    records: list[LineAnalysis] = []
+    get = cache.get
     for number, line in enumerate(lines):
-        if should_stop is not None and number % 64 == 0 and should_stop():
-            raise AnalysisCancelled
-        if progress is not None and number % 64 == 0:
-            progress(number, len(lines))
-        records.append(cache.get(line))
+        if number % 64 == 0:
+            if should_stop is not None and should_stop():
+                raise AnalysisCancelled
+            if progress is not None:
+                progress(number, len(lines))
+            if partial is not None and number:
+                partial(lambda: partial_analysis(lines, records))
+        records.append(get(line))
     analysis = RolloutAnalysis(lines, records)
     _index(analysis)
-    _link(analysis)
-    analysis.findings = sorted(analysis.findings + unknown_record_findings(analysis),  # analysis.vocabulary
+    _link(analysis, cache)
+    analysis.findings = sorted(analysis.findings + unknown_record_findings(analysis, cache.unknown_type),
                                key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+    return analysis
+
+
+def partial_analysis(lines: list[str], records: list[LineAnalysis]) -> RolloutAnalysis:
+    """What is known before every line is read: the analyses of the first ``len(records)`` lines and their
+    own findings (those of one line alone: syntax, dead code, patches, secrets, …).  Nothing is linked yet:
+    no call is paired with its output or its event, so no finding of linking (``unpaired-call``,
+    ``unmatched-event``, ``unknown-record``, …) is among them."""
+    analysis = RolloutAnalysis(lines, records[:])
+    for number, record in enumerate(analysis.records):
+        if record.findings:
+            analysis.findings.extend(f.moved_to(number) for f in record.findings)
     return analysis
 
 
@@ -152,10 +207,11 @@ def _index(analysis: RolloutAnalysis) -> None:
             analysis.events.append((number, record.event))
 
 
-def _link(analysis: RolloutAnalysis) -> None:
+def _link(analysis: RolloutAnalysis, cache: LineCache) -> None:
     findings: list[Finding] = []
     for number, record in enumerate(analysis.records):
-        findings.extend(f.moved_to(number) for f in record.findings)
+        if record.findings:
+            findings.extend(f.moved_to(number) for f in record.findings)
     analysis.turns = read_turns(analysis.records, analysis.lines)
     continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records)
     for number in analysis.call_records:
@@ -172,28 +228,49 @@ def _link(analysis: RolloutAnalysis) -> None:
         output = analysis.record_outputs.get(number)
         if output is not None and not analysis.records[number].is_exec:  # a top-level call: the event is its own
             analysis.record_outputs[number] = _corrected(output, event)
+    calls, records, record_outputs, ran = analysis.calls, analysis.records, analysis.record_outputs, cache.ran
     for number in analysis.call_records:
-        record = analysis.records[number]
-        output = analysis.record_outputs.get(number)
+        record = records[number]
+        output = record_outputs.get(number)
+        sole = _sole_producer(record, output)
         for index, call in enumerate(record.calls):
-            event = matched.get((number, index))
-            analysis.calls.append(pair_call(number, index, call, record, output, event))
+            event = matched.get((number, index)) if matched else None
+            call_output = _call_output(record, call, output) if call is sole else output
+            calls.append(_paired(number, index, call, record, output, call_output, event, ran))
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
 
 
 def pair_call(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,
-             event: tuple[int, ToolEvent] | None) -> LocatedCall:
+              event: tuple[int, ToolEvent] | None, ran: Callable[[ToolCall], ToolCall] | None = None) -> LocatedCall:
     """A call with its output and its event.  It ran (``executed: "yes"``) when an event reports it, or when
-    it runs whenever its script completes (``unconditional``) and the script's final status is completed."""
-    call_output = _call_output(record, call, output)
+    it runs whenever its script completes (``unconditional``) and the script's final status is completed.
+    ``ran`` makes the call as it ran (:meth:`LineCache.ran` keeps one per call)."""
+    return _paired(number, index, call, record, output, _call_output(record, call, output), event, ran)
+
+
+def _paired(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,
+            call_output: CallOutput | None, event: tuple[int, ToolEvent] | None,
+            ran: Callable[[ToolCall], ToolCall] | None) -> LocatedCall:
     if event is not None:
-        call = replace(call, executed="yes")
-        if call_output is not None and record.is_exec and event[1].exit_code is not None:
-            call_output = replace(call_output, exit_code=event[1].exit_code)
+        call = _ran(call) if ran is None or call.executed == "yes" else ran(call)
+        if call_output is not None and record.is_exec and event[1].exit_code is not None and \
+                call_output.exit_code != event[1].exit_code:
+            call_output = _with_exit_code(call_output, event[1].exit_code)
     elif call.unconditional and call.executed == "unknown" and output is not None and \
             output.status == "completed" and output.output.error is None:
-        call = replace(call, executed="yes")  # it runs whenever the script completes, and the script completed
+        # it runs whenever the script completes, and the script completed
+        call = _ran(call) if ran is None else ran(call)
     return LocatedCall(number, index, call, record, call_output, event)
+
+
+def _ran(call: ToolCall) -> ToolCall:
+    return call if call.executed == "yes" else replace(call, executed="yes")
+
+
+def _with_exit_code(output: CallOutput, exit_code: int | None) -> CallOutput:
+    """``replace(output, exit_code=exit_code)``, without ``dataclasses.replace``'s cost (paid for every call)."""
+    return CallOutput(output.line, output.status, exit_code, output.wall_time, output.output, output.first_line,
+                      output.continued_by, output.via)
 
 
 def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
@@ -201,6 +278,14 @@ def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
     status = "failed" if event.kind == PATCH and event.success is False else output.status
     exit_code = event.exit_code if event.exit_code is not None else output.exit_code
     return replace(output, status=status, exit_code=exit_code)
+
+
+def _sole_producer(record: LineAnalysis, output: CallOutput | None) -> ToolCall | None:
+    """The call whose exit code :func:`_call_output` may read from the script's only result block, if any."""
+    if output is None or output.exit_code is not None or not record.is_exec or len(output.output.results) != 1:
+        return None
+    producers = [c for c in record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
+    return producers[0] if len(producers) == 1 else None
 
 
 def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None) -> CallOutput | None:
@@ -212,8 +297,8 @@ def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None
         producers = [c for c in record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
         if len(producers) == 1 and producers[0] is call and len(output.output.results) == 1:
             exit_code = output.output.results[0].exit_code
-    return replace(output, exit_code=exit_code) if exit_code != output.exit_code else output
+    return _with_exit_code(output, exit_code) if exit_code != output.exit_code else output
 
 
 __all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text",
-           "pair_call"]
+           "analyze_lines", "partial_analysis", "pair_call"]

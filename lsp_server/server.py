@@ -167,7 +167,8 @@ class RolloutLanguageServer(LanguageServer):
         """The analyses of open documents (made on first use: it needs the running event loop)."""
         if self._store is None:
             diagnostics = self.feature_of(DiagnosticsFeature)
-            self._store = AnalysisStore(diagnostics.analysis_ready, self.settings_is_rollout_path)
+            self._store = AnalysisStore(diagnostics.analysis_ready, self.settings_is_rollout_path,
+                                        diagnostics.partial_ready)
             self._store.reset_caches(self.settings.compiled_secret_patterns())
             self._store.progress = ClientProgress(self)
         return self._store
@@ -193,7 +194,8 @@ class RolloutLanguageServer(LanguageServer):
         store = self.store
         for uri in store.uris:
             document = self.workspace.get_text_document(uri)
-            store.update(uri, document.source, document.version, 0)
+            lines = getattr(document, "text_lines", None)
+            store.update(uri, list(lines) if lines is not None else document.source, document.version, 0)
 
 
 def create_server() -> RolloutLanguageServer:
