@@ -34,6 +34,17 @@ class LineCache:
         self._by_text: dict[str, LineAnalysis] = {}
         self._ran: dict[int, tuple[ToolCall, ToolCall]] = {}  # id(call) → (call, the call with executed "yes")
         self._unknown: dict[int, tuple[LineAnalysis, str | None]] = {}  # id(record) → (record, its unknown type)
+        self._sole: dict[int, tuple[LineAnalysis, ToolCall | None]] = {}  # id(record) → (record, its sole producer)
+        # what the last linking made, for the next one to reuse (read and replaced by ``_link`` only)
+        self.outputs_made: dict = {}
+        self.calls_paired: dict[tuple[int, int], tuple] = {}
+
+    def sole_producer(self, record: LineAnalysis) -> ToolCall | None:
+        """:func:`_sole_producer_of` ``record``, computed once per record."""
+        found = self._sole.get(id(record))
+        if found is None or found[0] is not record:
+            found = self._sole[id(record)] = (record, _sole_producer_of(record))
+        return found[1]
 
     def unknown_type(self, record: LineAnalysis) -> str | None:
         """:func:`~analysis.vocabulary.unknown_type_of` ``record``, computed once per record."""
@@ -70,6 +81,7 @@ class LineCache:
         self._ran = {k: v for k, v in self._ran.items() if k in alive}
         records = {id(record) for record in self._by_text.values()}
         self._unknown = {k: v for k, v in self._unknown.items() if k in records}
+        self._sole = {k: v for k, v in self._sole.items() if k in records}
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +225,8 @@ def _link(analysis: RolloutAnalysis, cache: LineCache) -> None:
         if record.findings:
             findings.extend(f.moved_to(number) for f in record.findings)
     analysis.turns = read_turns(analysis.records, analysis.lines)
-    continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records)
+    continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records,
+                                  cache.outputs_made)
     for number in analysis.call_records:
         record = analysis.records[number]
         output = continuations.output_of(number, record)
@@ -223,20 +236,31 @@ def _link(analysis: RolloutAnalysis, cache: LineCache) -> None:
             where = call_id_span(analysis.lines[number]) or Span(0, 0, len(analysis.lines[number]))
             findings.append(Finding(UNPAIRED_CALL, f"no output record for call {record.call_id}",
                                     Span(number, where.start, where.end)))
+    cache.outputs_made = continuations.made
     matched = match_events(analysis, findings)
     for (number, _), (_, event) in matched.items():
         output = analysis.record_outputs.get(number)
         if output is not None and not analysis.records[number].is_exec:  # a top-level call: the event is its own
             analysis.record_outputs[number] = _corrected(output, event)
     calls, records, record_outputs, ran = analysis.calls, analysis.records, analysis.record_outputs, cache.ran
+    paired, reuse = {}, cache.calls_paired  # a call paired as before with the same output and event is reused
     for number in analysis.call_records:
         record = records[number]
         output = record_outputs.get(number)
-        sole = _sole_producer(record, output)
+        sole = None
+        if output is not None and output.exit_code is None and record.is_exec and len(output.output.results) == 1:
+            sole = cache.sole_producer(record)
         for index, call in enumerate(record.calls):
             event = matched.get((number, index)) if matched else None
             call_output = _call_output(record, call, output) if call is sole else output
-            calls.append(_paired(number, index, call, record, output, call_output, event, ran))
+            found = reuse.get((number, index))  # (call, output, call_output, event, the located call made of them)
+            if found is None or found[0] is not call or found[1] is not output or found[2] is not call_output or \
+                    found[3] != event or found[4].record is not record:
+                found = (call, output, call_output, event,
+                         _paired(number, index, call, record, output, call_output, event, ran))
+            paired[(number, index)] = found
+            calls.append(found[4])
+    cache.calls_paired = paired
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
 
 
@@ -280,10 +304,9 @@ def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
     return replace(output, status=status, exit_code=exit_code)
 
 
-def _sole_producer(record: LineAnalysis, output: CallOutput | None) -> ToolCall | None:
-    """The call whose exit code :func:`_call_output` may read from the script's only result block, if any."""
-    if output is None or output.exit_code is not None or not record.is_exec or len(output.output.results) != 1:
-        return None
+def _sole_producer_of(record: LineAnalysis) -> ToolCall | None:
+    """The only call of a script that produces a result block (whose exit code :func:`_call_output` may read
+    from the script's only result block), or None."""
     producers = [c for c in record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
     return producers[0] if len(producers) == 1 else None
 

@@ -80,7 +80,7 @@ def unknown_records(analysis: RolloutAnalysis,
     if cached is None:
         cached = {}
         for number, record in enumerate(analysis.records):
-            if record.record is None or record.kind in ("blank", "invalid"):
+            if record.record is None:  # blank and invalid lines have none
                 continue
             name = type_of(record)
             if name is not None:
