@@ -37,7 +37,8 @@ class LineCache:
         self._sole: dict[int, tuple[LineAnalysis, ToolCall | None]] = {}  # id(record) → (record, its sole producer)
         # what the last linking made, for the next one to reuse (read and replaced by ``_link`` only)
         self.outputs_made: dict = {}
-        self.calls_paired: dict[tuple[int, int], tuple] = {}
+        self.outputs_corrected: dict[int, tuple] = {}  # call line → (output, event, the output as the event says)
+        self.calls_paired: dict[int, tuple] = {}  # call line → (record, output, events, its located calls)
 
     def sole_producer(self, record: LineAnalysis) -> ToolCall | None:
         """:func:`_sole_producer_of` ``record``, computed once per record."""
@@ -238,30 +239,46 @@ def _link(analysis: RolloutAnalysis, cache: LineCache) -> None:
                                     Span(number, where.start, where.end)))
     cache.outputs_made = continuations.made
     matched = match_events(analysis, findings)
+    corrected, made = {}, cache.outputs_corrected
     for (number, _), (_, event) in matched.items():
         output = analysis.record_outputs.get(number)
         if output is not None and not analysis.records[number].is_exec:  # a top-level call: the event is its own
-            analysis.record_outputs[number] = _corrected(output, event)
-    calls, records, record_outputs, ran = analysis.calls, analysis.records, analysis.record_outputs, cache.ran
-    paired, reuse = {}, cache.calls_paired  # a call paired as before with the same output and event is reused
+            found = made.get(number)
+            if found is None or found[0] is not output or found[1] != event:
+                found = (output, event, _corrected(output, event))
+            corrected[number] = found
+            analysis.record_outputs[number] = found[2]
+    cache.outputs_corrected = corrected
+    calls, records, record_outputs = analysis.calls, analysis.records, analysis.record_outputs
+    events_at: dict[int, dict[int, tuple[int, ToolEvent]]] = {}  # call line → call index → its event
+    for (number, index), event in matched.items():
+        events_at.setdefault(number, {})[index] = event
+    # a record whose output and events are the same as at the previous linking keeps its paired calls
+    paired, reuse = {}, cache.calls_paired
     for number in analysis.call_records:
         record = records[number]
         output = record_outputs.get(number)
-        sole = None
-        if output is not None and output.exit_code is None and record.is_exec and len(output.output.results) == 1:
-            sole = cache.sole_producer(record)
-        for index, call in enumerate(record.calls):
-            event = matched.get((number, index)) if matched else None
-            call_output = _call_output(record, call, output) if call is sole else output
-            found = reuse.get((number, index))  # (call, output, call_output, event, the located call made of them)
-            if found is None or found[0] is not call or found[1] is not output or found[2] is not call_output or \
-                    found[3] != event or found[4].record is not record:
-                found = (call, output, call_output, event,
-                         _paired(number, index, call, record, output, call_output, event, ran))
-            paired[(number, index)] = found
-            calls.append(found[4])
+        events = events_at.get(number)
+        found = reuse.get(number)
+        if found is None or found[0] is not record or found[1] is not output or found[2] != events:
+            found = (record, output, events, _paired_calls(number, record, output, events or {}, cache))
+        paired[number] = found
+        calls.extend(found[3])
     cache.calls_paired = paired
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+
+
+def _paired_calls(number: int, record: LineAnalysis, output: CallOutput | None,
+                  events: dict[int, tuple[int, ToolEvent]], cache: LineCache) -> list[LocatedCall]:
+    """The calls of one call record, each with its output and its event."""
+    sole = None
+    if output is not None and output.exit_code is None and record.is_exec and len(output.output.results) == 1:
+        sole = cache.sole_producer(record)
+    out = []
+    for index, call in enumerate(record.calls):
+        call_output = _call_output(record, call, output) if call is sole else output
+        out.append(_paired(number, index, call, record, output, call_output, events.get(index), cache.ran))
+    return out
 
 
 def pair_call(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,

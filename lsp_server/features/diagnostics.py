@@ -32,7 +32,7 @@ class DiagnosticsFeature(Feature):
     def __init__(self, server) -> None:
         super().__init__(server)
         self.converter = default_converter()
-        self._payloads: dict[str, _Payloads] = {}  # uri → the diagnostics last published, as plain JSON data
+        self._payloads: dict[str, _Payloads] = {}  # uri → the diagnostics last published, encoded
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         document = capabilities.text_document
@@ -62,14 +62,14 @@ class DiagnosticsFeature(Feature):
                 out.append(diagnostic)
         return out + logs.diagnostics(result)
 
-    def payload(self, result: DocumentAnalysis) -> list[dict]:
-        """:meth:`diagnostics` as plain JSON data.  A finding's diagnostic is converted once and reused by the
-        next versions while the finding, the texts of the lines it points at and its call's output line are
+    def encoded(self, result: DocumentAnalysis) -> list[str]:
+        """:meth:`diagnostics` as JSON texts.  A finding's diagnostic is converted and encoded once and reused by
+        the next versions while the finding, the texts of the lines it points at and its call's output line are
         the same: after an edit only the findings of the lines it changed are converted again."""
         server = self.server
         logs = server.feature_of(InvocationLogFeature)
         if logs.is_log(result.uri) or not result.is_rollout:
-            return [self.converter.unstructure(d) for d in logs.diagnostics(result)]
+            return [_json(self.converter.unstructure(d)) for d in logs.diagnostics(result)]
         config = (server.encoding, tuple(sorted(server.settings.severity.items())), server.masker.extra)
         cached = self._payloads.get(result.uri)
         if cached is None or cached.config != config:
@@ -77,30 +77,32 @@ class DiagnosticsFeature(Feature):
         analysis = result.analysis
         fresh: dict = {}
         out = []
+        version = json.dumps(result.version)
         for finding in analysis.findings:
             output = output_of_call_record(analysis, finding)
             texts = _texts(analysis, finding, output)
             key = (finding, output)
             hit = cached.items.get(key)
             if hit is not None and len(hit[0]) == len(texts) and all(a is b for a, b in zip(hit[0], texts)):
-                plain = hit[1]
+                encoded = hit[1]
             else:
                 diagnostic = to_diagnostic(analysis, finding, result.uri, server.encoding, server.settings.severity,
                                            server.masker, None)
-                plain = None if diagnostic is None else self.converter.unstructure(diagnostic)
-            fresh[key] = (texts, plain)
-            if plain is not None:
-                out.append({**plain, "data": {**plain["data"], "version": result.version}} if "data" in plain
-                           else plain)
+                encoded = None if diagnostic is None else _json(self.converter.unstructure(diagnostic))
+            fresh[key] = (texts, encoded)
+            if encoded is not None:
+                # ``data`` (last) ends with the document version, encoded as null: this version goes there
+                out.append(encoded[:-len(_NO_VERSION)] + f'"version":{version}}}}}'
+                           if encoded.endswith(_NO_VERSION) else encoded)
         cached.items = fresh
         if not result.complete:  # a partial analysis: the invocation logs are matched with the whole one
             return out
-        return out + [self.converter.unstructure(d) for d in logs.diagnostics(result)]
+        return out + [_json(self.converter.unstructure(d)) for d in logs.diagnostics(result)]
 
     def publish(self, result: DocumentAnalysis) -> None:
         """Publish the diagnostics of ``result``, encoded once without a cattrs pass."""
-        body = json.dumps({"uri": result.uri, "version": result.version, "diagnostics": self.payload(result)},
-                          ensure_ascii=False, separators=(",", ":"))
+        body = '{"uri":%s,"version":%s,"diagnostics":[%s]}' % (
+            json.dumps(result.uri), json.dumps(result.version), ",".join(self.encoded(result)))
         self.server.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, body.encode("utf-8"))
 
     def partial_ready(self, result: DocumentAnalysis) -> None:
@@ -145,13 +147,20 @@ class DiagnosticsFeature(Feature):
             self.server.workspace_diagnostic_refresh(None)
 
 
+_NO_VERSION = '"version":null}}'  # how an encoded diagnostic with fix data and no version ends
+
+
+def _json(value) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
 class _Payloads:
-    """One document's converted diagnostics: (finding, its call's output line) → (the texts of the lines it
-    points at, its plain JSON data or None when its code is turned off), valid for one configuration."""
+    """One document's encoded diagnostics: (finding, its call's output line) → (the texts of the lines it
+    points at, its JSON text or None when its code is turned off), valid for one configuration."""
 
     def __init__(self, config: tuple) -> None:
         self.config = config
-        self.items: dict[tuple[Finding, int | None], tuple[tuple[str, ...], dict | None]] = {}
+        self.items: dict[tuple[Finding, int | None], tuple[tuple[str, ...], str | None]] = {}
 
 
 def _texts(analysis: RolloutAnalysis, finding: Finding, output: int | None) -> tuple[str, ...]:

@@ -131,7 +131,7 @@ class SymbolFeature(Feature):
         cached = self._fragments.get((line, id(record)))
         if cached is None or cached[0] is not record or cached[1] != key:
             symbol = self.converter.unstructure(self.record_symbol(analysis, line, encoding))
-            cached = (record, key, _Fragment(json.dumps(symbol, ensure_ascii=False, separators=(",", ":"))))
+            cached = (record, key, _Fragment(json.dumps(symbol, separators=(",", ":"))))
         fresh[(line, id(record))] = cached
         return cached[2]
 
@@ -195,14 +195,14 @@ def _encode(value: Any) -> str:
     if hasattr(value, "__attrs_attrs__"):
         children = getattr(value, "children", None)
         if children is None:
-            return json.dumps(_CONVERTER.unstructure(value), ensure_ascii=False, separators=(",", ":"))
+            return json.dumps(_CONVERTER.unstructure(value), separators=(",", ":"))
         value.children = None
         try:
-            head = json.dumps(_CONVERTER.unstructure(value), ensure_ascii=False, separators=(",", ":"))
+            head = json.dumps(_CONVERTER.unstructure(value), separators=(",", ":"))
         finally:
             value.children = children
         return head[:-1] + ',"children":' + _encode(children) + "}"
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, separators=(",", ":"))
 
 
 _CONVERTER = default_converter()
