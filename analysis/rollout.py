@@ -39,6 +39,7 @@ class LineCache:
         self.outputs_made: dict = {}
         self.outputs_corrected: dict[int, tuple] = {}  # call line → (output, event, the output as the event says)
         self.calls_paired: dict[int, tuple] = {}  # call line → (record, output, events, its located calls)
+        self.turns_made: tuple | None = None  # (line count and last line, the records turns read, the turns)
 
     def sole_producer(self, record: LineAnalysis) -> ToolCall | None:
         """:func:`_sole_producer_of` ``record``, computed once per record."""
@@ -189,8 +190,7 @@ def analyze_lines(lines: list[str], cache: LineCache | None = None,
                 partial(lambda: partial_analysis(lines, records))
         records.append(get(line))
     analysis = RolloutAnalysis(lines, records)
-    _index(analysis)
-    _link(analysis, cache)
+    _link(analysis, cache, _index(analysis))
     analysis.findings = sorted(analysis.findings + unknown_record_findings(analysis, cache.unknown_type),
                                key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
     return analysis
@@ -208,24 +208,27 @@ def partial_analysis(lines: list[str], records: list[LineAnalysis]) -> RolloutAn
     return analysis
 
 
-def _index(analysis: RolloutAnalysis) -> None:
-    for number, record in enumerate(analysis.records):
-        if record.is_output and record.call_id:
-            analysis.outputs_by_call_id.setdefault(record.call_id, []).append(number)
-        elif record.is_call:
-            analysis.call_records.append(number)
-            if record.call_id and record.call_id not in analysis.calls_by_call_id:
-                analysis.calls_by_call_id[record.call_id] = number
-        elif record.event is not None:
-            analysis.events.append((number, record.event))
-
-
-def _link(analysis: RolloutAnalysis, cache: LineCache) -> None:
+def _index(analysis: RolloutAnalysis) -> list[Finding]:
+    """Indexes calls, outputs and events by line (one pass over the records); returns the lines' own findings."""
     findings: list[Finding] = []
+    outputs, call_records, calls, events = (analysis.outputs_by_call_id, analysis.call_records,
+                                            analysis.calls_by_call_id, analysis.events)
     for number, record in enumerate(analysis.records):
         if record.findings:
             findings.extend(f.moved_to(number) for f in record.findings)
-    analysis.turns = read_turns(analysis.records, analysis.lines)
+        if record.is_output and record.call_id:
+            outputs.setdefault(record.call_id, []).append(number)
+        elif record.is_call:
+            call_records.append(number)
+            if record.call_id and record.call_id not in calls:
+                calls[record.call_id] = number
+        elif record.event is not None:
+            events.append((number, record.event))
+    return findings
+
+
+def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) -> None:
+    analysis.turns = _turns(analysis, cache)
     continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records,
                                   cache.outputs_made)
     for number in analysis.call_records:
@@ -266,6 +269,23 @@ def _link(analysis: RolloutAnalysis, cache: LineCache) -> None:
         calls.extend(found[3])
     cache.calls_paired = paired
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+
+
+def _turns(analysis: RolloutAnalysis, cache: LineCache) -> list[Turn]:
+    """:func:`read_turns`, reused from the previous linking when the records it reads (turn starts, user
+    messages and their words) are the same objects on the same lines and the last non-blank line is too."""
+    records, lines = analysis.records, analysis.lines
+    relevant = [(n, r) for n, r in enumerate(records)
+                if r.turn_start or r.prompt is not None or r.prompt_event or r.kind == "message"]
+    last = len(lines) - 1
+    while last > 0 and not lines[last].strip():
+        last -= 1
+    key = (len(lines), last)
+    made = cache.turns_made
+    if made is None or made[0] != key or len(made[1]) != len(relevant) or \
+            any(a[0] != b[0] or a[1] is not b[1] for a, b in zip(made[1], relevant)):
+        made = cache.turns_made = (key, relevant, read_turns(records, lines))
+    return list(made[2])
 
 
 def _paired_calls(number: int, record: LineAnalysis, output: CallOutput | None,
