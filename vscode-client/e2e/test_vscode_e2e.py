@@ -2,7 +2,8 @@
 
 Installs the packaged .vsix, opens a fixture rollout and a recorded Codex 0.157 rollout, and checks what a
 person sees: the Outline view lists the exec calls, the Problems view lists the warnings, a hover over a
-call shows its decoded command.  Screenshots go to docs/images/.  Run with `make e2e`.
+call shows its decoded command; a 20 MB rollout opens with no "Open Anyway" and lists its lenses from the
+status bar; a 60 MB one is read into the Large Rollout view.  Screenshots go to docs/images/.  Run with `make e2e`.
 """
 
 from __future__ import annotations
