@@ -140,9 +140,15 @@ class _CallReader:
         self.constants = constants_of(script)
         self.callees = Callees(script, self.constants)
         self.expansions = Expansions(script, self.constants, self.callees)
-        self.patches = PatchReader(script, self.constants, self.note)
         self.calls: list[ToolCall] = []
         self.notes: list[Note] = []
+        notes = self.notes  # not ``self.note``: a bound method held by a member would make a cycle
+
+        def note(code: str, message: str, start: int, end: int, related=()) -> None:
+            notes.append(Note(code, message, start, end, tuple(related)))
+
+        self.note = note
+        self.patches = PatchReader(script, self.constants, note)
 
     def read(self) -> ScriptCalls:
         if not may_name_a_tool(self.script.source):
@@ -257,9 +263,6 @@ class _CallReader:
             return
         fields.update(patch=value.patch, files=value.files, computed=value.computed_from is not None,
                       computed_expression=value.computed_from)
-
-    def note(self, code: str, message: str, start: int, end: int, related=()) -> None:
-        self.notes.append(Note(code, message, start, end, tuple(related)))
 
 
 def _commands(runs: list[Run], tool: str | None) -> list[tuple[str, str, str | None]] | None:
