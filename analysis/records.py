@@ -174,12 +174,15 @@ def parse_record(value: Any) -> Record:
     """A :class:`Record` from one decoded JSON line, or :class:`RecordShapeError`."""
     if not isinstance(value, dict):
         raise RecordShapeError(f"a rollout line must be a JSON object, not {_json_type(value)}", ())
+    kind = value.get("type")
+    payload = value.get("payload")
+    typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
     try:
-        envelope = _ENVELOPE.validate_python(value)
+        # a payload read into a typed item is not kept in the envelope too (``payload`` is Any: it never fails)
+        envelope = _ENVELOPE.validate_python({**value, "payload": None} if typed else value)
     except ValidationError as error:
         raise _shape_error(error, ()) from None
     model = PAYLOADS.get(envelope.type)
-    payload = envelope.payload
     if envelope.type == "response_item":
         if not isinstance(payload, dict):
             raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
@@ -189,9 +192,7 @@ def parse_record(value: Any) -> Record:
     if not isinstance(payload, dict):
         raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
     try:
-        item = model.model_validate(payload)
-        # the typed item holds what the analysis reads: the raw payload dict need not stay alive too
-        return Record(envelope=envelope.model_copy(update={"payload": None}), item=item)
+        return Record(envelope=envelope, item=model.model_validate(payload))
     except ValidationError as error:
         raise _shape_error(error, ("payload",)) from None
 
