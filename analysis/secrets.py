@@ -100,7 +100,7 @@ def _credential_fields(line: str) -> list[SecretMatch]:
     if len(lowered) != len(line):  # a few characters lower-case to two: keep columns exact
         lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in line)
     out = []
-    for m in _FIELD.finditer(lowered):
+    for m in _field_matches(lowered):
         start = m.start()
         while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
             start -= 1
@@ -111,6 +111,33 @@ def _credential_fields(line: str) -> list[SecretMatch]:
         value = _FIELD_VALUE.search(lowered, suffix_end, m.end())
         out.append(SecretMatch("credential field", start, m.end(), value.end() - start if value else 0))
     return out
+
+
+_FIELD_WORDS = ("key", "secret", "token", "passw")  # every match of _FIELD starts with one of them
+
+
+def _field_matches(lowered: str) -> list[re.Match[str]]:
+    """``_FIELD.finditer(lowered)``, tried only where a key word starts: the regular expression, which begins
+    with an alternation, would be tried at every character of the line."""
+    starts: list[int] = []
+    for word in _FIELD_WORDS:
+        at = lowered.find(word)
+        while at != -1:
+            starts.append(at)
+            at = lowered.find(word, at + 1)
+    if not starts:
+        return []
+    starts.sort()
+    found = []
+    end = 0
+    for at in starts:
+        if at < end:
+            continue
+        m = _FIELD.match(lowered, at)
+        if m is not None:
+            found.append(m)
+            end = m.end()
+    return found
 
 
 def _already_redacted(line: str, match: SecretMatch) -> bool:
