@@ -7,6 +7,7 @@ finding, raised here as :class:`RecordShapeError`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
@@ -151,8 +152,10 @@ class RecordShapeError(Exception):
         self.loc = loc
 
 
-class Record(_Model):
-    """One decoded line: its envelope and, for the kinds the analysis reads, a typed payload."""
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One decoded line: its envelope and, for the kinds the analysis reads, a typed payload.  A plain
+    class, not a model: both parts are validated already, and one lives for every line of a document."""
 
     envelope: Envelope
     item: Any = None  # the typed payload, or the raw payload for kinds kept as they are
