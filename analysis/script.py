@@ -165,6 +165,8 @@ class ExecScript:
 
     # -- text and offsets -------------------------------------------------------------------
     def text(self, node: Node) -> str:
+        if self._columns is None:  # an ASCII script: its bytes are its characters, no decoding needed
+            return self.source[node.start_byte:node.end_byte]
         return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def char(self, byte: int) -> int:
