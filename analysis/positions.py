@@ -175,7 +175,7 @@ class EscapeMap:
         # nine times the memory (an object and a pointer per entry); columns fit in 64 bits
         if dec:
             self._dec, self._raw, self._raw_end = array("q", dec), array("q", raw_at), array("q", raw_end)
-        else:
+        else:  # most strings hold no escape: one shared empty table
             self._dec = self._raw = self._raw_end = _NO_ESCAPES
 
     def start(self, index: int) -> int:

@@ -28,7 +28,7 @@ class _Item:
     """A record part: its declared fields as attributes, the others in :attr:`model_extra` (also readable as
     attributes, as pydantic models with ``extra="allow"`` read them).  Frozen."""
 
-    __slots__ = ("model_extra",)
+    __slots__ = ("_extra",)  # the extra fields, or None: most records have none, and an empty dict a line adds up
     # (name, type, default): a type above or ("literal", value); a default of ``list`` is a new empty list
     _fields: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
     _names: ClassVar[frozenset[str]] = frozenset()
@@ -45,13 +45,18 @@ class _Item:
             else:
                 value = [] if default is list else default
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "model_extra", values)
+        object.__setattr__(self, "_extra", values or None)
+
+    @property
+    def model_extra(self) -> dict[str, Any]:
+        """The fields the class does not declare, as read (pydantic's name for them)."""
+        return self._extra or {}
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is frozen")
 
     def __getattr__(self, name: str) -> Any:  # only for names that are no declared field: the extra ones
-        extra = object.__getattribute__(self, "model_extra") if name != "model_extra" else None
+        extra = object.__getattribute__(self, "_extra") if name != "_extra" else None
         if extra is not None and name in extra:
             return extra[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -84,7 +89,7 @@ def _rebuild(cls: type, fields: dict[str, Any], extra: dict[str, Any]) -> _Item:
     item = object.__new__(cls)
     for name, value in fields.items():
         object.__setattr__(item, name, value)
-    object.__setattr__(item, "model_extra", extra)
+    object.__setattr__(item, "_extra", extra or None)
     return item
 
 
@@ -284,7 +289,7 @@ def _plain(cls: type[_Item], value: dict) -> _Item | None:
             field = [] if default is list else default
         put(item, name, field)
     names = cls._names
-    put(item, "model_extra", {k: v for k, v in value.items() if k not in names})
+    put(item, "_extra", {k: v for k, v in value.items() if k not in names} or None)
     return item
 
 
