@@ -11,6 +11,7 @@ and ``\\n`` and applies an edit to the lines it touches (:class:`~analysis.lines
 from __future__ import annotations
 
 from typing import Sequence
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
@@ -89,6 +90,18 @@ class RolloutDocument(TextDocument):
 
 
 class RolloutWorkspace(Workspace):
+    def put_text_document(self, text_document: types.TextDocumentItem, notebook_uri: str | None = None) -> None:
+        """Open a document as its lines, and drop the opened text from the didOpen message.
+
+        pygls's reader loop keeps the last message it read until the next one comes (after the whole first
+        analysis of a large rollout): without this, a 50 MB rollout would stay in memory twice, as the
+        message's text and as the document's lines."""
+        super().put_text_document(text_document, notebook_uri)
+        document = self.text_documents.get(unquote(text_document.uri))
+        if isinstance(document, RolloutDocument):
+            document.line_list  # split now, while the text is at hand; the document forgets the text
+            text_document.text = ""
+
     def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
                               language_id: str | None = None) -> TextDocument:
         return RolloutDocument(doc_uri, source=source, version=version, language_id=language_id,

@@ -46,6 +46,7 @@ from .features.sync import DocumentSyncFeature
 from .masking import Masker
 from .progress import ClientProgress
 from .store import AnalysisStore, DocumentAnalysis
+from .transport import ReleasingStdin
 
 log = logging.getLogger("rollout_lsp")
 VERSION = "0.1.0"
@@ -271,7 +272,7 @@ def run(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO", 
         start = server.start_tcp if tcp else server.start_ws
         start(host.strip("[]"), int(port))
     else:
-        server.start_io()
+        server.start_io(ReleasingStdin(sys.stdin.buffer))
     return 0
 
 

@@ -1,0 +1,39 @@
+"""The server lets go of a large opened text: the message body and the didOpen text are not kept."""
+
+import io
+import json
+
+from lsprotocol import types
+
+from lsp_server.documents import RolloutWorkspace
+from lsp_server.transport import ReleasingStdin
+
+
+def test_body_is_read_whole_then_emptied_when_the_next_header_is_read():
+    body = json.dumps({"text": "a\u2028b" * 10}).encode()
+    stdin = ReleasingStdin(io.BufferedReader(io.BytesIO(b"Content-Length: %d\r\n\r\n" % len(body) + body + b"X")))
+    assert stdin.readline() == b"Content-Length: %d\r\n" % len(body)
+    assert stdin.readline() == b"\r\n"
+    read = stdin.read(len(body))
+    assert isinstance(read, bytearray) and bytes(read) == body
+    assert json.loads(read) == {"text": "a\u2028b" * 10}
+    assert stdin.readline() == b"X"
+    assert read == bytearray()  # emptied: the reader loop's reference no longer holds the body
+
+
+def test_a_short_body_at_the_end_of_the_stream():
+    stdin = ReleasingStdin(io.BufferedReader(io.BytesIO(b"abc")))
+    assert stdin.read(10) == bytearray(b"abc")
+    assert stdin.read(10) == bytearray()
+
+
+def test_opened_text_is_dropped_from_the_message_and_kept_as_lines():
+    workspace = RolloutWorkspace(None)
+    text = '{"a":1}\r\n{"b":"\u2028"}\n\U0001F600\n'
+    item = types.TextDocumentItem(uri="file:///tmp/r.jsonl", language_id="jsonl", version=3, text=text)
+    workspace.put_text_document(item)
+    assert item.text == ""
+    document = workspace.get_text_document("file:///tmp/r.jsonl")
+    assert document.text_lines == ['{"a":1}', '{"b":"\u2028"}', "\U0001F600", ""]
+    assert document.source == text
+    assert document.version == 3
