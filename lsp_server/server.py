@@ -103,22 +103,24 @@ class RolloutProtocol(LanguageServerProtocol):
     def _send_data(self, data: Any):
         result = getattr(data, "result", None)
         if isinstance(result, Encoded) and hasattr(data, "id"):
-            self._write_body(b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (json.dumps(data.id).encode(), result.json))
+            self._write_body(b'{"jsonrpc":"2.0","id":%s,"result":' % json.dumps(data.id).encode(), result.json, b"}")
             return
         super()._send_data(data)
 
     def notify_encoded(self, method: str, params: bytes) -> None:
         """A notification whose params are already JSON."""
-        self._write_body(b'{"jsonrpc":"2.0","method":%s,"params":%s}' % (json.dumps(method).encode(), params))
+        self._write_body(b'{"jsonrpc":"2.0","method":%s,"params":' % json.dumps(method).encode(), params, b"}")
 
-    def _write_body(self, body: bytes) -> None:
+    def _write_body(self, *parts: bytes) -> None:
+        """One message whose body is ``parts`` joined, written at once (a log line from another thread must
+        not land inside it), and copied once: a large outline is megabytes."""
         if self.writer is None:
             log.error("Unable to send data, no available transport!")
             return
-        header = (f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; "
+        header = (f"Content-Length: {sum(map(len, parts))}\r\nContent-Type: {self.CONTENT_TYPE}; "
                   f"charset={self.CHARSET}\r\n\r\n").encode("ascii") if self._include_headers else b""
         try:
-            written = self.writer.write(header + body)
+            written = self.writer.write(b"".join((header, *parts)))
             if inspect.isawaitable(written):
                 asyncio.ensure_future(written)
         except BrokenPipeError:

@@ -37,3 +37,15 @@ def test_opened_text_is_dropped_from_the_message_and_kept_as_lines():
     assert document.text_lines == ['{"a":1}', '{"b":"\u2028"}', "\U0001F600", ""]
     assert document.source == text
     assert document.version == 3
+
+
+def test_the_script_editor_reads_the_document_lines_without_joining_the_text():
+    from lsp_server.features.script_edit import _lines_of
+
+    workspace = RolloutWorkspace(None)
+    item = types.TextDocumentItem(uri="file:///tmp/s.jsonl", language_id="jsonl", version=1, text="a\r\nb\n")
+    workspace.put_text_document(item)
+    document = workspace.get_text_document("file:///tmp/s.jsonl")
+    assert _lines_of(document) is document.text_lines
+    assert _lines_of(document) == ["a", "b", ""]
+    assert document._source is None  # no joined copy of the text was made (and kept until the next edit)

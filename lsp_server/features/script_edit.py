@@ -49,7 +49,7 @@ class ScriptEditFeature(Feature):
         if uri not in self.server.workspace.text_documents:
             return None
         document = self.server.workspace.get_text_document(uri)
-        return self.source(split_lines(document.source), line, call_id, document.version)
+        return self.source(_lines_of(document), line, call_id, document.version)
 
     @lsp_command(WRITE_SCRIPT)
     async def write_script(self, *arguments: Any) -> dict:
@@ -61,7 +61,7 @@ class ScriptEditFeature(Feature):
         if uri not in self.server.workspace.text_documents:
             return {"applied": False, "changed": False, "line": None, "reason": f"{uri} is not open"}
         document = self.server.workspace.get_text_document(uri)
-        found = self.edit(split_lines(document.source), line, call_id, script, self.server.encoding)
+        found = self.edit(_lines_of(document), line, call_id, script, self.server.encoding)
         if found is None:
             where = f"line {line + 1}" + (f" or with call_id {call_id}" if call_id else "")
             return {"applied": False, "changed": False, "line": None, "reason": f"no exec record at {where}"}
@@ -119,3 +119,10 @@ def _arguments(arguments: tuple, required: int) -> tuple[str, int, str | None]:
                                                    not isinstance(arguments[2], str)):
         raise JsonRpcInvalidParams("expected the arguments [document URI, line number, …, call_id?]")
     return arguments[0], arguments[1], arguments[2] if len(arguments) > 2 else None
+
+
+def _lines_of(document) -> list[str]:
+    """The document's lines, as the document keeps them: joining a large rollout's text only to split it again
+    would cost two more copies of it (and the document would keep the joined text until the next edit)."""
+    lines = getattr(document, "text_lines", None)
+    return lines if lines is not None else split_lines(document.source)
