@@ -8,6 +8,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vsc
 import { askAboutExecRecord } from "./execRecord";
 import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, serverLaunch, startFailure, withNative }
   from "./launch";
+import { registerInvocationLogLinking } from "./invocationLogs";
 import { registerLargeDocuments } from "./largeDocuments";
 import { registerLargeRollouts } from "./largeRollout";
 import { registerScriptEditing } from "./scriptFs";
@@ -31,6 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   registerScriptEditing(context, () => client);
+  registerInvocationLogLinking(context, () => client);
   registerLargeDocuments(context);  // before the server starts: opening a 10-50 MB rollout needs none
   const openLargeTabs = registerLargeRollouts(context, () => client);
   await start(context);
