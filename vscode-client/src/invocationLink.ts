@@ -15,6 +15,7 @@ export interface OpenDocument {
   uri: string; // the whole URI, as the server knows the document
   scheme: string;
   path: string; // the URI's path, decoded (`/home/u/run 1/rollout-x.jsonl`)
+  shown?: string; // the path as the user knows it (relative to the workspace folder); else ``path``
 }
 
 /** The server's answer to `rollout-lsp.linkInvocationLog`: the log's link after the command. */
@@ -54,11 +55,12 @@ export function linkChoices(documents: readonly OpenDocument[], files: readonly 
     if (seen.has(document.uri) || !SERVER_SCHEMES.includes(document.scheme) || isInvocationLog(document, invocationLogs)
         || !isRolloutPath(document.path, patterns)) continue;
     seen.add(document.uri);
-    const slash = document.path.lastIndexOf("/");
+    const shown = document.shown ?? document.path;
+    const slash = shown.lastIndexOf("/");
     choices.push({
-      label: document.path.slice(slash + 1),
+      label: shown.slice(slash + 1),
       description: current?.rollout === document.uri ? (current.named ? "linked now" : "linked now (chosen automatically)") : "",
-      detail: document.path.slice(0, Math.max(slash, 0)) || "/",
+      detail: slash > 0 ? shown.slice(0, slash) : slash === 0 ? "/" : undefined,  // the folder; none at the top
       rollout: document.uri,
     });
   }

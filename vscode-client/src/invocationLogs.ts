@@ -41,8 +41,9 @@ async function linkInvocationLog(client: LanguageClient | undefined, log?: vscod
   const current = await client.sendRequest<LinkReport>("workspace/executeCommand",
     { command: LINK_LOG, arguments: [logUri.toString()] });
   const files = vscode.workspace.getConfiguration("rolloutLsp").get<string[]>("files", DEFAULT_FILES);
-  const choices = linkChoices(vscode.workspace.textDocuments.map((document) => openDocument(document.uri)), files,
-    invocationLogs(), current);
+  const open = vscode.workspace.textDocuments.map((document) => ({
+    ...openDocument(document.uri), shown: vscode.workspace.asRelativePath(document.uri, false).replace(/\\/g, "/") }));
+  const choices = linkChoices(open, files, invocationLogs(), current);
   if (choices.length === 1 && !current.named) {  // only "Choose automatically", which it is already
     void vscode.window.showInformationMessage(
       `Rollout: no rollout is open to link ${fileName(logUri.toString())} to: open the rollout of its run first.`);

@@ -54,6 +54,14 @@ test("the choices follow rolloutLsp.files and never offer a log", () => {
   assert.deepEqual(linkChoices([LOG], undefined, DEFAULT_INVOCATION_LOGS, null).map((c) => c.rollout), [null]);
 });
 
+test("a rollout is shown by its path relative to the workspace when there is one", () => {
+  const shown = [{ ...RUN1, shown: "run 1/rollout-run1.jsonl" }, { ...RUN2, shown: "session.jsonl" },
+    { uri: "file:///rollout-top.jsonl", scheme: "file", path: "/rollout-top.jsonl" }];
+  assert.deepEqual(linkChoices(shown, undefined, DEFAULT_INVOCATION_LOGS, null).map((c) => [c.label, c.detail]), [
+    ["rollout-run1.jsonl", "run 1"], ["session.jsonl", undefined], ["rollout-top.jsonl", "/"],
+    ["Choose automatically", "the open rollout whose commands explain the most invocations"]]);
+});
+
 test("the arguments sent link the log to the picked rollout, or back to choosing with null", () => {
   const choices = linkChoices(OPEN, undefined, DEFAULT_INVOCATION_LOGS, null);
   assert.deepEqual(linkArguments(LOG.uri, choices[1]), [LOG.uri, RUN2.uri]);
