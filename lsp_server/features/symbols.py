@@ -79,7 +79,9 @@ class SymbolFeature(Feature):
         """The outline as compact JSON.  Each call record's symbol is encoded once and reused by the next
         versions while its line, its text, its output's status and its calls' ``executed`` stay the same: after
         an edit only the records it changed are built again."""
-        return _encode(self._outline(analysis, encoding, name, self._cached_record)).encode("utf-8")
+        pieces: list[bytes] = []
+        _encode(self._outline(analysis, encoding, name, self._cached_record), pieces)
+        return b"".join(pieces)  # joined once: a large outline is megabytes
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
                          name: str = "rollout") -> list[types.DocumentSymbol]:
@@ -131,7 +133,7 @@ class SymbolFeature(Feature):
         cached = self._fragments.get((line, id(record)))
         if cached is None or cached[0] is not record or cached[1] != key:
             symbol = self.converter.unstructure(self.record_symbol(analysis, line, encoding))
-            cached = (record, key, _Fragment(json.dumps(symbol, separators=(",", ":"))))
+            cached = (record, key, _Fragment(json.dumps(symbol, separators=(",", ":")).encode("utf-8")))
         fresh[(line, id(record))] = cached
         return cached[2]
 
@@ -182,27 +184,41 @@ class SymbolFeature(Feature):
         return out
 
 
-class _Fragment(str):
-    """A symbol already encoded as JSON."""
+class _Fragment(bytes):
+    """A symbol already encoded as JSON (UTF-8)."""
 
 
-def _encode(value: Any) -> str:
-    """Compact JSON of unstructured symbols, with :class:`_Fragment` children spliced in as they are."""
+def _encode(value: Any, out: list[bytes]) -> None:
+    """Appends the compact JSON of unstructured symbols to ``out``, with :class:`_Fragment` children as they
+    are (the pieces are joined once, not at every level of the tree)."""
     if isinstance(value, _Fragment):
-        return value
-    if isinstance(value, list):
-        return "[" + ",".join(_encode(v) for v in value) + "]"
-    if hasattr(value, "__attrs_attrs__"):
+        out.append(value)
+    elif isinstance(value, list):
+        out.append(b"[")
+        for number, item in enumerate(value):
+            if number:
+                out.append(b",")
+            _encode(item, out)
+        out.append(b"]")
+    elif hasattr(value, "__attrs_attrs__"):
         children = getattr(value, "children", None)
         if children is None:
-            return json.dumps(_CONVERTER.unstructure(value), separators=(",", ":"))
+            out.append(_dumps(_CONVERTER.unstructure(value)))
+            return
         value.children = None
         try:
-            head = json.dumps(_CONVERTER.unstructure(value), separators=(",", ":"))
+            head = _dumps(_CONVERTER.unstructure(value))
         finally:
             value.children = children
-        return head[:-1] + ',"children":' + _encode(children) + "}"
-    return json.dumps(value, separators=(",", ":"))
+        out.append(head[:-1] + b',"children":')
+        _encode(children, out)
+        out.append(b"}")
+    else:
+        out.append(_dumps(value))
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode("utf-8")
 
 
 _CONVERTER = default_converter()
