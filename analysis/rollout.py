@@ -140,6 +140,15 @@ def analyze_text(text: str, cache: LineCache | None = None,
     return analysis
 
 
+def link_records(lines: list[str], records: list[LineAnalysis]) -> RolloutAnalysis:
+    """Calls paired with outputs and events, and turns, over lines analysed elsewhere (the command line
+    pairs a window of a rollout at a time, analysis.stream); unknown record types are left to the caller."""
+    analysis = RolloutAnalysis(lines, records)
+    _index(analysis)
+    _link(analysis)
+    return analysis
+
+
 def _index(analysis: RolloutAnalysis) -> None:
     for number, record in enumerate(analysis.records):
         if record.is_output and record.call_id:
@@ -216,4 +225,4 @@ def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None
 
 
 __all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text",
-           "pair_call"]
+           "link_records", "pair_call"]
