@@ -43,7 +43,7 @@ from .vocabulary import unknown_type
 MARGIN = 64  # lines at the end of the window that always wait (an event may follow its call's output)
 FORCE_LINES = 20_000  # a line unsettled this many lines ago is settled anyway (and checked)
 CHUNK_CHARS = 1 << 20  # a chunk of lines is about this many characters
-PARALLEL_BYTES = 4 << 20  # a file this large is worth analysing in worker processes
+PARALLEL_BYTES = 2 << 20  # a file this large is worth analysing in worker processes
 
 
 def _order(finding: Finding) -> tuple:
@@ -217,6 +217,7 @@ class Streamed:
     lines: int = 0  # as many as split_lines gives
     last_line_empty: bool = True
     is_rollout: bool = False
+    held: int = 0  # the most lines the window held at once (what memory grows with)
     whole: str | None = None  # why it was analysed whole after all (a later line referred back to a settled one)
     sink: Any = None
     sessions: RolloutAnalysis | None = None  # what session counts read (a sparse analysis when streamed)
@@ -260,7 +261,7 @@ class _Stream:
         self.open_exec_released = False
         self.web_calls = self.web_events = 0
         self.first_known: int | None = None
-        self.count = 0
+        self.count = self.held = 0
         self.last_text = ""
         self.sparse: dict[int, LineAnalysis] = {}  # session records by line (``sessions``)
         self.blank: set[int] = set()
@@ -285,6 +286,7 @@ class _Stream:
             self.lines.append(text)
             self.records.append(record)
             self.numbers.append(number)
+        self.held = max(self.held, len(self.lines))
         self.count = base + len(texts)
         if texts:
             self.last_text = texts[-1]
@@ -451,7 +453,7 @@ class _Stream:
             unknown.append((finding, out))
         findings = sorted(self.findings + unknown, key=lambda f: _order(f[0]))
         result.findings = sorted(self.loaded + findings, key=lambda f: _order(f[0]))
-        result.lines = self.count
+        result.lines, result.held = self.count, self.held
         result.last_line_empty = self.last_text == ""
         result.is_rollout = self.first_known is not None and self.first_known < 50
         if self.sessions:
