@@ -22,9 +22,8 @@ from __future__ import annotations
 import os
 from bisect import bisect_left
 from collections import deque
-from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from .continuations import CallOutput
 from .events import WEB_END
@@ -39,6 +38,9 @@ from .report import finding_json
 from .rollout import LocatedCall, RolloutAnalysis, analyze_text, link_records
 from .source import STDIN, ZSTD_MAGIC, _decompressed, decode, load
 from .vocabulary import unknown_type
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 MARGIN = 64  # lines at the end of the window that always wait (an event may follow its call's output)
 FORCE_LINES = 20_000  # a line unsettled this many lines ago is settled anyway (and checked)

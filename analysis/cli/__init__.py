@@ -1,17 +1,18 @@
 """The ``rollout-lsp`` command line.  Each subcommand is a module of this package with ``register(sub)``
-adding its parser (and ``run`` as its default); :data:`COMMANDS` lists them in the order ``--help`` shows."""
+adding its parser (and ``run`` as its default); :data:`COMMANDS` names them in the order ``--help`` shows.
+A run of one command imports that command's module only (``check`` needs no index, export or Dask code)."""
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import sys
 from typing import Sequence
 
-from . import census, check, export, index, match, outline, search, serve
 from .common import ClosedPipeGuard, version
 
-COMMANDS = (check, outline, census, match, index, search, export, serve)
+COMMANDS = ("check", "outline", "census", "match", "index", "search", "export", "serve")
 
 
 def tune_gc() -> None:
@@ -22,7 +23,8 @@ def tune_gc() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     tune_gc()
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[:1] if argv[:1] and argv[0] in COMMANDS else COMMANDS)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
@@ -49,7 +51,8 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The parser of ``commands`` (all of them for ``--help``; the one run otherwise)."""
     parser = argparse.ArgumentParser(
         prog="rollout-lsp", description="Read what a Codex agent did: tool calls of rollout files.",
         epilog="A PATH or FILE of - reads standard input (plain or zstd-compressed). Exit status: 0 fine, "
@@ -57,6 +60,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
                                 help="run `rollout-lsp COMMAND --help` for its options")
-    for command in COMMANDS:
-        command.register(sub)
+    for name in commands:
+        importlib.import_module(f".{name}", __name__).register(sub)
     return parser

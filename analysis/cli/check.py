@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from itertools import islice
 
@@ -50,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         pool = None
         if args.jobs > 1 and any(p != STDIN and parallel_worth_it(p) for p in listing.files):
+            from concurrent.futures import ProcessPoolExecutor  # only for a large file
+
             pool = stack.enter_context(ProcessPoolExecutor(max_workers=args.jobs))
         for path in listing.files:
             try:
