@@ -88,6 +88,8 @@ class JsonContext:
     content_start: int = 0  # the column after the string's opening quote
     content_end: int = 0  # the column of its closing quote (or the end of the line)
     fields: dict[tuple, str] = field(default_factory=dict)  # string values of type, payload.type, payload.name
+    keys: set[str] = field(default_factory=set)  # the keys of the outermost object
+    key_position: bool = False  # the cursor is outside any string where a key of the outermost object goes
 
 
 _WANTED = {("type",), ("payload", "type"), ("payload", "name")}
@@ -109,10 +111,14 @@ def json_context(line: str, column: int) -> JsonContext:
                 context.path, context.is_key, context.content_start, context.content_end = path, is_key, i + 1, end
             if is_key:
                 stack[-1][1] = _decode(line[i + 1:end])
+                if len(stack) == 1 and not i < column <= end:
+                    context.keys.add(stack[-1][1])
             elif path in _WANTED:
                 context.fields[path] = _decode(line[i + 1:end])
             i = end + 1
             continue
+        if i == column:
+            context.key_position = len(stack) == 1 and stack[0][0] == "{" and stack[0][2]
         if c in "{[":
             stack.append([c, 0 if c == "[" else None, c == "{"])
         elif c in "}]":
@@ -128,6 +134,8 @@ def json_context(line: str, column: int) -> JsonContext:
                 else:
                     stack[-1][1] += 1
         i += 1
+    if column >= n:
+        context.key_position = len(stack) == 1 and stack[0][0] == "{" and stack[0][2]
     return context
 
 
@@ -175,6 +183,30 @@ def complete(analysis: RolloutAnalysis, line_number: int, line: str, column: int
     if context.path == ("payload", "input") and payload_type == "custom_tool_call" and \
             context.fields.get(("payload", "name")) == "exec":
         return _script_completions(analysis, line, column, start, end)
+    if context.path == ("payload", "arguments") and payload_type == "function_call" and \
+            context.fields.get(("payload", "name")) in ARGUMENT_KEYS:
+        return _argument_keys(context.fields[("payload", "name")], line, column, start, end)
+    return []
+
+
+def _argument_keys(tool: str, line: str, column: int, start: int, end: int) -> list[Completion]:
+    """The keys a top-level call's ``arguments`` (a JSON object inside the JSON string) does not have yet: in a
+    key being typed (``{\\"cm``), or where a key goes, as a whole escaped key (``\\"cmd\\":``)."""
+    raw = line[start:end]
+    arguments = _decode_prefix(raw)
+    if arguments is None:
+        return []
+    escapes = EscapeMap(raw, start)
+    at = len(_decode_prefix(raw[:_escape_boundary(raw, column - start)]) or "")
+    inner = json_context(arguments, at)
+    keys = ARGUMENT_KEYS[tool]
+    if inner.path == () and inner.is_key:
+        first, last = escapes.start(inner.content_start), escapes.start(inner.content_end)
+        return [Completion(key, "key", first, last, key, f"{tool}: {detail}")
+                for key, detail in keys.items() if key not in inner.keys]
+    if inner.path is None and inner.key_position:
+        return [Completion(key, "key", column, column, json.dumps(json.dumps(key) + ":")[1:-1],
+                           f"{tool}: {detail}") for key, detail in keys.items() if key not in inner.keys]
     return []
 
 

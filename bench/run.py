@@ -128,7 +128,8 @@ class RawLspClient:
         self.process = process
         self.next_id = 0
         self.waiting: dict[int, asyncio.Future] = {}
-        self.published: dict[int, float] = {}
+        self.published: dict[int, float] = {}  # version → when its first diagnostics came
+        self.last_published: dict[int, float] = {}  # version → when its latest diagnostics came
         self.arrived = asyncio.Event()
         self.reader = asyncio.ensure_future(self.read_loop())
 
@@ -150,7 +151,9 @@ class RawLspClient:
             length = int(next(h.split(b":")[1] for h in header.split(b"\r\n") if h.lower().startswith(b"content-length")))
             message = json.loads(await stdout.readexactly(length))
             if message.get("method") == "textDocument/publishDiagnostics":
-                self.published[message["params"].get("version") or 0] = time.perf_counter()
+                version, now = message["params"].get("version") or 0, time.perf_counter()
+                self.published.setdefault(version, now)
+                self.last_published[version] = now
                 self.arrived.set()
             elif "id" in message and "method" not in message and message["id"] in self.waiting:
                 self.waiting.pop(message["id"]).set_result(message)
@@ -163,6 +166,17 @@ class RawLspClient:
             self.arrived.clear()
             await asyncio.wait_for(self.arrived.wait(), 120)
         return self.published[version]
+
+    async def settled(self, version: int, quiet: float = 2.0) -> float:
+        """When the latest diagnostics of ``version`` came, once none has come for ``quiet`` seconds: a server
+        may publish a document's findings in parts while it reads it."""
+        await self.diagnostics_for(version)
+        while True:
+            self.arrived.clear()
+            try:
+                await asyncio.wait_for(self.arrived.wait(), quiet)
+            except asyncio.TimeoutError:
+                return self.last_published[version]
 
 
 async def editor_latency(path: Path, edits: int, requests: int) -> dict:
@@ -182,6 +196,7 @@ async def editor_latency(path: Path, edits: int, requests: int) -> dict:
     client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "jsonl", "version": 1,
                                                           "text": text}})
     first = await client.diagnostics_for(1) - started
+    complete = await client.settled(1) - started
 
     lines = split_lines(text)
     targets = [(n, line.index("tools.")) for n, line in enumerate(lines) if '"name":"exec"' in line and "tools." in line]
@@ -203,12 +218,33 @@ async def editor_latency(path: Path, edits: int, requests: int) -> dict:
         started = time.perf_counter()
         await client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri}})
         symbols.append(time.perf_counter() - started)
+    peak_mb = _peak_mb(process.pid)
     await client.request("shutdown", None)
     client.send("exit", None)
     await process.wait()
     client.reader.cancel()
-    return {"size_mb": path.stat().st_size / MB, "first_diagnostics_s": first, "edit": _stats(edit_times),
-            "hover": _stats(hovers), "symbols": _stats(symbols)}
+    return {"size_mb": path.stat().st_size / MB, "first_diagnostics_s": first, "complete_diagnostics_s": complete,
+            "edit": _stats(edit_times), "hover": _stats(hovers), "symbols": _stats(symbols), "peak_mb": peak_mb}
+
+
+def _peak_mb(pid: int) -> float:
+    """A process's peak resident memory (VmHWM), read while it runs."""
+    with open(f"/proc/{pid}/status") as status:
+        return int(next(line.split()[1] for line in status if line.startswith("VmHWM:"))) / 1024
+
+
+def server_memory(path: Path) -> dict:
+    """The server's peak memory once it has read a large rollout and answered an outline request."""
+    return asyncio.run(editor_latency(path, edits=1, requests=1))
+
+
+def census_jobs(folder: Path, repeats: int) -> dict | None:
+    """`census --jobs 2` against `--jobs 1` on the wild corpus, when it is at hand (../shared)."""
+    if not folder.is_dir():
+        return None
+    one = timed([sys.executable, "-m", "analysis.cli", "census", "--jobs", "1", str(folder)], repeats)
+    two = timed([sys.executable, "-m", "analysis.cli", "census", "--jobs", "2", str(folder)], repeats)
+    return {"jobs1_s": one, "jobs2_s": two, "speedup": one / two}
 
 
 def _stats(samples: list[float]) -> dict:
@@ -245,37 +281,85 @@ def machine() -> str:
             f"CPython {platform.python_version()}, Node {node}, {time.strftime('%Y-%m-%d')}")
 
 
+TARGETS = {  # issue 13's targets
+    "per_script_ratio": 1.5, "check_ratio": 2.0, "first_diagnostics_s": 1.0, "edit_large_ms": 100,
+    "hover_ms": 50, "symbols_ms": 50, "census_speedup": 1.7,
+}
+DEBOUNCE_MS = 30  # the server's default (lsp_server/config.py)
+
+
+def _met(ok: bool) -> str:
+    return "yes" if ok else "no"
+
+
 def report(results: dict, smoke: bool) -> str:
-    ps, wp, ed = results["per_script"], results["whole_process"], results["editor"]
-    lines = [f"Machine: {machine()}.", "",
+    ps, wp, ed, small = results["per_script"], results["whole_process"], results["editor"], results["editor_small"]
+    t = TARGETS
+    lines = [f"Machine: {machine()}; load average at the end {os.getloadavg()[0]:.1f}.", "",
              f"Corpus: generated by `bench/corpus.py` (seed 1); {'smoke run' if smoke else 'full run'} of "
              "`python bench/run.py`.", "",
              "| measure | this project | acorn reference | ratio | target | met |", "|---|---|---|---|---|---|",
              f"| analysis per exec script ({ps['scripts']} scripts) | {ps['ours_us']:.0f} µs | {ps['reference_us']:.0f} µs "
-             f"| {ps['ratio']:.2f}× | ≤ 2× | {'yes' if ps['ratio'] <= 2 else 'no'} |",
+             f"| {ps['ratio']:.2f}× | ≤ {t['per_script_ratio']}× | {_met(ps['ratio'] <= t['per_script_ratio'])} |",
              f"| whole process, `rollout-lsp check` vs `node acorn_reference.mjs` ({wp['scripts']} scripts, "
-             f"{wp['size_mb']:.0f} MB) | {wp['ours_s']:.2f} s | {wp['reference_s']:.2f} s | {wp['ratio']:.2f}× | ≤ 3× | "
-             f"{'yes' if wp['ratio'] <= 3 else 'no'} |", "",
-             "| rollout | whole-file analysis | scripts/s | peak memory | target memory (3× size + 80 MB) | met |",
+             f"{wp['size_mb']:.0f} MB) | {wp['ours_s']:.2f} s | {wp['reference_s']:.2f} s | {wp['ratio']:.2f}× | "
+             f"≤ {t['check_ratio']:.0f}× | {_met(wp['ratio'] <= t['check_ratio'])} |", "",
+             "| rollout | whole-file analysis (`analyze_text`) | scripts/s | peak memory | 3× size + 80 MB | within |",
              "|---|---|---|---|---|---|"]
     for row in results["sizes"]:
         budget = 3 * row["size_mb"] + 80
         lines.append(f"| {row['size_mb']:.1f} MB, {row['scripts']} scripts | {row['seconds']:.2f} s | "
                      f"{row['scripts_per_s']:.0f} | {row['peak_mb']:.0f} MB | {budget:.0f} MB | "
-                     f"{'yes' if row['peak_mb'] <= budget else 'no'} |")
-    lines += ["", f"Editor latency through a real LSP client over stdio, on a {ed['size_mb']:.1f} MB rollout "
-              "(server defaults):", "",
+                     f"{_met(row['peak_mb'] <= budget)} |")
+    lines += ["", "Editor latency through a real LSP client over stdio (server defaults, debounce "
+              f"{DEBOUNCE_MS} ms):", "",
               "| measure | median | p95 | samples | target | met |", "|---|---|---|---|---|---|",
-              f"| didOpen → first diagnostics | {ed['first_diagnostics_s'] * 1000:.0f} ms | | 1 | ≤ 1500 ms | "
-              f"{'yes' if ed['first_diagnostics_s'] <= 1.5 else 'no'} |"]
-    for key, label, target in (("edit", "one-line edit → new diagnostics", 100), ("hover", "hover", 50),
-                               ("symbols", "documentSymbol", 50)):
-        s = ed[key]
-        lines.append(f"| {label} | {s['median_ms']:.0f} ms | {s['p95_ms']:.0f} ms | {s['n']} | ≤ {target} ms p95 | "
-                     f"{'yes' if s['p95_ms'] <= target else 'no'} |")
+              f"| {ed['size_mb']:.1f} MB: didOpen → first diagnostics | {ed['first_diagnostics_s'] * 1000:.0f} ms | | 1 | "
+              f"≤ {t['first_diagnostics_s'] * 1000:.0f} ms | {_met(ed['first_diagnostics_s'] <= t['first_diagnostics_s'])} |",
+              f"| {ed['size_mb']:.1f} MB: didOpen → every diagnostic (the last publication) | "
+              f"{ed['complete_diagnostics_s'] * 1000:.0f} ms | | 1 | | |"]
+    rows = [(ed, "edit", "one-line edit → new diagnostics", t["edit_large_ms"]),
+            (small, "edit", "one-line edit → new diagnostics", DEBOUNCE_MS + 10),
+            (ed, "hover", "hover", t["hover_ms"]), (ed, "symbols", "documentSymbol", t["symbols_ms"])]
+    for run, key, label, target in rows:
+        s = run[key]
+        lines.append(f"| {run['size_mb']:.1f} MB: {label} | {s['median_ms']:.0f} ms | {s['p95_ms']:.0f} ms | {s['n']} | "
+                     f"≤ {target} ms p95 | {_met(s['p95_ms'] <= target)} |")
+    memory = results.get("server_memory")
+    if memory:
+        budget = 3 * memory["size_mb"] + 80
+        lines += ["", f"The server's peak memory with a {memory['size_mb']:.0f} MB rollout open (after its outline): "
+                  f"{memory['peak_mb']:.0f} MB, budget 3× size + 80 MB = {budget:.0f} MB: "
+                  f"{'met' if memory['peak_mb'] <= budget else 'not met'}."]
+    census = results.get("census")
+    if census:
+        lines += ["", f"`census --jobs 2` against `--jobs 1` on `../shared/corpus/wild`: {census['jobs2_s']:.2f} s "
+                  f"against {census['jobs1_s']:.2f} s, {census['speedup']:.2f}× (target ≥ {t['census_speedup']}×: "
+                  f"{'met' if census['speedup'] >= t['census_speedup'] else 'not met'})."]
     lines += ["", "Where whole-file analysis spends its time (cProfile, share of own time):", ""]
     lines += [f"- {name}: {share:.0f}%" for name, share in results["profile"]]
     return "\n".join(lines) + "\n"
+
+
+# Gates for CI's smoke run: far from the targets, so that only a real regression (work done again that should
+# not be, a cache that no longer hits) trips them on a noisy, shared 2-core machine.
+SMOKE_GATES = {"per_script_ratio": 5.0, "edit_small_p95_ms": 500.0, "hover_p95_ms": 500.0}
+
+
+def regressions(results: dict) -> list[str]:
+    """What in a smoke run is far enough from the targets to be a regression rather than noise."""
+    problems = []
+    gates = SMOKE_GATES
+    if results["per_script"]["ratio"] > gates["per_script_ratio"]:
+        problems.append(f"per-script analysis is {results['per_script']['ratio']:.1f}× acorn "
+                        f"(gate {gates['per_script_ratio']}×)")
+    if results["editor_small"]["edit"]["p95_ms"] > gates["edit_small_p95_ms"]:
+        problems.append(f"a one-line edit of a small rollout took {results['editor_small']['edit']['p95_ms']:.0f} ms "
+                        f"p95 (gate {gates['edit_small_p95_ms']:.0f} ms)")
+    if results["editor"]["hover"]["p95_ms"] > gates["hover_p95_ms"]:
+        problems.append(f"hover took {results['editor']['hover']['p95_ms']:.0f} ms p95 "
+                        f"(gate {gates['hover_p95_ms']:.0f} ms)")
+    return problems
 
 
 def main() -> None:
@@ -294,12 +378,22 @@ def main() -> None:
     results["whole_process"].update(scripts=len(exec_scripts(check_file)), size_mb=check_file.stat().st_size / MB)
     results["sizes"] = [whole_file(files[size]) for size in sizes]
     results["editor"] = asyncio.run(editor_latency(editor_file, edits=10 if smoke else 30, requests=20 if smoke else 60))
+    small_file = files[100 * 1024] if smoke else files[MB]
+    results["editor_small"] = asyncio.run(editor_latency(small_file, edits=10 if smoke else 30, requests=5))
+    if not smoke:
+        results["server_memory"] = server_memory(files[50 * MB])
+        results["census"] = census_jobs(ROOT.parent / "shared" / "corpus" / "wild", repeats=2)
     results["profile"] = profile(files[MB] if smoke else files[10 * MB])
     table = report(results, smoke)
     print(table)
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     if smoke:
         (OUT / "smoke.md").write_text(table)
+        problems = regressions(results)
+        for problem in problems:
+            print(f"bench smoke: {problem}", file=sys.stderr)
+        if problems:
+            sys.exit(1)
     else:
         doc = ROOT / "docs" / "benchmarks.md"
         head = doc.read_text().split("<!-- results -->")[0] if doc.exists() else "# Benchmarks\n\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from analysis.completion import complete, json_context
+from analysis.completion import ARGUMENT_KEYS, complete, json_context
 from analysis.records import KNOWN_TYPES
 from analysis.rollout import analyze_text
 from tests.helpers import fixture, json_escaped
@@ -158,3 +158,33 @@ def test_json_context_paths():
                                                                                                "xy")
     assert context.fields == {("type",): "t", ("payload", "type"): "p", ("payload", "name"): "n"}
     assert json_context(line, line.index('"b"') + 1).is_key
+
+
+def test_argument_keys_inside_a_top_level_calls_arguments():
+    line = ('{"type":"response_item","payload":{"type":"function_call","name":"exec_command",'
+            '"arguments":"{\\"cmd\\":\\"ls\\",\\"wo\\"}","call_id":"c1"}}')
+    found = complete(DEMO, 10, line, at(line, 'wo\\"', 2))
+    assert [(c.label, line[c.start:c.end], c.text) for c in found][:2] == [
+        ("workdir", "wo", "workdir"), ("shell", "wo", "shell")]
+    assert "cmd" not in [c.label for c in found]  # already there
+    assert len(found) == len(ARGUMENT_KEYS["exec_command"]) - 1
+
+
+def test_whole_escaped_keys_where_a_key_goes_in_arguments():
+    line = ('{"type":"response_item","payload":{"type":"function_call","name":"shell_command",'
+            '"arguments":"{\\"command\\":\\"ls\\", }","call_id":"c1"}}')
+    column = at(line, ", }", 2)
+    found = complete(DEMO, 10, line, column)
+    assert [(c.label, c.start, c.end, c.text) for c in found][:2] == [
+        ("workdir", column, column, '\\"workdir\\":'), ("timeout_ms", column, column, '\\"timeout_ms\\":')]
+    edited = line[:column] + found[0].text + '\\"/tmp\\"' + line[column:]
+    assert json.loads(json.loads(edited)["payload"]["arguments"]) == {"command": "ls", "workdir": "/tmp"}
+
+
+def test_no_argument_keys_in_values_nested_objects_or_unknown_tools():
+    line = ('{"type":"response_item","payload":{"type":"function_call","name":"exec_command",'
+            '"arguments":"{\\"cmd\\":\\"ls\\",\\"env\\":{\\"P\\"}}","call_id":"c1"}}')
+    assert complete(DEMO, 10, line, at(line, 'ls\\"', 1)) == []  # inside the command's value
+    assert complete(DEMO, 10, line, at(line, 'P\\"', 1)) == []  # a key of a nested object
+    other = line.replace('"exec_command"', '"mcp__docs__search"')
+    assert complete(DEMO, 10, other, at(other, 'ls\\"', 1)) == []
