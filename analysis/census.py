@@ -127,7 +127,7 @@ def census_of_file(path: str, pool: Executor | None = None, jobs: int = 1) -> Ce
     census = streamed.sink.census
     census.counts["rollouts"] += 1
     census.counts["lines"] += streamed.lines - (1 if streamed.last_line_empty else 0)
-    census.findings_by_code.update(f.code for f, _ in streamed.findings)
+    census.findings_by_code.update(f.code for f in streamed.findings.findings())
     census.sessions.add(streamed.sessions)
     return census
 

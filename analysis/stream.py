@@ -210,12 +210,43 @@ class _Window:
         return span_to_range(span, self.lines[local], encoding, columns)
 
 
+class _Stored:
+    """The ranges of one finding and its related places, computed while its lines were at hand."""
+
+    __slots__ = ("spans", "ranges")
+
+    def __init__(self, finding: Finding, ranges: Ranges, encoding: PositionEncoding) -> None:
+        self.spans = (finding.span, *(r.span for r in finding.related))
+        self.ranges = tuple(ranges.range_of(span, encoding) for span in self.spans)
+
+    def range_of(self, span: Span, encoding: PositionEncoding = PositionEncoding.UTF16) -> Range:
+        return self.ranges[self.spans.index(span)]
+
+
+class Reports:
+    """Findings in order, each given with its JSON form (``finding_json``), made as it is asked for: a
+    range is kept per finding, not its JSON."""
+
+    def __init__(self, items: list[tuple[Finding, Any]], encoding: PositionEncoding) -> None:
+        self.items, self.encoding = items, encoding
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[tuple[Finding, dict]]:
+        for finding, ranges in self.items:
+            yield finding, finding_json(ranges, finding, self.encoding)
+
+    def findings(self) -> list[Finding]:
+        return [finding for finding, _ in self.items]
+
+
 @dataclass
 class Streamed:
     """The result: findings (sorted as the whole-file analysis sorts them) with their JSON form."""
 
     path: str
-    findings: list[tuple[Finding, dict]] = field(default_factory=list)
+    findings: Reports = field(default_factory=lambda: Reports([], PositionEncoding.UTF16))
     lines: int = 0  # as many as split_lines gives
     last_line_empty: bool = True
     is_rollout: bool = False
@@ -251,13 +282,13 @@ class _Stream:
         self.lines: list[str] = []
         self.records: list[LineAnalysis] = []
         self.numbers: list[int] = []
-        self.findings: list[tuple[Finding, dict]] = []
-        self.loaded: list[tuple[Finding, dict]] = []
+        self.findings: list[tuple[Finding, _Stored]] = []
+        self.loaded: list[tuple[Finding, _Stored]] = []
         self.unknown: dict[str, list] = {}  # type → [first line, span, range json, count]
-        self.released_calls: set[str] = set()
-        self.released_unpaired: set[str] = set()
-        self.released_outputs: set[str] = set()
-        self.released_events: set[str] = set()
+        # call ids settled (of calls, outputs and unmatched events), as hashes: a line with one of them
+        # refers back (a hash met by chance only makes the file be read whole, never a wrong result)
+        self.released: set[int] = set()
+        self.released_unpaired: set[str] = set()  # calls settled without an output
         self.released_cells: set[str] = set()
         self.released_sessions: set[str] = set()
         self.open_exec_released = False
@@ -277,7 +308,7 @@ class _Stream:
             self._check(record, count=True)
             if bad[i] is not None:
                 finding = bad[i]
-                self.loaded.append((finding, finding_json(_Window([text], [number]), finding, self.encoding)))
+                self.loaded.append((finding, _Stored(finding, _Window([text], [number]), self.encoding)))
             if i in facts.unknown:
                 self._unknown(number, text, *facts.unknown[i])
             if self.sessions:
@@ -307,8 +338,7 @@ class _Stream:
         """Raises :class:`_ReferredBack` when ``record`` refers to a line already settled."""
         call_id = record.call_id
         if record.is_call:
-            if call_id and (call_id in self.released_calls or call_id in self.released_outputs or
-                            call_id in self.released_events):
+            if call_id and hash(call_id) in self.released:
                 raise _ReferredBack(f"call {call_id}")
             if count and record.name == "web_search" and not call_id:
                 self.web_calls += 1
@@ -324,7 +354,7 @@ class _Stream:
             if event.nested:
                 if self.open_exec_released:
                     raise _ReferredBack("a nested event after a script without output")
-            elif event.call_id and event.call_id in self.released_calls:
+            elif event.call_id and hash(event.call_id) in self.released:
                 raise _ReferredBack(f"event of {event.call_id}")
             if count and event.type == WEB_END:
                 self.web_events += 1
@@ -405,7 +435,7 @@ class _Stream:
             if finding.span.line >= cut:
                 break
             finding = _glob_finding(finding, g)
-            self.findings.append((finding, finding_json(window, finding, self.encoding)))
+            self.findings.append((finding, _Stored(finding, window, self.encoding)))
         for c in a.call_records:
             if c >= cut:
                 break
@@ -413,7 +443,7 @@ class _Stream:
             out = a.record_outputs.get(c)
             call_id = record.call_id
             if call_id:
-                self.released_calls.add(call_id)
+                self.released.add(hash(call_id))
                 if out is None:
                     self.released_unpaired.add(call_id)
             if out is None and record.is_exec:
@@ -436,12 +466,12 @@ class _Stream:
                                        event=None if event is None else (g[event[0]], event[1])), window)
         for call_id, outputs in a.outputs_by_call_id.items():
             if outputs[0] < cut:
-                self.released_outputs.add(call_id)
+                self.released.add(hash(call_id))
         for line, event in a.events:
             if line >= cut:
                 break
             if line not in a.matched_events and event.call_id and not event.nested:
-                self.released_events.add(event.call_id)
+                self.released.add(hash(event.call_id))
 
     def finish(self, result: Streamed) -> None:
         self._settle(final=True)
@@ -450,16 +480,24 @@ class _Stream:
             count_text = f"{count} record{'s' if count != 1 else ''}"
             finding = Finding("unknown-record", f"record type {name} is unknown to this version of rollout-lsp "
                                                 f"({count_text} in this file): listed, not read", span)
-            out = {"range": where.to_json(), "severity": finding.severity.label, "code": finding.code,
-                   "message": finding.message}
-            unknown.append((finding, out))
+            unknown.append((finding, _Stored(finding, _Known(where), self.encoding)))
         findings = sorted(self.findings + unknown, key=lambda f: _order(f[0]))
-        result.findings = sorted(self.loaded + findings, key=lambda f: _order(f[0]))
+        result.findings = Reports(sorted(self.loaded + findings, key=lambda f: _order(f[0])), self.encoding)
         result.lines, result.held = self.count, self.held
         result.last_line_empty = self.last_text == ""
         result.is_rollout = self.first_known is not None and self.first_known < 50
         if self.sessions:
             result.sessions = _sparse_analysis(self.count, self.sparse, self.blank, self.unknown)
+
+
+class _Known:
+    """The one range of a finding found while its line was at hand."""
+
+    def __init__(self, where: Range) -> None:
+        self.where = where
+
+    def range_of(self, span: Span, encoding: PositionEncoding = PositionEncoding.UTF16) -> Range:
+        return self.where
 
 
 class _SparseRecords:
@@ -590,7 +628,7 @@ def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionE
             raise Unreadable(loaded.error)
     analysis = analyze_text(loaded.text)
     findings = sorted(loaded.findings + analysis.findings, key=_order)
-    result = Streamed(path, [(f, finding_json(analysis, f, encoding)) for f in findings], len(analysis.lines),
+    result = Streamed(path, Reports([(f, analysis) for f in findings], encoding), len(analysis.lines),
                       analysis.lines[-1] == "", analysis.is_rollout, whole=why, sink=sink, sessions=analysis)
     if sink is not None:
         for number in analysis.call_records:
