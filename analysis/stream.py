@@ -298,6 +298,7 @@ class _Stream:
         self.last_text = ""
         self.sparse: dict[int, LineAnalysis] = {}  # session records by line (``sessions``)
         self.blank: set[int] = set()
+        self.no_origin: bool | None = None  # the session is no fork or subagent (None: not known yet)
 
     # intake ---------------------------------------------------------------------------------------------
     def take(self, texts: list[str], bad: list[Finding | None], facts: ChunkFacts, base: int) -> None:
@@ -312,10 +313,7 @@ class _Stream:
             if i in facts.unknown:
                 self._unknown(number, text, *facts.unknown[i])
             if self.sessions:
-                if record.kind == "blank":
-                    self.blank.add(number)
-                elif record.record is not None and record.kind != "message":
-                    self.sparse[number] = record
+                self._keep(number, record)
             self.lines.append(text)
             self.records.append(record)
             self.numbers.append(number)
@@ -325,6 +323,22 @@ class _Stream:
             self.last_text = texts[-1]
         if len(self.lines) > self.margin:
             self._settle(final=False)
+
+    def _keep(self, number: int, record: LineAnalysis) -> None:
+        """Keeps what session counts read: session metas, token counts, and turn starts, which only a fork's
+        or a subagent's rollout needs (where its inherited history ends)."""
+        if record.kind == "blank":
+            self.blank.add(number)
+            return
+        if record.record is None or record.kind == "message" or record.turn_start and self.no_origin:
+            return
+        self.sparse[number] = record
+        if self.no_origin is None and record.session is not None:  # the first session_meta: who is this?
+            from .lineage import identity_of  # census only: check need not load it
+
+            self.no_origin = identity_of(record.session, number).origin is None
+            if self.no_origin:
+                self.sparse = {n: r for n, r in self.sparse.items() if not r.turn_start}
 
     def _unknown(self, number: int, text: str, name: str, start: int, end: int) -> None:
         entry = self.unknown.get(name)
