@@ -190,6 +190,8 @@ class PatchReader:
 
 
 def _is_json(text: str) -> bool:
+    if text[1:].lstrip()[:1] not in ('"', "}"):  # ``{cmd: …}``: a JSON object's first key is quoted (no decode)
+        return False
     try:
         json.loads(text)
     except (ValueError, RecursionError):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from tree_sitter import Node
 
@@ -89,11 +89,13 @@ class ScriptCalls:
     notes: list[Note]
 
 
-def find_calls(script: ExecScript) -> ScriptCalls:
-    """Every tool call of ``script`` in source order, with the findings about them."""
+def find_calls(script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None) -> ScriptCalls:
+    """Every tool call of ``script`` in source order, with the findings about them.  ``place`` maps a call's
+    offsets in the script to where the call is to be reported (its columns in a document line); it must keep
+    their order.  Notes stay at offsets of the script."""
     from .dynamic import dynamic_notes  # it reads Note from here
 
-    result = _CallReader(script).read()
+    result = _CallReader(script, place).read()
     result.notes = sorted(result.notes + dynamic_notes(script), key=lambda n: (n.start, n.code))
     return result
 
@@ -135,14 +137,21 @@ def _first_argument(call: Node) -> Node | None:
 class _CallReader:
     """Reads every tool call of one script into :class:`ToolCall` records and :class:`Note` findings."""
 
-    def __init__(self, script: ExecScript) -> None:
+    def __init__(self, script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None) -> None:
         self.script = script
+        self.place = place
         self.constants = constants_of(script)
         self.callees = Callees(script, self.constants)
         self.expansions = Expansions(script, self.constants, self.callees)
-        self.patches = PatchReader(script, self.constants, self.note)
         self.calls: list[ToolCall] = []
         self.notes: list[Note] = []
+        notes = self.notes  # not ``self.note``: a bound method held by a member would make a cycle
+
+        def note(code: str, message: str, start: int, end: int, related=()) -> None:
+            notes.append(Note(code, message, start, end, tuple(related)))
+
+        self.note = note
+        self.patches = PatchReader(script, self.constants, note)
 
     def read(self) -> ScriptCalls:
         if not may_name_a_tool(self.script.source):
@@ -180,6 +189,8 @@ class _CallReader:
             self.note(DEAD_BRANCH, f"{named or 'this call'} never runs: it is in dead code", start, end)
         elif runs_unconditionally(script, call):
             fields["unconditional"] = True
+        if self.place is not None:
+            fields["start"], fields["end"] = self.place(start, end)
         self.calls.append(ToolCall(**fields))
 
     def computed(self, fields: dict, node: Node | None, what: str | None = None) -> None:
@@ -257,9 +268,6 @@ class _CallReader:
             return
         fields.update(patch=value.patch, files=value.files, computed=value.computed_from is not None,
                       computed_expression=value.computed_from)
-
-    def note(self, code: str, message: str, start: int, end: int, related=()) -> None:
-        self.notes.append(Note(code, message, start, end, tuple(related)))
 
 
 def _commands(runs: list[Run], tool: str | None) -> list[tuple[str, str, str | None]] | None:

@@ -56,9 +56,13 @@ class RecordOutputs:
     ``write_stdin`` calls that carry on a process."""
 
     def __init__(self, records: Sequence[LineAnalysis], outputs_by_call_id: dict[str, list[int]],
-                 call_records: Sequence[int]) -> None:
+                 call_records: Sequence[int], reuse: dict | None = None) -> None:
         self.records = records
         self.outputs_by_call_id = outputs_by_call_id
+        # the outputs made by the previous linking of the same document: (call line, output line) →
+        # (record, output, CallOutput); one found again for the same record and output is reused, not remade
+        self.reuse = reuse or {}
+        self.made: dict[tuple[int, int], tuple[LineAnalysis, ToolOutput, CallOutput]] = {}
         self.waits: dict[str, list[int]] = {}
         self.writes: dict[str, list[int]] = {}
         for number in call_records:
@@ -85,6 +89,15 @@ class RecordOutputs:
         if own is None:
             return None
         line, output = own
+        if output.status != "running":  # no continuation: the record and its output say it all
+            found = self.reuse.get((number, line))
+            if found is None or found[0] is not record or found[1] is not output:
+                found = (record, output, self._made(number, line, record, output))
+            self.made[(number, line)] = found
+            return found[2]
+        return self._made(number, line, record, output)
+
+    def _made(self, number: int, line: int, record: LineAnalysis, output: ToolOutput) -> CallOutput:
         status, exit_code, wall = output.status, output.exit_code, output.wall_time
         if record.calls and record.calls[0].kind == PATCH and not record.is_exec and exit_code not in (None, 0):
             status = "failed"  # a patch whose output reports a non-zero exit did not apply

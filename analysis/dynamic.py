@@ -87,7 +87,7 @@ def _names_of_tools(script: ExecScript) -> set[str]:
     data = script.data
     names = {"tools"}
     held = [(name, b.init) for name, bindings in script.bindings.items() for b in bindings
-            if b.init is not None or b.kind == "import"]
+            if b.kind == "import" or b.init is not None and _may_alias(b.kind, b.init)]
     grown = True
     while grown:
         grown = False
@@ -97,6 +97,14 @@ def _names_of_tools(script: ExecScript) -> set[str]:
                 names.add(name)
                 grown = True
     return names
+
+
+def _may_alias(kind: str, init: Node) -> bool:
+    """Whether a declaration can bind ``tools`` (as :func:`_is_tools` reads one): a ``const``/``let``/``var`` whose
+    value is a name or a member.  ``const r = await tools.x(…)`` holds a result, never the tools object."""
+    while init.type == "parenthesized_expression" and init.named_children:
+        init = init.named_children[-1]
+    return kind in ("const", "let", "var") and init.type in ("identifier", "member_expression")
 
 
 def _code_at_run_time(script: ExecScript, node: Node, note) -> None:

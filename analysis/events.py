@@ -258,15 +258,19 @@ def match_events(analysis: "RolloutAnalysis", findings: list[Finding]) -> dict[t
     """(call line, call index) → (event line, event) for every event that reports a listed call; an event
     that reports none, or that reports a call the analysis found dead, is added to ``findings``."""
     matched: dict[tuple[int, int], tuple[int, ToolEvent]] = {}
-    windows = _exec_windows(analysis)
+    if not analysis.events:
+        return matched
+    windows = _Windows(_exec_windows(analysis))
     web_calls = [n for n in analysis.call_records if analysis.records[n].name == "web_search"
                  and not analysis.records[n].call_id]
+    taken: dict[int, set[int]] = {}  # exec line → the indices of its calls already matched
     for line, event in analysis.events:
-        target = _target(analysis, line, event, windows, web_calls, matched)
+        target = _target(analysis, line, event, windows, web_calls, matched, taken)
         if target is None:
             findings.append(_unmatched(analysis, line, event))
             continue
         matched[target] = (line, event)
+        taken.setdefault(target[0], set()).add(target[1])
         analysis.matched_events[line] = target
         call_line, index = target
         call = analysis.records[call_line].calls[index]
@@ -278,8 +282,8 @@ def match_events(analysis: "RolloutAnalysis", findings: list[Finding]) -> dict[t
     return matched
 
 
-def _target(analysis, line: int, event: ToolEvent, windows, web_calls: list[int],
-            matched: dict) -> tuple[int, int] | None:
+def _target(analysis, line: int, event: ToolEvent, windows: "_Windows", web_calls: list[int],
+            matched: dict, taken: dict[int, set[int]]) -> tuple[int, int] | None:
     if event.call_id and not event.nested:
         call_line = analysis.calls_by_call_id.get(event.call_id)
         if call_line is not None:
@@ -291,12 +295,11 @@ def _target(analysis, line: int, event: ToolEvent, windows, web_calls: list[int]
             return None
     if event.type == WEB_END and not event.nested:  # a hosted web search: its call record has no call_id
         return _nearest_web_search(analysis, line, event, web_calls, matched)
-    exec_line = _enclosing_exec(windows, line)
+    exec_line = windows.enclosing(line)
     if exec_line is None:
         return None
     calls = list(analysis.records[exec_line].calls)
-    taken = {i for (n, i) in matched if n == exec_line}
-    index = pick_call(event, calls, taken)
+    index = pick_call(event, calls, taken.get(exec_line, set()))
     return None if index is None else (exec_line, index)
 
 
@@ -314,11 +317,32 @@ def _exec_windows(analysis) -> list[tuple[int, int]]:
 
 def _enclosing_exec(windows: list[tuple[int, int]], line: int) -> int | None:
     """The latest exec call before ``line`` whose run is still going on at ``line``."""
-    at = bisect_right(windows, (line, float("inf")))
-    for start, end in reversed(windows[:at]):
-        if start < line <= end:
-            return start
-    return None
+    return _Windows(windows).enclosing(line)
+
+
+class _Windows:
+    """The exec windows of a rollout, sorted by start, with the latest end among each window and those
+    before it: a search for the window around a line stops where no earlier window reaches that line (a
+    rollout with thousands of events and scripts is not searched in quadratic time)."""
+
+    def __init__(self, windows: list[tuple[int, int]]) -> None:
+        self.windows = windows
+        self.reach: list[int] = []
+        furthest = -1
+        for _, end in windows:
+            furthest = max(furthest, end)
+            self.reach.append(furthest)
+
+    def enclosing(self, line: int) -> int | None:
+        """The latest exec call before ``line`` whose run is still going on at ``line``."""
+        windows, reach = self.windows, self.reach
+        at = bisect_right(windows, (line, float("inf"))) - 1
+        while at >= 0 and reach[at] >= line:
+            start, end = windows[at]
+            if start < line <= end:
+                return start
+            at -= 1
+        return None
 
 
 def _nearest_web_search(analysis, line: int, event: ToolEvent, web_calls: list[int], matched: dict):

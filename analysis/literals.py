@@ -14,9 +14,6 @@ import re
 from functools import lru_cache
 from typing import Any
 
-# A double-quoted JS string whose escapes are all JSON escapes means what the same text means as JSON,
-# so the C JSON decoder reads it; esprima (pure Python, slow on long patches) reads every other literal.
-_JSON_COMPATIBLE = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)(\.[0-9]+)?")
 _LINE_ENDS = re.compile(r"\r\n?")
@@ -47,8 +44,14 @@ def string_value(source: str) -> str | Unknown:
     """The value of a string literal's source text (with its quotes)."""
     if "\\" not in source:
         return source[1:-1]
-    if _JSON_COMPATIBLE.fullmatch(source):
-        return json.loads(source)
+    if source[0] == '"':
+        # a double-quoted JS string whose escapes are all JSON escapes (and holds no control character) means
+        # what the same text means as JSON: the C JSON decoder reads it, and refuses every other one, which
+        # esprima (pure Python, slow on long patches) reads
+        try:
+            return json.loads(source)
+        except ValueError:
+            pass
     node = _expression(source)
     if node is None or node.type != "Literal" or not isinstance(node.value, str):
         return UNKNOWN

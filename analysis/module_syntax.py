@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node
 
-from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, SyntaxProblem
+from .script import ExecScript, SyntaxProblem
 
 # Text that may be a construct tree-sitter accepts and V8 refuses, found with ``bytes.find`` or a regular
 # expression that starts with a literal or a class (Python's fast path), and placed in the tree: escapes count in strings, templates and names, the
@@ -45,22 +45,16 @@ _NAME_BYTE = re.compile(rb"[\w$\\]")
 _TEXT_HITS = 256  # hits placed in the tree before the script is simply asked about
 _PAIRS = 64  # declarations of one name compared pairwise before the script is simply asked about
 
-# Nodes that may be, or hold, an early error; ``@check`` ones are looked at in Python (see _refused).
-_SUSPECT = Query(JAVASCRIPT, """
-[(with_statement) (labeled_statement) (yield_expression) (private_property_identifier) (meta_property) (super)
- (class_declaration) (class) (export_statement) (jsx_element) (jsx_self_closing_element)] @always
-[(binary_expression) (augmented_assignment_expression)] @operator
-(method_definition) @method
-[(if_statement) (else_clause) (while_statement) (for_statement) (for_in_statement) (do_statement)] @body
-(unary_expression operator: "delete") @delete
-(return_statement) @return
-[(break_statement) (continue_statement)] @jump
-(await_expression) @await
-(new_expression) @new
-(variable_declarator !value) @declarator
-(regex) @regex
-(number) @number
-""")
+# Nodes that may be, or hold, an early error, by the group of ``_refused`` that looks at them: the
+# ``suspect_*`` groups of the script's one structure query, and groups the rest of the analysis reads too.
+_CHECKS = (("operator", "binary"), ("operator", "assign"), ("method", "scope_function"), ("body", "if"),
+           ("body", "while"), ("body", "for"), ("body", "loop"), ("body", "suspect_body"),
+           ("delete", "suspect_delete"), ("return", "suspect_return"), ("jump", "suspect_jump"),
+           ("await", "suspect_await"), ("new", "suspect_new"), ("declarator", "suspect_declarator"),
+           ("regex", "suspect_regex"), ("number", "suspect_number"))
+# the node types each shared group is read for (a group may hold other nodes as well)
+_CHECKED_TYPES = {"binary": frozenset({"binary_expression"}), "assign": frozenset({"augmented_assignment_expression"}),
+                  "scope_function": frozenset({"method_definition"})}
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
                            "lexical_declaration"})
@@ -80,14 +74,14 @@ def might_be_refused(script: ExecScript) -> bool:
     """Whether the script holds any construct that tree-sitter accepts and a module may not."""
     if "use strict" in script.source or _text_hit(script):
         return True
-    cursor = QueryCursor(_SUSPECT)
-    cursor.set_max_start_depth(MAX_DEPTH)
-    captures = cursor.captures(script.root)
-    if "always" in captures:
+    structure = script.structure
+    if structure["suspect_always"]:
         return True
-    for group, nodes in captures.items():
-        for node in nodes:
-            if _refused(script, group, node):
+    for check, group in _CHECKS:
+        types = _CHECKED_TYPES.get(group)
+        for captures in structure[group]:
+            node = captures[group][0]
+            if (types is None or node.type in types) and _refused(script, check, node):
                 return True
     return _misnames(script) or _assigns_badly(script) or _tags_a_chain(script) or _redeclares(script)
 

@@ -13,6 +13,7 @@ Inside the analysis every column is a code-point index into one document line
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from itertools import accumulate
 from dataclasses import dataclass
@@ -145,6 +146,9 @@ def _pairing_surrogates(raw: str, spans: list[tuple[int, int]]) -> tuple[list[in
     return dec, raw_at, raw_end
 
 
+_NO_ESCAPES: tuple[int, ...] = ()
+
+
 class EscapeMap:
     """Maps indices of a decoded JSON string to columns of its raw text in the line.
 
@@ -167,7 +171,12 @@ class EscapeMap:
                 dec = [a - (shift[i - 1] if i else 0) for i, a in enumerate(raw_at)]
             else:
                 dec, raw_at, raw_end = _pairing_surrogates(raw, spans)
-        self._dec, self._raw, self._raw_end = dec, raw_at, raw_end
+        # kept as machine integers: a map lives as long as its line's analysis, and a list of ints costs
+        # nine times the memory (an object and a pointer per entry); columns fit in 64 bits
+        if dec:
+            self._dec, self._raw, self._raw_end = array("q", dec), array("q", raw_at), array("q", raw_end)
+        else:  # most strings hold no escape: one shared empty table
+            self._dec = self._raw = self._raw_end = _NO_ESCAPES
 
     def start(self, index: int) -> int:
         """Column of the raw characters that decode to character ``index``."""

@@ -179,6 +179,8 @@ def _runs_with(script: ExecScript, parent: Node, child: Node) -> bool:
 def _guarded(script: ExecScript, node: Node) -> bool:
     """Whether a ``?.`` in the call/member chain ending at ``node`` may skip it (``tools?.x`` never does:
     the global tools object is never nullish)."""
+    if b"?." not in script.data:  # no optional chain anywhere: nothing to look for link by link
+        return False
     while node is not None and node.type in _CHAINS:
         if any(c.type == "optional_chain" for c in node.children) and not _is_tools(script, node):
             return True

@@ -244,12 +244,13 @@ def _read_exec(line: str, fields: dict[str, Any], source: str) -> None:
     raw_start, raw = string_content(line, found[("payload", "input")])
     escapes = EscapeMap(raw, raw_start)
     script = ExecScript(source)
-    result = find_calls(script)
+    # the calls are made at their columns in the line (the escape map keeps their order)
+    result = find_calls(script, lambda start, end: (escapes.start(start), escapes.end(end)))
 
     def span(start: int, end: int) -> Span:
         return escapes.span(0, start, end)
 
-    fields["calls"] = tuple(replace(c, start=escapes.start(c.start), end=escapes.end(c.end)) for c in result.calls)
+    fields["calls"] = tuple(result.calls)
     fields["findings"].extend(_from_note(n, span) for n in result.notes)
     problem = script.syntax_problem
     if problem is not None:

@@ -1,60 +1,137 @@
-"""Rollout records: the JSON Lines envelope and the payloads that matter, as pydantic models.
+"""Rollout records: the JSON Lines envelope and the payloads that matter, as typed objects.
 
-Unknown record types and unknown fields are kept (``extra="allow"``), never
+Unknown record types and unknown fields are kept (``model_extra``), never
 rejected; a known payload whose fields have the wrong types is a ``record-shape``
 finding, raised here as :class:`RecordShapeError`.
+
+Every class declares its fields once (:attr:`_Item._fields`).  A payload whose
+fields all have their declared JSON types (nearly every line of a real rollout)
+is read by a plain check of those types; any other is handed to pydantic models
+built from the same declarations, which accept what they can convert and word
+the finding for what they cannot.  pydantic is imported, and its models built
+(a tenth of a second), only when a line needs it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-
-class Envelope(_Model):
-    timestamp: str | None = None
-    type: str
-    payload: Any = None
-    ordinal: int | None = None
-    metadata: dict[str, Any] | None = None
+_REQUIRED = object()
+_BAD = object()  # a value the plain check does not accept as it is: pydantic decides
+# field types: the JSON each takes as it is
+STR, OPT_STR, OPT_INT, ANY, OPT_DICT, LIST, CONTENT, OUTPUT, ARGV, ACTION = (
+    "str", "str?", "int?", "any", "dict?", "list", "content", "output", "argv", "action")
 
 
-class ContentItem(_Model):
-    type: str
-    text: str | None = None
-    image_url: str | None = None
+class _Item:
+    """A record part: its declared fields as attributes, the others in :attr:`model_extra` (also readable as
+    attributes, as pydantic models with ``extra="allow"`` read them).  Frozen."""
+
+    __slots__ = ("_extra",)  # the extra fields, or None: most records have none, and an empty dict a line adds up
+    # (name, type, default): a type above or ("literal", value); a default of ``list`` is a new empty list
+    _fields: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
+    _names: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls) -> None:
+        cls._names = frozenset(name for name, _, _ in cls._fields)
+
+    def __init__(self, **values: Any) -> None:
+        for name, _, default in self._fields:
+            if name in values:
+                value = values.pop(name)
+            elif default is _REQUIRED:
+                raise TypeError(f"{type(self).__name__}: {name} is required")
+            else:
+                value = [] if default is list else default
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_extra", values or None)
+
+    @property
+    def model_extra(self) -> dict[str, Any]:
+        """The fields the class does not declare, as read (pydantic's name for them)."""
+        return self._extra or {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen")
+
+    def __getattr__(self, name: str) -> Any:  # only for names that are no declared field: the extra ones
+        extra = object.__getattribute__(self, "_extra") if name != "_extra" else None
+        if extra is not None and name in extra:
+            return extra[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n, _, _ in self._fields) and \
+            self.model_extra == other.model_extra  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), *(getattr(self, n) for n, _, _ in self._fields)))
+
+    def __repr__(self) -> str:
+        shown = [f"{n}={getattr(self, n)!r}" for n, _, _ in self._fields] + \
+            [f"{k}={v!r}" for k, v in self.model_extra.items()]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __reduce__(self):
+        return _rebuild, (type(self), {n: getattr(self, n) for n, _, _ in self._fields}, self.model_extra)
+
+    def model_dump(self) -> dict[str, Any]:
+        """Declared fields (nested parts as dicts), then the extra ones, as pydantic dumps a model."""
+        out = {n: _dump(getattr(self, n)) for n, _, _ in self._fields}
+        out.update((k, _dump(v)) for k, v in self.model_extra.items())
+        return out
 
 
-class SessionMeta(_Model):
-    id: str | None = None
-    timestamp: str | None = None
-    cwd: str | None = None
-    originator: str | None = None
-    cli_version: str | None = None
-    source: Any = None
-    model_provider: str | None = None
-    git: dict[str, Any] | None = None
-    history_mode: str | None = None
+def _rebuild(cls: type, fields: dict[str, Any], extra: dict[str, Any]) -> _Item:
+    item = object.__new__(cls)
+    for name, value in fields.items():
+        object.__setattr__(item, name, value)
+    object.__setattr__(item, "_extra", extra or None)
+    return item
 
 
-class TurnContext(_Model):
-    cwd: str | None = None
-    model: str | None = None
-    turn_id: str | None = None
-    approval_policy: Any = None
-    sandbox_policy: Any = None
+def _dump(value: Any) -> Any:
+    if isinstance(value, _Item):
+        return value.model_dump()
+    if isinstance(value, list):
+        return [_dump(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _dump(v) for k, v in value.items()}
+    return value
 
 
-class Message(_Model):
-    type: Literal["message"]
-    role: str
-    content: list[ContentItem] | str = []
-    phase: str | None = None
+class Envelope(_Item):
+    __slots__ = ("timestamp", "type", "payload", "ordinal", "metadata")
+    _fields = (("timestamp", OPT_STR, None), ("type", STR, _REQUIRED), ("payload", ANY, None),
+               ("ordinal", OPT_INT, None), ("metadata", OPT_DICT, None))
+
+
+class ContentItem(_Item):
+    __slots__ = ("type", "text", "image_url")
+    _fields = (("type", STR, _REQUIRED), ("text", OPT_STR, None), ("image_url", OPT_STR, None))
+
+
+class SessionMeta(_Item):
+    __slots__ = ("id", "timestamp", "cwd", "originator", "cli_version", "source", "model_provider", "git",
+                 "history_mode")
+    _fields = (("id", OPT_STR, None), ("timestamp", OPT_STR, None), ("cwd", OPT_STR, None),
+               ("originator", OPT_STR, None), ("cli_version", OPT_STR, None), ("source", ANY, None),
+               ("model_provider", OPT_STR, None), ("git", OPT_DICT, None), ("history_mode", OPT_STR, None))
+
+
+class TurnContext(_Item):
+    __slots__ = ("cwd", "model", "turn_id", "approval_policy", "sandbox_policy")
+    _fields = (("cwd", OPT_STR, None), ("model", OPT_STR, None), ("turn_id", OPT_STR, None),
+               ("approval_policy", ANY, None), ("sandbox_policy", ANY, None))
+
+
+class Message(_Item):
+    __slots__ = ("type", "role", "content", "phase")
+    _fields = (("type", ("literal", "message"), _REQUIRED), ("role", STR, _REQUIRED), ("content", CONTENT, list),
+               ("phase", OPT_STR, None))
 
     def text(self) -> str:
         if isinstance(self.content, str):
@@ -62,67 +139,57 @@ class Message(_Model):
         return "\n".join(item.text for item in self.content if item.text)
 
 
-class Reasoning(_Model):
-    type: Literal["reasoning"]
-    summary: list[Any] = []
-    content: Any = None
-    encrypted_content: str | None = None
+class Reasoning(_Item):
+    __slots__ = ("type", "summary", "content", "encrypted_content")
+    _fields = (("type", ("literal", "reasoning"), _REQUIRED), ("summary", LIST, list), ("content", ANY, None),
+               ("encrypted_content", OPT_STR, None))
 
 
-OutputBody = Union[str, list[ContentItem], dict[str, Any]]
+class FunctionCall(_Item):
+    __slots__ = ("type", "name", "arguments", "call_id", "namespace")
+    _fields = (("type", ("literal", "function_call"), _REQUIRED), ("name", STR, _REQUIRED),
+               ("arguments", STR, _REQUIRED), ("call_id", OPT_STR, None), ("namespace", OPT_STR, None))
 
 
-class FunctionCall(_Model):
-    type: Literal["function_call"]
-    name: str
-    arguments: str
-    call_id: str | None = None
-    namespace: str | None = None
+class FunctionCallOutput(_Item):
+    __slots__ = ("type", "call_id", "output")
+    _fields = (("type", ("literal", "function_call_output"), _REQUIRED), ("call_id", OPT_STR, None),
+               ("output", OUTPUT, ""))
 
 
-class FunctionCallOutput(_Model):
-    type: Literal["function_call_output"]
-    call_id: str | None = None
-    output: OutputBody = ""
+class CustomToolCall(_Item):
+    __slots__ = ("type", "name", "input", "call_id", "status", "namespace")
+    _fields = (("type", ("literal", "custom_tool_call"), _REQUIRED), ("name", STR, _REQUIRED),
+               ("input", STR, _REQUIRED), ("call_id", OPT_STR, None), ("status", OPT_STR, None),
+               ("namespace", OPT_STR, None))
 
 
-class CustomToolCall(_Model):
-    type: Literal["custom_tool_call"]
-    name: str
-    input: str
-    call_id: str | None = None
-    status: str | None = None
-    namespace: str | None = None
+class CustomToolCallOutput(_Item):
+    __slots__ = ("type", "call_id", "output", "name")
+    _fields = (("type", ("literal", "custom_tool_call_output"), _REQUIRED), ("call_id", OPT_STR, None),
+               ("output", OUTPUT, ""), ("name", OPT_STR, None))
 
 
-class CustomToolCallOutput(_Model):
-    type: Literal["custom_tool_call_output"]
-    call_id: str | None = None
-    output: OutputBody = ""
-    name: str | None = None
+class LocalShellAction(_Item):
+    __slots__ = ("type", "command", "working_directory", "timeout_ms")
+    _fields = (("type", OPT_STR, None), ("command", ARGV, _REQUIRED), ("working_directory", OPT_STR, None),
+               ("timeout_ms", OPT_INT, None))
 
 
-class LocalShellAction(_Model):
-    type: str | None = None
-    command: list[str] | str
-    working_directory: str | None = None
-    timeout_ms: int | None = None
+class LocalShellCall(_Item):
+    __slots__ = ("type", "action", "call_id", "status")
+    _fields = (("type", ("literal", "local_shell_call"), _REQUIRED), ("action", ACTION, _REQUIRED),
+               ("call_id", OPT_STR, None), ("status", OPT_STR, None))
 
 
-class LocalShellCall(_Model):
-    type: Literal["local_shell_call"]
-    action: LocalShellAction
-    call_id: str | None = None
-    status: str | None = None
-
-
-class OtherItem(_Model):
+class OtherItem(_Item):
     """A response item of a kind the analysis does not read."""
 
-    type: str
+    __slots__ = ("type",)
+    _fields = (("type", STR, _REQUIRED),)
 
 
-RESPONSE_ITEMS: dict[str, type[_Model]] = {
+RESPONSE_ITEMS: dict[str, type[_Item]] = {
     "message": Message,
     "reasoning": Reasoning,
     "function_call": FunctionCall,
@@ -131,7 +198,7 @@ RESPONSE_ITEMS: dict[str, type[_Model]] = {
     "custom_tool_call_output": CustomToolCallOutput,
     "local_shell_call": LocalShellCall,
 }
-PAYLOADS: dict[str, type[_Model]] = {
+PAYLOADS: dict[str, type[_Item]] = {
     "session_meta": SessionMeta,
     "turn_context": TurnContext,
 }
@@ -140,7 +207,8 @@ KNOWN_TYPES = frozenset({
     "inter_agent_communication", "inter_agent_communication_metadata", "world_state",
     "token_usage_record", "security_risk_score", "retained_context", "realtime_item",
 })
-_ENVELOPE = TypeAdapter(Envelope)
+_PARTS: tuple[type[_Item], ...] = (Envelope, *RESPONSE_ITEMS.values(), *PAYLOADS.values(), ContentItem,
+                                   LocalShellAction)
 
 
 class RecordShapeError(Exception):
@@ -151,7 +219,8 @@ class RecordShapeError(Exception):
         self.loc = loc
 
 
-class Record(_Model):
+@dataclass(frozen=True, slots=True)
+class Record:
     """One decoded line: its envelope and, for the kinds the analysis reads, a typed payload."""
 
     envelope: Envelope
@@ -160,7 +229,7 @@ class Record(_Model):
     @property
     def kind(self) -> str:
         """``response_item`` payloads by their own type, other records by the envelope's."""
-        if self.envelope.type == "response_item" and isinstance(self.item, _Model):
+        if self.envelope.type == "response_item" and isinstance(self.item, _Item):
             return getattr(self.item, "type", "response_item")
         return self.envelope.type
 
@@ -174,12 +243,12 @@ def parse_record(value: Any) -> Record:
     """A :class:`Record` from one decoded JSON line, or :class:`RecordShapeError`."""
     if not isinstance(value, dict):
         raise RecordShapeError(f"a rollout line must be a JSON object, not {_json_type(value)}", ())
-    try:
-        envelope = _ENVELOPE.validate_python(value)
-    except ValidationError as error:
-        raise _shape_error(error, ()) from None
+    kind = value.get("type")
+    payload = value.get("payload")
+    typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
+    # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad)
+    envelope: Envelope = _read(Envelope, {**value, "payload": None} if typed else value, ())  # type: ignore[assignment]
     model = PAYLOADS.get(envelope.type)
-    payload = envelope.payload
     if envelope.type == "response_item":
         if not isinstance(payload, dict):
             raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
@@ -188,15 +257,120 @@ def parse_record(value: Any) -> Record:
         return Record(envelope=envelope, item=payload)
     if not isinstance(payload, dict):
         raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
+    return Record(envelope=envelope, item=_read(model, payload, ("payload",)))
+
+
+def _read(cls: type[_Item], value: dict, prefix: tuple) -> _Item:
+    """``value`` as a ``cls``: by the plain check, else by pydantic (or its finding)."""
+    item = _plain(cls, value)
+    if item is not None:
+        return item
+    from pydantic import ValidationError
+
     try:
-        item = model.model_validate(payload)
-        # the typed item holds what the analysis reads: the raw payload dict need not stay alive too
-        return Record(envelope=envelope.model_copy(update={"payload": None}), item=item)
+        validated = _pydantic_model(cls).model_validate(value)
     except ValidationError as error:
-        raise _shape_error(error, ("payload",)) from None
+        raise _shape_error(error, prefix) from None
+    return _from_pydantic(cls, validated)
 
 
-def _shape_error(error: ValidationError, prefix: tuple) -> RecordShapeError:
+def _plain(cls: type[_Item], value: dict) -> _Item | None:
+    """``value`` as a ``cls`` when every declared field holds its JSON type as it is; else None."""
+    item = object.__new__(cls)
+    put = object.__setattr__
+    for name, kind, default in cls._fields:
+        if name in value:
+            field = _check(kind, value[name])
+            if field is _BAD:
+                return None
+        elif default is _REQUIRED:
+            return None
+        else:
+            field = [] if default is list else default
+        put(item, name, field)
+    names = cls._names
+    put(item, "_extra", {k: v for k, v in value.items() if k not in names} or None)
+    return item
+
+
+def _check(kind: Any, value: Any) -> Any:
+    """The field's value when it has its declared JSON type as it is, else :data:`_BAD`."""
+    if kind is ANY:
+        return value
+    if kind is OPT_STR:
+        return value if value is None or type(value) is str else _BAD
+    if kind is STR:
+        return value if type(value) is str else _BAD
+    if kind is OPT_INT:
+        return value if value is None or type(value) is int else _BAD
+    if kind is OPT_DICT:
+        return value if value is None or type(value) is dict else _BAD
+    if kind is LIST:
+        return value if type(value) is list else _BAD
+    if kind is CONTENT or kind is OUTPUT:
+        if type(value) is str or kind is OUTPUT and type(value) is dict:
+            return value
+        if type(value) is not list:
+            return _BAD
+        items = []
+        for element in value:
+            item = _plain(ContentItem, element) if type(element) is dict else None
+            if item is None:
+                return _BAD
+            items.append(item)
+        return items
+    if kind is ARGV:
+        if type(value) is str or type(value) is list and all(type(a) is str for a in value):
+            return value
+        return _BAD
+    if kind is ACTION:
+        action = _plain(LocalShellAction, value) if type(value) is dict else None
+        return _BAD if action is None else action
+    return value if type(value) is str and value == kind[1] else _BAD  # ("literal", value)
+
+
+# -- pydantic, for what the plain check does not accept ----------------------------------------------------
+_MODELS: dict[type[_Item], Any] = {}
+
+
+def _pydantic_model(cls: type[_Item]) -> Any:
+    """The pydantic model of ``cls``, built from its declared fields (once, on first need)."""
+    model = _MODELS.get(cls)
+    if model is None:
+        from typing import Literal, Union
+
+        from pydantic import ConfigDict, create_model
+
+        content = _pydantic_model(ContentItem) if cls is not ContentItem else None
+        types: dict[Any, Any] = {
+            STR: str, OPT_STR: Union[str, None], OPT_INT: Union[int, None], ANY: Any,
+            OPT_DICT: Union[dict[str, Any], None], LIST: list[Any], ARGV: Union[list[str], str],
+            CONTENT: Union[list[content], str], OUTPUT: Union[str, list[content], dict[str, Any]],  # type: ignore[valid-type]
+        }
+        fields = {}
+        for name, kind, default in cls._fields:
+            annotation = _pydantic_model(LocalShellAction) if kind is ACTION else \
+                Literal[kind[1]] if isinstance(kind, tuple) else types[kind]
+            fields[name] = (annotation, ... if default is _REQUIRED else [] if default is list else default)
+        model = _MODELS[cls] = create_model(cls.__name__, __config__=ConfigDict(extra="allow", frozen=True),
+                                            **fields)
+    return model
+
+
+def _from_pydantic(cls: type[_Item], validated: Any) -> _Item:
+    """A pydantic model's values (nested models too) as a ``cls``."""
+    def plain(value: Any, kind: Any) -> Any:
+        if kind is ACTION:
+            return _from_pydantic(LocalShellAction, value)
+        if (kind is CONTENT or kind is OUTPUT) and isinstance(value, list):
+            return [_from_pydantic(ContentItem, v) for v in value]
+        return value
+
+    fields = {name: plain(getattr(validated, name), kind) for name, kind, _ in cls._fields}
+    return _rebuild(cls, fields, dict(validated.model_extra or {}))
+
+
+def _shape_error(error: Any, prefix: tuple) -> RecordShapeError:
     first = error.errors()[0]
     loc = prefix + tuple(first["loc"])
     path = _json_path(loc)
@@ -218,11 +392,7 @@ def _json_path(loc: tuple) -> tuple:
     return tuple(out)
 
 
-_FIELD_NAMES = frozenset(
-    name
-    for model in (Envelope, *RESPONSE_ITEMS.values(), *PAYLOADS.values(), ContentItem, LocalShellAction)
-    for name in model.model_fields
-)
+_FIELD_NAMES = frozenset(name for part in _PARTS for name in part._names)
 
 
 def _json_type(value: Any) -> str:

@@ -19,15 +19,48 @@ from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
 from .turns import Turn, read_turns
-from .vocabulary import unknown_record_findings
+from .vocabulary import unknown_record_findings, unknown_type_of
 
 
 class LineCache:
-    """Line analyses by line text; :meth:`keep_only` drops those no line uses any more."""
+    """Line analyses by line text; :meth:`keep_only` drops those no line uses any more.
+
+    It also keeps what linking derives from one call alone (the call as it ran, ``executed: "yes"``), so
+    re-linking an edited document makes no new object for a call whose record did not change.
+    """
 
     def __init__(self, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> None:
         self.extra_secrets = extra_secrets
         self._by_text: dict[str, LineAnalysis] = {}
+        self._ran: dict[int, tuple[ToolCall, ToolCall]] = {}  # id(call) → (call, the call with executed "yes")
+        self._unknown: dict[int, tuple[LineAnalysis, str | None]] = {}  # id(record) → (record, its unknown type)
+        self._sole: dict[int, tuple[LineAnalysis, ToolCall | None]] = {}  # id(record) → (record, its sole producer)
+        # what the last linking made, for the next one to reuse (read and replaced by ``_link`` only)
+        self.outputs_made: dict = {}
+        self.outputs_corrected: dict[int, tuple] = {}  # call line → (output, event, the output as the event says)
+        self.calls_paired: dict[int, tuple] = {}  # call line → (record, output, events, its located calls)
+        self.turns_made: tuple | None = None  # (line count and last line, the records turns read, the turns)
+
+    def sole_producer(self, record: LineAnalysis) -> ToolCall | None:
+        """:func:`_sole_producer_of` ``record``, computed once per record."""
+        found = self._sole.get(id(record))
+        if found is None or found[0] is not record:
+            found = self._sole[id(record)] = (record, _sole_producer_of(record))
+        return found[1]
+
+    def unknown_type(self, record: LineAnalysis) -> str | None:
+        """:func:`~analysis.vocabulary.unknown_type_of` ``record``, computed once per record."""
+        found = self._unknown.get(id(record))
+        if found is None or found[0] is not record:
+            found = self._unknown[id(record)] = (record, unknown_type_of(record))
+        return found[1]
+
+    def ran(self, call: ToolCall) -> ToolCall:
+        """``call`` with ``executed: "yes"``, the same object each time for the same call."""
+        found = self._ran.get(id(call))
+        if found is None or found[0] is not call:
+            found = self._ran[id(call)] = (call, replace(call, executed="yes"))
+        return found[1]
 
     def get(self, line: str) -> LineAnalysis:
         found = self._by_text.get(line)
@@ -40,8 +73,17 @@ class LineCache:
         self._by_text.update(zip(lines, analyses))
 
     def keep_only(self, lines: Iterable[str]) -> None:
+        """Forget the lines not in ``lines``: at once when ``lines`` is not a list, else once they are more
+        than a tenth of the cache (an edit leaves a few stale lines behind; pruning after each costs more)."""
+        if isinstance(lines, list) and len(self._by_text) <= len(lines) + len(lines) // 10 + 64:
+            return
         keep = set(lines)
         self._by_text = {k: v for k, v in self._by_text.items() if k in keep}
+        alive = {id(call) for record in self._by_text.values() for call in record.calls}
+        self._ran = {k: v for k, v in self._ran.items() if k in alive}
+        records = {id(record) for record in self._by_text.values()}
+        self._unknown = {k: v for k, v in self._unknown.items() if k in records}
+        self._sole = {k: v for k, v in self._sole.items() if k in records}
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,20 +165,46 @@ def analyze_text(text: str, cache: LineCache | None = None,
                  progress: Callable[[int, int], None] | None = None) -> RolloutAnalysis:
     """The analysis of a rollout's text; ``should_stop`` is asked, and ``progress`` told (lines read, all
     lines), between lines."""
+    return analyze_lines(split_lines(text), cache, should_stop, progress)
+
+
+def analyze_lines(lines: list[str], cache: LineCache | None = None,
+                  should_stop: Callable[[], bool] | None = None,
+                  progress: Callable[[int, int], None] | None = None,
+                  partial: Callable[[Callable[[], RolloutAnalysis]], None] | None = None) -> RolloutAnalysis:
+    """The analysis of a rollout's lines (``split_lines`` of its text; the analysis keeps the list).  A line
+    that is the same string object as one the cache analysed before is found without hashing it again.
+
+    ``partial``, when given, is called between lines with a function that makes the :func:`partial_analysis`
+    of the lines read so far (so a reader of a large rollout can show their findings before the end)."""
     cache = cache or LineCache()
-    lines = split_lines(text)
-    records = []
+    records: list[LineAnalysis] = []
+    get = cache.get
     for number, line in enumerate(lines):
-        if should_stop is not None and number % 64 == 0 and should_stop():
-            raise AnalysisCancelled
-        if progress is not None and number % 64 == 0:
-            progress(number, len(lines))
-        records.append(cache.get(line))
+        if number % 64 == 0:
+            if should_stop is not None and should_stop():
+                raise AnalysisCancelled
+            if progress is not None:
+                progress(number, len(lines))
+            if partial is not None and number:
+                partial(lambda: partial_analysis(lines, records))
+        records.append(get(line))
     analysis = RolloutAnalysis(lines, records)
-    _index(analysis)
-    _link(analysis)
-    analysis.findings = sorted(analysis.findings + unknown_record_findings(analysis),  # analysis.vocabulary
+    _link(analysis, cache, _index(analysis))
+    analysis.findings = sorted(analysis.findings + unknown_record_findings(analysis, cache.unknown_type),
                                key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+    return analysis
+
+
+def partial_analysis(lines: list[str], records: list[LineAnalysis]) -> RolloutAnalysis:
+    """What is known before every line is read: the analyses of the first ``len(records)`` lines and their
+    own findings (those of one line alone: syntax, dead code, patches, secrets, …).  Nothing is linked yet:
+    no call is paired with its output or its event, so no finding of linking (``unpaired-call``,
+    ``unmatched-event``, ``unknown-record``, …) is among them."""
+    analysis = RolloutAnalysis(lines, records[:])
+    for number, record in enumerate(analysis.records):
+        if record.findings:
+            analysis.findings.extend(f.moved_to(number) for f in record.findings)
     return analysis
 
 
@@ -144,29 +212,33 @@ def link_records(lines: list[str], records: list[LineAnalysis]) -> RolloutAnalys
     """Calls paired with outputs and events, and turns, over lines analysed elsewhere (the command line
     pairs a window of a rollout at a time, analysis.stream); unknown record types are left to the caller."""
     analysis = RolloutAnalysis(lines, records)
-    _index(analysis)
-    _link(analysis)
+    _link(analysis, LineCache(), _index(analysis))
     return analysis
 
 
-def _index(analysis: RolloutAnalysis) -> None:
-    for number, record in enumerate(analysis.records):
-        if record.is_output and record.call_id:
-            analysis.outputs_by_call_id.setdefault(record.call_id, []).append(number)
-        elif record.is_call:
-            analysis.call_records.append(number)
-            if record.call_id and record.call_id not in analysis.calls_by_call_id:
-                analysis.calls_by_call_id[record.call_id] = number
-        elif record.event is not None:
-            analysis.events.append((number, record.event))
-
-
-def _link(analysis: RolloutAnalysis) -> None:
+def _index(analysis: RolloutAnalysis) -> list[Finding]:
+    """Indexes calls, outputs and events by line (one pass over the records); returns the lines' own findings."""
     findings: list[Finding] = []
+    outputs, call_records, calls, events = (analysis.outputs_by_call_id, analysis.call_records,
+                                            analysis.calls_by_call_id, analysis.events)
     for number, record in enumerate(analysis.records):
-        findings.extend(f.moved_to(number) for f in record.findings)
-    analysis.turns = read_turns(analysis.records, analysis.lines)
-    continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records)
+        if record.findings:
+            findings.extend(f.moved_to(number) for f in record.findings)
+        if record.is_output and record.call_id:
+            outputs.setdefault(record.call_id, []).append(number)
+        elif record.is_call:
+            call_records.append(number)
+            if record.call_id and record.call_id not in calls:
+                calls[record.call_id] = number
+        elif record.event is not None:
+            events.append((number, record.event))
+    return findings
+
+
+def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) -> None:
+    analysis.turns = _turns(analysis, cache)
+    continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records,
+                                  cache.outputs_made)
     for number in analysis.call_records:
         record = analysis.records[number]
         output = continuations.output_of(number, record)
@@ -176,33 +248,98 @@ def _link(analysis: RolloutAnalysis) -> None:
             where = call_id_span(analysis.lines[number]) or Span(0, 0, len(analysis.lines[number]))
             findings.append(Finding(UNPAIRED_CALL, f"no output record for call {record.call_id}",
                                     Span(number, where.start, where.end)))
+    cache.outputs_made = continuations.made
     matched = match_events(analysis, findings)
+    corrected, made = {}, cache.outputs_corrected
     for (number, _), (_, event) in matched.items():
         output = analysis.record_outputs.get(number)
         if output is not None and not analysis.records[number].is_exec:  # a top-level call: the event is its own
-            analysis.record_outputs[number] = _corrected(output, event)
+            found = made.get(number)
+            if found is None or found[0] is not output or found[1] != event:
+                found = (output, event, _corrected(output, event))
+            corrected[number] = found
+            analysis.record_outputs[number] = found[2]
+    cache.outputs_corrected = corrected
+    calls, records, record_outputs = analysis.calls, analysis.records, analysis.record_outputs
+    events_at: dict[int, dict[int, tuple[int, ToolEvent]]] = {}  # call line → call index → its event
+    for (number, index), event in matched.items():
+        events_at.setdefault(number, {})[index] = event
+    # a record whose output and events are the same as at the previous linking keeps its paired calls
+    paired, reuse = {}, cache.calls_paired
     for number in analysis.call_records:
-        record = analysis.records[number]
-        output = analysis.record_outputs.get(number)
-        for index, call in enumerate(record.calls):
-            event = matched.get((number, index))
-            analysis.calls.append(pair_call(number, index, call, record, output, event))
+        record = records[number]
+        output = record_outputs.get(number)
+        events = events_at.get(number)
+        found = reuse.get(number)
+        if found is None or found[0] is not record or found[1] is not output or found[2] != events:
+            found = (record, output, events, _paired_calls(number, record, output, events or {}, cache))
+        paired[number] = found
+        calls.extend(found[3])
+    cache.calls_paired = paired
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
 
 
+def _turns(analysis: RolloutAnalysis, cache: LineCache) -> list[Turn]:
+    """:func:`read_turns`, reused from the previous linking when the records it reads (turn starts, user
+    messages and their words) are the same objects on the same lines and the last non-blank line is too."""
+    records, lines = analysis.records, analysis.lines
+    relevant = [(n, r) for n, r in enumerate(records)
+                if r.turn_start or r.prompt is not None or r.prompt_event or r.kind == "message"]
+    last = len(lines) - 1
+    while last > 0 and not lines[last].strip():
+        last -= 1
+    key = (len(lines), last)
+    made = cache.turns_made
+    if made is None or made[0] != key or len(made[1]) != len(relevant) or \
+            any(a[0] != b[0] or a[1] is not b[1] for a, b in zip(made[1], relevant)):
+        made = cache.turns_made = (key, relevant, read_turns(records, lines))
+    return list(made[2])
+
+
+def _paired_calls(number: int, record: LineAnalysis, output: CallOutput | None,
+                  events: dict[int, tuple[int, ToolEvent]], cache: LineCache) -> list[LocatedCall]:
+    """The calls of one call record, each with its output and its event."""
+    sole = None
+    if output is not None and output.exit_code is None and record.is_exec and len(output.output.results) == 1:
+        sole = cache.sole_producer(record)
+    out = []
+    for index, call in enumerate(record.calls):
+        call_output = _call_output(record, call, output) if call is sole else output
+        out.append(_paired(number, index, call, record, output, call_output, events.get(index), cache.ran))
+    return out
+
+
 def pair_call(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,
-             event: tuple[int, ToolEvent] | None) -> LocatedCall:
+              event: tuple[int, ToolEvent] | None, ran: Callable[[ToolCall], ToolCall] | None = None) -> LocatedCall:
     """A call with its output and its event.  It ran (``executed: "yes"``) when an event reports it, or when
-    it runs whenever its script completes (``unconditional``) and the script's final status is completed."""
-    call_output = _call_output(record, call, output)
+    it runs whenever its script completes (``unconditional``) and the script's final status is completed.
+    ``ran`` makes the call as it ran (:meth:`LineCache.ran` keeps one per call)."""
+    return _paired(number, index, call, record, output, _call_output(record, call, output), event, ran)
+
+
+def _paired(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,
+            call_output: CallOutput | None, event: tuple[int, ToolEvent] | None,
+            ran: Callable[[ToolCall], ToolCall] | None) -> LocatedCall:
     if event is not None:
-        call = replace(call, executed="yes")
-        if call_output is not None and record.is_exec and event[1].exit_code is not None:
-            call_output = replace(call_output, exit_code=event[1].exit_code)
+        call = _ran(call) if ran is None or call.executed == "yes" else ran(call)
+        if call_output is not None and record.is_exec and event[1].exit_code is not None and \
+                call_output.exit_code != event[1].exit_code:
+            call_output = _with_exit_code(call_output, event[1].exit_code)
     elif call.unconditional and call.executed == "unknown" and output is not None and \
             output.status == "completed" and output.output.error is None:
-        call = replace(call, executed="yes")  # it runs whenever the script completes, and the script completed
+        # it runs whenever the script completes, and the script completed
+        call = _ran(call) if ran is None else ran(call)
     return LocatedCall(number, index, call, record, call_output, event)
+
+
+def _ran(call: ToolCall) -> ToolCall:
+    return call if call.executed == "yes" else replace(call, executed="yes")
+
+
+def _with_exit_code(output: CallOutput, exit_code: int | None) -> CallOutput:
+    """``replace(output, exit_code=exit_code)``, without ``dataclasses.replace``'s cost (paid for every call)."""
+    return CallOutput(output.line, output.status, exit_code, output.wall_time, output.output, output.first_line,
+                      output.continued_by, output.via)
 
 
 def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
@@ -210,6 +347,13 @@ def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
     status = "failed" if event.kind == PATCH and event.success is False else output.status
     exit_code = event.exit_code if event.exit_code is not None else output.exit_code
     return replace(output, status=status, exit_code=exit_code)
+
+
+def _sole_producer_of(record: LineAnalysis) -> ToolCall | None:
+    """The only call of a script that produces a result block (whose exit code :func:`_call_output` may read
+    from the script's only result block), or None."""
+    producers = [c for c in record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
+    return producers[0] if len(producers) == 1 else None
 
 
 def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None) -> CallOutput | None:
@@ -221,8 +365,8 @@ def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None
         producers = [c for c in record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
         if len(producers) == 1 and producers[0] is call and len(output.output.results) == 1:
             exit_code = output.output.results[0].exit_code
-    return replace(output, exit_code=exit_code) if exit_code != output.exit_code else output
+    return _with_exit_code(output, exit_code) if exit_code != output.exit_code else output
 
 
 __all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text",
-           "link_records", "pair_call"]
+           "analyze_lines", "link_records", "partial_analysis", "pair_call"]

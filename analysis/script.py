@@ -20,7 +20,6 @@ import re
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
@@ -67,10 +66,27 @@ STRUCTURE = Query(JAVASCRIPT, """
 (ternary_expression) @ternary
 [(statement_block) (switch_case) (switch_default)] @statement_list
 [(assignment_expression) (augmented_assignment_expression) (update_expression)] @assign
+[(with_statement) (labeled_statement) (yield_expression) (private_property_identifier) (meta_property) (super)
+ (class_declaration) (class) (export_statement) (jsx_element) (jsx_self_closing_element)] @suspect_always
+[(else_clause) (do_statement)] @suspect_body
+(unary_expression operator: "delete") @suspect_delete
+(return_statement) @suspect_return
+[(break_statement) (continue_statement)] @suspect_jump
+(await_expression) @suspect_await
+(new_expression) @suspect_new
+(variable_declarator !value) @suspect_declarator
+(regex) @suspect_regex
+(number) @suspect_number
 """)
 _GROUPS = ("call", "declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
            "import", "loop", "scope_block", "scope_function", "if", "while", "for", "binary", "ternary",
            "statement_list", "assign")
+# the ``suspect_*`` groups are nodes that may hold an early error of module code (see analysis.module_syntax):
+# read in the same pass, as a second query would walk the whole tree again
+SUSPECT_GROUPS = ("suspect_always", "suspect_body", "suspect_delete", "suspect_return", "suspect_jump",
+                  "suspect_await", "suspect_new", "suspect_declarator", "suspect_regex", "suspect_number")
+_ALL_GROUPS = _GROUPS + SUSPECT_GROUPS
+_PATTERN_GROUP: dict[int, str] = {}  # a pattern of STRUCTURE → its group (its capture names are fixed)
 # tree-sitter's query cursor degrades sharply (and drops matches) on captured nodes nested ~60,000 deep;
 # real scripts nest a few dozen levels, so matching is capped here and a deeper script says so.
 MAX_DEPTH = 8192
@@ -79,6 +95,22 @@ _OPAQUE = frozenset({"string", "template_string", "comment", "regex"})
 _DECLARATION_GROUPS = ("declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
                        "import", "loop")
 _NAME_ESCAPE = re.compile(r"\\u(?:\{([0-9a-fA-F]+)\}|([0-9a-fA-F]{4}))")
+
+
+class cached_property:  # noqa: N801 - functools.cached_property without its lock (3.11 takes one per first read)
+    """A property computed once per object and kept in its ``__dict__``.  Two threads reading it at once may both
+    compute it: the values are equal, so either may stay."""
+
+    def __init__(self, function) -> None:
+        self.function = function
+        self.name = function.__name__
+        self.__doc__ = function.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
 
 
 def _parser() -> Parser:
@@ -133,6 +165,8 @@ class ExecScript:
 
     # -- text and offsets -------------------------------------------------------------------
     def text(self, node: Node) -> str:
+        if self._columns is None:  # an ASCII script: its bytes are its characters, no decoding needed
+            return self.source[node.start_byte:node.end_byte]
         return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def char(self, byte: int) -> int:
@@ -250,14 +284,15 @@ class ExecScript:
     @cached_property
     def structure(self) -> dict[str, list[dict[str, list[Node]]]]:
         """The matches of :data:`STRUCTURE`, by group (``call``, ``if``, ``declarator``…), in source order."""
-        groups: dict[str, list] = {g: [] for g in _GROUPS}
+        groups: dict[str, list] = {g: [] for g in _ALL_GROUPS}
         cursor = QueryCursor(STRUCTURE)
         cursor.set_max_start_depth(MAX_DEPTH)
-        for _, captures in cursor.matches(self.root):
-            for group in _GROUPS:
-                if group in captures:
-                    groups[group].append(captures)
-                    break
+        pattern_group = _PATTERN_GROUP
+        for pattern, captures in cursor.matches(self.root):
+            group = pattern_group.get(pattern)
+            if group is None:
+                group = pattern_group[pattern] = next(g for g in _ALL_GROUPS if g in captures)
+            groups[group].append(captures)
         groups["statement_list"].append({"statement_list": [self.root]})
         return groups
 

@@ -15,6 +15,7 @@ reading, which checks that it is not.
 from __future__ import annotations
 
 import math
+import weakref
 from decimal import Decimal
 from typing import Any
 
@@ -165,7 +166,9 @@ class Constants:
     """The exact values of one script's expressions."""
 
     def __init__(self, script: ExecScript) -> None:
-        self.script = script
+        # the script holds its evaluator (constants_of): a strong reference back would make a cycle, and a
+        # script in a cycle (with its tree and caches) lives on until the collector runs
+        self.script = weakref.proxy(script)
 
     def value(self, node: Node | None, env: Env | None = None, depth: int = 0) -> Any:
         """The exact value of ``node``, or UNKNOWN.  ``env`` binds loop variables (see expansions)."""

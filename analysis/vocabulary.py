@@ -10,7 +10,7 @@ gets one ``unknown-record`` finding, so a new Codex version shows up as a visibl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .findings import Finding
 from .jsonspans import locate
@@ -18,6 +18,7 @@ from .positions import Span
 from .records import KNOWN_TYPES
 
 if TYPE_CHECKING:  # the document module calls this one: no import at run time
+    from .record_analysis import LineAnalysis
     from .rollout import RolloutAnalysis
 
 RESPONSE_ITEM_TYPES = frozenset({
@@ -51,7 +52,12 @@ EVENT_TYPES = frozenset({
 
 def unknown_type(analysis: RolloutAnalysis, line: int) -> str | None:
     """``event_msg/thread_settings_applied``, ``frobnicate`` (a record type), or None when known."""
-    record = analysis.records[line].record
+    return unknown_type_of(analysis.records[line])
+
+
+def unknown_type_of(line_analysis: LineAnalysis) -> str | None:
+    """:func:`unknown_type` of one line's analysis."""
+    record = line_analysis.record
     if record is None:
         return None
     kind = record.envelope.type
@@ -66,25 +72,28 @@ def unknown_type(analysis: RolloutAnalysis, line: int) -> str | None:
     return None if payload_type in known else f"{kind}/{payload_type}"
 
 
-def unknown_records(analysis: RolloutAnalysis) -> dict[str, list[int]]:
-    """Each unknown type of a rollout and the lines of its records, in order of first appearance."""
+def unknown_records(analysis: RolloutAnalysis,
+                    type_of: Callable[[LineAnalysis], str | None] = unknown_type_of) -> dict[str, list[int]]:
+    """Each unknown type of a rollout and the lines of its records, in order of first appearance.
+    ``type_of`` is :func:`unknown_type_of`, or a memo of it (:meth:`~analysis.rollout.LineCache.unknown_type`)."""
     cached = analysis.__dict__.get("_unknown_records")
     if cached is None:
         cached = {}
         for number, record in enumerate(analysis.records):
-            if record.record is None or record.kind in ("blank", "invalid"):
+            if record.record is None:  # blank and invalid lines have none
                 continue
-            name = unknown_type(analysis, number)
+            name = type_of(record)
             if name is not None:
                 cached.setdefault(name, []).append(number)
         analysis.__dict__["_unknown_records"] = cached
     return cached
 
 
-def unknown_record_findings(analysis: RolloutAnalysis) -> list[Finding]:
+def unknown_record_findings(analysis: RolloutAnalysis,
+                            type_of: Callable[[LineAnalysis], str | None] = unknown_type_of) -> list[Finding]:
     """One ``unknown-record`` finding per unknown type, on its first record's type value."""
     out = []
-    for name, lines in unknown_records(analysis).items():
+    for name, lines in unknown_records(analysis, type_of).items():
         first = lines[0]
         text = analysis.lines[first]
         path = ("type",) if "/" not in name else ("payload", "type")
@@ -104,4 +113,5 @@ def _payload_type(record) -> str | None:
     return value if isinstance(value, str) else None
 
 
-__all__ = ["RESPONSE_ITEM_TYPES", "EVENT_TYPES", "unknown_type", "unknown_records", "unknown_record_findings"]
+__all__ = ["RESPONSE_ITEM_TYPES", "EVENT_TYPES", "unknown_type", "unknown_type_of", "unknown_records",
+           "unknown_record_findings"]

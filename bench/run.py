@@ -167,7 +167,7 @@ class RawLspClient:
             await asyncio.wait_for(self.arrived.wait(), 120)
         return self.published[version]
 
-    async def settled(self, version: int, quiet: float = 2.0) -> float:
+    async def settled(self, version: int, quiet: float = 5.0) -> float:
         """When the latest diagnostics of ``version`` came, once none has come for ``quiet`` seconds: a server
         may publish a document's findings in parts while it reads it."""
         await self.diagnostics_for(version)

@@ -54,7 +54,7 @@ def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encodin
     severity = Severity.parse(name) if name else finding.severity
     related = [types.DiagnosticRelatedInformation(types.Location(uri, to_range(analysis, r.span, encoding)),
                                                   mask(r.message)) for r in finding.related]
-    output = _output_of_call_record(analysis, finding)
+    output = output_of_call_record(analysis, finding)
     if output is not None:
         related.append(types.DiagnosticRelatedInformation(
             types.Location(uri, line_range(analysis, output, encoding)), f"the output of this call (line {output + 1})"))
@@ -79,7 +79,8 @@ def _data(analysis: RolloutAnalysis, finding: Finding, masker: Masker, version: 
     return {**data, "version": version}
 
 
-def _output_of_call_record(analysis: RolloutAnalysis, finding: Finding) -> int | None:
+def output_of_call_record(analysis: RolloutAnalysis, finding: Finding) -> int | None:
+    """The output line a finding on a call record points at as related information, if any."""
     line = finding.span.line
     if finding.code in (UNPAIRED_CALL, SECRET, INVALID_JSON, RECORD_SHAPE):
         return None

@@ -4,22 +4,19 @@ pygls's ``TextDocument.lines`` uses ``str.splitlines``, which also breaks at
 U+2028, U+2029, U+0085 and a few control characters.  JSON (and Codex) write
 those raw inside strings, so incremental edits would land on the wrong line and
 corrupt the rollout.  :class:`RolloutDocument` breaks only at ``\\r\\n``, ``\\r``
-and ``\\n`` and applies an edit by splicing the text at its offsets;
+and ``\\n`` and applies an edit to the lines it touches (:class:`~analysis.lines.LineList`);
 :class:`RolloutWorkspace` creates it and is swapped in during ``initialize``.
 """
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
 from typing import Sequence
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
+from analysis.lines import LineList
 from analysis.positions import LineColumns, PositionEncoding
-
-_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def encoding_of(kind: types.PositionEncodingKind | str | None) -> PositionEncoding:
@@ -28,64 +25,67 @@ def encoding_of(kind: types.PositionEncodingKind | str | None) -> PositionEncodi
 
 
 class RolloutDocument(TextDocument):
+    """A document kept as its lines: an incremental edit replaces the lines it touches and no others, so the
+    analysis finds every other line as the same string it analysed before.  The whole text is joined only
+    when something asks for ``source``."""
+
     def __init__(self, *args, encoding: PositionEncoding = PositionEncoding.UTF16, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.encoding = encoding
-        self._indexed_source: str | None = None
-        self._starts: list[int] = [0]
+        self._line_list: LineList | None = None
 
-    def _index(self) -> list[int]:
-        source = self.source
-        if self._indexed_source is not source:
-            self._starts = [0] + [m.end() for m in _BREAK.finditer(source)]
-            self._indexed_source = source
-        return self._starts
+    @property
+    def line_list(self) -> LineList:
+        if self._line_list is None:
+            self._line_list = LineList(super().source)
+            self._source = None  # the lines hold the text now; ``source`` joins them when asked
+        return self._line_list
+
+    @property
+    def text_lines(self) -> list[str]:
+        """The lines without terminators, as the analysis reads them (the list changes with each edit)."""
+        return self.line_list.lines
+
+    @property
+    def source(self) -> str:
+        if self._line_list is None:
+            return super().source
+        if self._source is None:
+            self._source = self._line_list.text()  # kept until the next edit
+        return self._source
 
     @property
     def lines(self) -> Sequence[str]:
         """Lines with their terminators, broken only at ``\\r\\n``, ``\\r`` and ``\\n``."""
-        starts = self._index()
-        source = self.source
-        bounds = starts + [len(source)] if starts[-1] != len(source) else starts
-        return tuple(source[a:b] for a, b in zip(bounds, bounds[1:]))
+        lines = self.line_list
+        return tuple(line + end for line, end in zip(lines.lines, lines.ends) if line or end)
 
     def line_text(self, line: int) -> str:
         """One line without its terminator ('' past the end)."""
-        starts = self._index()
-        if not 0 <= line < len(starts):
-            return ""
-        source = self.source
-        end = starts[line + 1] if line + 1 < len(starts) else len(source)
-        return source[starts[line]:end].rstrip("\r\n")
+        lines = self.line_list.lines
+        return lines[line] if 0 <= line < len(lines) else ""
 
     def line_break(self, line: int) -> str:
         """The terminator of ``line`` (``\r\n``, ``\r`` or ``\n``; '' for the last line)."""
-        starts = self._index()
-        if not 0 <= line < len(starts) - 1:
-            return ""
-        source = self.source
-        end = starts[line + 1]
-        return "\r\n" if source[end - 2:end] == "\r\n" else source[end - 1:end]
+        ends = self.line_list.ends
+        return ends[line] if 0 <= line < len(ends) else ""
 
-    def offset_of(self, position: types.Position) -> int:
-        """The code-point offset of a client position (clamped into the document)."""
-        starts = self._index()
-        if position.line >= len(starts):
-            return len(self.source)
+    def _column(self, position: types.Position) -> int:
         line = self.line_text(position.line)
-        column = LineColumns(line).from_units(position.character, self.encoding)
-        return starts[position.line] + min(column, len(line))
-
-    def line_of_offset(self, offset: int) -> int:
-        return bisect_right(self._index(), offset) - 1
+        return min(LineColumns(line).from_units(position.character, self.encoding), len(line))
 
     # pygls's own splice goes through ``lines`` (str.splitlines): this override, of a private method, is the
     # point of this class.  Pinned by test_incremental_edits_with_u2028 and the soak test.
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
-        start = self.offset_of(change.range.start)
-        end = max(start, self.offset_of(change.range.end))
-        source = self.source
-        self._source = source[:start] + change.text + source[end:]
+        lines = self.line_list
+        start, end = change.range.start, change.range.end
+        self.line_list.replace(start.line, self._column(start) if start.line < len(lines.lines) else 0,
+                               end.line, self._column(end) if end.line < len(lines.lines) else 0, change.text)
+        self._source = None
+
+    def _apply_full_change(self, change) -> None:
+        super()._apply_full_change(change)
+        self._line_list = None
 
 
 class RolloutWorkspace(Workspace):

@@ -73,14 +73,17 @@ class LinesRead:
         self.total = 0
         self.percentage = 0
         self.changed = asyncio.Event()
+        self.shown = False  # set once progress is shown: until then the loop need not be woken
 
     def update(self, done: int, total: int) -> None:
-        """Called by the worker every 64 lines; wakes the loop only when the percentage grows."""
+        """Called by the worker every 64 lines; wakes the loop only when the percentage grows while it is
+        shown (an analysis that ends before it is shown wakes the loop for nothing)."""
         self.done, self.total = done, total
         percentage = done * 100 // total if total else 0
         if percentage > self.percentage:
             self.percentage = percentage
-            self.loop.call_soon_threadsafe(self.changed.set)
+            if self.shown:
+                self.loop.call_soon_threadsafe(self.changed.set)
 
     def message(self) -> str:
         return f"{self.done:,} of {self.total:,} lines" if self.total else "starting"
@@ -93,6 +96,7 @@ async def show_progress(sink: ProgressSink, title: str, running: asyncio.Future,
     done, _ = await asyncio.wait({running}, timeout=after)
     if done:
         return
+    lines.shown = True
     handle = await sink.begin(title, lines.percentage, lines.message())
     if handle is None:
         return

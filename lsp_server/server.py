@@ -9,7 +9,9 @@ capabilities.  A failing feature method is logged and answered with an empty res
 from __future__ import annotations
 
 import asyncio
+import inspect
 import ipaddress
+import json
 import logging
 import sys
 from typing import Any
@@ -73,6 +75,17 @@ class Plain(list):
     """A result that is already plain JSON data: sent as it is, without a cattrs pass over it."""
 
 
+class Encoded:
+    """A result or notification params already encoded as JSON (UTF-8): sent as these bytes, without a cattrs
+    pass or a ``json.dumps`` over it.  The outline of a large rollout is megabytes of JSON that a client asks
+    for again and again; it is encoded once per version."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json_bytes: bytes) -> None:
+        self.json = json_bytes
+
+
 class RolloutProtocol(LanguageServerProtocol):
     """Two changes to pygls's JSON-RPC handling, each through a private method, each pinned by a test.
 
@@ -82,7 +95,34 @@ class RolloutProtocol(LanguageServerProtocol):
     - A :class:`Plain` result is sent without converting it again: the outline of a large rollout is
       thousands of symbols, and a cattrs pass over them costs more than building them
       (``_serialize_message``; pinned by ``test_outline_shape`` and the soak's outline comparison).
+    - An :class:`Encoded` result, and the params of :meth:`notify_encoded`, are written as the bytes they
+      already are (``_send_data``; pinned by ``test_outline_shape`` and the diagnostics tests).
     """
+
+    def _send_data(self, data: Any):
+        result = getattr(data, "result", None)
+        if isinstance(result, Encoded) and hasattr(data, "id"):
+            self._write_body(b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (json.dumps(data.id).encode(), result.json))
+            return
+        super()._send_data(data)
+
+    def notify_encoded(self, method: str, params: bytes) -> None:
+        """A notification whose params are already JSON."""
+        self._write_body(b'{"jsonrpc":"2.0","method":%s,"params":%s}' % (json.dumps(method).encode(), params))
+
+    def _write_body(self, body: bytes) -> None:
+        if self.writer is None:
+            log.error("Unable to send data, no available transport!")
+            return
+        header = (f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; "
+                  f"charset={self.CHARSET}\r\n\r\n").encode("ascii") if self._include_headers else b""
+        try:
+            written = self.writer.write(header + body)
+            if inspect.isawaitable(written):
+                asyncio.ensure_future(written)
+        except BrokenPipeError:
+            log.exception("Error sending data. BrokenPipeError")
+            raise
 
     def _serialize_message(self, data: Any) -> Any:
         result = getattr(data, "result", None)
@@ -127,7 +167,8 @@ class RolloutLanguageServer(LanguageServer):
         """The analyses of open documents (made on first use: it needs the running event loop)."""
         if self._store is None:
             diagnostics = self.feature_of(DiagnosticsFeature)
-            self._store = AnalysisStore(diagnostics.analysis_ready, self.settings_is_rollout_path)
+            self._store = AnalysisStore(diagnostics.analysis_ready, self.settings_is_rollout_path,
+                                        diagnostics.partial_ready)
             self._store.reset_caches(self.settings.compiled_secret_patterns())
             self._store.progress = ClientProgress(self)
         return self._store
@@ -153,7 +194,8 @@ class RolloutLanguageServer(LanguageServer):
         store = self.store
         for uri in store.uris:
             document = self.workspace.get_text_document(uri)
-            store.update(uri, document.source, document.version, 0)
+            lines = getattr(document, "text_lines", None)
+            store.update(uri, list(lines) if lines is not None else document.source, document.version, 0)
 
 
 def create_server() -> RolloutLanguageServer:
@@ -233,4 +275,4 @@ def run(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO", 
     return 0
 
 
-__all__ = ["create_server", "run", "RolloutLanguageServer", "RolloutDocument", "FEATURES", "Plain", "guarded"]
+__all__ = ["create_server", "run", "RolloutLanguageServer", "RolloutDocument", "FEATURES", "Plain", "Encoded", "guarded"]

@@ -12,6 +12,10 @@ analyses run one at a time, under the document's lock, and the cache is pruned
 
 An analysis still running after :data:`~lsp_server.progress.PROGRESS_AFTER` seconds shows work-done
 progress: the worker tells how many lines it has read, and the event loop reports each new percentage.
+
+An analysis that reads many new lines (opening a large rollout) also hands ``on_partial`` what it knows so
+far, :data:`PARTIAL_AFTER` seconds after it starts and then every :data:`PARTIAL_EVERY` seconds: the findings
+of the lines read so far (:func:`~analysis.rollout.partial_analysis`), so they are shown before the end.
 """
 
 from __future__ import annotations
@@ -25,12 +29,15 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 from urllib.parse import unquote
 
-from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_text
+from analysis.lines import split_lines
+from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_lines
 
 from .progress import PROGRESS_AFTER, LinesRead, ProgressSink, show_progress
 
 log = logging.getLogger(__name__)
 _SUPERSEDED = object()
+PARTIAL_AFTER = 0.3  # seconds after an analysis starts: the findings of the lines read so far are handed on
+PARTIAL_EVERY = 1.0  # and again every this many seconds, until the whole analysis is done
 
 
 @dataclass
@@ -42,7 +49,8 @@ class DocumentAnalysis:
     analysis: RolloutAnalysis
     is_rollout: bool
     seconds: float
-    symbols: list | None = None  # the outline, unstructured, once asked for
+    symbols: object | None = None  # the outline, encoded, once asked for
+    complete: bool = True  # False for what an analysis still running knows (the lines read so far)
 
 
 @dataclass
@@ -58,7 +66,8 @@ class _State:
 
 class AnalysisStore:
     def __init__(self, on_ready: Callable[[DocumentAnalysis], Awaitable[None]] | None = None,
-                 is_rollout_path: Callable[[str], bool] = lambda uri: False) -> None:
+                 is_rollout_path: Callable[[str], bool] = lambda uri: False,
+                 on_partial: Callable[[DocumentAnalysis], None] | None = None) -> None:
         self._states: dict[str, _State] = {}
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rollout-analysis")
         self.on_ready = on_ready
@@ -66,13 +75,17 @@ class AnalysisStore:
         self.extra_secrets: tuple = ()
         self.progress: ProgressSink | None = None
         self.progress_after = PROGRESS_AFTER
+        self.on_partial = on_partial
+        self.partial_after = PARTIAL_AFTER
+        self.partial_every = PARTIAL_EVERY
 
     @property
     def uris(self) -> list[str]:
         return list(self._states)
 
-    def update(self, uri: str, text: str, version: int | None, delay: float) -> None:
-        """Analyse ``text`` as the newest version of ``uri`` after ``delay`` seconds."""
+    def update(self, uri: str, text: str | list[str], version: int | None, delay: float) -> None:
+        """Analyse ``text`` (or its lines, a list the store may keep) as the newest version of ``uri`` after
+        ``delay`` seconds."""
         state = self._states.get(uri)
         if state is None:
             state = self._states[uri] = _State(LineCache(self.extra_secrets))
@@ -129,7 +142,7 @@ class AnalysisStore:
             if result is not _SUPERSEDED:
                 return result
 
-    async def _run(self, uri: str, state: _State, generation: int, text: str, version: int | None,
+    async def _run(self, uri: str, state: _State, generation: int, text: str | list[str], version: int | None,
                    delay: float) -> None:
         try:
             if delay > 0:
@@ -143,11 +156,22 @@ class AnalysisStore:
             loop = asyncio.get_running_loop()
             lines = LinesRead(loop)
 
+            due = [started + self.partial_after]
+
+            def partial(make: Callable[[], RolloutAnalysis]) -> None:  # in the worker thread
+                now = time.perf_counter()
+                if now < due[0] or stale():
+                    return
+                due[0] = now + self.partial_every
+                known = make()
+                loop.call_soon_threadsafe(self._hand_partial, uri, state, generation, version, known, started)
+
             def work() -> RolloutAnalysis:
                 with state.lock:
                     if stale():
                         raise AnalysisCancelled
-                    result = analyze_text(text, cache, stale, lines.update)
+                    result = analyze_lines(split_lines(text) if isinstance(text, str) else text, cache, stale,
+                                           lines.update, partial if self.on_partial is not None else None)
                     cache.keep_only(result.lines)
                     return result
 
@@ -178,6 +202,18 @@ class AnalysisStore:
                 await self.on_ready(result)
             except Exception:
                 log.exception("publishing the analysis of %s failed", uri)
+
+    def _hand_partial(self, uri: str, state: _State, generation: int, version: int | None,
+                      known: RolloutAnalysis, started: float) -> None:
+        """On the event loop: hand on what an analysis still running knows, unless a newer one has come."""
+        if state.generation != generation or state.ready.done() or self.on_partial is None:
+            return
+        is_rollout = known.is_rollout or self.is_rollout_path(uri)
+        try:
+            self.on_partial(DocumentAnalysis(uri, version, known, is_rollout, time.perf_counter() - started,
+                                             complete=False))
+        except Exception:
+            log.exception("publishing the first findings of %s failed", uri)
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

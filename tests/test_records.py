@@ -81,3 +81,24 @@ def test_an_unconditional_call_ran_when_its_script_completed():
     assert paired("Script running with cell ID 3\nWall time 10.0 seconds\nOutput:\n").call.executed == "unknown"
     conditional = replace(record.calls[0], unconditional=False)
     assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n", call=conditional).call.executed == "unknown"
+
+
+def test_values_pydantic_converts_are_read_as_it_reads_them():
+    # a field not of its plain JSON type goes to pydantic: what it converts is kept converted
+    record = parse_record({"type": "t", "ordinal": 3.0, "payload": {}})
+    assert record.envelope.ordinal == 3 and type(record.envelope.ordinal) is int
+    with pytest.raises(RecordShapeError) as caught:
+        parse_record({"type": "t", "ordinal": 3.5})
+    assert str(caught.value) == "ordinal: input should be a valid integer, got a number with a fractional part " \
+                                "(got a number)"
+
+
+def test_extra_fields_read_as_attributes_and_dumped_after_the_declared_ones():
+    meta = parse_record({"type": "session_meta", "payload": {"id": "s", "type": "x", "later": [1]}}).item
+    assert meta.type == "x" and meta.model_extra == {"type": "x", "later": [1]}
+    assert list(meta.model_dump()) == ["id", "timestamp", "cwd", "originator", "cli_version", "source",
+                                       "model_provider", "git", "history_mode", "type", "later"]
+    with pytest.raises(AttributeError):
+        meta.missing  # noqa: B018
+    with pytest.raises(AttributeError):
+        meta.id = "other"

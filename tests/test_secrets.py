@@ -81,3 +81,16 @@ def test_opaque_blobs_are_not_scanned():
     found = analyze_line(text).findings
     assert [(f.code, text[f.span.start:f.span.end]) for f in found] == [("secret", key), ("secret", key)]
     assert found[0].span.start == text.index(key) and found[1].span.start == text.rindex(key)
+
+
+@pytest.mark.parametrize("text", [
+    'keykey: "abcdefgh12"', "passwordpassword='abcdefgh12'", 'token = "tokentokentoken" secret="abcdefgh12"',
+    'mykey: "abc" then secret_key: "abcdefgh1234", api_token=\\"abcdefgh1234', "passwd:'ab'passwd:'abcdefghij'",
+])
+def test_credential_fields_are_the_leftmost_matches_of_the_field_pattern(text):
+    # the scan tries the pattern only where a key word starts: it must find what a scan of every character finds
+    from analysis.secrets import _FIELD, _field_matches
+
+    lowered = text.lower()
+    assert [m.span() for m in _field_matches(lowered)] == [m.span() for m in _FIELD.finditer(lowered)]
+    assert [m.span() for m in _FIELD.finditer(lowered)]  # each example holds a field

@@ -68,7 +68,7 @@ async def test_a_failed_analysis_is_not_answered_with_the_previous_one(monkeypat
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("lsp_server.store.analyze_text", broken)
+    monkeypatch.setattr("lsp_server.store.analyze_lines", broken)
     store.update(uri, fixture("rollout-demo.jsonl") + "\n", 2, 0)
     assert await store.get(uri) is None
     assert store.latest(uri).version == 1  # what is shown stays; it is just not passed off as version 2

@@ -1,17 +1,18 @@
 """The ``rollout-lsp`` command line.  Each subcommand is a module of this package with ``register(sub)``
-adding its parser (and ``run`` as its default); :data:`COMMANDS` names them in the order ``--help`` shows.
-A run of one command imports that command's module only (``check`` needs no index, export or Dask code)."""
+adding its parser (and ``run`` as its default); :data:`COMMANDS` lists them in the order ``--help`` shows."""
 
 from __future__ import annotations
 
 import argparse
 import gc
-import importlib
 import sys
+from importlib import import_module
 from typing import Sequence
 
 from .common import ClosedPipeGuard, version
 
+# the subcommand modules, in the order ``--help`` shows them; imported when their parser is built (a command
+# run alone does not pay for the others' imports: census's process pool, the index's database, the server)
 COMMANDS = ("check", "outline", "census", "match", "index", "search", "export", "serve")
 
 
@@ -24,7 +25,7 @@ def tune_gc() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     tune_gc()
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[:1] if argv[:1] and argv[0] in COMMANDS else COMMANDS)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
@@ -51,8 +52,9 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
-    """The parser of ``commands`` (all of them for ``--help``; the one run otherwise)."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; given ``argv`` that starts with a command's name, of that command alone
+    (what it parses is the same)."""
     parser = argparse.ArgumentParser(
         prog="rollout-lsp", description="Read what a Codex agent did: tool calls of rollout files.",
         epilog="A PATH or FILE of - reads standard input (plain or zstd-compressed). Exit status: 0 fine, "
@@ -60,6 +62,7 @@ def build_parser(commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
                                 help="run `rollout-lsp COMMAND --help` for its options")
-    for name in commands:
-        importlib.import_module(f".{name}", __name__).register(sub)
+    names = (argv[0],) if argv and argv[0] in COMMANDS else COMMANDS
+    for name in names:
+        import_module(f"{__name__}.{name}").register(sub)
     return parser

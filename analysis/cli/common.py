@@ -4,7 +4,6 @@ standard error and standard output that a closed pipe does not break."""
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import io
 import os
 import sys
@@ -50,6 +49,8 @@ def error(message: str) -> None:
 
 
 def version() -> str:
+    import importlib.metadata  # here: it costs a tenth of every command's start-up, and only --version asks
+
     try:
         return importlib.metadata.version("codex-rollout-lsp")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed

@@ -8,11 +8,16 @@ whenever it cancels a pull request, so the VS Code extension asks for push.
 
 from __future__ import annotations
 
+import json
 import logging
 
 from lsprotocol import types
+from pygls.protocol import default_converter
 
-from ..convert import to_diagnostic
+from analysis.rollout import RolloutAnalysis
+from analysis.findings import Finding
+
+from ..convert import output_of_call_record, to_diagnostic
 from ..store import DocumentAnalysis
 from .base import Feature, guarded
 from .invocation_logs import InvocationLogFeature
@@ -23,6 +28,11 @@ log = logging.getLogger("rollout_lsp")
 class DiagnosticsFeature(Feature):
     pull = False
     refresh_support = False
+
+    def __init__(self, server) -> None:
+        super().__init__(server)
+        self.converter = default_converter()
+        self._payloads: dict[str, _Payloads] = {}  # uri → the diagnostics last published, encoded
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         document = capabilities.text_document
@@ -52,6 +62,59 @@ class DiagnosticsFeature(Feature):
                 out.append(diagnostic)
         return out + logs.diagnostics(result)
 
+    def encoded(self, result: DocumentAnalysis) -> list[str]:
+        """:meth:`diagnostics` as JSON texts.  A finding's diagnostic is converted and encoded once and reused by
+        the next versions while the finding, the texts of the lines it points at and its call's output line are
+        the same: after an edit only the findings of the lines it changed are converted again."""
+        server = self.server
+        logs = server.feature_of(InvocationLogFeature)
+        if logs.is_log(result.uri) or not result.is_rollout:
+            return [_json(self.converter.unstructure(d)) for d in logs.diagnostics(result)]
+        config = (server.encoding, tuple(sorted(server.settings.severity.items())), server.masker.extra)
+        cached = self._payloads.get(result.uri)
+        if cached is None or cached.config != config:
+            cached = self._payloads[result.uri] = _Payloads(config)
+        analysis = result.analysis
+        fresh: dict = {}
+        out = []
+        version = json.dumps(result.version)
+        for finding in analysis.findings:
+            output = output_of_call_record(analysis, finding)
+            texts = _texts(analysis, finding, output)
+            key = (finding, output)
+            hit = cached.items.get(key)
+            if hit is not None and len(hit[0]) == len(texts) and all(a is b for a, b in zip(hit[0], texts)):
+                encoded = hit[1]
+            else:
+                diagnostic = to_diagnostic(analysis, finding, result.uri, server.encoding, server.settings.severity,
+                                           server.masker, None)
+                encoded = None if diagnostic is None else _json(self.converter.unstructure(diagnostic))
+            fresh[key] = (texts, encoded)
+            if encoded is not None:
+                # ``data`` (last) ends with the document version, encoded as null: this version goes there
+                out.append(encoded[:-len(_NO_VERSION)] + f'"version":{version}}}}}'
+                           if encoded.endswith(_NO_VERSION) else encoded)
+        cached.items = fresh
+        if not result.complete:  # a partial analysis: the invocation logs are matched with the whole one
+            return out
+        return out + [_json(self.converter.unstructure(d)) for d in logs.diagnostics(result)]
+
+    def publish(self, result: DocumentAnalysis) -> None:
+        """Publish the diagnostics of ``result``, encoded once without a cattrs pass."""
+        body = '{"uri":%s,"version":%s,"diagnostics":[%s]}' % (
+            json.dumps(result.uri), json.dumps(result.version), ",".join(self.encoded(result)))
+        self.server.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, body.encode("utf-8"))
+
+    def partial_ready(self, result: DocumentAnalysis) -> None:
+        """While a large rollout is still being read: publish the findings of the lines read so far (pushed
+        only, and only once the client's severities are known); the complete set replaces them."""
+        configured = self.server.configured
+        if self.pull or not result.is_rollout or configured is None or not configured.is_set():
+            return
+        if self.server.feature_of(InvocationLogFeature).is_log(result.uri):
+            return
+        self.publish(result)
+
     async def analysis_ready(self, result: DocumentAnalysis) -> None:
         """Publish the diagnostics of a finished analysis, unless a newer one has come meanwhile."""
         logs = self.server.feature_of(InvocationLogFeature)
@@ -62,8 +125,7 @@ class DiagnosticsFeature(Feature):
         await self.server.wait_configured()
         if self.server.store.latest(result.uri) is not result:  # a newer analysis publishes itself
             return
-        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=result.uri, version=result.version, diagnostics=self.diagnostics(result)))
+        self.publish(result)
         await logs.analysis_ready(result)
 
     async def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
@@ -74,6 +136,7 @@ class DiagnosticsFeature(Feature):
         return types.RelatedFullDocumentDiagnosticReport(items=items)
 
     def closed(self, uri: str) -> None:
+        self._payloads.pop(uri, None)
         if not self.pull:
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
         self.server.feature_of(InvocationLogFeature).closed(uri)
@@ -82,6 +145,32 @@ class DiagnosticsFeature(Feature):
         """Settings changed: ask a pulling client to pull again (a pushing one gets new analyses)."""
         if self.pull and self.refresh_support:
             self.server.workspace_diagnostic_refresh(None)
+
+
+_NO_VERSION = '"version":null}}'  # how an encoded diagnostic with fix data and no version ends
+
+
+def _json(value) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+class _Payloads:
+    """One document's encoded diagnostics: (finding, its call's output line) → (the texts of the lines it
+    points at, its JSON text or None when its code is turned off), valid for one configuration."""
+
+    def __init__(self, config: tuple) -> None:
+        self.config = config
+        self.items: dict[tuple[Finding, int | None], tuple[tuple[str, ...], str | None]] = {}
+
+
+def _texts(analysis: RolloutAnalysis, finding: Finding, output: int | None) -> tuple[str, ...]:
+    """The lines whose text a finding's diagnostic depends on: its own, its related places', its output's."""
+    lines = analysis.lines
+    count = len(lines)
+    numbers = [finding.span.line, *(r.span.line for r in finding.related)]
+    if output is not None:
+        numbers.append(output)
+    return tuple(lines[n] if 0 <= n < count else "" for n in numbers)
 
 
 def _pull_handler(feature: DiagnosticsFeature):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable
+import json
+from typing import Any, Callable
 
 from lsprotocol import types
 
@@ -42,11 +43,12 @@ class SymbolFeature(Feature):
         super().__init__(server)
         self.converter = default_converter()  # the outline is unstructured once, then sent as it is
         self.indexed = IndexedSymbols()
+        self._fragments: dict = {}  # (line, id(record)) → (record, what it shows, its encoded symbol)
 
     @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
     async def document_symbol(self, params: types.DocumentSymbolParams):
-        """The outline: session, turns, call records and their calls (built once per analysis)."""
-        from ..server import Plain
+        """The outline: session, turns, call records and their calls (encoded once per analysis)."""
+        from ..server import Encoded
 
         logs = self.server.feature_of(InvocationLogFeature)
         if logs.is_log(params.text_document.uri):
@@ -54,10 +56,9 @@ class SymbolFeature(Feature):
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return []
-        if result.symbols is None:  # an outline is asked for again and again: build and unstructure it once
+        if result.symbols is None:  # an outline is asked for again and again: encode it once per version
             name = self.server.workspace.get_text_document(params.text_document.uri).filename or "rollout"
-            result.symbols = Plain(self.converter.unstructure(
-                self.document_symbols(result.analysis, self.server.encoding, name)))
+            result.symbols = Encoded(self.outline_json(result.analysis, self.server.encoding, name))
         return result.symbols
 
     @lsp_method(types.WORKSPACE_SYMBOL, empty=list)
@@ -74,8 +75,18 @@ class SymbolFeature(Feature):
         return found + await self.indexed.workspace_symbols(params.query, store.uris, self.server.encoding,
                                                             1000 - len(found), self.server.masker)
 
+    def outline_json(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str = "rollout") -> bytes:
+        """The outline as compact JSON.  Each call record's symbol is encoded once and reused by the next
+        versions while its line, its text, its output's status and its calls' ``executed`` stay the same: after
+        an edit only the records it changed are built again."""
+        return _encode(self._outline(analysis, encoding, name, self._cached_record)).encode("utf-8")
+
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
                          name: str = "rollout") -> list[types.DocumentSymbol]:
+        """The outline as lsprotocol symbols (what :meth:`outline_json` encodes)."""
+        return self._outline(analysis, encoding, name, self.record_symbol)
+
+    def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol) -> list:
         last = len(analysis.lines) - 1
         whole = to_range(analysis, Span(last, 0, len(analysis.lines[last])), encoding)
         whole = types.Range(types.Position(0, 0), whole.end)
@@ -85,6 +96,7 @@ class SymbolFeature(Feature):
                                     selection_range=line_range(analysis, 0, encoding), children=[])
         turns = {t.line: t for t in analysis.turns}
         parent = root
+        fresh: dict = {}
         for number, record in enumerate(analysis.records):
             if session.in_inherited(number):  # a replayed history is one node, not a copy of its turns
                 if number == session.inherited.start:
@@ -103,10 +115,28 @@ class SymbolFeature(Feature):
                     selection_range=line_range(analysis, number, encoding), children=[])
                 root.children.append(parent)
             if record.is_call:
-                parent.children.append(self.record_symbol(analysis, number, encoding))
+                parent.children.append(record_symbol(analysis, number, encoding, fresh))
+        if record_symbol == self._cached_record:
+            self._fragments = fresh  # only the records of this version stay cached
         return [root]
 
-    def record_symbol(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding) -> types.DocumentSymbol:
+    def _cached_record(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding,
+                       fresh: dict) -> "_Fragment":
+        """The encoded symbol of a call record, from the cache when nothing it shows has changed."""
+        record = analysis.records[line]
+        output = analysis.record_output(line)
+        key = (encoding, self.server.masker.extra,
+               None if output is None else (output.status, output.note),
+               tuple(c.call.executed for c in analysis.calls_on(line)))
+        cached = self._fragments.get((line, id(record)))
+        if cached is None or cached[0] is not record or cached[1] != key:
+            symbol = self.converter.unstructure(self.record_symbol(analysis, line, encoding))
+            cached = (record, key, _Fragment(json.dumps(symbol, separators=(",", ":"))))
+        fresh[(line, id(record))] = cached
+        return cached[2]
+
+    def record_symbol(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding,
+                      fresh: dict | None = None) -> types.DocumentSymbol:
         record = analysis.records[line]
         calls = analysis.calls_on(line)
         rng = line_range(analysis, line, encoding)
@@ -150,3 +180,29 @@ class SymbolFeature(Feature):
                     if len(out) >= 1000:
                         return out
         return out
+
+
+class _Fragment(str):
+    """A symbol already encoded as JSON."""
+
+
+def _encode(value: Any) -> str:
+    """Compact JSON of unstructured symbols, with :class:`_Fragment` children spliced in as they are."""
+    if isinstance(value, _Fragment):
+        return value
+    if isinstance(value, list):
+        return "[" + ",".join(_encode(v) for v in value) + "]"
+    if hasattr(value, "__attrs_attrs__"):
+        children = getattr(value, "children", None)
+        if children is None:
+            return json.dumps(_CONVERTER.unstructure(value), separators=(",", ":"))
+        value.children = None
+        try:
+            head = json.dumps(_CONVERTER.unstructure(value), separators=(",", ":"))
+        finally:
+            value.children = children
+        return head[:-1] + ',"children":' + _encode(children) + "}"
+    return json.dumps(value, separators=(",", ":"))
+
+
+_CONVERTER = default_converter()

@@ -12,14 +12,14 @@ class DocumentSyncFeature(Feature):
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         """Analyse a document as soon as it opens."""
-        document = params.text_document
-        self.server.store.update(document.uri, document.text, document.version, 0)
+        document = self.server.workspace.get_text_document(params.text_document.uri)
+        self.server.store.update(document.uri, _lines_of(document), params.text_document.version, 0)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         """Analyse the new text after the debounce delay; a newer change cancels it."""
         document = self.server.workspace.get_text_document(params.text_document.uri)
-        self.server.store.update(document.uri, document.source, params.text_document.version,
+        self.server.store.update(document.uri, _lines_of(document), params.text_document.version,
                                  self.server.settings.debounce_ms / 1000)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -27,3 +27,9 @@ class DocumentSyncFeature(Feature):
         """Forget the document and clear its published diagnostics."""
         self.server.store.close(params.text_document.uri)
         self.server.feature_of(DiagnosticsFeature).closed(params.text_document.uri)
+
+
+def _lines_of(document) -> list[str] | str:
+    """A snapshot of the document's lines (the document edits its own list in place), or its text."""
+    lines = getattr(document, "text_lines", None)
+    return list(lines) if lines is not None else document.source

@@ -2,7 +2,8 @@
 
 Installs the packaged .vsix, opens a fixture rollout and a recorded Codex 0.157 rollout, and checks what a
 person sees: the Outline view lists the exec calls, the Problems view lists the warnings, a hover over a
-call shows its decoded command.  Screenshots go to docs/images/.  Run with `make e2e`.
+call shows its decoded command; a 20 MB rollout opens with no "Open Anyway" and lists its lenses from the
+status bar; a 60 MB one is read into the Large Rollout view.  Screenshots go to docs/images/.  Run with `make e2e`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -270,3 +272,109 @@ def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(pag
             timeout=60_000)
     finally:
         large.unlink()
+
+
+def expected_of_20mb(path: Path) -> dict:
+    """What the Outline, Problems and the lenses must show for ``path``, from the analysis and `rollout-lsp check`."""
+    from analysis.positions import PositionEncoding
+    from analysis.rollout import analyze_text
+    from lsp_server.features.lenses import lens_title
+    from lsp_server.features.sessions import SessionOutline, session_lenses
+
+    analysis = analyze_text(path.read_text(encoding="utf-8"))
+    execs = [n for n, record in enumerate(analysis.records) if record.is_exec]
+    title = " ".join(analysis.turns[0].title.split())
+    session = [lens.command.title for lens in session_lenses(analysis) if lens.command.title.startswith("session: ")]
+    checked = subprocess.run([str(Path(sys.executable).parent / "rollout-lsp"), "check", "--json", str(path)],
+                             capture_output=True, text=True)
+    return {
+        "session": SessionOutline(analysis, PositionEncoding.UTF16).session_name(path.name),
+        "turn": f"turn: {title[:80] + ('…' if len(title) > 80 else '')}",
+        "command": analysis.calls_on(execs[0])[0].call.label,
+        "problems": len(json.loads(checked.stdout)),
+        "status": session[0] if session else f"{len(execs):,} exec records",
+        "lens": lens_title(analysis, execs[0]), "lens_line": execs[0] + 1,
+        "script": f"{analysis.records[execs[0]].call_id}.js",
+    }
+
+
+@pytest.fixture(scope="module")
+def rollout_20mb(page: Page):
+    """The benchmark's generated rollout of 20 MB and a little (past both of VS Code's limits) in the workspace,
+    with what VS Code must show of it."""
+    large = Path(page.url.split("folder=")[1].split("&")[0]) / "rollout-large-20mb.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "corpus.py"), str(large), "--size", "20MB", "--seed", "1"],
+                   check=True)
+    assert 20 << 20 < large.stat().st_size < 21 << 20
+    yield large, expected_of_20mb(large)
+    large.unlink()
+
+
+def test_a_20mb_rollout_opens_at_once_with_outline_problems_and_its_lenses(page: Page, rollout_20mb):
+    """Over 10 MB, code-server (a remote window) shows "Open Anyway" instead of a file, and over 20 MB VS Code's
+    editor draws no code lenses: the extension opens the rollout itself, and its status bar item lists the lenses."""
+    large, expected = rollout_20mb
+    started = time.time()
+    open_file(page, large.name)
+    editor = page.locator(".editor-group-container.active .view-lines")
+    expect(editor).to_contain_text('"type":"session_meta"', timeout=180_000)
+    shown = time.time() - started
+    expect(page.get_by_role("button", name="Open Anyway")).to_have_count(0)
+    command(page, "Explorer: Focus on Outline View")
+    outline = page.locator(".outline-pane")
+    expect(outline).to_contain_text(expected["command"], timeout=180_000)
+    filled = time.time() - started
+    expect(outline).to_contain_text(expected["session"])
+    expect(outline).to_contain_text(expected["turn"])
+    command(page, "View: Focus Problems (Errors, Warnings, Infos)")
+    count = page.locator(".markers-panel .monaco-list-row").filter(has_text=large.name).first.locator(
+        ".monaco-count-badge")
+    expect(count).to_have_text(str(expected["problems"]), timeout=180_000)
+    problems = time.time() - started
+    status = page.locator(".statusbar-item").filter(has_text=expected["status"])
+    expect(status.first).to_be_visible(timeout=180_000)
+    expect(page.locator(".codelens-decoration")).to_have_count(0)  # VS Code draws none in so large a file
+    page.screenshot(path=str(IMAGES / "rollout-20mb.png"))
+    status.first.click()
+    row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=expected["lens"]).filter(
+        has_text=f"line {expected['lens_line']}").first
+    expect(row).to_be_visible(timeout=60_000)
+    page.screenshot(path=str(IMAGES / "rollout-20mb-lenses.png"))
+    row.click()  # the lens's own command: the exec record's decoded script
+    expect(page.locator(".tab").filter(has_text=expected["script"]).first).to_be_visible(timeout=60_000)
+    print(f"\n20 MB rollout: text shown after {shown:.1f} s, Outline filled after {filled:.1f} s, "
+          f"Problems ({expected['problems']}) after {problems:.1f} s")
+    command(page, "View: Close All Editor Groups")
+
+
+def test_a_20mb_rollout_gets_lenses_in_the_editor_once_the_user_turns_the_optimizations_off(page: Page, rollout_20mb):
+    """The status bar's list ends with the way to real lenses: VS Code's large-file optimizations off for the
+    file's language, in the user's settings, and the window reloaded (VS Code decides when it loads a file)."""
+    large, expected = rollout_20mb
+    settings = Path(page.url.split("folder=")[1].split("&")[0]).parent / "data" / "User" / "settings.json"
+    before = settings.read_text(encoding="utf-8")
+    try:
+        open_file(page, large.name)
+        status = page.locator(".statusbar-item").filter(has_text=expected["status"])
+        expect(status.first).to_be_visible(timeout=180_000)
+        status.first.click()
+        page.wait_for_selector(".quick-input-widget input")
+        page.keyboard.type("Draw lenses")
+        row = page.locator(".quick-input-list .monaco-list-row").filter(
+            has_text="Draw lenses in the editor for jsonl files").first
+        expect(row).to_be_visible(timeout=30_000)
+        row.click()
+        reload = page.locator(".notifications-toasts").get_by_role("button", name="Reload Window")
+        expect(reload).to_be_visible(timeout=30_000)
+        assert json.loads(settings.read_text(encoding="utf-8"))["[jsonl]"] == {"editor.largeFileOptimizations": False}
+        with page.expect_navigation(timeout=90_000):
+            reload.click()
+        page.wait_for_selector(".monaco-workbench", timeout=90_000)
+        # the restored tab opens past the confirmation again, now with the optimizations off: lenses
+        lens = page.locator(".codelens-decoration").filter(has_text=expected["lens"])
+        expect(lens.first).to_be_visible(timeout=240_000)
+        expect(page.locator(".statusbar-item").filter(has_text=expected["status"])).to_have_count(0)
+        page.screenshot(path=str(IMAGES / "rollout-20mb-drawn-lenses.png"))
+        command(page, "View: Close All Editor Groups")
+    finally:
+        settings.write_text(before, encoding="utf-8")

@@ -7,6 +7,7 @@ import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vsc
 
 import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, serverLaunch, startFailure, withNative }
   from "./launch";
+import { registerLargeDocuments } from "./largeDocuments";
 import { registerLargeRollouts } from "./largeRollout";
 import { registerScriptEditing } from "./scriptFs";
 import { MARKDOWN_OPTIONS, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
@@ -29,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   registerScriptEditing(context, () => client);
+  registerLargeDocuments(context);  // before the server starts: opening a 10-50 MB rollout needs none
   const openLargeTabs = registerLargeRollouts(context, () => client);
   await start(context);
   openLargeTabs();  // a rollout over 50 MB already in a tab when VS Code (re)starts

@@ -92,3 +92,43 @@ export function callLabel(call: Call): { label: string; description: string; too
 export function megabytes(size: number): string {
   return `${Math.round(size / (1024 * 1024))} MB`;
 }
+
+/** VS Code's `TextModel.LARGE_FILE_SIZE_THRESHOLD` (characters) and `LARGE_FILE_LINE_COUNT_THRESHOLD`: above
+ * either, with `editor.largeFileOptimizations` on, its editor draws no code lenses, folding or colours. */
+export const LENS_SIZE_LIMIT = 20 * 1024 * 1024;
+export const LENS_LINE_LIMIT = 300_000;
+
+/**
+ * The size in bytes over which VS Code shows "Open Anyway" instead of a file (`workbench.editorLargeFileConfirmation`):
+ * the value the user set (in MB), else VS Code's default for where the file is, 10 MB in a remote window
+ * (code-server, Remote - SSH, Codespaces), 50 MB in a browser, 1 GB on the desktop.
+ */
+export function confirmationLimit(configuredMb: number | undefined, remote: boolean, web: boolean): number {
+  if (typeof configuredMb === "number" && configuredMb > 0) return configuredMb * 1024 * 1024;
+  return (remote ? 10 : web ? 50 : 1024) * 1024 * 1024;
+}
+
+/**
+ * Whether the extension opens ``path`` (``size`` bytes) itself: a rollout over VS Code's confirmation limit that
+ * VS Code still gives extensions (at most 50 MB), which `openTextDocument` loads without asking.
+ */
+export function opensPastConfirmation(path: string, size: number, patterns: readonly string[], limit: number,
+                                      enabled: boolean): boolean {
+  return enabled && size > limit && size <= EXTENSION_SYNC_LIMIT && isRolloutPath(path, patterns);
+}
+
+/** Whether VS Code's editor draws no code lenses for a document of ``length`` characters and ``lines`` lines. */
+export function lensesRefused(length: number, lines: number, largeFileOptimizations: boolean, codeLens: boolean): boolean {
+  return codeLens && largeFileOptimizations && (length > LENS_SIZE_LIMIT || lines > LENS_LINE_LIMIT);
+}
+
+export interface Lens { line: number; title: string; command: string | null; arguments: unknown[] }
+
+/** The status bar's text for a rollout whose lenses the editor does not draw: the session's totals when the
+ * server gave them (the lens without a command on the first lines), else how many exec records have lenses. */
+export function lensSummary(lenses: readonly Lens[]): string {
+  const session = lenses.find((lens) => lens.command === null && lens.title.startsWith("session: "));
+  if (session) return session.title;
+  const scripts = lenses.filter((lens) => lens.command !== null).length;
+  return `${scripts.toLocaleString("en-US")} exec record${scripts === 1 ? "" : "s"}`;
+}

@@ -2,8 +2,9 @@ import { strict as assert } from "node:assert";
 import { test } from "node:test";
 
 import {
-  Call, DEFAULT_LARGE_MODE, EXTENSION_SYNC_LIMIT, callLabel, callRange, globRegExp, isRolloutPath, largeRolloutAction,
-  megabytes, publishesProblems, severityNumber,
+  Call, DEFAULT_LARGE_MODE, EXTENSION_SYNC_LIMIT, LENS_LINE_LIMIT, LENS_SIZE_LIMIT, Lens, callLabel, callRange,
+  confirmationLimit, globRegExp, isRolloutPath, largeRolloutAction, lensSummary, lensesRefused, megabytes,
+  opensPastConfirmation, publishesProblems, severityNumber,
 } from "../src/largeFiles";
 import { DEFAULT_FILES } from "../src/settings";
 
@@ -60,4 +61,44 @@ test("a call's row names it and opens the file at its line", () => {
   assert.deepEqual(callLabel(computed), { label: "42: exec_command", description: "computed (computed)",
     tooltip: "ls a\nls b" });
   assert.equal(megabytes(62.4 * MB), "62 MB");
+});
+
+test("VS Code's large-file confirmation: the user's value, else 10 MB remote, 50 MB in a browser, 1 GB on the desktop", () => {
+  assert.equal(confirmationLimit(undefined, true, true), 10 * MB);  // code-server: a remote window in a browser
+  assert.equal(confirmationLimit(undefined, true, false), 10 * MB);  // Remote - SSH
+  assert.equal(confirmationLimit(undefined, false, true), 50 * MB);
+  assert.equal(confirmationLimit(undefined, false, false), 1024 * MB);
+  assert.equal(confirmationLimit(30, true, true), 30 * MB);
+});
+
+test("a rollout over the confirmation limit and within the sync limit is opened past the confirmation", () => {
+  const file = "/home/u/.codex/sessions/2026/07/20/rollout-a.jsonl";
+  assert.equal(opensPastConfirmation(file, 20 * MB, DEFAULT_FILES, 10 * MB, true), true);
+  assert.equal(opensPastConfirmation(file, 10 * MB, DEFAULT_FILES, 10 * MB, true), false);  // VS Code opens it
+  assert.equal(opensPastConfirmation(file, 50 * MB, DEFAULT_FILES, 10 * MB, true), true);
+  assert.equal(opensPastConfirmation(file, 50 * MB + 1, DEFAULT_FILES, 10 * MB, true), false);  // the large view's
+  assert.equal(opensPastConfirmation(file, 20 * MB, DEFAULT_FILES, 1024 * MB, true), false);  // the desktop
+  assert.equal(opensPastConfirmation(file, 20 * MB, DEFAULT_FILES, 10 * MB, false), false);  // the setting is off
+  assert.equal(opensPastConfirmation("/home/u/big-table.jsonl", 20 * MB, DEFAULT_FILES, 10 * MB, true), false);
+});
+
+test("the editor draws no lenses over 20 MB characters or 300,000 lines, unless the optimizations are off", () => {
+  assert.equal(LENS_SIZE_LIMIT, 20 * MB);
+  assert.equal(LENS_LINE_LIMIT, 300_000);
+  assert.equal(lensesRefused(20 * MB + 1, 12_813, true, true), true);
+  assert.equal(lensesRefused(20 * MB, 12_813, true, true), false);
+  assert.equal(lensesRefused(1 * MB, 300_001, true, true), true);
+  assert.equal(lensesRefused(1 * MB, 300_000, true, true), false);
+  assert.equal(lensesRefused(30 * MB, 12_813, false, true), false);  // "[jsonl]": {"editor.largeFileOptimizations": false}
+  assert.equal(lensesRefused(30 * MB, 12_813, true, false), false);  // no lenses wanted
+});
+
+test("the status bar gives the session's totals, else how many exec records have a lens", () => {
+  const exec = (line: number): Lens => ({ line, title: "1 command · exit 0", command: "rolloutLsp.showDecodedScript",
+    arguments: ["file:///r.jsonl", line] });
+  const session: Lens = { line: 0, title: "session: 1.2M tokens · context 80k of 272k", command: null, arguments: [] };
+  assert.equal(lensSummary([session, exec(4), exec(7)]), "session: 1.2M tokens · context 80k of 272k");
+  assert.equal(lensSummary(Array.from({ length: 4996 }, (_, n) => exec(n))), "4,996 exec records");
+  assert.equal(lensSummary([exec(4)]), "1 exec record");
+  assert.equal(lensSummary([]), "0 exec records");
 });
