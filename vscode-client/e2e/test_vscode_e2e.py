@@ -3,7 +3,8 @@
 Installs the packaged .vsix, opens a fixture rollout and a recorded Codex 0.157 rollout, and checks what a
 person sees: the Outline view lists the exec calls, the Problems view lists the warnings, a hover over a
 call shows its decoded command; a 20 MB rollout opens with no "Open Anyway" and lists its lenses from the
-status bar; a 60 MB one is read into the Large Rollout view.  Screenshots go to docs/images/.  Run with `make e2e`.
+status bar; a 60 MB one is read into the Large Rollout view; an invocation log is linked to a rollout from the
+palette.  Screenshots go to docs/images/.  Run with `make e2e`.
 """
 
 from __future__ import annotations
@@ -238,6 +239,71 @@ def test_colours_inside_the_script_and_the_editable_script(page: Page):
     command(page, "View: Close Editor")
     command(page, "View: Close All Editor Groups")
     rollout.write_text(original, encoding="utf-8")
+
+
+def test_link_an_invocation_log_to_a_rollout(page: Page):
+    """Rollout: Link Invocation Log to a Rollout… is in the palette only while a log is active; it lists the open
+    rollouts and Choose automatically, and the log's findings follow the link picked."""
+    from tests.test_server_invocations import COMMANDS, LOG, rollout
+
+    run = Path(page.url.split("folder=")[1].split("&")[0]) / "run-1"
+    (run / "cli_mocks").mkdir(parents=True)
+    # run 1 explains two invocations (one with another exit code), run 2 only the stale one
+    (run / "rollout-run1.jsonl").write_text(rollout(COMMANDS), encoding="utf-8")
+    (run / "rollout-run2.jsonl").write_text(rollout([("uip ixp projects delete proj-0", 0)]), encoding="utf-8")
+    (run / "cli_mocks" / "calls.jsonl").write_text(LOG, encoding="utf-8")
+    stale = "no command of the rollout runs `uip ixp projects delete proj-0`"
+    current = "no command of the rollout runs `uip ixp projects delete proj-1`"
+    exit_mismatch = "recorded exit 0, but the rollout shows exit code 7"
+    try:
+        open_file(page, "rollout-run2.jsonl")
+        open_file(page, "rollout-run1.jsonl")
+        page.keyboard.press("F1")  # a rollout is active: the command is not offered
+        page.wait_for_selector(".quick-input-widget input")
+        page.keyboard.type("Link Invocation Log")
+        page.wait_for_timeout(1000)
+        expect(page.locator(".quick-input-list .monaco-list-row").filter(has_text="Link Invocation Log")).to_have_count(0)
+        page.keyboard.press("Escape")
+
+        open_file(page, "calls.jsonl")
+        command(page, "View: Focus Problems (Errors, Warnings, Infos)")
+        problems = page.locator(".markers-panel")
+        expect(problems).to_contain_text(stale, timeout=60_000)  # linked automatically to run 1
+        expect(problems).to_contain_text(exit_mismatch)
+        page.locator(".tab").filter(has_text="calls.jsonl").first.click()
+
+        command(page, "Rollout: Link Invocation Log to a Rollout…")
+        rows = page.locator(".quick-input-list .monaco-list-row")
+        expect(rows).to_have_count(3, timeout=30_000)
+        linked = rows.filter(has_text="linked now")
+        expect(linked).to_have_count(1)
+        expect(linked).to_contain_text("rollout-run1.jsonl")
+        expect(linked).to_contain_text("linked now (chosen automatically)")
+        expect(rows.filter(has_text="Choose automatically")).to_contain_text("now: rollout-run1.jsonl")
+        page.screenshot(path=str(IMAGES / "link-invocation-log.png"))
+        rows.filter(has_text="rollout-run2.jsonl").first.click()
+        toasts = page.locator(".notifications-toasts")
+        expect(toasts).to_contain_text("calls.jsonl is linked to rollout-run2.jsonl: 1 invocation explained, "
+                                       "2 unexplained, 0 commands with no invocation.", timeout=30_000)
+        expect(problems).to_contain_text(current, timeout=30_000)
+        expect(problems).not_to_contain_text(stale)
+        expect(problems).not_to_contain_text(exit_mismatch)
+
+        command(page, "Rollout: Link Invocation Log to a Rollout…")
+        expect(linked).to_have_count(1, timeout=30_000)
+        expect(linked).to_contain_text("rollout-run2.jsonl")
+        expect(rows.filter(has_text="Choose automatically")).not_to_contain_text("now:")
+        rows.filter(has_text="Choose automatically").first.click()
+        expect(toasts).to_contain_text("calls.jsonl is linked to rollout-run1.jsonl (chosen automatically): "
+                                       "2 invocations explained, 1 unexplained, 1 command with no invocation.",
+                                       timeout=30_000)
+        expect(problems).to_contain_text(stale, timeout=30_000)
+        expect(problems).to_contain_text(exit_mismatch)
+        expect(problems).not_to_contain_text(current)
+        command(page, "Notifications: Clear All Notifications")
+        command(page, "View: Close All Editor Groups")
+    finally:
+        shutil.rmtree(run)
 
 
 def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(page: Page):

@@ -5,8 +5,10 @@ import * as path from "path";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
 
+import { askAboutExecRecord } from "./execRecord";
 import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, serverLaunch, startFailure, withNative }
   from "./launch";
+import { registerInvocationLogLinking } from "./invocationLogs";
 import { registerLargeDocuments } from "./largeDocuments";
 import { registerLargeRollouts } from "./largeRollout";
 import { registerScriptEditing } from "./scriptFs";
@@ -30,6 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   registerScriptEditing(context, () => client);
+  registerInvocationLogLinking(context, () => client);
   registerLargeDocuments(context);  // before the server starts: opening a 10-50 MB rollout needs none
   const openLargeTabs = registerLargeRollouts(context, () => client);
   await start(context);
@@ -169,20 +172,11 @@ class DecodedScripts implements vscode.TextDocumentContentProvider {
 }
 
 async function showDecodedScript(uri?: string, line?: number): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
-  const documentUri = uri ?? editor?.document.uri.toString();
-  const at = line ?? editor?.selection.active.line;
-  if (!documentUri || at === undefined || !client) {
-    void vscode.window.showWarningMessage("Rollout: put the cursor on an exec record of a rollout.");
-    return;
-  }
-  const result = await client.sendRequest<{ script: string; call_id: string | null } | null>(
-    "workspace/executeCommand", { command: "rollout-lsp.decodedScript", arguments: [documentUri, at] });
-  if (!result) {
-    void vscode.window.showInformationMessage("Rollout: this line is not an exec record.");
-    return;
-  }
-  const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(scriptUri(documentUri, at, result.call_id)));
+  const found = await askAboutExecRecord<{ script: string; call_id: string | null }>(
+    client, "rollout-lsp.decodedScript", uri, line);
+  if (!found) return;
+  const document = await vscode.workspace.openTextDocument(
+    vscode.Uri.parse(scriptUri(found.uri, found.line, found.answer.call_id)));
   await vscode.languages.setTextDocumentLanguage(document, "javascript");
   await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
 }

@@ -6,6 +6,7 @@
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
 
+import { askAboutExecRecord } from "./execRecord";
 import { EDIT_SCHEME, ScriptTarget, editableScriptUri, parseEditableScriptUri, writeFailure } from "./scriptTarget";
 
 interface ScriptSource { script: string; call_id: string | null; line: number; version: number | null }
@@ -21,20 +22,9 @@ export function registerScriptEditing(context: vscode.ExtensionContext, client: 
 }
 
 async function editScript(client: LanguageClient | undefined, uri?: string, line?: number): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
-  const documentUri = uri ?? editor?.document.uri.toString();
-  const at = line ?? editor?.selection.active.line;
-  if (!documentUri || at === undefined || !client) {
-    void vscode.window.showWarningMessage("Rollout: put the cursor on an exec record of a rollout.");
-    return;
-  }
-  const source = await client.sendRequest<ScriptSource | null>(
-    "workspace/executeCommand", { command: "rollout-lsp.scriptSource", arguments: [documentUri, at] });
-  if (!source) {
-    void vscode.window.showInformationMessage("Rollout: this line is not an exec record.");
-    return;
-  }
-  const target = { uri: documentUri, line: source.line, callId: source.call_id };
+  const found = await askAboutExecRecord<ScriptSource>(client, "rollout-lsp.scriptSource", uri, line);
+  if (!found) return;
+  const target = { uri: found.uri, line: found.answer.line, callId: found.answer.call_id };
   const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(editableScriptUri(target)));
   await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
 }

@@ -24,12 +24,20 @@ export interface DocumentFilter {
   pattern: string;
 }
 
+/** The URI schemes of the documents the server gets (local files, and files of a remote window). */
+export const SERVER_SCHEMES: readonly string[] = ["file", "vscode-remote"];
+
+/** The rollout patterns in effect: `rolloutLsp.files`, or the default when it is empty. */
+export function rolloutPatterns(patterns: readonly string[] | undefined): readonly string[] {
+  return patterns && patterns.length ? patterns : DEFAULT_FILES;
+}
+
 /** Documents by path pattern, with no language filter, so files mapped to `json` match too: rollouts, and
  * invocation logs (`invocationLogs`; an empty list selects none). */
 export function documentSelector(patterns: readonly string[] | undefined,
                                  invocationLogs: readonly string[] = DEFAULT_INVOCATION_LOGS): DocumentFilter[] {
-  const chosen = [...(patterns && patterns.length ? patterns : DEFAULT_FILES), ...invocationLogs];
-  return chosen.flatMap((pattern) => [{ scheme: "file", pattern }, { scheme: "vscode-remote", pattern }]);
+  const chosen = [...rolloutPatterns(patterns), ...invocationLogs];
+  return chosen.flatMap((pattern) => SERVER_SCHEMES.map((scheme) => ({ scheme, pattern })));
 }
 
 export type Getter = <T>(key: string, fallback: T) => T;
