@@ -3,9 +3,10 @@
 :func:`census_of_file` is the whole work for one file and returns a small
 :class:`Census`; censuses add up, so files can be spread over processes
 (:func:`run_census` with ``jobs``) or a Dask cluster (``scheduler``) and the
-result is the same as counting them one after another.  A single large file is
-spread too: its lines are analysed in chunks by the worker processes (a line's
-analysis depends on no other line) and paired in the main process.
+result is the same as counting them one after another.  A file is read as a
+stream (analysis.stream), so its size does not matter; a large one is spread
+too: its lines are analysed in chunks by the worker processes (a line's analysis
+depends on no other line) and paired in the main process.
 """
 
 from __future__ import annotations
@@ -17,16 +18,17 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from .findings import SCRIPT_SYNTAX, Finding
-from .lines import split_lines
-from .record_analysis import LineAnalysis, analyze_line
-from .rollout import LineCache, RolloutAnalysis, analyze_text
-from .source import NOT_A_ROLLOUT, is_rollout_path, load
+from .line_stream import Unreadable
+from .record_analysis import LineAnalysis
+from .rollout import LocatedCall, RolloutAnalysis
 from .session_census import SessionCensus
+from .source import NOT_A_ROLLOUT, is_rollout_path
+from .stream import PARALLEL_BYTES, stream_rollout
 
 COUNT_KEYS = ("rollouts", "lines", "exec scripts", "scripts that do not parse", "literal commands",
               "computed commands", "computed commands with a known expansion", "JSON arguments",
               "JS-literal arguments")
-CHUNK_BYTES = 4 << 20  # a file this large or larger is worth spreading over processes by lines
+CHUNK_BYTES = PARALLEL_BYTES  # a file this large or larger is worth spreading over processes by lines
 
 
 @dataclass
@@ -62,61 +64,72 @@ def _ordered(counter: Counter) -> list[tuple[str, int]]:
     return sorted(counter.items(), key=lambda item: (-item[1], item[0]))
 
 
+def count_record(census: Census, record: LineAnalysis) -> None:
+    """Counts a call record (exec scripts, and those that do not parse)."""
+    if record.is_exec:
+        census.counts["exec scripts"] += 1
+        if any(f.code == SCRIPT_SYNTAX for f in record.findings):
+            census.counts["scripts that do not parse"] += 1
+
+
+def count_call(census: Census, located: LocatedCall) -> None:
+    """Counts a tool call (by tool; commands literal, computed and expanded; argument forms)."""
+    counts, call = census.counts, located.call
+    census.calls_by_tool[call.tool or "(computed)"] += 1
+    if call.kind == "command" and (call.computed or call.command is not None):
+        counts["computed commands" if call.computed else "literal commands"] += 1
+        if call.expansion:
+            counts["computed commands with a known expansion"] += 1
+    if call.json_arguments is True and located.record.is_exec:
+        counts["JSON arguments"] += 1
+    elif call.json_arguments is False:
+        counts["JS-literal arguments"] += 1
+
+
 def census_of_analysis(analysis: RolloutAnalysis, findings: list[Finding]) -> Census:
     census = Census()
-    counts, by_tool = census.counts, census.calls_by_tool
-    counts["rollouts"] += 1
+    census.counts["rollouts"] += 1
     lines = analysis.lines
-    counts["lines"] += len(lines) - (1 if lines and lines[-1] == "" else 0)  # text after the last newline only
+    census.counts["lines"] += len(lines) - (1 if lines and lines[-1] == "" else 0)  # text after the last newline only
     for record in analysis.records:
-        if record.is_exec:
-            counts["exec scripts"] += 1
-            if any(f.code == SCRIPT_SYNTAX for f in record.findings):
-                counts["scripts that do not parse"] += 1
+        if record.is_call:
+            count_record(census, record)
     for located in analysis.calls:
-        call = located.call
-        by_tool[call.tool or "(computed)"] += 1
-        if call.kind == "command" and (call.computed or call.command is not None):
-            counts["computed commands" if call.computed else "literal commands"] += 1
-            if call.expansion:
-                counts["computed commands with a known expansion"] += 1
-        if call.json_arguments is True and located.record.is_exec:
-            counts["JSON arguments"] += 1
-        elif call.json_arguments is False:
-            counts["JS-literal arguments"] += 1
+        count_call(census, located)
     census.findings_by_code.update(f.code for f in findings)
     census.sessions.add(analysis)
     return census
 
 
+class _Counter:
+    """Counts the records and calls of a streamed rollout as they are settled (analysis.stream)."""
+
+    def __init__(self) -> None:
+        self.census = Census()
+
+    def record(self, line: int, record: LineAnalysis, output) -> None:
+        count_record(self.census, record)
+
+    def call(self, located: LocatedCall, ranges) -> None:
+        count_call(self.census, located)
+
+
 def census_of_file(path: str, pool: Executor | None = None, jobs: int = 1) -> Census:
-    """The census of one file; with a ``pool``, a large file's lines are analysed by its workers."""
-    loaded = load(path)
-    if loaded.error:
-        return Census(unreadable=[path], problems=[loaded.error])
-    cache = None
-    if pool is not None and jobs > 1 and len(loaded.text) >= CHUNK_BYTES:
-        cache = _analysed_in_chunks(split_lines(loaded.text), pool, jobs)
-    analysis = analyze_text(loaded.text, cache)
-    if not (is_rollout_path(path) or analysis.is_rollout):  # as the server: other JSON Lines files stay quiet
+    """The census of one file, read as a stream (analysis.stream); with a ``pool``, a large file's lines are
+    analysed by its workers."""
+    use_pool = pool if pool is not None and jobs > 1 and _size(path) >= CHUNK_BYTES else None
+    try:
+        streamed = stream_rollout(path, make_sink=_Counter, sessions=True, pool=use_pool, jobs=jobs)
+    except Unreadable as problem:
+        return Census(unreadable=[path], problems=[str(problem)])
+    if not (is_rollout_path(path) or streamed.is_rollout):  # as the server: other JSON Lines files stay quiet
         return Census(skipped=[path], problems=[f"{path}: {NOT_A_ROLLOUT}"])
-    findings = loaded.findings + analysis.findings
-    return census_of_analysis(analysis, findings)
-
-
-def _analyze_lines(lines: list[str]) -> list[LineAnalysis]:
-    return [analyze_line(line) for line in lines]
-
-
-def _analysed_in_chunks(lines: list[str], pool: Executor, jobs: int) -> LineCache:
-    """A line cache filled by the pool's workers, a chunk of lines each (a few chunks per worker, so that
-    one slow chunk does not keep the others idle)."""
-    size = max(1, len(lines) // (jobs * 4) + 1)
-    chunks = [lines[i:i + size] for i in range(0, len(lines), size)]
-    cache = LineCache()
-    for chunk, analyses in zip(chunks, pool.map(_analyze_lines, chunks)):
-        cache.fill(chunk, analyses)
-    return cache
+    census = streamed.sink.census
+    census.counts["rollouts"] += 1
+    census.counts["lines"] += streamed.lines - (1 if streamed.last_line_empty else 0)
+    census.findings_by_code.update(f.code for f in streamed.findings.findings())
+    census.sessions.add(streamed.sessions)
+    return census
 
 
 def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None) -> Census:
@@ -157,4 +170,5 @@ def _on_dask(paths: list[str], scheduler: str) -> list[Census]:
         return client.gather(futures)
 
 
-__all__ = ["COUNT_KEYS", "Census", "census_of_analysis", "census_of_file", "run_census"]
+__all__ = ["COUNT_KEYS", "Census", "census_of_analysis", "census_of_file", "count_call", "count_record",
+           "run_census"]

@@ -311,6 +311,6 @@ def first_module_error(source: str) -> SyntaxProblem | None:
             start -= 1
         return SyntaxProblem(start, end, f"not valid module code (exec scripts run as strict ES modules; "
                                          f"the script never ran): {description}", refused=True)
-    except RecursionError:
-        return None  # nested beyond the parser's recursion: tree-sitter's reading stands
+    except (RecursionError, AssertionError):  # nested beyond its recursion, or esprima's own assertion failed
+        return None  # (`${f(}` in a template): tree-sitter's reading stands
     return None

@@ -208,6 +208,14 @@ def partial_analysis(lines: list[str], records: list[LineAnalysis]) -> RolloutAn
     return analysis
 
 
+def link_records(lines: list[str], records: list[LineAnalysis]) -> RolloutAnalysis:
+    """Calls paired with outputs and events, and turns, over lines analysed elsewhere (the command line
+    pairs a window of a rollout at a time, analysis.stream); unknown record types are left to the caller."""
+    analysis = RolloutAnalysis(lines, records)
+    _link(analysis, LineCache(), _index(analysis))
+    return analysis
+
+
 def _index(analysis: RolloutAnalysis) -> list[Finding]:
     """Indexes calls, outputs and events by line (one pass over the records); returns the lines' own findings."""
     findings: list[Finding] = []
@@ -361,4 +369,4 @@ def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None
 
 
 __all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text",
-           "analyze_lines", "partial_analysis", "pair_call"]
+           "analyze_lines", "link_records", "partial_analysis", "pair_call"]

@@ -16,6 +16,7 @@ import argparse
 import json
 import random
 from pathlib import Path
+from typing import Iterator
 
 WORDS = ("src", "lib", "tests", "app", "core", "util", "api", "model", "view", "server", "client", "parser",
          "config", "index", "main", "handler", "store", "schema", "docs", "build")
@@ -109,11 +110,16 @@ class RolloutWriter:
         return self.ts
 
     def session(self, target_bytes: int) -> list[str]:
+        return list(self.lines(target_bytes))
+
+    def lines(self, target_bytes: int) -> Iterator[str]:
+        """The session's lines, a turn at a time (so that a file of any size is written in little memory)."""
         r = self.rng
-        lines = [_json("session_meta", {"id": "019f0000-0000-7000-8000-00000000beef", "cwd": "/home/dev/project",
-                                        "originator": "codex_cli_rs", "cli_version": "0.157.1", "source": "cli",
-                                        "model_provider": "openai"}, self.tick())]
-        size = len(lines[0])
+        first = _json("session_meta", {"id": "019f0000-0000-7000-8000-00000000beef", "cwd": "/home/dev/project",
+                                       "originator": "codex_cli_rs", "cli_version": "0.157.1", "source": "cli",
+                                       "model_provider": "openai"}, self.tick())
+        yield first
+        size = len(first)
         while size < target_bytes:
             turn = [_json("turn_context", {"cwd": "/home/dev/project", "model": "gpt-5.6-sol",
                                            "approval_policy": "on-request"}, self.tick()),
@@ -131,13 +137,19 @@ class RolloutWriter:
                                                     "call_id": call_id, "name": "exec", "namespace": "functions",
                                                     "input": script}, self.tick()))
                 turn.append(self.output(call_id, script))
-            lines += turn
+            yield from turn
             size += sum(len(x) + 1 for x in turn)
-        return lines
 
 
 def generate(target_bytes: int, seed: int = 1) -> str:
     return "\n".join(RolloutWriter(seed).session(target_bytes)) + "\n"
+
+
+def write(path: str | Path, target_bytes: int, seed: int = 1) -> None:
+    """The same rollout as :func:`generate`, written a line at a time (a 1 GB file in a few MB)."""
+    with open(path, "w", encoding="utf-8") as out:
+        for line in RolloutWriter(seed).lines(target_bytes):
+            out.write(line + "\n")
 
 
 def parse_size(text: str) -> int:
@@ -154,7 +166,7 @@ def main() -> None:
     parser.add_argument("--size", default="1MB")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    Path(args.out).write_text(generate(parse_size(args.size), args.seed), encoding="utf-8")
+    write(args.out, parse_size(args.size), args.seed)
 
 
 if __name__ == "__main__":

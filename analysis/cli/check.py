@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import ExitStack
+from itertools import islice
 
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..invocations import looks_like_invocation_log, read_invocation_log
+from ..line_stream import Unreadable, read_lines
 from ..positions import PositionEncoding
 from ..report import finding_json
-from ..source import NOT_A_ROLLOUT, find_rollout_files, is_rollout_path, load
-from .common import analyze, encoding_option, error
+from ..source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
+from ..stream import parallel_worth_it, stream_rollout
+from .common import analyze, encoding_option, error, jobs_option
 
 
 def register(sub) -> None:
@@ -25,6 +29,7 @@ def register(sub) -> None:
     check.add_argument("--json", action="store_true", help="a JSON list of findings")
     check.add_argument("--fail-on", choices=[s.label for s in Severity], default="warning",
                        help="exit 1 when a finding is at or above this severity (default warning)")
+    jobs_option(check, "processes to analyse the lines of a large file in (default: the number of cores)")
     check.add_argument("paths", nargs="+", metavar="PATH",
                        help="rollout files, invocation logs (calls.jsonl) or folders (searched for *.jsonl and "
                             "*.jsonl.zst); - reads standard input")
@@ -41,31 +46,62 @@ def run(args: argparse.Namespace) -> int:
     for problem in listing.problems:
         error(problem)
         status = 2
-    for path in listing.files:
-        loaded = load(path)
-        if loaded.error:
-            error(loaded.error)
-            status = 2
-            continue
-        if looks_like_invocation_log(path, loaded.text):  # a shim's calls.jsonl: read as a grader reads it
-            analysis = read_invocation_log(loaded.text)
-            findings = loaded.findings + analysis.findings
-        else:
-            analysis, findings = analyze(loaded)
-            if not (is_rollout_path(path) or analysis.is_rollout):  # as the server: other JSON Lines stay quiet
+    with ExitStack() as stack:
+        pool = None
+        if args.jobs > 1 and any(p != STDIN and parallel_worth_it(p) for p in listing.files):
+            from concurrent.futures import ProcessPoolExecutor  # only for a large file
+
+            pool = stack.enter_context(ProcessPoolExecutor(max_workers=args.jobs))
+        for path in listing.files:
+            try:
+                findings = _findings(path, encoding, pool, args.jobs)
+            except Unreadable as problem:
+                error(str(problem))
+                status = 2
+                continue
+            if findings is None:  # as the server: other JSON Lines files stay quiet
                 error(f"{path}: {NOT_A_ROLLOUT}")
                 continue
-        for finding in findings:
-            worst = min(worst, finding.severity)
-            if args.json:
-                rows.append({"file": path, **finding_json(analysis, finding, encoding)})
-            else:
-                r = analysis.range_of(finding.span, encoding)
-                print(f"{path}:{r.start.line + 1}:{r.start.character + 1}: "
-                      f"{finding.severity.label} {finding.code} {finding.message}")
+            for finding, out in findings:
+                worst = min(worst, finding.severity)
+                if args.json:
+                    rows.append({"file": path, **out})
+                else:
+                    start = out["range"]["start"]
+                    print(f"{path}:{start['line'] + 1}:{start['character'] + 1}: "
+                          f"{finding.severity.label} {finding.code} {finding.message}")
     if args.json:
         json.dump(rows, sys.stdout, indent=2, ensure_ascii=False)
         print()
     if status:
         return status
     return 1 if worst <= fail_on else 0
+
+
+def _findings(path: str, encoding: PositionEncoding, pool, jobs: int) -> list[tuple[Finding, dict]] | None:
+    """The findings of one file with their JSON form, None when it is not a rollout; a rollout is read as a
+    stream (analysis.stream), an invocation log (and standard input) whole."""
+    if path != STDIN and not _invocation_log(path):
+        streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs)
+        if not (is_rollout_path(path) or streamed.is_rollout):
+            return None
+        return streamed.findings
+    loaded = load(path)
+    if loaded.error:
+        raise Unreadable(loaded.error)
+    if looks_like_invocation_log(path, loaded.text):  # a shim's calls.jsonl: read as a grader reads it
+        log = read_invocation_log(loaded.text)
+        return [(f, finding_json(log, f, encoding)) for f in loaded.findings + log.findings]
+    analysis, findings = analyze(loaded)
+    if not (is_rollout_path(path) or analysis.is_rollout):
+        return None
+    return [(f, finding_json(analysis, f, encoding)) for f in findings]
+
+
+def _invocation_log(path: str) -> bool:
+    """Whether ``path`` is a shim's invocation log, from its name or its first lines."""
+    try:
+        head = [text for text, _ in islice(read_lines(path), 20)]
+    except Unreadable:
+        return False  # the stream reports it
+    return looks_like_invocation_log(path, "\n".join(head))

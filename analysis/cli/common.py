@@ -22,6 +22,20 @@ def encoding_option() -> argparse.ArgumentParser:
     return encoding
 
 
+def jobs_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--jobs", "-j", type=positive, default=os.cpu_count() or 1, metavar="N", help=help)
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
 def analyze(loaded: LoadedFile) -> tuple[RolloutAnalysis, list[Finding]]:
     analysis = analyze_text(loaded.text)
     findings = sorted(loaded.findings + analysis.findings,

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import tempfile
+from typing import TextIO
 
+from ..line_stream import Unreadable
 from ..positions import PositionEncoding
-from ..report import finding_json, outline_json, outline_text
+from ..report import call_json, outline_text, record_json
 from ..source import load
+from ..stream import stream_rollout
 from .common import analyze, encoding_option
 
 
@@ -24,18 +29,81 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     encoding = PositionEncoding(args.position_encoding)
+    if args.json:
+        return _json(args.file, encoding)
     loaded = load(args.file)
     if loaded.error:
         print(f"rollout-lsp: {loaded.error}", file=sys.stderr)
         return 2
     analysis, findings = analyze(loaded)
-    if args.json:
-        out = outline_json(args.file, analysis, encoding)
-        out["diagnostics"] = [finding_json(analysis, f, encoding) for f in findings]
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
-        print()
-        return 0
     print(outline_text(args.file, analysis, findings, encoding))
     return 0
 
 
+def _json(path: str, encoding: PositionEncoding) -> int:
+    """The JSON outline, read as a stream: records and calls go to temporary files as they settle, and are
+    printed exactly as ``json.dump(…, indent=2)`` prints the whole object."""
+    try:
+        streamed = stream_rollout(path, encoding, make_sink=lambda: _Spool(encoding))
+    except Unreadable as problem:
+        print(f"rollout-lsp: {problem}", file=sys.stderr)
+        return 2
+    spool: _Spool = streamed.sink
+    out = sys.stdout
+    out.write("{\n  \"file\": " + json.dumps(path, ensure_ascii=False) + ",\n")
+    for name, items in (("records", spool.records), ("calls", spool.calls)):
+        out.write(f"  \"{name}\": ")
+        _list(out, items)
+        out.write(",\n")
+    diagnostics = spool.open()
+    for _, finding in streamed.findings:
+        spool.add(diagnostics, finding)
+    out.write("  \"diagnostics\": ")
+    _list(out, diagnostics)
+    out.write("\n}\n")
+    return 0
+
+
+def _list(out: TextIO, items: TextIO) -> None:
+    if not items.tell():
+        out.write("[]")
+        return
+    items.seek(0)
+    out.write("[\n")
+    shutil.copyfileobj(items, out)
+    out.write("\n  ]")
+
+
+class _Spool:
+    """Records and calls as they settle, each as it prints inside the outline, in a temporary file."""
+
+    def __init__(self, encoding: PositionEncoding) -> None:
+        self.encoding = encoding
+        self.records = self.open()
+        self.calls = self.open()
+
+    @staticmethod
+    def open() -> TextIO:
+        return tempfile.TemporaryFile("w+", encoding="utf-8")
+
+    @staticmethod
+    def add(items: TextIO, item: dict) -> None:
+        text = json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+        items.write(("    " if not items.tell() else ",\n    ") + text)
+
+    def record(self, line: int, record, output) -> None:
+        self.add(self.records, record_json(_RecordView(line, record, output), line))
+
+    def call(self, located, ranges) -> None:
+        self.add(self.calls, call_json(ranges, located, self.encoding))
+
+
+class _RecordView:
+    """One call record and its output, as :func:`analysis.report.record_json` reads an analysis."""
+
+    def __init__(self, line: int, record, output) -> None:
+        self.records = {line: record}
+        self.output = output
+
+    def record_output(self, line: int):
+        return self.output
