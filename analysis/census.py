@@ -144,7 +144,7 @@ def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None
         for path in paths:
             total.add(census_of_file(path))
         return total
-    large = [p for p in paths if _size(p) >= CHUNK_BYTES]
+    large = spread_by_lines({path: _size(path) for path in paths}, jobs)
     small = [p for p in paths if p not in set(large)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for part in pool.map(census_of_file, small, chunksize=max(1, len(small) // (jobs * 8))):
@@ -152,6 +152,14 @@ def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None
         for path in large:  # one at a time, its lines spread over the workers
             total.add(census_of_file(path, pool, jobs))
     return total
+
+
+def spread_by_lines(sizes: dict[str, int], jobs: int) -> list[str]:
+    """The files whose lines are spread over the workers: large ones (``CHUNK_BYTES``) that are more than an
+    even share of all the work.  A smaller file is read whole by one worker while the others read other
+    files, which keeps every core busy without the main process pairing its lines."""
+    total = sum(sizes.values())
+    return [path for path, size in sizes.items() if size >= CHUNK_BYTES and size * jobs > total]
 
 
 def _size(path: str) -> int:

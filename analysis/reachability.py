@@ -145,34 +145,45 @@ def runs_unconditionally(script: ExecScript, call: Node) -> bool:
         return False
     if _guarded(script, call) or call.end_byte > _first_exit(script):
         return False
-    node = call
-    for _ in range(_MAX_CLIMB):  # real calls sit a few levels down; deeper ones are not claimed
-        parent = node.parent
-        if parent is None:
-            return node.type == "program"
-        if not _runs_with(script, parent, node):
-            return False
-        node = parent
-    return False
+    path = _path_to(script, call)
+    if path is None:
+        return False
+    return all(_runs_with(script, parent, child, field) for (parent, _), (child, field) in zip(path, path[1:]))
 
 
-def _runs_with(script: ExecScript, parent: Node, child: Node) -> bool:
-    """Whether ``child`` runs whenever ``parent`` runs."""
+def _path_to(script: ExecScript, target: Node) -> list[tuple[Node, str | None]] | None:
+    """The nodes from the program down to ``target``, each with its field name in its parent: one walk down
+    (tree-sitter finds a node's parent by walking down from the root, so climbing costs depth² steps); None
+    when the call sits deeper than real calls do (not claimed)."""
+    cursor = script.root.walk()
+    path = [(cursor.node, None)]
+    byte = target.start_byte
+    for _ in range(_MAX_CLIMB):
+        node = cursor.node
+        if node == target:
+            return path
+        if cursor.goto_first_child_for_byte(byte) is None:
+            return None
+        path.append((cursor.node, cursor.field_name))
+    return None
+
+
+def _runs_with(script: ExecScript, parent: Node, child: Node, field: str | None) -> bool:
+    """Whether ``child`` (``field`` of ``parent``) runs whenever ``parent`` runs."""
     kind = parent.type
     if kind in _ALL_CHILDREN:
         return child.type != "method_definition"
     if kind in _SOME_CHILDREN:
-        return any(parent.child_by_field_name(f) == child for f in _SOME_CHILDREN[kind])
+        return field in _SOME_CHILDREN[kind]
     if kind in ("binary_expression", "assignment_expression", "augmented_assignment_expression"):
-        if parent.child_by_field_name("left") == child:  # an assignment's target runs when it is a member
+        if field == "left":  # an assignment's target runs when it is a member
             return kind == "binary_expression" or child.type in _CHAINS
         operator = parent.child_by_field_name("operator")
-        return parent.child_by_field_name("right") == child and \
-            (operator is None or operator.type not in _SHORT_CIRCUITS)
+        return field == "right" and (operator is None or operator.type not in _SHORT_CIRCUITS)
     if kind == "call_expression":
-        return parent.child_by_field_name("function") == child or not _guarded(script, parent)
+        return field == "function" or not _guarded(script, parent)
     if kind in ("member_expression", "subscript_expression"):
-        return parent.child_by_field_name("object") == child or not _guarded(script, parent)
+        return field == "object" or not _guarded(script, parent)
     return False
 
 

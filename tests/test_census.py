@@ -7,7 +7,7 @@ import json
 import pytest
 
 from analysis import census as census_module
-from analysis.census import Census, census_of_file, run_census
+from analysis.census import Census, census_of_file, run_census, spread_by_lines
 from analysis.source import rollout_files
 from tests.helpers import FIXTURES, run_cli
 
@@ -70,3 +70,12 @@ def test_census_command_line_jobs():
     assert one == two == Census().add(run_census(FILES, jobs=1)).to_json()
     bad = run_cli("census", "--jobs", "0", "fixtures")
     assert bad.returncode == 2 and "must be 1 or more" in bad.stderr
+
+
+def test_only_a_file_larger_than_an_even_share_is_spread_by_lines():
+    mb = 1 << 20
+    many = {f"r{i}.jsonl": 3 * mb for i in range(10)} | {"big.jsonl": 5 * mb}
+    assert spread_by_lines(many, 2) == []  # every worker reads whole files
+    assert spread_by_lines(many | {"huge.jsonl": 100 * mb}, 2) == ["huge.jsonl"]
+    assert spread_by_lines({"one.jsonl": 3 * mb}, 2) == ["one.jsonl"]
+    assert spread_by_lines({"small.jsonl": 1000}, 2) == []  # under CHUNK_BYTES: not worth the processes
