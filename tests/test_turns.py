@@ -33,6 +33,11 @@ META = ("session_meta", {"id": "s"})
     ("<user_instructions>u</user_instructions>\nDo the thing", "Do the thing"),
     ("<turn_aborted>\nThe user interrupted\n</turn_aborted>", None),
     ("  plain words  ", "plain words"),
+    # an attached image is its placeholder, as the user saw it in their prompt (IDE extension, Windows, wild/)
+    ("\n# Files mentioned by the user:\n\n## s.jpg: C:/s.jpg\n\n## My request for Codex:\n\n<image name=[Image #1]>\n</image>",
+     "[Image #1]"),
+    ("what is wrong here? <image name=[Image #2]></image> and here", "what is wrong here? [Image #2] and here"),
+    ("<image>\n</image>", None),
 ])
 def test_user_words(text, words):
     assert user_words(text) == words

@@ -130,7 +130,10 @@ def test_turns_are_titled_with_the_users_words():
     titles = [t.title for t in analysis_of(LAF_0331).turns]
     assert titles[1] == "Welcome to the Codex App on my Windows laptop's desktop, installed via the Microsoft " \
                         "Store. I hope you enjoy the new accomodations!"
-    assert not any(t.startswith(("# Files mentioned", "<recommended_plugins>", "# Context from")) for t in titles)
+    assert not any(t.startswith(("# Files mentioned", "<recommended_plugins>", "# Context from", "<image")) for t in titles)
+    # a screenshot sent with no words is titled by its placeholder, as the user saw it in the prompt box
+    assert [(t.line + 1, t.title) for t in analysis_of(LAF_0331).turns if t.title.startswith("[Image")] == [
+        (131, "[Image #1]"), (241, "[Image #1]"), (261, "[Image #1]")]
 
 
 def test_no_secret_inside_encrypted_content():
