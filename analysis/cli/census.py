@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
 from ..census import COUNT_KEYS, census_of_file, run_census
 from ..source import STDIN, find_rollout_files
-from .common import error
+from .common import error, jobs_option
 
 
 def register(sub) -> None:
@@ -20,9 +19,8 @@ def register(sub) -> None:
                                         "*.jsonl.zst). Exit 0, or 2 when a path is missing or unreadable or a "
                                         "folder holds no such file.")
     census.add_argument("--json", action="store_true", help="one JSON object instead of the table")
-    census.add_argument("--jobs", "-j", type=_positive, default=os.cpu_count() or 1, metavar="N",
-                        help="processes to spread files (and the lines of a large file) over "
-                             "(default: the number of cores)")
+    jobs_option(census, "processes to spread files (and the lines of a large file) over (default: the number of "
+                        "cores)")
     census.add_argument("--dask-scheduler", metavar="ADDRESS",
                         help="run on the Dask cluster at ADDRESS (tcp://host:8786) instead of local processes; "
                              "needs the `dask` extra and the files at the same paths on every worker")
@@ -31,16 +29,6 @@ def register(sub) -> None:
                              "rollout is skipped (one line on standard error), as the language server skips it, "
                              "unless its name matches a rollout pattern")
     census.set_defaults(run=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
