@@ -132,9 +132,10 @@ def read_event(payload: Any) -> ToolEvent | None:
 
 def _item(item: Any) -> ToolEvent | None:
     """A paginated-history turn item that reports a call (plans, messages and the like report none)."""
-    if not isinstance(item, dict) or item.get("type") not in _ITEM_KINDS:
+    item_type = _str(item.get("type")) if isinstance(item, dict) else None
+    if item_type not in _ITEM_KINDS:
         return None
-    kind = _ITEM_KINDS[item["type"]]
+    kind = _ITEM_KINDS[item_type]
     status = _str(item.get("status"))
     exit_code = _int(item.get("exit_code", item.get("exitCode")))
     duration_ms = item.get("duration_ms", item.get("durationMs"))
@@ -144,7 +145,8 @@ def _item(item: Any) -> ToolEvent | None:
                      duration=duration_ms / 1000 if isinstance(duration_ms, (int, float)) else None,
                      cwd=_str(item.get("cwd")), command=(command,) if isinstance(command, str) else
                      tuple(command) if isinstance(command, list) else (),
-                     files=_changes({c.get("path"): c for c in item.get("changes") or [] if isinstance(c, dict)}
+                     files=_changes({c.get("path"): c for c in item.get("changes") or []
+                                    if isinstance(c, dict) and isinstance(c.get("path"), str)}
                                     if isinstance(item.get("changes"), list) else item.get("changes")),
                      tool=_str(item.get("tool")))
 
@@ -160,6 +162,7 @@ def _changes(changes: Any) -> tuple[ChangedFile, ...]:
         if isinstance(action, dict):  # {"kind": {"type": "update", …}} in item form
             action = action.get("type")
         move = change.get("move_path") if isinstance(change, dict) else None
+        action = action if isinstance(action, str) else None  # any other JSON value reads as an update
         out.append(ChangedFile(path, _CHANGE_ACTIONS.get(action, "update"), move if isinstance(move, str) else None))
     return tuple(out)
 
@@ -276,7 +279,7 @@ def match_events(analysis: "RolloutAnalysis", findings: list[Finding]) -> dict[t
         call = analysis.records[call_line].calls[index]
         if call.executed == "no":
             where = Span(call_line, call.start, call.end)
-            findings.append(Finding(EVENT_CONTRADICTS, f"{event.type} on line {line + 1} reports that "
+            findings.append(Finding(EVENT_CONTRADICTS, f"{event.type} on line {analysis.file_line(line) + 1} reports that "
                                     f"{call.tool or 'this call'} ran, but the analysis found it in dead code",
                                     where, (Related(Span(line, 0, len(analysis.lines[line])), "the event"),)))
     return matched

@@ -252,7 +252,8 @@ def parse_record(value: Any) -> Record:
     if envelope.type == "response_item":
         if not isinstance(payload, dict):
             raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
-        model = RESPONSE_ITEMS.get(payload.get("type"), OtherItem)  # type: ignore[arg-type]
+        item_type = payload.get("type")  # any JSON value: a list or object must not end the reading
+        model = RESPONSE_ITEMS.get(item_type, OtherItem) if isinstance(item_type, str) else OtherItem
     if model is None:
         return Record(envelope=envelope, item=payload)
     if not isinstance(payload, dict):

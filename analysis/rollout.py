@@ -115,6 +115,8 @@ class RolloutAnalysis:
     record_outputs: dict[int, CallOutput] = field(default_factory=dict)  # call record line → its output
     events: list[tuple[int, ToolEvent]] = field(default_factory=list)  # every call-reporting event
     matched_events: dict[int, tuple[int, int]] = field(default_factory=dict)  # event line → (call line, index)
+    # the file's line of each of ``lines`` when they are a window of it (analysis.stream); None: the whole file
+    file_lines: list[int] | None = None
 
     @property
     def is_rollout(self) -> bool:
@@ -127,6 +129,10 @@ class RolloutAnalysis:
     @property
     def session_id(self) -> str | None:
         return next((r.session.id for r in self.records if r.session is not None), None)
+
+    def file_line(self, line: int) -> int:
+        """The line of the file that ``line`` is (they differ only for a window of a file)."""
+        return line if self.file_lines is None else self.file_lines[line]
 
     def output_of(self, call_line: int) -> int | None:
         call_id = self.records[call_line].call_id
@@ -208,10 +214,11 @@ def partial_analysis(lines: list[str], records: list[LineAnalysis]) -> RolloutAn
     return analysis
 
 
-def link_records(lines: list[str], records: list[LineAnalysis]) -> RolloutAnalysis:
+def link_records(lines: list[str], records: list[LineAnalysis], file_lines: list[int] | None = None) -> RolloutAnalysis:
     """Calls paired with outputs and events, and turns, over lines analysed elsewhere (the command line
-    pairs a window of a rollout at a time, analysis.stream); unknown record types are left to the caller."""
-    analysis = RolloutAnalysis(lines, records)
+    pairs a window of a rollout at a time, analysis.stream, whose lines are ``file_lines`` of the file);
+    unknown record types are left to the caller."""
+    analysis = RolloutAnalysis(lines, records, file_lines=file_lines)
     _link(analysis, LineCache(), _index(analysis))
     return analysis
 

@@ -377,7 +377,7 @@ class _Stream:
 
     # settling -------------------------------------------------------------------------------------------
     def _settle(self, final: bool) -> None:
-        a = link_records(self.lines, self.records)
+        a = link_records(self.lines, self.records, self.numbers)
         forced = False
         if final:
             cut = len(self.lines)
@@ -388,6 +388,8 @@ class _Stream:
         self._report(a, cut)
         del self.lines[:cut], self.records[:cut], self.numbers[:cut]
         if forced:  # what stays may refer to what was settled early
+            # a script settled early may still have nested events to come, which it can no longer be paired with
+            self.open_exec_released = True
             for record in self.records:
                 self._check(record, count=False)
 

@@ -201,3 +201,43 @@ def test_every_real_line_reads_the_same_inside_its_file():
         document = analyze_text(text, LineCache())
         for number, line in enumerate(split_lines(text)):
             assert line_view(document, number) == line_view(analyze_text(line, LineCache()), 0), (path.name, number)
+
+
+def _value_paths(value, path=()):
+    """Every path to a value inside a JSON value (the first three items of a list)."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _value_paths(inner, path + (key,))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value[:3]):
+            yield from _value_paths(inner, path + (index,))
+    if path:
+        yield path
+
+
+def _replaced(value, path, new):
+    value = json.loads(json.dumps(value))
+    inner = value
+    for key in path[:-1]:
+        inner = inner[key]
+    inner[path[-1]] = new
+    return value
+
+
+def test_every_value_of_every_fixture_record_replaced_by_another_json_type():
+    """Each value of each fixture record (a type, a path, a call id, an item kind…) replaced by an object, a
+    list, a number, null or a boolean: the line is read, never a traceback (an object where a string was once
+    ended the reading of a patch event's change type and of a turn item's type)."""
+    lines = [line for path in sorted(FIXTURES.glob("*.jsonl")) for line in path.read_text().split("\n")]
+    mutations = 0
+    for line in lines:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        for path in _value_paths(value):
+            for new in ({"a": 1}, [1], 3, None, True):
+                text = json.dumps(_replaced(value, path, new))
+                check_invariants(text)
+                mutations += 1
+    assert mutations > 7_000  # every fixture line was read (7,620 mutations when this was written)

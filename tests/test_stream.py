@@ -151,3 +151,27 @@ def test_check_with_two_jobs_prints_the_findings_in_line_order(generated):
 
 def test_the_window_waits_for_a_margin_of_lines():
     assert MARGIN >= 16  # an event written just after its call's output is still met before the call settles
+
+
+def test_messages_name_the_files_lines_not_the_windows(tmp_path):
+    """An event that contradicts dead code names its line in the message: the file's line, however far the
+    window has moved (rollout-events.jsonl's first 16 lines, without its web searches, after 40 more lines)."""
+    lines = (FIXTURES / "rollout-events.jsonl").read_text().split("\n")[:16]
+    padding = [json.dumps({"timestamp": "2026-07-20T10:00:00.000Z", "type": "event_msg",
+                           "payload": {"type": "agent_message", "message": f"note {i}"}}) for i in range(40)]
+    path = tmp_path / "rollout-padded.jsonl"
+    path.write_text("\n".join(lines[:1] + padding + lines[1:]) + "\n")
+    got, _ = streamed(str(path), margin=0, chunk_chars=1)
+    assert got == whole(str(path))
+    assert [f["message"] for f in got["findings"] if f["code"] == "event-contradicts"] == [
+        "patch_apply_end on line 55 reports that apply_patch ran, but the analysis found it in dead code"]
+
+
+def test_nested_events_after_a_forced_settle_still_find_their_script(tmp_path):
+    """Lines settled by force (unsettled too long) may include a script whose nested events are still to come:
+    those events make the file be read whole (rollout-events.jsonl's first 20 lines, without web searches)."""
+    lines = (FIXTURES / "rollout-events.jsonl").read_text().split("\n")[:20]
+    path = tmp_path / "rollout-forced.jsonl"
+    path.write_text("\n".join(line for line in lines if "web_search" not in line) + "\n")
+    got, _ = streamed(str(path), margin=2, chunk_chars=200, force_lines=5)
+    assert got == whole(str(path))
