@@ -369,8 +369,7 @@ def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None
     exit_code = output.exit_code
     if exit_code is None and record.is_exec:
         # a script's result blocks can be told apart only when one call produced the only one
-        producers = [c for c in record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
-        if len(producers) == 1 and producers[0] is call and len(output.output.results) == 1:
+        if _sole_producer_of(record) is call and len(output.output.results) == 1:
             exit_code = output.output.results[0].exit_code
     return _with_exit_code(output, exit_code) if exit_code != output.exit_code else output
 
