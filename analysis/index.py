@@ -237,6 +237,21 @@ def _statements(script: str) -> Iterator[str]:
             statement = ""
 
 
+def _switch_to_wal(db: sqlite3.Connection, timeout: float) -> None:
+    """``PRAGMA journal_mode=WAL``, tried again while another process holds the lock: SQLite answers a
+    journal-mode change on a database another connection is creating with "locked" at once, without waiting
+    ``timeout`` as other statements do (two processes indexing a new database at the same moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if not _is_locked(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _is_locked(error: sqlite3.Error) -> bool:
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
@@ -319,7 +334,7 @@ class RolloutIndex:
     def _connect_writer(cls, path: Path, timeout: float) -> "RolloutIndex":
         db = sqlite3.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            _switch_to_wal(db, timeout)
             db.execute("PRAGMA synchronous=NORMAL")
             index = cls(path, db)
             index._ensure_schema()

@@ -456,3 +456,25 @@ def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tm
         assert len(index.search("")) == 107 - 5
     assert stats.errors == [f"cannot index {sessions / DEMO}: RuntimeError: a bug"]
     assert (stats.full, stats.files) == (15, 16)
+
+
+def _open_at_the_barrier(path: str, barrier) -> None:
+    barrier.wait()
+    RolloutIndex.open(path).db.close()
+
+
+def test_two_processes_creating_the_same_index_both_open_it(tmp_path: Path):
+    """Switching a new database to WAL answers "locked" at once, without waiting, while another process creates
+    it: opening tries again within its timeout (it failed 6 times in 40 before)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    for attempt in range(10):
+        path = str(tmp_path / f"index-{attempt}.sqlite3")
+        barrier = context.Barrier(2)
+        workers = [context.Process(target=_open_at_the_barrier, args=(path, barrier)) for _ in range(2)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=120)
+        assert [worker.exitcode for worker in workers] == [0, 0]
