@@ -4,14 +4,20 @@ An output body is a string or a list of ``input_text``/``input_image`` items.
 Code-mode ``exec`` outputs start with a status header
 (``Script completed\\nWall time 0.4 seconds\\nOutput:\\n``), then every ``text()``
 item, and on failure a ``Script error:`` item.
+
+A large output does not keep its decoded text items: the document's line holds the same text (JSON-escaped),
+so the output keeps a reference to that line and reads it again when its texts are asked for (a hover, an
+export).  Small outputs keep theirs: reading them again would cost more than they take.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from .records import parse_record
 
 _HEADER = re.compile(
     r"Script (completed|failed|terminated|running with cell ID (\S+))\r?\n"
@@ -21,6 +27,11 @@ _EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?[0-9]{1,10
 _WALL_LINE = re.compile(r"^Wall time:? ([0-9]+(?:\.[0-9]+)?) seconds", re.MULTILINE)
 FAILED_PREFIXES = ("apply_patch verification failed", "Script error:")
 _RUNNING_LINE = re.compile(r"^Process running with session ID ([0-9]{1,20})", re.MULTILINE)
+_STATUS_HEADER = re.compile(r"Script (?:completed|failed|terminated|running with cell ID)")
+# an output whose text items add up to more characters than this keeps none of them, only its line: in bench's
+# 50 MB rollout the outputs above it hold 99.7% of all output text (39 of its 50 MB), and reading one again for a
+# hover costs about a millisecond per 100 KB of line.  Below it the texts cost about what the output object does.
+KEPT_TEXT = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +49,24 @@ class ToolOutput:
 
     status: str | None  # completed, failed, running, terminated; None when not known
     wall_time: float | None
-    texts: tuple[str, ...]  # the text items after the status header
+    # the text items after the status header; None when they are not kept but read again from ``line``
+    kept_texts: tuple[str, ...] | None
     results: tuple[ExecResult, ...] = field(default=())
     error: str | None = None
     cell_id: str | None = None
     exit_code: int | None = None  # from a top-level call's output
     images: int = 0
     session_id: str | None = None  # a top-level command that left its process running (for write_stdin)
+    # the output record's line (the document's own string object, never a copy) when ``kept_texts`` is None;
+    # equal lines make equal outputs, as equal texts did
+    line: str | None = field(default=None, repr=False)
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The text items after the status header (read again from the record's line when not kept)."""
+        if self.kept_texts is not None:
+            return self.kept_texts
+        return _texts_of_line(self.line) if self.line is not None else ()
 
     @property
     def exit_codes(self) -> list[int]:
@@ -57,25 +79,48 @@ class ToolOutput:
 
     def result_output(self, result: ExecResult) -> str:
         """The ``output`` of a result block, decoded when asked (it is not kept twice)."""
-        value = json.loads(self.texts[result.index])
-        return str(value.get("output"))
+        return _result_output(self.texts[result.index])
 
 
 def readable_text(output: ToolOutput) -> str:
     """An output's texts for people: exec_command result blocks as their exit code and decoded output."""
     by_index = {r.index: r for r in output.results}
     parts = []
-    for index, text in enumerate(output.texts):
+    for index, text in enumerate(output.texts):  # asked once: an output that keeps no texts reads them again
         result = by_index.get(index)
         if result is None:
             parts.append(text)
             continue
         head = f"[exit {result.exit_code}]" if result.exit_code is not None else \
             f"[running, session {result.session_id}]" if result.session_id is not None else "[result]"
-        parts.append(f"{head}\n{output.result_output(result).rstrip()}")
+        parts.append(f"{head}\n{_result_output(text).rstrip()}")
     if output.error:
         parts.append("Script error: " + output.error)
     return "\n".join(parts)
+
+
+def _result_output(text: str) -> str:
+    value = json.loads(text)
+    return str(value.get("output"))
+
+
+def read_output(body: Any, line: str | None = None) -> ToolOutput:
+    """An output body, read as an exec output when it starts with a status header.  With the record's
+    ``line``, an output whose texts are large keeps that line in their place."""
+    first = body if isinstance(body, str) else next(
+        (getattr(i, "text", None) for i in body if getattr(i, "text", None) is not None), None) \
+        if isinstance(body, list) else None
+    output = read_exec_output(body) if first is not None and _STATUS_HEADER.match(first) else read_call_output(body)
+    if line is not None and sum(map(len, output.kept_texts or ())) > KEPT_TEXT:
+        return replace(output, kept_texts=None, line=line)
+    return output
+
+
+def _texts_of_line(line: str) -> tuple[str, ...]:
+    """The texts of the output record on ``line``, read as :func:`analysis.record_analysis.analyze_line` and
+    :func:`read_output` read them the first time (so they are exactly the same)."""
+    text = " " + line[1:] if line.startswith("\ufeff") else line  # a BOM, as analyze_line reads it
+    return read_output(parse_record(json.loads(text)).item.output).kept_texts or ()
 
 
 def _items(body: Any) -> tuple[list[str], int]:

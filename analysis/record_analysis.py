@@ -17,7 +17,7 @@ from .calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
 from .events import ToolEvent, read_event
 from .findings import INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related
 from .jsonspans import locate, string_content
-from .outputs import ToolOutput, read_call_output, read_exec_output
+from .outputs import ToolOutput, read_output
 from .patch import parse_patch
 from .positions import EscapeMap, Span
 from .prompts import user_words
@@ -31,7 +31,6 @@ EXEC_NAMESPACES = (None, "functions")
 COMMAND_ARGUMENT = {"exec_command": "cmd", "shell_command": "command", "shell": "command",
                     "container.exec": "command"}
 COMMAND_FUNCTIONS = frozenset(COMMAND_ARGUMENT)
-_STATUS_HEADER = re.compile(r"Script (?:completed|failed|terminated|running with cell ID)")
 TURN_EVENTS = ("task_started", "turn_started")
 
 
@@ -95,7 +94,7 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
     if problem is not None:
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=_order)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
-    _read_record(text, record, fields)
+    _read_record(text, record, fields, line)
     fields["findings"] = tuple(sorted(fields["findings"] + list(secrets), key=_order))
     return LineAnalysis(**fields)
 
@@ -121,8 +120,9 @@ def _path_span(line: str, path: tuple) -> Span:
     return Span(0, 0, len(line))
 
 
-def _read_record(line: str, record: Record, fields: dict[str, Any]) -> None:
-    """Fills ``fields`` (of a :class:`LineAnalysis`) from one record."""
+def _read_record(line: str, record: Record, fields: dict[str, Any], source: str) -> None:
+    """Fills ``fields`` (of a :class:`LineAnalysis`) from one record (``line``, read from ``source``: the same
+    string but for a BOM)."""
     item = record.item
     if record.envelope.type == "event_msg":
         _read_event(item, fields)
@@ -133,9 +133,10 @@ def _read_record(line: str, record: Record, fields: dict[str, Any]) -> None:
         if item.role == "user":
             fields["prompt"] = user_words(fields["text"])
     elif isinstance(item, (FunctionCallOutput, CustomToolCallOutput)):
-        # the output's texts live on in ``output``; the record need not hold them a second time
-        fields.update(call_id=item.call_id, output=read_output(item.output), record=record.without_item(),
-                      is_output=True)
+        # the output's texts live on in ``output`` (a large one's in ``source``, read again when asked): the
+        # record need not hold them a second time
+        fields.update(call_id=item.call_id, output=read_output(item.output, source),
+                      record=record.without_item(), is_output=True)
     elif isinstance(item, CustomToolCall):
         fields.update(call_id=item.call_id, name=item.name, text=item.input, is_call=True)
         if item.name == "exec" and item.namespace in EXEC_NAMESPACES:
@@ -218,16 +219,6 @@ def _tool_name(name: str, namespace: str | None) -> str:
     if not namespace or not namespace.startswith("mcp__") or name.startswith(namespace):
         return name
     return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
-
-
-def read_output(body: Any) -> ToolOutput:
-    """An output body, read as an exec output when it starts with a status header."""
-    first = body if isinstance(body, str) else next(
-        (getattr(i, "text", None) for i in body if getattr(i, "text", None) is not None), None) \
-        if isinstance(body, list) else None
-    if first is not None and _STATUS_HEADER.match(first):
-        return read_exec_output(body)
-    return read_call_output(body)
 
 
 def call_id_span(line: str) -> Span | None:

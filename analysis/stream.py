@@ -114,7 +114,7 @@ def _token_count(record: Any) -> RecordStub | None:
 def _thin_output(output: ToolOutput | None) -> ToolOutput | None:
     if output is None:
         return None
-    return replace(output, texts=(), error=_ERROR if output.error is not None else None)
+    return replace(output, kept_texts=(), line=None, error=_ERROR if output.error is not None else None)
 
 
 def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
