@@ -13,6 +13,12 @@ analyses run one at a time, under the document's lock, and the cache is pruned
 An analysis still running after :data:`~lsp_server.progress.PROGRESS_AFTER` seconds shows work-done
 progress: the worker tells how many lines it has read, and the event loop reports each new percentage.
 
+A change is debounced: its diagnostics are published ``delay`` seconds after it at the earliest, and a newer
+change cancels it.  When the document's last analysis was cheap (under :data:`EARLY_SHARE` of the delay, as
+for any rollout of a few MB after an edit) the analysis runs during the delay instead of after it, so the
+diagnostics come when the delay ends; a costly one waits for the delay, so typing in a large rollout does not
+start an analysis per keystroke.
+
 An analysis that reads many new lines (opening a large rollout) also hands ``on_partial`` what it knows so
 far, :data:`PARTIAL_AFTER` seconds after it starts and then every :data:`PARTIAL_EVERY` seconds: the findings
 of the lines read so far (:func:`~analysis.rollout.partial_analysis`), so they are shown before the end.
@@ -38,6 +44,7 @@ log = logging.getLogger(__name__)
 _SUPERSEDED = object()
 PARTIAL_AFTER = 0.3  # seconds after an analysis starts: the findings of the lines read so far are handed on
 PARTIAL_EVERY = 1.0  # and again every this many seconds, until the whole analysis is done
+EARLY_SHARE = 0.5  # an analysis that took under this share of the debounce last time runs during the next one
 
 
 @dataclass
@@ -145,7 +152,10 @@ class AnalysisStore:
     async def _run(self, uri: str, state: _State, generation: int, text: str | list[str], version: int | None,
                    delay: float) -> None:
         try:
-            if delay > 0:
+            loop = asyncio.get_running_loop()
+            publish_at = loop.time() + delay
+            early = delay > 0 and state.latest is not None and state.latest.seconds < delay * EARLY_SHARE
+            if delay > 0 and not early:
                 await asyncio.sleep(delay)
             started = time.perf_counter()
             cache = state.cache
@@ -153,7 +163,6 @@ class AnalysisStore:
             def stale() -> bool:
                 return state.generation != generation
 
-            loop = asyncio.get_running_loop()
             lines = LinesRead(loop)
 
             due = [started + self.partial_after]
@@ -180,6 +189,9 @@ class AnalysisStore:
                 title = f"Reading {unquote(uri.rsplit('/', 1)[-1])}"
                 asyncio.ensure_future(show_progress(self.progress, title, running, lines, self.progress_after))
             analysis = await running
+            seconds = time.perf_counter() - started
+            if loop.time() < publish_at:  # an early analysis: its diagnostics still wait for the debounce
+                await asyncio.sleep(publish_at - loop.time())
         except (asyncio.CancelledError, AnalysisCancelled):
             return
         except Exception:  # one bad document must not take the server down
@@ -193,7 +205,7 @@ class AnalysisStore:
         if not is_rollout and (state.latest is None or state.latest.is_rollout):
             log.info("%s is not a Codex rollout (no rollout records in its first 50 lines, and its path "
                      "matches no rollout file pattern): no rollout features for it", uri)
-        result = DocumentAnalysis(uri, version, analysis, is_rollout, time.perf_counter() - started)
+        result = DocumentAnalysis(uri, version, analysis, is_rollout, seconds)
         state.latest = result
         if not state.ready.done():
             state.ready.set_result(result)

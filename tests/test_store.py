@@ -7,6 +7,7 @@ import threading
 import time
 
 import analysis.rollout as rollout
+import lsp_server.store
 from analysis.rollout import LineCache
 from lsp_server.store import AnalysisStore
 from tests.helpers import fixture
@@ -84,3 +85,47 @@ async def test_a_request_that_times_out_gets_no_older_analysis(monkeypatch):
     assert await store.get(uri, timeout=0.05) is None
     store.close(uri)
     store.shutdown()
+
+
+async def _debounced_edit(monkeypatch, last_seconds: float | None, delay: float) -> tuple[float, float, float]:
+    """(when the edit was made, when its analysis started, when its diagnostics were published), on the event
+    loop's clock, for an edit debounced by ``delay`` after an analysis that took ``last_seconds``."""
+    loop = asyncio.get_running_loop()
+    published = {}
+
+    async def on_ready(result):
+        published[result.version] = loop.time()
+
+    store = AnalysisStore(on_ready)
+    uri = "file:///tmp/rollout-debounce.jsonl"
+    text = fixture("rollout-demo.jsonl")
+    store.update(uri, text, 1, 0)
+    assert (await store.get(uri)).version == 1
+    if last_seconds is not None:
+        store.latest(uri).seconds = last_seconds
+    started = []
+    original = lsp_server.store.analyze_lines
+
+    def recording(*args, **kwargs):
+        started.append(time.monotonic())  # the event loop's clock
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(lsp_server.store, "analyze_lines", recording)
+    edited_at = loop.time()
+    store.update(uri, text.replace("pytest -q", "pytest -x"), 2, delay)
+    result = await store.get(uri)
+    assert result is not None and result.version == 2 and "pytest -x" in result.analysis.lines[4]
+    store.shutdown()
+    return edited_at, started[0], published[2]
+
+
+async def test_a_cheap_analysis_runs_during_the_debounce_and_is_published_when_it_ends(monkeypatch):
+    edited, analysed, published = await _debounced_edit(monkeypatch, None, 0.6)
+    assert analysed < edited + 0.6  # the last analysis of this small rollout was cheap: it ran at once
+    assert published >= edited + 0.6  # but its diagnostics waited for the debounce
+
+
+async def test_a_costly_analysis_waits_for_the_debounce(monkeypatch):
+    edited, analysed, published = await _debounced_edit(monkeypatch, 10.0, 0.3)
+    assert analysed >= edited + 0.3  # the last analysis took 10 s: typing must not start one per keystroke
+    assert published >= analysed
