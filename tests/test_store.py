@@ -9,7 +9,7 @@ import time
 import analysis.rollout as rollout
 import lsp_server.store
 from analysis.rollout import LineCache
-from lsp_server.store import AnalysisStore
+from lsp_server.store import EDIT_SHARE, AnalysisStore
 from tests.helpers import fixture
 
 
@@ -87,9 +87,10 @@ async def test_a_request_that_times_out_gets_no_older_analysis(monkeypatch):
     store.shutdown()
 
 
-async def _debounced_edit(monkeypatch, last_seconds: float | None, delay: float) -> tuple[float, float, float]:
+async def _debounced_edit(monkeypatch, expected: float | None, delay: float) -> tuple[float, float, float]:
     """(when the edit was made, when its analysis started, when its diagnostics were published), on the event
-    loop's clock, for an edit debounced by ``delay`` after an analysis that took ``last_seconds``."""
+    loop's clock, for an edit debounced by ``delay`` whose analysis is expected to take ``expected`` seconds
+    (None: as the store expects after the document's first read)."""
     loop = asyncio.get_running_loop()
     published = {}
 
@@ -101,8 +102,8 @@ async def _debounced_edit(monkeypatch, last_seconds: float | None, delay: float)
     text = fixture("rollout-demo.jsonl")
     store.update(uri, text, 1, 0)
     assert (await store.get(uri)).version == 1
-    if last_seconds is not None:
-        store.latest(uri).seconds = last_seconds
+    if expected is not None:
+        store._states[uri].expected_seconds = expected
     started = []
     original = lsp_server.store.analyze_lines
 
@@ -121,11 +122,24 @@ async def _debounced_edit(monkeypatch, last_seconds: float | None, delay: float)
 
 async def test_a_cheap_analysis_runs_during_the_debounce_and_is_published_when_it_ends(monkeypatch):
     edited, analysed, published = await _debounced_edit(monkeypatch, None, 0.6)
-    assert analysed < edited + 0.6  # the last analysis of this small rollout was cheap: it ran at once
+    assert analysed < edited + 0.6  # an edit of this small rollout is expected to be cheap: it ran at once
     assert published >= edited + 0.6  # but its diagnostics waited for the debounce
 
 
 async def test_a_costly_analysis_waits_for_the_debounce(monkeypatch):
     edited, analysed, published = await _debounced_edit(monkeypatch, 10.0, 0.3)
-    assert analysed >= edited + 0.3  # the last analysis took 10 s: typing must not start one per keystroke
+    assert analysed >= edited + 0.3  # expected to take 10 s: typing must not start one per keystroke
     assert published >= analysed
+
+
+async def test_an_edit_is_expected_to_cost_a_share_of_the_first_read_then_what_the_last_analysis_took():
+    store = AnalysisStore()
+    uri = "file:///tmp/rollout-expected.jsonl"
+    text = fixture("rollout-demo.jsonl")
+    store.update(uri, text, 1, 0)
+    first = await store.get(uri)
+    assert store._states[uri].expected_seconds == first.seconds * EDIT_SHARE
+    store.update(uri, text.replace("pytest -q", "pytest -x"), 2, 0)
+    second = await store.get(uri)
+    assert second.version == 2 and store._states[uri].expected_seconds == second.seconds
+    store.shutdown()
