@@ -89,6 +89,13 @@ class RolloutDocument(TextDocument):
         self._line_list = None
 
 
+def snapshot_lines(document: TextDocument) -> list[str] | str:
+    """What an analysis of ``document`` reads: a copy of its lines (a :class:`RolloutDocument` edits its own
+    list in place while the analysis runs in another thread), or the text of any other document."""
+    lines = getattr(document, "text_lines", None)
+    return list(lines) if lines is not None else document.source
+
+
 class RolloutWorkspace(Workspace):
     def put_text_document(self, text_document: types.TextDocumentItem, notebook_uri: str | None = None) -> None:
         """Open a document as its lines, and drop the opened text from the didOpen message.

@@ -25,7 +25,7 @@ from analysis.positions import PositionEncoding
 
 from .access import PathPolicy
 from .config import Settings
-from .documents import RolloutDocument, encoding_of
+from .documents import RolloutDocument, encoding_of, snapshot_lines
 from .edits import EditBuilder
 from .features.actions import ActionFeature
 from .features.analyze_file import AnalyzeFileFeature
@@ -197,8 +197,7 @@ class RolloutLanguageServer(LanguageServer):
         store = self.store
         for uri in store.uris:
             document = self.workspace.get_text_document(uri)
-            lines = getattr(document, "text_lines", None)
-            store.update(uri, list(lines) if lines is not None else document.source, document.version, 0)
+            store.update(uri, snapshot_lines(document), document.version, 0)
 
 
 def create_server() -> RolloutLanguageServer:

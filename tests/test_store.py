@@ -7,8 +7,9 @@ import threading
 import time
 
 import analysis.rollout as rollout
+import lsp_server.store
 from analysis.rollout import LineCache
-from lsp_server.store import AnalysisStore
+from lsp_server.store import EDIT_SHARE, AnalysisStore
 from tests.helpers import fixture
 
 
@@ -83,4 +84,62 @@ async def test_a_request_that_times_out_gets_no_older_analysis(monkeypatch):
     store.update(uri, fixture("rollout-demo.jsonl"), 2, 5)  # debounced for 5 s
     assert await store.get(uri, timeout=0.05) is None
     store.close(uri)
+    store.shutdown()
+
+
+async def _debounced_edit(monkeypatch, expected: float | None, delay: float) -> tuple[float, float, float]:
+    """(when the edit was made, when its analysis started, when its diagnostics were published), on the event
+    loop's clock, for an edit debounced by ``delay`` whose analysis is expected to take ``expected`` seconds
+    (None: as the store expects after the document's first read)."""
+    loop = asyncio.get_running_loop()
+    published = {}
+
+    async def on_ready(result):
+        published[result.version] = loop.time()
+
+    store = AnalysisStore(on_ready)
+    uri = "file:///tmp/rollout-debounce.jsonl"
+    text = fixture("rollout-demo.jsonl")
+    store.update(uri, text, 1, 0)
+    assert (await store.get(uri)).version == 1
+    if expected is not None:
+        store._states[uri].expected_seconds = expected
+    started = []
+    original = lsp_server.store.analyze_lines
+
+    def recording(*args, **kwargs):
+        started.append(time.monotonic())  # the event loop's clock
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(lsp_server.store, "analyze_lines", recording)
+    edited_at = loop.time()
+    store.update(uri, text.replace("pytest -q", "pytest -x"), 2, delay)
+    result = await store.get(uri)
+    assert result is not None and result.version == 2 and "pytest -x" in result.analysis.lines[4]
+    store.shutdown()
+    return edited_at, started[0], published[2]
+
+
+async def test_a_cheap_analysis_runs_during_the_debounce_and_is_published_when_it_ends(monkeypatch):
+    edited, analysed, published = await _debounced_edit(monkeypatch, None, 0.6)
+    assert analysed < edited + 0.6  # an edit of this small rollout is expected to be cheap: it ran at once
+    assert published >= edited + 0.6  # but its diagnostics waited for the debounce
+
+
+async def test_a_costly_analysis_waits_for_the_debounce(monkeypatch):
+    edited, analysed, published = await _debounced_edit(monkeypatch, 10.0, 0.3)
+    assert analysed >= edited + 0.3  # expected to take 10 s: typing must not start one per keystroke
+    assert published >= analysed
+
+
+async def test_an_edit_is_expected_to_cost_a_share_of_the_first_read_then_what_the_last_analysis_took():
+    store = AnalysisStore()
+    uri = "file:///tmp/rollout-expected.jsonl"
+    text = fixture("rollout-demo.jsonl")
+    store.update(uri, text, 1, 0)
+    first = await store.get(uri)
+    assert store._states[uri].expected_seconds == first.seconds * EDIT_SHARE
+    store.update(uri, text.replace("pytest -q", "pytest -x"), 2, 0)
+    second = await store.get(uri)
+    assert second.version == 2 and store._states[uri].expected_seconds == second.seconds
     store.shutdown()

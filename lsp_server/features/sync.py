@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ..documents import snapshot_lines
 from .base import Feature, lsp_method
 from .diagnostics import DiagnosticsFeature
 
@@ -13,13 +14,13 @@ class DocumentSyncFeature(Feature):
     def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
         """Analyse a document as soon as it opens."""
         document = self.server.workspace.get_text_document(params.text_document.uri)
-        self.server.store.update(document.uri, _lines_of(document), params.text_document.version, 0)
+        self.server.store.update(document.uri, snapshot_lines(document), params.text_document.version, 0)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         """Analyse the new text after the debounce delay; a newer change cancels it."""
         document = self.server.workspace.get_text_document(params.text_document.uri)
-        self.server.store.update(document.uri, _lines_of(document), params.text_document.version,
+        self.server.store.update(document.uri, snapshot_lines(document), params.text_document.version,
                                  self.server.settings.debounce_ms / 1000)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -27,9 +28,3 @@ class DocumentSyncFeature(Feature):
         """Forget the document and clear its published diagnostics."""
         self.server.store.close(params.text_document.uri)
         self.server.feature_of(DiagnosticsFeature).closed(params.text_document.uri)
-
-
-def _lines_of(document) -> list[str] | str:
-    """A snapshot of the document's lines (the document edits its own list in place), or its text."""
-    lines = getattr(document, "text_lines", None)
-    return list(lines) if lines is not None else document.source
