@@ -149,6 +149,9 @@ def _pairing_surrogates(raw: str, spans: list[tuple[int, int]]) -> tuple[list[in
 _NO_ESCAPES: tuple[int, ...] = ()
 
 
+_INT32_MAX = 2**31 - 1
+
+
 class EscapeMap:
     """Maps indices of a decoded JSON string to columns of its raw text in the line.
 
@@ -172,9 +175,11 @@ class EscapeMap:
             else:
                 dec, raw_at, raw_end = _pairing_surrogates(raw, spans)
         # kept as machine integers: a map lives as long as its line's analysis, and a list of ints costs
-        # nine times the memory (an object and a pointer per entry); columns fit in 64 bits
+        # nine times the memory (an object and a pointer per entry); columns of any real line fit in 32 bits
+        # (the tables grow, so the last column is the largest)
         if dec:
-            self._dec, self._raw, self._raw_end = array("q", dec), array("q", raw_at), array("q", raw_end)
+            kind = "i" if raw_end[-1] <= _INT32_MAX else "q"
+            self._dec, self._raw, self._raw_end = array(kind, dec), array(kind, raw_at), array(kind, raw_end)
         else:  # most strings hold no escape: one shared empty table
             self._dec = self._raw = self._raw_end = _NO_ESCAPES
 

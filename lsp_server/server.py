@@ -46,7 +46,7 @@ from .features.sync import DocumentSyncFeature
 from .masking import Masker
 from .progress import ClientProgress
 from .store import AnalysisStore, DocumentAnalysis
-from .transport import ReleasingStdin
+from .transport import MessageStdout, ReleasingStdin
 
 log = logging.getLogger("rollout_lsp")
 VERSION = "0.1.0"
@@ -79,12 +79,14 @@ class Plain(list):
 class Encoded:
     """A result or notification params already encoded as JSON (UTF-8): sent as these bytes, without a cattrs
     pass or a ``json.dumps`` over it.  The outline of a large rollout is megabytes of JSON that a client asks
-    for again and again; it is encoded once per version."""
+    for again and again; it is encoded once per version, and kept as the pieces it was encoded in (each call
+    record's symbol is also cached for the next version): joining them is left to each write, so the outline
+    is not held twice."""
 
-    __slots__ = ("json",)
+    __slots__ = ("parts",)
 
-    def __init__(self, json_bytes: bytes) -> None:
-        self.json = json_bytes
+    def __init__(self, parts: bytes | list[bytes]) -> None:
+        self.parts = (parts,) if isinstance(parts, bytes) else tuple(parts)
 
 
 class RolloutProtocol(LanguageServerProtocol):
@@ -100,10 +102,12 @@ class RolloutProtocol(LanguageServerProtocol):
       already are (``_send_data``; pinned by ``test_outline_shape`` and the diagnostics tests).
     """
 
+    message_stdout: MessageStdout | None = None  # set when serving on stdio
+
     def _send_data(self, data: Any):
         result = getattr(data, "result", None)
         if isinstance(result, Encoded) and hasattr(data, "id"):
-            self._write_body(b'{"jsonrpc":"2.0","id":%s,"result":' % json.dumps(data.id).encode(), result.json, b"}")
+            self._write_body(b'{"jsonrpc":"2.0","id":%s,"result":' % json.dumps(data.id).encode(), *result.parts, b"}")
             return
         super()._send_data(data)
 
@@ -112,14 +116,18 @@ class RolloutProtocol(LanguageServerProtocol):
         self._write_body(b'{"jsonrpc":"2.0","method":%s,"params":' % json.dumps(method).encode(), params, b"}")
 
     def _write_body(self, *parts: bytes) -> None:
-        """One message whose body is ``parts`` joined, written at once (a log line from another thread must
-        not land inside it), and copied once: a large outline is megabytes."""
+        """One message whose body is ``parts`` joined: on stdio written piece by piece under the output's lock
+        (:class:`~lsp_server.transport.MessageStdout`), elsewhere joined once and written at once (a log line
+        from another thread must not land inside it).  A large outline is megabytes."""
         if self.writer is None:
             log.error("Unable to send data, no available transport!")
             return
         header = (f"Content-Length: {sum(map(len, parts))}\r\nContent-Type: {self.CONTENT_TYPE}; "
                   f"charset={self.CHARSET}\r\n\r\n").encode("ascii") if self._include_headers else b""
         try:
+            if self.message_stdout is not None:  # stdio: the pieces are written as they are
+                self.message_stdout.write_message((header, *parts))
+                return
             written = self.writer.write(b"".join((header, *parts)))
             if inspect.isawaitable(written):
                 asyncio.ensure_future(written)
@@ -273,7 +281,8 @@ def run(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO", 
         start = server.start_tcp if tcp else server.start_ws
         start(host.strip("[]"), int(port))
     else:
-        server.start_io(ReleasingStdin(sys.stdin.buffer))
+        stdout = server.protocol.message_stdout = MessageStdout(sys.stdout.buffer)
+        server.start_io(ReleasingStdin(sys.stdin.buffer), stdout)
     return 0
 
 

@@ -1,4 +1,6 @@
-"""Standard input for pygls's reader loop, which lets go of each message body once it has been handled.
+"""Standard input and output for pygls's stdio loop.
+
+Standard input for pygls's reader loop, which lets go of each message body once it has been handled.
 
 pygls reads a message body with ``stdin.read(n)`` into a local variable that lives until the next body is
 read.  After the didOpen of a large rollout that is the whole file as bytes, kept through its whole first
@@ -9,7 +11,8 @@ decoded and handled.
 
 from __future__ import annotations
 
-from typing import BinaryIO
+import threading
+from typing import BinaryIO, Iterable
 
 
 class ReleasingStdin:
@@ -44,3 +47,46 @@ class ReleasingStdin:
         if self._last is not None:
             self._last.clear()
             self._last = None
+
+
+BATCH = 1 << 20
+
+
+class MessageStdout:
+    """Standard output for pygls's writer, on which a message may also be written in pieces.
+
+    The outline of a large rollout is megabytes of JSON kept as the pieces it was encoded in; joining them
+    for one ``write`` would hold it twice more while it is sent.  :meth:`write_message` writes the pieces one
+    after another, and a lock keeps any other message (a log line sent from an analysis thread) out of
+    the middle of it."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self._lock = threading.Lock()
+
+    def write(self, data: bytes) -> int:
+        with self._lock:
+            return self.stream.write(data)
+
+    def flush(self) -> None:
+        with self._lock:
+            self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.close()
+
+    def write_message(self, parts: Iterable[bytes]) -> None:
+        """One message, written from its pieces joined into batches of about :data:`BATCH` bytes (a write per
+        small piece costs more than the copy), and flushed."""
+        with self._lock:
+            batch: list[bytes] = []
+            size = 0
+            for part in parts:
+                batch.append(part)
+                size += len(part)
+                if size >= BATCH:
+                    self.stream.write(b"".join(batch))
+                    batch, size = [], 0
+            if batch:
+                self.stream.write(b"".join(batch))
+            self.stream.flush()

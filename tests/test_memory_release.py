@@ -1,11 +1,15 @@
-"""The server lets go of a large opened text: the message body and the didOpen text are not kept."""
+"""The server lets go of a large opened text: the message body and the didOpen text are not kept; a large
+answer is written from its pieces, not joined whole."""
 
 import io
 import json
+import threading
+import time
 
 from lsprotocol import types
 
 from lsp_server.documents import RolloutWorkspace
+from lsp_server import transport
 from lsp_server.transport import ReleasingStdin
 
 
@@ -49,3 +53,39 @@ def test_the_script_editor_reads_the_document_lines_without_joining_the_text():
     assert _lines_of(document) is document.text_lines
     assert _lines_of(document) == ["a", "b", ""]
     assert document._source is None  # no joined copy of the text was made (and kept until the next edit)
+
+
+class _CountingStream(io.BytesIO):
+    """A byte stream that counts its write calls and lets another thread in between them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, data) -> int:
+        self.writes += 1
+        time.sleep(0)  # give the other thread its chance in the middle of a message
+        return super().write(data)
+
+
+def test_a_message_in_pieces_is_written_in_batches_and_never_interleaved(monkeypatch):
+    monkeypatch.setattr(transport, "BATCH", 1000)
+    stream = _CountingStream()
+    out = transport.MessageStdout(stream)
+    pieces = [b"<" + bytes([65 + n % 26]) * 98 + b">" for n in range(300)]  # 300 pieces of 100 bytes
+
+    def log_lines():
+        for _ in range(200):
+            out.write(b"{log}")
+            out.flush()
+
+    other = threading.Thread(target=log_lines)
+    other.start()
+    for _ in range(5):
+        out.write_message(pieces)
+    other.join()
+    written = stream.getvalue()
+    message = b"".join(pieces)
+    assert written.replace(b"{log}", b"") == message * 5
+    assert written.count(message) == 5  # no log line inside a message
+    assert stream.writes == 200 + 5 * 30  # a batch is 10 pieces of 100 bytes: 30 writes a message

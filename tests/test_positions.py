@@ -1,5 +1,7 @@
 import json
 
+import analysis.positions as positions
+
 from analysis.lines import split_lines, strip_bom
 from analysis.positions import EscapeMap, LineColumns, PositionEncoding, Span, span_to_range
 
@@ -56,3 +58,15 @@ def test_span_to_range_uses_utf16_by_default():
     assert (rng.start.line, rng.start.character, rng.end.character) == (4, 4, 5)
     rng8 = span_to_range(Span(4, 2, 3), "😀😀x", PositionEncoding.UTF8)
     assert (rng8.start.character, rng8.end.character) == (8, 9)
+
+
+def test_escape_tables_are_32_bit_and_64_bit_past_it(monkeypatch):
+    raw = 'a\\"b\\\\c\\u00e9d'  # a"b\cé d: three escapes
+    small = EscapeMap(raw, 5)
+    assert small._dec.typecode == "i" and small._dec.itemsize == 4
+    monkeypatch.setattr(positions, "_INT32_MAX", 3)  # as if the line were longer than 2 GB
+    large = EscapeMap(raw, 5)
+    assert large._dec.typecode == "q"
+    for m in (small, large):
+        assert [m.start(i) for i in range(7)] == [5, 6, 8, 9, 11, 12, 18]
+        assert [m.end(i) for i in range(1, 8)] == [6, 8, 9, 11, 12, 18, 19]

@@ -58,7 +58,7 @@ class SymbolFeature(Feature):
             return []
         if result.symbols is None:  # an outline is asked for again and again: encode it once per version
             name = self.server.workspace.get_text_document(params.text_document.uri).filename or "rollout"
-            result.symbols = Encoded(self.outline_json(result.analysis, self.server.encoding, name))
+            result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name))
         return result.symbols
 
     @lsp_method(types.WORKSPACE_SYMBOL, empty=list)
@@ -75,17 +75,18 @@ class SymbolFeature(Feature):
         return found + await self.indexed.workspace_symbols(params.query, store.uris, self.server.encoding,
                                                             1000 - len(found), self.server.masker)
 
-    def outline_json(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str = "rollout") -> bytes:
-        """The outline as compact JSON.  Each call record's symbol is encoded once and reused by the next
-        versions while its line, its text, its output's status and its calls' ``executed`` stay the same: after
-        an edit only the records it changed are built again."""
+    def outline_parts(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
+                      name: str = "rollout") -> list[bytes]:
+        """The outline as compact JSON, in pieces to be joined.  Each call record's symbol is encoded once and
+        reused by the next versions while its line, its text, its output's status and its calls' ``executed``
+        stay the same: after an edit only the records it changed are built again."""
         pieces: list[bytes] = []
         _encode(self._outline(analysis, encoding, name, self._cached_record), pieces)
-        return b"".join(pieces)  # joined once: a large outline is megabytes
+        return pieces
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
                          name: str = "rollout") -> list[types.DocumentSymbol]:
-        """The outline as lsprotocol symbols (what :meth:`outline_json` encodes)."""
+        """The outline as lsprotocol symbols (what :meth:`outline_parts` encodes)."""
         return self._outline(analysis, encoding, name, self.record_symbol)
 
     def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol) -> list:
