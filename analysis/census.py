@@ -144,13 +144,24 @@ def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None
         for path in paths:
             total.add(census_of_file(path))
         return total
-    large = spread_by_lines({path: _size(path) for path in paths}, jobs)
+    sizes = {path: _size(path) for path in paths}
+    large = spread_by_lines(sizes, jobs)
     small = [p for p in paths if p not in set(large)]
+    # the largest files first, one a task: the last tasks to finish are then short ones, and no worker is
+    # left with a large file while the others are idle
+    order = sorted(small, key=lambda path: (-sizes[path], path))
+    listed: dict[str, Census] = {}  # each file's lists, added in the order of ``paths`` as --jobs 1 does
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for part in pool.map(census_of_file, small, chunksize=max(1, len(small) // (jobs * 8))):
+        for path, part in zip(order, pool.map(census_of_file, order)):
+            if part.unreadable or part.skipped or part.problems:  # few files: the rest keep nothing here
+                listed[path] = Census(unreadable=part.unreadable, skipped=part.skipped, problems=part.problems)
+                part.unreadable, part.skipped, part.problems = [], [], []
             total.add(part)
         for path in large:  # one at a time, its lines spread over the workers
-            total.add(census_of_file(path, pool, jobs))
+            listed[path] = census_of_file(path, pool, jobs)
+    for path in paths:
+        if path in listed:
+            total.add(listed[path])
     return total
 
 

@@ -45,6 +45,39 @@ def test_a_large_file_spread_by_lines_gives_the_same_counts(monkeypatch, tmp_pat
     assert spread["counts"]["rollouts"] == 1
 
 
+def test_files_are_given_out_largest_first_and_their_problems_listed_in_the_order_of_the_paths(monkeypatch, tmp_path):
+    paths = [str(tmp_path / "a-missing.jsonl"), *FILES, str(tmp_path / "z-missing.jsonl")]
+    (tmp_path / "rollout-large.jsonl").write_text((FIXTURES / "rollout-demo.jsonl").read_text() * 20)
+    paths.insert(1, str(tmp_path / "rollout-large.jsonl"))
+    given: list[str] = []
+
+    class RecordingPool:
+        def __init__(self, max_workers):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def map(self, function, items):
+            given.extend(items)
+            return map(function, items)
+
+    monkeypatch.setattr(census_module, "ProcessPoolExecutor", RecordingPool)
+    two = run_census(paths, jobs=2)
+    assert given[0] == str(tmp_path / "rollout-large.jsonl") and given[-2:] == paths[:1] + paths[-1:]  # size 0, by name
+    assert sorted(given) == sorted(paths)
+    one = run_census(paths, jobs=1)
+    assert two.to_json() == one.to_json()
+    assert two.problems == one.problems == [
+        f"cannot read {tmp_path / 'a-missing.jsonl'}: No such file or directory",
+        f"{FIXTURES / 'not-a-rollout.jsonl'}: {census_module.NOT_A_ROLLOUT}",
+        f"cannot read {tmp_path / 'z-missing.jsonl'}: No such file or directory"]
+    assert two.unreadable == one.unreadable and two.skipped == one.skipped
+
+
 def test_an_unreadable_file_is_counted_not_fatal(tmp_path):
     census = run_census([str(tmp_path / "missing.jsonl")], jobs=2)
     assert census.unreadable == [str(tmp_path / "missing.jsonl")]
