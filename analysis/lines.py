@@ -25,6 +25,12 @@ def strip_bom(text: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
+def bom_as_space(line: str) -> str:
+    """``line`` as JSON reads it: a BOM is whitespace to a reader of the file, and JSON allows a space in its
+    place (so every column stays where it is)."""
+    return " " + line[1:] if line.startswith(BOM) else line
+
+
 def split_with_ends(text: str) -> tuple[list[str], list[str]]:
     """``split_lines(text)`` and, for each line, the terminator that ends it ('' for the last)."""
     lines = split_lines(text)

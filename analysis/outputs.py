@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
+from .lines import bom_as_space
 from .records import parse_record
 
 _HEADER = re.compile(
@@ -32,6 +34,9 @@ _STATUS_HEADER = re.compile(r"Script (?:completed|failed|terminated|running with
 # 50 MB rollout the outputs above it hold 99.7% of all output text (39 of its 50 MB), and reading one again for a
 # hover costs about a millisecond per 100 KB of line.  Below it the texts cost about what the output object does.
 KEPT_TEXT = 256
+# ... unless they are less than this share of their line (the rest an image's data URL, say): then keeping them
+# costs little next to the line, and reading them again would mean decoding all of it
+KEPT_SHARE = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +62,8 @@ class ToolOutput:
     exit_code: int | None = None  # from a top-level call's output
     images: int = 0
     session_id: str | None = None  # a top-level command that left its process running (for write_stdin)
-    # the output record's line (the document's own string object, never a copy) when ``kept_texts`` is None;
-    # equal lines make equal outputs, as equal texts did
+    # the output record's line when ``kept_texts`` is None: the string the analysis read (the key of its line
+    # cache, the document's own string when it was read), never a copy; equal lines make equal outputs
     line: str | None = field(default=None, repr=False)
 
     @property
@@ -106,21 +111,56 @@ def _result_output(text: str) -> str:
 
 def read_output(body: Any, line: str | None = None) -> ToolOutput:
     """An output body, read as an exec output when it starts with a status header.  With the record's
-    ``line``, an output whose texts are large keeps that line in their place."""
-    first = body if isinstance(body, str) else next(
-        (getattr(i, "text", None) for i in body if getattr(i, "text", None) is not None), None) \
-        if isinstance(body, list) else None
-    output = read_exec_output(body) if first is not None and _STATUS_HEADER.match(first) else read_call_output(body)
-    if line is not None and sum(map(len, output.kept_texts or ())) > KEPT_TEXT:
-        return replace(output, kept_texts=None, line=line)
+    ``line``, an output whose texts are large (and most of their line) keeps that line in their place."""
+    output = read_exec_output(body) if _is_exec(body) else read_call_output(body)
+    if line is not None:
+        total = sum(map(len, output.kept_texts or ()))
+        if total > KEPT_TEXT and total * KEPT_SHARE >= len(line):
+            return replace(output, kept_texts=None, line=line)
     return output
 
 
+def _is_exec(body: Any) -> bool:
+    """Whether an output body starts with a code-mode status header."""
+    first = body if isinstance(body, str) else next(
+        (getattr(i, "text", None) for i in body if getattr(i, "text", None) is not None), None) \
+        if isinstance(body, list) else None
+    return first is not None and _STATUS_HEADER.match(first) is not None
+
+
 def _texts_of_line(line: str) -> tuple[str, ...]:
-    """The texts of the output record on ``line``, read as :func:`analysis.record_analysis.analyze_line` and
-    :func:`read_output` read them the first time (so they are exactly the same)."""
-    text = " " + line[1:] if line.startswith("\ufeff") else line  # a BOM, as analyze_line reads it
-    return read_output(parse_record(json.loads(text)).item.output).kept_texts or ()
+    """The texts of the output record on ``line``, exactly as the first reading found them (the same record
+    reader, the same output reader, without re-reading the exit codes)."""
+    text = bom_as_space(line)
+    try:
+        body = _output_of(text)
+    except RecursionError:
+        body = _on_a_fresh_stack(_output_of, text)
+    if _is_exec(body):
+        return tuple(_exec_texts(body)[0])
+    return read_call_output(body).kept_texts or ()
+
+
+def _output_of(text: str) -> Any:
+    return parse_record(json.loads(text)).item.output
+
+
+def _on_a_fresh_stack(function: Callable[[str], Any], text: str) -> Any:
+    """``function(text)`` in a new thread.  The C JSON decoder counts nesting against the recursion limit, and
+    a hover asks from deeper in the stack than the first reading ran: a line nested almost to the limit, which
+    the first reading read, is read again from the bottom of a stack, as shallow as the first reading's."""
+    found: list = []
+
+    def read() -> None:
+        try:
+            found.append(function(text))
+        except (RecursionError, ValueError):  # no output to show rather than a traceback on stderr
+            pass
+
+    worker = threading.Thread(target=read, name="rollout-reread")
+    worker.start()
+    worker.join()
+    return found[0] if found else None
 
 
 def _items(body: Any) -> tuple[list[str], int]:
@@ -142,6 +182,14 @@ def _items(body: Any) -> tuple[list[str], int]:
 
 def read_exec_output(body: Any) -> ToolOutput:
     """The output of a code-mode ``exec`` (or ``wait``) call."""
+    texts, images, status, wall, cell, error = _exec_texts(body)
+    results = tuple(r for r in (_exec_result(t, i) for i, t in enumerate(texts)) if r is not None)
+    return ToolOutput(status, wall, tuple(texts), results, error, cell, None, images)
+
+
+def _exec_texts(body: Any) -> tuple[list[str], int, str | None, float | None, str | None, str | None]:
+    """An exec output's text items without its status header and error, its image count, and what the
+    header and the error say: (texts, images, status, wall time, cell id, error)."""
     texts, images = _items(body)
     status = wall = cell = None
     if texts:
@@ -157,8 +205,7 @@ def read_exec_output(body: Any) -> ToolOutput:
         error = texts[-1][len("Script error:"):].strip()
         texts = texts[:-1]
         status = "failed"  # the script threw: whatever the header said, it did not complete
-    results = tuple(r for r in (_exec_result(t, i) for i, t in enumerate(texts)) if r is not None)
-    return ToolOutput(status, wall, tuple(texts), results, error, cell, None, images)
+    return texts, images, status, wall, cell, error
 
 
 def read_call_output(body: Any) -> ToolOutput:

@@ -17,6 +17,7 @@ from .calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
 from .events import ToolEvent, read_event
 from .findings import INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related
 from .jsonspans import locate, string_content
+from .lines import bom_as_space
 from .outputs import ToolOutput, read_output
 from .patch import parse_patch
 from .positions import EscapeMap, Span
@@ -72,8 +73,7 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
     """The analysis of one line of a rollout (its spans on line 0)."""
     if not line.strip():
         return LineAnalysis("blank")
-    # a BOM is whitespace to a reader of the file; JSON allows a space in its place
-    text = " " + line[1:] if line.startswith("\ufeff") else line
+    text = bom_as_space(line)
     found = find_secrets(line, extra_secrets)
     value = None
     problem = None

@@ -125,3 +125,34 @@ def test_streaming_keeps_neither_texts_nor_the_line():
     facts = analyze_chunk(rollout().split("\n"))
     assert all(r.output.line is None and r.output.kept_texts == () for r in facts.records if r.output)
     assert len(pickle.dumps(facts)) < len(BIG)
+
+
+def _nested_output(depth: int) -> str:
+    """An output line whose item holds, beside its text, a list nested ``depth`` deep."""
+    item = '{"type":"input_text","text":"Exit code: 0\\nOutput:\\n' + "x" * 300 + '","extra":' + \
+        "[" * depth + "]" * depth + "}"
+    return '{"timestamp":"%s","type":"response_item","payload":{"type":"function_call_output","call_id":"c1",' \
+           '"output":[%s]}}' % (TIME, item)
+
+
+def test_a_line_nested_almost_to_the_recursion_limit_is_read_again_from_deeper_in_the_stack():
+    """The C JSON decoder counts nesting against the recursion limit: a hover asks from deeper in the stack
+    than the first reading ran, and decoding the line there failed (the hover showed nothing)."""
+    depth = max(d for d in range(850, 1000, 5) if analyze_text(_nested_output(d) + "\n").records[0].kind != "invalid")
+    output = analyze_text(_nested_output(depth) + "\n").records[0].output
+    assert output.kept_texts is None
+
+    def from_deeper(frames: int) -> str:
+        return readable_text(output) if frames == 0 else from_deeper(frames - 1)
+
+    assert from_deeper(60) == "Exit code: 0\nOutput:\n" + "x" * 300
+
+
+def test_texts_that_are_a_small_share_of_their_line_are_kept():
+    """Beside an image's data URL, reading 300 characters again would mean decoding the whole line."""
+    image = {"type": "input_image", "image_url": "data:image/png;base64," + "A" * 100_000}
+    text = {"type": "input_text", "text": "Exit code: 0\nOutput:\n" + "y" * 300}
+    record = line({"type": "function_call_output", "call_id": "c1", "output": [text, image]})
+    output = analyze_line(record).output
+    assert output.kept_texts == ("Exit code: 0\nOutput:\n" + "y" * 300,) and output.line is None
+    assert output.images == 1
