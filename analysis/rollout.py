@@ -22,6 +22,9 @@ from .turns import Turn, read_turns
 from .vocabulary import unknown_record_findings, unknown_type_of
 
 
+STALE_CHARS = 1 << 20  # stale lines' text a line cache keeps beyond a tenth of its document's, before pruning
+
+
 class LineCache:
     """Line analyses by line text; :meth:`keep_only` drops those no line uses any more.
 
@@ -32,6 +35,7 @@ class LineCache:
     def __init__(self, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> None:
         self.extra_secrets = extra_secrets
         self._by_text: dict[str, LineAnalysis] = {}
+        self._chars = 0  # the length of every line in ``_by_text``: stale lines are pruned by count and by size
         self._ran: dict[int, tuple[ToolCall, ToolCall]] = {}  # id(call) → (call, the call with executed "yes")
         self._unknown: dict[int, tuple[LineAnalysis, str | None]] = {}  # id(record) → (record, its unknown type)
         self._sole: dict[int, tuple[LineAnalysis, ToolCall | None]] = {}  # id(record) → (record, its sole producer)
@@ -66,19 +70,29 @@ class LineCache:
         found = self._by_text.get(line)
         if found is None:
             found = self._by_text[line] = analyze_line(line, self.extra_secrets)
+            self._chars += len(line)
         return found
 
     def fill(self, lines: list[str], analyses: list[LineAnalysis]) -> None:
         """Takes analyses made elsewhere (by worker processes) for ``lines``."""
-        self._by_text.update(zip(lines, analyses))
+        by_text = self._by_text
+        for line, analysis in zip(lines, analyses):
+            if line not in by_text:
+                self._chars += len(line)
+            by_text[line] = analysis
 
     def keep_only(self, lines: Iterable[str]) -> None:
         """Forget the lines not in ``lines``: at once when ``lines`` is not a list, else once they are more
-        than a tenth of the cache (an edit leaves a few stale lines behind; pruning after each costs more)."""
+        than a tenth of the cache, or their text more than a tenth of the document's and :data:`STALE_CHARS`
+        (an edit leaves a few stale lines behind; pruning after each costs more, but editing a long output
+        line again and again must not keep every version of it)."""
         if isinstance(lines, list) and len(self._by_text) <= len(lines) + len(lines) // 10 + 64:
-            return
+            chars = sum(map(len, lines))
+            if self._chars <= chars + chars // 10 + STALE_CHARS:
+                return
         keep = set(lines)
         self._by_text = {k: v for k, v in self._by_text.items() if k in keep}
+        self._chars = sum(map(len, self._by_text))
         alive = {id(call) for record in self._by_text.values() for call in record.calls}
         self._ran = {k: v for k, v in self._ran.items() if k in alive}
         records = {id(record) for record in self._by_text.values()}

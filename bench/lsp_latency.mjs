@@ -37,8 +37,14 @@ class Client {
     return answer;
   }
 
-  request(method, params) {
-    return this.send(method, params, true);
+  // a server that stops answering fails the run instead of hanging it
+  request(method, params, timeout = 120) {
+    const answer = this.send(method, params, true);
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer to ${method} in ${timeout} s`)), timeout * 1000);
+    });
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   // chunks are joined only once a whole header or body is there: a 3 MB outline comes in many 64 KB reads
@@ -118,7 +124,11 @@ function peakMb(pid) {
 }
 
 const [program, ...args] = options.command;
+let shuttingDown = false;
 const child = spawn(program, args, { cwd: options.cwd, stdio: ["pipe", "pipe", "ignore"] });
+child.on("exit", (code) => {
+  if (!shuttingDown) { process.stderr.write(`the server exited (${code}) before it was asked to\n`); process.exit(1); }
+});
 const client = new Client(child);
 await client.request("initialize", {
   processId: null, rootUri: null,
@@ -163,6 +173,7 @@ for (let i = 0; i < Math.max(5, Math.floor(options.requests / 5)); i++) {
   symbolsParse.push(parsed - arrived);
 }
 const peak = peakMb(child.pid);
+shuttingDown = true;
 await client.request("shutdown", null);
 client.send("exit", null);
 await new Promise((resolve) => child.on("exit", resolve));

@@ -127,9 +127,11 @@ def editor_latency(path: Path, edits: int, requests: int) -> dict:
     20 MB rollout's outline, so a Python client would time itself as much as the server."""
     options = {"command": [sys.executable, "-m", "analysis.cli", "serve"], "cwd": str(ROOT), "file": str(path),
                "edits": edits, "requests": requests}
-    out = subprocess.run(["node", str(HERE / "lsp_latency.mjs"), json.dumps(options)], capture_output=True,
-                         text=True, check=True).stdout
-    samples = json.loads(out)
+    run = subprocess.run(["node", str(HERE / "lsp_latency.mjs"), json.dumps(options)], capture_output=True,
+                         text=True, timeout=1800)
+    if run.returncode != 0:
+        raise RuntimeError(f"bench/lsp_latency.mjs failed ({run.returncode}): {run.stderr.strip()}")
+    samples = json.loads(run.stdout)
     return {"size_mb": path.stat().st_size / MB, "first_diagnostics_s": samples["first_diagnostics_s"],
             "complete_diagnostics_s": samples["complete_diagnostics_s"], "edit": _stats(samples["edit"]),
             "hover": _stats(samples["hover"]), "symbols": _stats(samples["symbols"]),

@@ -16,7 +16,7 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from analysis.lines import LineList
+from analysis.lines import LineList, split_lines
 from analysis.positions import LineColumns, PositionEncoding
 
 
@@ -87,6 +87,13 @@ class RolloutDocument(TextDocument):
     def _apply_full_change(self, change) -> None:
         super()._apply_full_change(change)
         self._line_list = None
+
+
+def document_lines(document: TextDocument) -> list[str]:
+    """The document's lines as it keeps them (the list changes with the next edit): joining a large rollout's
+    text only to split it again would cost two more copies of it."""
+    lines = getattr(document, "text_lines", None)
+    return lines if lines is not None else split_lines(document.source)
 
 
 def snapshot_lines(document: TextDocument) -> list[str] | str:

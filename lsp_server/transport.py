@@ -77,11 +77,17 @@ class MessageStdout:
 
     def write_message(self, parts: Iterable[bytes]) -> None:
         """One message, written from its pieces joined into batches of about :data:`BATCH` bytes (a write per
-        small piece costs more than the copy), and flushed."""
+        small piece costs more than the copy); a piece that large is written as it is, never copied."""
         with self._lock:
             batch: list[bytes] = []
             size = 0
             for part in parts:
+                if len(part) >= BATCH:
+                    if batch:
+                        self.stream.write(b"".join(batch))
+                        batch, size = [], 0
+                    self.stream.write(part)
+                    continue
                 batch.append(part)
                 size += len(part)
                 if size >= BATCH:

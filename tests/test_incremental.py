@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from analysis import rollout
 from analysis.lines import LineList, split_lines
 from analysis.rollout import LineCache, RolloutAnalysis, analyze_lines, analyze_text, partial_analysis
 from analysis.vocabulary import unknown_records
@@ -143,6 +144,27 @@ def test_a_pruned_cache_still_gives_the_fresh_analysis():
     edited = text.replace("call_top", "call_tqp")
     cache.keep_only(set(split_lines(edited)))
     assert canonical(analyze_text(edited, cache)) == canonical(analyze_text(edited))
+
+
+def test_editing_a_long_line_again_and_again_keeps_few_of_its_versions(monkeypatch):
+    """A stale line is pruned by size too: each version of a 600 kB output line kept, 40 edits held 24 MB."""
+    monkeypatch.setattr(rollout, "STALE_CHARS", 100_000)
+    lines = split_lines(fixture("rollout-demo.jsonl"))
+    output = next(n for n, line in enumerate(lines) if '"custom_tool_call_output"' in line)
+    long = lines[output].replace('Output:\\n"', 'Output:\\n' + "x" * 600_000 + '"', 1)
+    assert long != lines[output]
+    cache = LineCache()
+    most = 0
+    for edit in range(40):
+        lines[output] = long.replace("x" * 10, f"{edit:010d}", 1)
+        analysis = analyze_lines(list(lines), cache)
+        cache.keep_only(analysis.lines)
+        assert cache._chars == sum(map(len, cache._by_text))
+        most = max(most, len(cache._by_text))
+    chars = sum(map(len, lines))
+    assert cache._chars <= chars + chars // 10 + 100_000
+    assert most == len(set(lines))  # a stale 600 kB version is over the slack: pruned at once (it was 50 lines)
+    assert canonical(analyze_lines(list(lines), cache)) == canonical(analyze_text("\n".join(lines)))
 
 
 def test_a_partial_analysis_holds_the_findings_of_the_lines_read_so_far():

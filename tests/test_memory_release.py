@@ -44,14 +44,14 @@ def test_opened_text_is_dropped_from_the_message_and_kept_as_lines():
 
 
 def test_the_script_editor_reads_the_document_lines_without_joining_the_text():
-    from lsp_server.features.script_edit import _lines_of
+    from lsp_server.documents import document_lines
 
     workspace = RolloutWorkspace(None)
     item = types.TextDocumentItem(uri="file:///tmp/s.jsonl", language_id="jsonl", version=1, text="a\r\nb\n")
     workspace.put_text_document(item)
     document = workspace.get_text_document("file:///tmp/s.jsonl")
-    assert _lines_of(document) is document.text_lines
-    assert _lines_of(document) == ["a", "b", ""]
+    assert document_lines(document) is document.text_lines
+    assert document_lines(document) == ["a", "b", ""]
     assert document._source is None  # no joined copy of the text was made (and kept until the next edit)
 
 
@@ -89,3 +89,40 @@ def test_a_message_in_pieces_is_written_in_batches_and_never_interleaved(monkeyp
     assert written.replace(b"{log}", b"") == message * 5
     assert written.count(message) == 5  # no log line inside a message
     assert stream.writes == 200 + 5 * 30  # a batch is 10 pieces of 100 bytes: 30 writes a message
+
+
+def test_a_piece_as_large_as_a_batch_is_written_as_it_is(monkeypatch):
+    monkeypatch.setattr(transport, "BATCH", 1000)
+    written = []
+
+    class Recording(io.BytesIO):
+        def write(self, data) -> int:
+            written.append(data)
+            return super().write(data)
+
+    stream = Recording()
+    large = b"L" * 5000
+    transport.MessageStdout(stream).write_message([b"head", large, b"tail"])
+    assert stream.getvalue() == b"head" + large + b"tail"
+    assert written == [b"head", large, b"tail"] and written[1] is large  # the piece itself, not a copy
+
+
+def test_serving_on_stdio_writes_pieced_messages_through_the_locked_output(monkeypatch):
+    import lsp_server.server as server_module
+
+    made = []
+    started = []
+    create = server_module.create_server
+
+    def creating():
+        made.append(create())
+        return made[-1]
+
+    monkeypatch.setattr(server_module, "create_server", creating)
+    monkeypatch.setattr(server_module.RolloutLanguageServer, "start_io",
+                        lambda self, stdin, stdout: started.append((stdin, stdout)))
+    monkeypatch.setattr(server_module, "configure_logging", lambda server, level: None)
+    assert server_module.run() == 0
+    [(stdin, stdout)] = started
+    assert isinstance(stdin, ReleasingStdin) and isinstance(stdout, transport.MessageStdout)
+    assert made[0].protocol.message_stdout is stdout

@@ -143,3 +143,34 @@ async def test_an_edit_is_expected_to_cost_a_share_of_the_first_read_then_what_t
     second = await store.get(uri)
     assert second.version == 2 and store._states[uri].expected_seconds == second.seconds
     store.shutdown()
+
+
+async def test_an_early_analysis_waiting_for_its_debounce_is_never_published_once_a_newer_edit_comes(monkeypatch):
+    loop = asyncio.get_running_loop()
+    published = []
+
+    async def on_ready(result):
+        published.append(result.version)
+
+    store = AnalysisStore(on_ready)
+    uri = "file:///tmp/rollout-early.jsonl"
+    text = fixture("rollout-demo.jsonl")
+    store.update(uri, text, 1, 0)
+    assert (await store.get(uri)).version == 1
+    analysed = asyncio.Event()
+    original = lsp_server.store.analyze_lines
+
+    def recording(*args, **kwargs):
+        result = original(*args, **kwargs)
+        loop.call_soon_threadsafe(analysed.set)
+        return result
+
+    monkeypatch.setattr(lsp_server.store, "analyze_lines", recording)
+    store.update(uri, text.replace("pytest -q", "pytest -x"), 2, 0.5)
+    await asyncio.wait_for(analysed.wait(), 5)  # version 2 is analysed and waits for its debounce
+    store.update(uri, text.replace("pytest -q", "pytest -k"), 3, 0.5)
+    result = await store.get(uri)
+    assert result.version == 3 and "pytest -k" in result.analysis.lines[4]
+    await asyncio.sleep(0.6)  # past version 2's debounce
+    assert published == [1, 3]
+    store.shutdown()

@@ -18,10 +18,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from analysis.lines import split_lines
 from analysis.positions import LineColumns, PositionEncoding
 from analysis.script_edit import StringEdit, script_edit
 
+from ..documents import document_lines
 from .base import Feature, lsp_command
 
 SCRIPT_SOURCE = "rollout-lsp.scriptSource"
@@ -49,7 +49,7 @@ class ScriptEditFeature(Feature):
         if uri not in self.server.workspace.text_documents:
             return None
         document = self.server.workspace.get_text_document(uri)
-        return self.source(_lines_of(document), line, call_id, document.version)
+        return self.source(document_lines(document), line, call_id, document.version)
 
     @lsp_command(WRITE_SCRIPT)
     async def write_script(self, *arguments: Any) -> dict:
@@ -61,7 +61,7 @@ class ScriptEditFeature(Feature):
         if uri not in self.server.workspace.text_documents:
             return {"applied": False, "changed": False, "line": None, "reason": f"{uri} is not open"}
         document = self.server.workspace.get_text_document(uri)
-        found = self.edit(_lines_of(document), line, call_id, script, self.server.encoding)
+        found = self.edit(document_lines(document), line, call_id, script, self.server.encoding)
         if found is None:
             where = f"line {line + 1}" + (f" or with call_id {call_id}" if call_id else "")
             return {"applied": False, "changed": False, "line": None, "reason": f"no exec record at {where}"}
@@ -120,9 +120,3 @@ def _arguments(arguments: tuple, required: int) -> tuple[str, int, str | None]:
         raise JsonRpcInvalidParams("expected the arguments [document URI, line number, …, call_id?]")
     return arguments[0], arguments[1], arguments[2] if len(arguments) > 2 else None
 
-
-def _lines_of(document) -> list[str]:
-    """The document's lines, as the document keeps them: joining a large rollout's text only to split it again
-    would cost two more copies of it (and the document would keep the joined text until the next edit)."""
-    lines = getattr(document, "text_lines", None)
-    return lines if lines is not None else split_lines(document.source)
