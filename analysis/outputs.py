@@ -68,10 +68,17 @@ class ToolOutput:
 
     @property
     def texts(self) -> tuple[str, ...]:
-        """The text items after the status header (read again from the record's line when not kept)."""
+        """The text items after the status header (read again from the record's line when not kept; the last
+        output read again is remembered, as a pointer resting on a call asks for its hover again and again)."""
         if self.kept_texts is not None:
             return self.kept_texts
-        return _texts_of_line(self.line) if self.line is not None else ()
+        if self.line is None:
+            return ()
+        line, texts = _last_read
+        if line is not self.line:
+            texts = _texts_of_line(self.line)
+            _remember(self.line, texts)
+        return texts
 
     @property
     def exit_codes(self) -> list[int]:
@@ -126,6 +133,14 @@ def _is_exec(body: Any) -> bool:
         (getattr(i, "text", None) for i in body if getattr(i, "text", None) is not None), None) \
         if isinstance(body, list) else None
     return first is not None and _STATUS_HEADER.match(first) is not None
+
+
+_last_read: tuple[str | None, tuple[str, ...]] = (None, ())  # (line, its texts): replaced whole, never mutated
+
+
+def _remember(line: str, texts: tuple[str, ...]) -> None:
+    global _last_read
+    _last_read = (line, texts)
 
 
 def _texts_of_line(line: str) -> tuple[str, ...]:

@@ -156,3 +156,24 @@ def test_texts_that_are_a_small_share_of_their_line_are_kept():
     output = analyze_line(record).output
     assert output.kept_texts == ("Exit code: 0\nOutput:\n" + "y" * 300,) and output.line is None
     assert output.images == 1
+
+
+def test_the_last_output_read_again_is_remembered(monkeypatch):
+    """A pointer resting on a call asks for its hover again and again: its output is decoded once."""
+    reads = []
+    original = outputs._texts_of_line
+
+    def counting(line):
+        reads.append(line)
+        return original(line)
+
+    monkeypatch.setattr(outputs, "_texts_of_line", counting)
+    analysis = analyze_text(rollout())
+    output = analysis.records[2].output
+    assert output.kept_texts is None
+    first = output.texts
+    assert output.texts is first and readable_text(output) == readable_text(output)
+    assert reads == [analysis.lines[2]]
+    other = analyze_text(rollout().replace("after", "later")).records[2].output
+    assert other.texts == tuple(t.replace("after", "later") for t in first)  # another line: read again
+    assert len(reads) == 2
