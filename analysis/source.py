@@ -130,8 +130,7 @@ def decode(path: str, data: bytes) -> LoadedFile:
 
 def _read_bytes(path: str) -> bytes:
     if path == STDIN:
-        data = sys.stdin.buffer.read()
-        return _decompressed(data) if data.startswith(ZSTD_MAGIC) else data
+        return decompressed_if_zstd(sys.stdin.buffer.read())
     if path.endswith(".zst"):
         import zstandard
 
@@ -143,6 +142,11 @@ def _read_bytes(path: str) -> bytes:
         return data
     with open(path, "rb") as handle:
         return handle.read()
+
+
+def decompressed_if_zstd(data: bytes) -> bytes:
+    """``data``, decompressed when it is a Zstandard frame (standard input may be either)."""
+    return _decompressed(data) if data.startswith(ZSTD_MAGIC) else data
 
 
 def _decompressed(data: bytes) -> bytes:

@@ -36,7 +36,7 @@ from .record_analysis import LineAnalysis, analyze_line
 from .records import KNOWN_TYPES
 from .report import finding_json
 from .rollout import LocatedCall, RolloutAnalysis, analyze_text, link_records
-from .source import STDIN, ZSTD_MAGIC, _decompressed, decode, load
+from .source import STDIN, decode, decompressed_if_zstd, load
 from .vocabulary import unknown_type
 
 if TYPE_CHECKING:
@@ -171,12 +171,12 @@ def analyze_chunk(lines: list[str], sessions: bool = False) -> ChunkFacts:
         if rec is not None:
             if first_known is None and rec.envelope.type in KNOWN_TYPES:
                 first_known = i
-            if la.kind not in ("blank", "invalid"):
-                name = unknown_type(_One(la), 0)  # type: ignore[arg-type]
-                if name is not None:
-                    path = ("type",) if "/" not in name else ("payload", "type")
-                    found = locate(line, [path]).get(path)
-                    unknown[i] = (name, *(found or (0, len(line))))
+            # a line with a record is neither blank nor invalid
+            name = unknown_type(_One(la), 0)  # type: ignore[arg-type]
+            if name is not None:
+                path = ("type",) if "/" not in name else ("payload", "type")
+                found = locate(line, [path]).get(path)
+                unknown[i] = (name, *(found or (0, len(line))))
         records.append(thin(la, sessions))
     return ChunkFacts(records, unknown, first_known)
 
@@ -635,7 +635,7 @@ def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionE
         try:
             with open(readable, "rb") as handle:
                 data = handle.read()
-            loaded = decode(path, _decompressed(data) if data.startswith(ZSTD_MAGIC) else data)
+            loaded = decode(path, decompressed_if_zstd(data))
         except Exception as error:
             raise Unreadable(f"cannot read {name}: {reason(error)}") from error
     else:
