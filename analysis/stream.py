@@ -37,7 +37,7 @@ from .records import KNOWN_TYPES
 from .report import finding_json
 from .rollout import LocatedCall, RolloutAnalysis, analyze_text, link_records
 from .source import STDIN, decode, decompressed_if_zstd, load
-from .vocabulary import unknown_type
+from .vocabulary import unknown_record_finding, unknown_type
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -493,9 +493,7 @@ class _Stream:
         self._settle(final=True)
         unknown = []
         for name, (first, span, where, count) in self.unknown.items():
-            count_text = f"{count} record{'s' if count != 1 else ''}"
-            finding = Finding("unknown-record", f"record type {name} is unknown to this version of rollout-lsp "
-                                                f"({count_text} in this file): listed, not read", span)
+            finding = unknown_record_finding(name, count, span)
             unknown.append((finding, _Stored(finding, _Known(where), self.encoding)))
         findings = sorted(self.findings + unknown, key=lambda f: _order(f[0]))
         result.findings = Reports(sorted(self.loaded + findings, key=lambda f: _order(f[0])), self.encoding)

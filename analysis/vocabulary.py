@@ -99,10 +99,15 @@ def unknown_record_findings(analysis: RolloutAnalysis,
         path = ("type",) if "/" not in name else ("payload", "type")
         found = locate(text, [path]).get(path)
         span = Span(first, *found) if found else Span(first, 0, len(text))
-        count = f"{len(lines)} record{'s' if len(lines) != 1 else ''}"
-        out.append(Finding("unknown-record", f"record type {name} is unknown to this version of rollout-lsp "
-                                             f"({count} in this file): listed, not read", span))
+        out.append(unknown_record_finding(name, len(lines), span))
     return out
+
+
+def unknown_record_finding(name: str, count: int, span: Span) -> Finding:
+    """The ``unknown-record`` finding of a type with ``count`` records, on the first one's type value."""
+    records = f"{count} record{'s' if count != 1 else ''}"
+    return Finding("unknown-record", f"record type {name} is unknown to this version of rollout-lsp "
+                                     f"({records} in this file): listed, not read", span)
 
 
 def _payload_type(record) -> str | None:
@@ -114,4 +119,4 @@ def _payload_type(record) -> str | None:
 
 
 __all__ = ["RESPONSE_ITEM_TYPES", "EVENT_TYPES", "unknown_type", "unknown_type_of", "unknown_records",
-           "unknown_record_findings"]
+           "unknown_record_finding", "unknown_record_findings"]
