@@ -18,7 +18,7 @@ from .lines import split_lines
 from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
-from .turns import Turn, read_turns
+from .turns import Turn, last_written_line, read_turns
 from .vocabulary import unknown_record_findings, unknown_type_of
 
 
@@ -306,10 +306,7 @@ def _turns(analysis: RolloutAnalysis, cache: LineCache) -> list[Turn]:
     records, lines = analysis.records, analysis.lines
     relevant = [(n, r) for n, r in enumerate(records)
                 if r.turn_start or r.prompt is not None or r.prompt_event or r.kind == "message"]
-    last = len(lines) - 1
-    while last > 0 and not lines[last].strip():
-        last -= 1
-    key = (len(lines), last)
+    key = (len(lines), last_written_line(lines))
     made = cache.turns_made
     if made is None or made[0] != key or len(made[1]) != len(relevant) or \
             any(a[0] != b[0] or a[1] is not b[1] for a, b in zip(made[1], relevant)):

@@ -28,14 +28,20 @@ class Turn:
 def read_turns(records: Sequence[LineAnalysis], lines: Sequence[str]) -> list[Turn]:
     """The turns of a rollout, in order; lines before the first turn (``session_meta``) belong to none."""
     starts = _starts(records)
-    last = len(lines) - 1
-    while last > 0 and not lines[last].strip():
-        last -= 1
+    last = last_written_line(lines)
     turns = []
     for i, (line, turn_id) in enumerate(starts):
         end = starts[i + 1][0] - 1 if i + 1 < len(starts) else max(line, last)
         turns.append(Turn(line, end, _title(records, line, end), turn_id))
     return turns
+
+
+def last_written_line(lines: Sequence[str]) -> int:
+    """The last line that is not blank (0 when all are): where the last turn ends."""
+    last = len(lines) - 1
+    while last > 0 and not lines[last].strip():
+        last -= 1
+    return last
 
 
 def _starts(records: Sequence[LineAnalysis]) -> list[tuple[int, str | None]]:
