@@ -79,7 +79,12 @@ async def test_pull_diagnostics_and_no_push(pull_client: LanguageClient):
     open_text(pull_client, uri, fixture("rollout-patches.jsonl"))
     report = await pull_client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
         text_document=types.TextDocumentIdentifier(uri)))
+    assert report.kind == "full"
     assert [d.code for d in report.items] == ["unresolved-patch-path"] + ["patch-syntax"] * 4
+    first = report.items[0]
+    assert (first.range, first.severity, first.source, first.message) == (
+        types.Range(types.Position(2, 414), types.Position(2, 422)), types.DiagnosticSeverity.Warning, "rollout-lsp",
+        "patch path ${other} does not resolve to a const string; the file is not listed")
     await asyncio.sleep(0.5)
     assert uri not in pull_client.diagnostics
 

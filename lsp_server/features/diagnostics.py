@@ -47,25 +47,12 @@ class DiagnosticsFeature(Feature):
                 _pull_handler(self))
         log.info("diagnostics: %s", "pulled by the client" if self.pull else "published")
 
-    def diagnostics(self, result: DocumentAnalysis) -> list[types.Diagnostic]:
-        """The diagnostics of an analysis, with the configured severities, data for their fixes and
-        secrets masked in their messages."""
-        server = self.server
-        logs = server.feature_of(InvocationLogFeature)  # invocation logs, and their findings on rollouts
-        if logs.is_log(result.uri) or not result.is_rollout:
-            return logs.diagnostics(result)
-        out = []
-        for finding in result.analysis.findings:
-            diagnostic = to_diagnostic(result.analysis, finding, result.uri, server.encoding,
-                                       server.settings.severity, server.masker, result.version)
-            if diagnostic is not None:
-                out.append(diagnostic)
-        return out + logs.diagnostics(result)
-
     def encoded(self, result: DocumentAnalysis) -> list[str]:
-        """:meth:`diagnostics` as JSON texts.  A finding's diagnostic is converted and encoded once and reused by
-        the next versions while the finding, the texts of the lines it points at and its call's output line are
-        the same: after an edit only the findings of the lines it changed are converted again."""
+        """The diagnostics of an analysis as JSON texts, with the configured severities, data for their fixes and
+        secrets masked in their messages, then the invocation logs' findings on it.  A finding's diagnostic is
+        converted and encoded once and reused by the next versions while the finding, the texts of the lines it
+        points at and its call's output line are the same: after an edit only the findings of the lines it
+        changed are converted again."""
         server = self.server
         logs = server.feature_of(InvocationLogFeature)
         if logs.is_log(result.uri) or not result.is_rollout:
@@ -128,12 +115,15 @@ class DiagnosticsFeature(Feature):
         self.publish(result)
         await logs.analysis_ready(result)
 
-    async def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
-        """``textDocument/diagnostic``: the findings of the newest text."""
+    async def pull_diagnostics(self, params: types.DocumentDiagnosticParams):
+        """``textDocument/diagnostic``: the findings of the newest text (a full report, encoded as published
+        ones are)."""
+        from ..server import Encoded
+
         await self.server.wait_configured()
         result = await self.server.store.get(params.text_document.uri)
-        items = self.diagnostics(result) if result is not None else []
-        return types.RelatedFullDocumentDiagnosticReport(items=items)
+        items = self.encoded(result) if result is not None else []
+        return Encoded(b'{"kind":"full","items":[%s]}' % ",".join(items).encode("utf-8"))
 
     def closed(self, uri: str) -> None:
         self._payloads.pop(uri, None)

@@ -255,8 +255,7 @@ class InvocationLogFeature(Feature):
         for uri in sorted(uris):
             result = self.server.store.latest(uri)
             if result is not None:  # (not analysed yet: its own analysis publishes it)
-                self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                    uri=uri, version=result.version, diagnostics=diagnostics.diagnostics(result)))
+                diagnostics.publish(result)
 
     # -- outline ----------------------------------------------------------------------------------------
     async def document_symbols(self, uri: str) -> list[types.DocumentSymbol]:
