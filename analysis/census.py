@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Iterable
+from itertools import islice
+from typing import Callable, Iterable, Iterator
 
 from .findings import SCRIPT_SYNTAX, Finding
 from .line_stream import Unreadable
@@ -29,6 +30,9 @@ COUNT_KEYS = ("rollouts", "lines", "exec scripts", "scripts that do not parse", 
               "computed commands", "computed commands with a known expansion", "JSON arguments",
               "JS-literal arguments")
 CHUNK_BYTES = PARALLEL_BYTES  # a file this large or larger is worth spreading over processes by lines
+TASK_SHARE = 64  # a task of files is about 1/64 of a worker's share of the bytes ...
+TASK_FILES = 256  # ... and at most this many files
+TASKS_IN_FLIGHT = 4  # tasks submitted at a time, per worker
 
 
 @dataclass
@@ -145,24 +149,60 @@ def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None
             total.add(census_of_file(path))
         return total
     sizes = {path: _size(path) for path in paths}
-    large = spread_by_lines(sizes, jobs)
-    small = [p for p in paths if p not in set(large)]
-    # the largest files first, one a task: the last tasks to finish are then short ones, and no worker is
-    # left with a large file while the others are idle
-    order = sorted(small, key=lambda path: (-sizes[path], path))
-    listed: dict[str, Census] = {}  # each file's lists, added in the order of ``paths`` as --jobs 1 does
+    large = set(spread_by_lines(sizes, jobs))
+    # the largest files first: the last tasks to finish are then short ones, and no worker is left reading a
+    # large file while the others are idle
+    order = sorted((p for p in paths if p not in large), key=lambda path: (-sizes[path], path))
+    listed: dict[str, Census] = {}  # the lists of files that have any, added in the order of ``paths`` at the end
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for path, part in zip(order, pool.map(census_of_file, order)):
-            if part.unreadable or part.skipped or part.problems:  # few files: the rest keep nothing here
-                listed[path] = Census(unreadable=part.unreadable, skipped=part.skipped, problems=part.problems)
-                part.unreadable, part.skipped, part.problems = [], [], []
-            total.add(part)
-        for path in large:  # one at a time, its lines spread over the workers
+        for part in _in_window(pool, census_of_files, _tasks(order, sizes, jobs), jobs * TASKS_IN_FLIGHT):
+            for path, census in part:
+                if census.unreadable or census.skipped or census.problems:
+                    listed[path] = Census(unreadable=census.unreadable, skipped=census.skipped,
+                                          problems=census.problems)
+                    census.unreadable, census.skipped, census.problems = [], [], []
+                total.add(census)
+        for path in (p for p in paths if p in large):  # one at a time, its lines spread over the workers
             listed[path] = census_of_file(path, pool, jobs)
     for path in paths:
         if path in listed:
             total.add(listed[path])
     return total
+
+
+def census_of_files(paths: list[str]) -> list[tuple[str, Census]]:
+    """The census of each of ``paths`` (one task of a worker process)."""
+    return [(path, census_of_file(path)) for path in paths]
+
+
+def _tasks(order: list[str], sizes: dict[str, int], jobs: int) -> Iterator[list[str]]:
+    """``order`` cut into tasks of about a :data:`TASK_SHARE` of each worker's work (a file larger than that
+    goes alone) and at most :data:`TASK_FILES` files: a task per file costs a round trip between processes."""
+    budget = max(1, sum(sizes[path] for path in order) // (jobs * TASK_SHARE))
+    task: list[str] = []
+    size = 0
+    for path in order:
+        task.append(path)
+        size += sizes[path]
+        if size >= budget or len(task) >= TASK_FILES:
+            yield task
+            task, size = [], 0
+    if task:
+        yield task
+
+
+def _in_window(pool: Executor, function: Callable, tasks: Iterable, width: int) -> Iterator:
+    """``function`` of each task on ``pool``, at most ``width`` tasks submitted at a time, results as they
+    come (submitting millions of tasks at once would hold a future for each)."""
+    tasks = iter(tasks)
+    pending = {pool.submit(function, task) for task in islice(tasks, width)}
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            yield future.result()
+            following = next(tasks, None)
+            if following is not None:
+                pending.add(pool.submit(function, following))
 
 
 def spread_by_lines(sizes: dict[str, int], jobs: int) -> list[str]:

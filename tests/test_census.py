@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 
 import pytest
 
@@ -49,7 +50,7 @@ def test_files_are_given_out_largest_first_and_their_problems_listed_in_the_orde
     paths = [str(tmp_path / "a-missing.jsonl"), *FILES, str(tmp_path / "z-missing.jsonl")]
     (tmp_path / "rollout-large.jsonl").write_text((FIXTURES / "rollout-demo.jsonl").read_text() * 20)
     paths.insert(1, str(tmp_path / "rollout-large.jsonl"))
-    given: list[str] = []
+    given: list[list[str]] = []
 
     class RecordingPool:
         def __init__(self, max_workers):
@@ -61,14 +62,17 @@ def test_files_are_given_out_largest_first_and_their_problems_listed_in_the_orde
         def __exit__(self, *exc):
             return False
 
-        def map(self, function, items):
-            given.extend(items)
-            return map(function, items)
+        def submit(self, function, task):
+            given.append(task)
+            future = Future()
+            future.set_result(function(task))
+            return future
 
     monkeypatch.setattr(census_module, "ProcessPoolExecutor", RecordingPool)
     two = run_census(paths, jobs=2)
-    assert given[0] == str(tmp_path / "rollout-large.jsonl") and given[-2:] == paths[:1] + paths[-1:]  # size 0, by name
-    assert sorted(given) == sorted(paths)
+    files = [path for task in given for path in task]
+    assert files[0] == str(tmp_path / "rollout-large.jsonl") and files[-2:] == paths[:1] + paths[-1:]  # size 0
+    assert sorted(files) == sorted(paths)
     one = run_census(paths, jobs=1)
     assert two.to_json() == one.to_json()
     assert two.problems == one.problems == [
@@ -76,6 +80,31 @@ def test_files_are_given_out_largest_first_and_their_problems_listed_in_the_orde
         f"{FIXTURES / 'not-a-rollout.jsonl'}: {census_module.NOT_A_ROLLOUT}",
         f"cannot read {tmp_path / 'z-missing.jsonl'}: No such file or directory"]
     assert two.unreadable == one.unreadable and two.skipped == one.skipped
+
+
+def test_files_are_packed_into_tasks_by_size_and_count(monkeypatch):
+    sizes = {"big": 1000, "mid": 300, "a": 100, "b": 100, "c": 100, "d": 50, "e": 50, "f": 0, "g": 0}
+    order = list(sizes)  # largest first, as run_census orders them
+    monkeypatch.setattr(census_module, "TASK_SHARE", 2)  # a task: about 1700 / (2 jobs × 2) = 425 bytes
+    assert list(census_module._tasks(order, sizes, 2)) == [["big"], ["mid", "a", "b"], ["c", "d", "e", "f", "g"]]
+    monkeypatch.setattr(census_module, "TASK_FILES", 2)
+    assert list(census_module._tasks(order, sizes, 2)) == [["big"], ["mid", "a"], ["b", "c"], ["d", "e"], ["f", "g"]]
+
+
+def test_no_more_tasks_than_the_window_are_submitted_ahead():
+    submitted = []
+
+    class ImmediatePool:
+        def submit(self, function, task):
+            submitted.append(task)
+            future = Future()
+            future.set_result(function(task))
+            return future
+
+    results = census_module._in_window(ImmediatePool(), lambda n: n * n, range(10), 3)
+    first = next(results)
+    assert first in (0, 1, 4) and submitted == [0, 1, 2]  # a window of 3 before any result is taken
+    assert sorted([first, *results]) == [n * n for n in range(10)] and submitted == list(range(10))
 
 
 def test_an_unreadable_file_is_counted_not_fatal(tmp_path):
