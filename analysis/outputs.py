@@ -16,7 +16,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from .lines import bom_as_space
 from .records import parse_record
@@ -141,6 +141,14 @@ _last_read: tuple[str | None, tuple[str, ...]] = (None, ())  # (line, its texts)
 def _remember(line: str, texts: tuple[str, ...]) -> None:
     global _last_read
     _last_read = (line, texts)
+
+
+def forget_read_again(keep: Collection[str] = ()) -> None:
+    """Let go of the output remembered last unless its line is in ``keep`` (a document's lines after an
+    edit: a line edited away, or a closed document's, must not stay in memory for it)."""
+    global _last_read
+    if _last_read[0] is not None and _last_read[0] not in keep:
+        _last_read = (None, ())
 
 
 def _texts_of_line(line: str) -> tuple[str, ...]:

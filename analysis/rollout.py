@@ -15,6 +15,7 @@ from .continuations import CallOutput, RecordOutputs
 from .events import ToolEvent, match_events
 from .findings import UNPAIRED_CALL, Finding
 from .lines import split_lines
+from .outputs import forget_read_again
 from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
@@ -23,6 +24,10 @@ from .vocabulary import unknown_record_findings, unknown_type_of
 
 
 STALE_CHARS = 1 << 20  # stale lines' text a line cache keeps beyond a tenth of its document's, before pruning
+
+
+def _with_slack(chars: int) -> int:
+    return chars + chars // 10 + STALE_CHARS
 
 
 class LineCache:
@@ -36,6 +41,7 @@ class LineCache:
         self.extra_secrets = extra_secrets
         self._by_text: dict[str, LineAnalysis] = {}
         self._chars = 0  # the length of every line in ``_by_text``: stale lines are pruned by count and by size
+        self._document_chars = 0  # the document's length when :meth:`keep_only` last measured it
         self._ran: dict[int, tuple[ToolCall, ToolCall]] = {}  # id(call) → (call, the call with executed "yes")
         self._unknown: dict[int, tuple[LineAnalysis, str | None]] = {}  # id(record) → (record, its unknown type)
         self._sole: dict[int, tuple[LineAnalysis, ToolCall | None]] = {}  # id(record) → (record, its sole producer)
@@ -87,12 +93,15 @@ class LineCache:
         (an edit leaves a few stale lines behind; pruning after each costs more, but editing a long output
         line again and again must not keep every version of it)."""
         if isinstance(lines, list) and len(self._by_text) <= len(lines) + len(lines) // 10 + 64:
-            chars = sum(map(len, lines))
-            if self._chars <= chars + chars // 10 + STALE_CHARS:
+            if self._chars <= _with_slack(self._document_chars):
+                return  # nothing added since the document was last measured: no pass over its lines
+            self._document_chars = sum(map(len, lines))
+            if self._chars <= _with_slack(self._document_chars):
                 return
         keep = set(lines)
         self._by_text = {k: v for k, v in self._by_text.items() if k in keep}
-        self._chars = sum(map(len, self._by_text))
+        self._chars = self._document_chars = sum(map(len, self._by_text))
+        forget_read_again(keep)
         alive = {id(call) for record in self._by_text.values() for call in record.calls}
         self._ran = {k: v for k, v in self._ran.items() if k in alive}
         records = {id(record) for record in self._by_text.values()}

@@ -37,6 +37,7 @@ from typing import Awaitable, Callable
 from urllib.parse import unquote
 
 from analysis.lines import split_lines
+from analysis.outputs import forget_read_again
 from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_lines
 
 from .progress import PROGRESS_AFTER, LinesRead, ProgressSink, show_progress
@@ -118,6 +119,7 @@ class AnalysisStore:
 
     def close(self, uri: str) -> None:
         state = self._states.pop(uri, None)
+        forget_read_again()  # the output a hover read last may be this document's
         if state is not None:
             state.generation += 1
             if state.task is not None:

@@ -177,3 +177,23 @@ def test_the_last_output_read_again_is_remembered(monkeypatch):
     other = analyze_text(rollout().replace("after", "later")).records[2].output
     assert other.texts == tuple(t.replace("after", "later") for t in first)  # another line: read again
     assert len(reads) == 2
+
+
+def test_the_remembered_output_is_let_go_when_its_line_is_edited_away_or_its_document_closes():
+    from analysis.lines import split_lines
+    from analysis.rollout import LineCache, analyze_lines
+    from lsp_server.store import AnalysisStore
+
+    cache = LineCache()
+    lines = split_lines(rollout())
+    analysis = analyze_lines(list(lines), cache)
+    assert analysis.records[2].output.texts and outputs._last_read[0] is analysis.lines[2]
+    cache.keep_only(set(lines))  # a prune that keeps the line keeps what was read from it
+    assert outputs._last_read[0] is analysis.lines[2]
+    lines[2] = lines[2].replace("after", "later")
+    cache.keep_only(set(lines))  # the line is edited away
+    assert outputs._last_read == (None, ())
+    assert analysis.records[2].output.texts[1] == "after \u00e9"  # read again when asked
+    assert outputs._last_read[0] is analysis.lines[2]
+    AnalysisStore().close("file:///tmp/never-opened.jsonl")  # any closed document: let go
+    assert outputs._last_read == (None, ())
