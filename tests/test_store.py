@@ -13,6 +13,20 @@ from lsp_server.store import EDIT_SHARE, AnalysisStore
 from tests.helpers import fixture
 
 
+async def _opened(uri: str) -> tuple[AnalysisStore, list, str]:
+    """A store that records the versions it publishes, with the demo rollout analysed as version 1 of ``uri``."""
+    published: list = []
+
+    async def on_ready(result):
+        published.append(result.version)
+
+    store = AnalysisStore(on_ready)
+    text = fixture("rollout-demo.jsonl")
+    store.update(uri, text, 1, 0)
+    assert (await store.get(uri)).version == 1
+    return store, published, text
+
+
 async def test_a_superseded_analysis_never_fills_the_cache_while_it_is_pruned(monkeypatch):
     """An analysis of an older version keeps inserting into the document's line cache from its worker thread
     until it next asks whether it is stale; the newer version prunes the same cache.  Pruning iterates the
@@ -39,16 +53,8 @@ async def test_a_superseded_analysis_never_fills_the_cache_while_it_is_pruned(mo
 
     monkeypatch.setattr(rollout, "analyze_line", slow_analyze_line)
     monkeypatch.setattr(LineCache, "keep_only", slow_keep_only)
-    published = []
-
-    async def on_ready(result):
-        published.append(result.version)
-
-    store = AnalysisStore(on_ready)
     uri = "file:///tmp/rollout-race.jsonl"
-    small = fixture("rollout-demo.jsonl")
-    store.update(uri, small, 1, 0)
-    assert (await store.get(uri)).version == 1
+    store, published, small = await _opened(uri)
     slow = "".join('{"slow": %d}\n' % n for n in range(600))  # 600 lines × 2 ms: stale is checked every 64
     store.update(uri, small + slow, 2, 0)
     await asyncio.get_running_loop().run_in_executor(None, inserting.wait, 10)
@@ -147,16 +153,8 @@ async def test_an_edit_is_expected_to_cost_a_share_of_the_first_read_then_what_t
 
 async def test_an_early_analysis_waiting_for_its_debounce_is_never_published_once_a_newer_edit_comes(monkeypatch):
     loop = asyncio.get_running_loop()
-    published = []
-
-    async def on_ready(result):
-        published.append(result.version)
-
-    store = AnalysisStore(on_ready)
     uri = "file:///tmp/rollout-early.jsonl"
-    text = fixture("rollout-demo.jsonl")
-    store.update(uri, text, 1, 0)
-    assert (await store.get(uri)).version == 1
+    store, published, text = await _opened(uri)
     analysed = asyncio.Event()
     original = lsp_server.store.analyze_lines
 
