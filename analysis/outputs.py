@@ -118,7 +118,8 @@ def _result_output(text: str) -> str:
 
 def read_output(body: Any, line: str | None = None) -> ToolOutput:
     """An output body, read as an exec output when it starts with a status header.  With the record's
-    ``line``, an output whose texts are large (and most of their line) keeps that line in their place."""
+    ``line``, an output whose texts are large (and at least an eighth of their line) keeps that line in their
+    place."""
     output = read_exec_output(body) if _is_exec(body) else read_call_output(body)
     if line is not None:
         total = sum(map(len, output.kept_texts or ()))
