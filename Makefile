@@ -23,10 +23,10 @@ demo: $(VENV)/.installed
 	$(BIN)/rollout-lsp check --fail-on error fixtures/rollout-demo.jsonl
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q --ignore=tests/corpus --ignore=tests/packaging tests
+	$(BIN)/python -m pytest -q -n 2 --ignore=tests/corpus --ignore=tests/packaging tests
 
 test-corpus: $(VENV)/.installed
-	$(BIN)/python -m pytest -q tests/corpus
+	$(BIN)/python -m pytest -q -n 2 tests/corpus
 
 # counts on ../shared/corpus/wild: commands read / computed / unread, records paired, events matched; writes docs/fidelity.md
 fidelity: $(VENV)/.installed

@@ -3,13 +3,13 @@
 Imports nothing from pygls or lsprotocol.
 """
 
-from .calls import ToolCall
-from .findings import CODES, Finding, Severity
-from .patch import Patch, PatchFile, parse_patch
-from .positions import PositionEncoding, Range, Span
-from .record_analysis import LineAnalysis, analyze_line
-from .rollout import LineCache, LocatedCall, RolloutAnalysis, Turn, analyze_text
-from .script import ExecScript
+from .script.calls import ToolCall
+from .jsonl.findings import CODES, Finding, Severity
+from .script.patch import Patch, PatchFile, parse_patch
+from .jsonl.positions import PositionEncoding, Range, Span
+from .session.record_analysis import LineAnalysis, analyze_line
+from .session.rollout import LineCache, LocatedCall, RolloutAnalysis, Turn, analyze_text
+from .script.script import ExecScript
 
 __all__ = [
     "CODES", "ExecScript", "Finding", "LineAnalysis", "LineCache", "LocatedCall", "Patch", "PatchFile",

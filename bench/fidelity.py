@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analysis import analyze_text  # noqa: E402
-from analysis.calls import COMMAND  # noqa: E402
-from analysis.findings import RECORD_SHAPE  # noqa: E402
-from analysis.source import load, rollout_files  # noqa: E402
+from analysis.script.calls import COMMAND  # noqa: E402
+from analysis.jsonl.findings import RECORD_SHAPE  # noqa: E402
+from analysis.jsonl.source import load, rollout_files  # noqa: E402
 
 SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared"))
 WILD = SHARED / "corpus" / "wild"

@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis.index import RolloutIndex  # noqa: E402
-from analysis.lines import split_lines  # noqa: E402
+from analysis.reports.index import RolloutIndex  # noqa: E402
+from analysis.jsonl.lines import split_lines  # noqa: E402
 
 WILD = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared")) / "corpus" / "wild"
 QUERIES = [("git push", {}), ("apply_patch", {}), ("git", {"failed": True}), ("rg ", {"tool": "exec_command"}),
@@ -36,7 +36,7 @@ START, END = "<!-- index results -->", "<!-- end index results -->"
 
 def index_process(folder: Path, db: Path) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "analysis.cli", "index", str(folder), "--db", str(db)], cwd=ROOT,
+    subprocess.run([sys.executable, "-m", "lsp_server", "index", str(folder), "--db", str(db)], cwd=ROOT,
                    check=True, capture_output=True)
     return time.perf_counter() - started
 

@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--commands", nargs="+", default=["check", "census", "outline"],
                         choices=["check", "census", "outline"])
     args = parser.parse_args()
-    cli = [sys.executable, "-m", "analysis.cli"]
+    cli = [sys.executable, "-m", "lsp_server"]
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; --jobs {args.jobs}")
     print("| rollout | lines | command | wall s | peak MB |")
     print("|---|---|---|---|---|")

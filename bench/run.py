@@ -60,8 +60,9 @@ def per_script(path: Path, repeats: int) -> dict:
     """Microseconds a script: tree-sitter structure, calls, arguments, dead code, syntax (ours) vs acorn+walk."""
     import gc
 
-    from analysis.calls import find_calls
-    from analysis.script import ExecScript
+    from analysis.script.calls import find_calls
+    from analysis.script.module_syntax import syntax_problem
+    from analysis.script.script import ExecScript
 
     gc.set_threshold(100_000, 50, 100)
     scripts = exec_scripts(path)
@@ -71,7 +72,7 @@ def per_script(path: Path, repeats: int) -> dict:
         for script in scripts:
             parsed = ExecScript(script)
             find_calls(parsed)
-            parsed.syntax_problem  # noqa: B018  (computed as the analysis does)
+            syntax_problem(parsed)  # computed as the analysis does
         ours.append(time.perf_counter() - started)
     theirs = [reference([path])["script_seconds"] for _ in range(repeats)]
     us, ref = min(ours) / len(scripts) * 1e6, min(theirs) / len(scripts) * 1e6
@@ -88,7 +89,7 @@ def timed(command: list[str], repeats: int) -> float:
 
 
 def whole_process(path: Path, repeats: int) -> dict:
-    ours = timed([sys.executable, "-m", "analysis.cli", "check", "--fail-on", "error", str(path)], repeats)
+    ours = timed([sys.executable, "-m", "lsp_server", "check", "--fail-on", "error", str(path)], repeats)
     theirs = timed(["node", str(HERE / "acorn_reference.mjs"), str(path)], repeats)
     return {"ours_s": ours, "reference_s": theirs, "ratio": ours / theirs}
 
@@ -125,7 +126,7 @@ def editor_latency(path: Path, edits: int, requests: int) -> dict:
     The client is Node (``bench/lsp_latency.mjs``), VS Code's runtime: every message is framed and parsed with
     V8's ``JSON.parse`` as vscode-jsonrpc does.  CPython's json decoder takes three times as long for the
     20 MB rollout's outline, so a Python client would time itself as much as the server."""
-    options = {"command": [sys.executable, "-m", "analysis.cli", "serve"], "cwd": str(ROOT), "file": str(path),
+    options = {"command": [sys.executable, "-m", "lsp_server", "serve"], "cwd": str(ROOT), "file": str(path),
                "edits": edits, "requests": requests}
     run = subprocess.run(["node", str(HERE / "lsp_latency.mjs"), json.dumps(options)], capture_output=True,
                          text=True, timeout=1800)
@@ -147,8 +148,8 @@ def census_jobs(folder: Path, repeats: int) -> dict | None:
     """`census --jobs 2` against `--jobs 1` on the wild corpus, when it is at hand (../shared)."""
     if not folder.is_dir():
         return None
-    one = timed([sys.executable, "-m", "analysis.cli", "census", "--jobs", "1", str(folder)], repeats)
-    two = timed([sys.executable, "-m", "analysis.cli", "census", "--jobs", "2", str(folder)], repeats)
+    one = timed([sys.executable, "-m", "lsp_server", "census", "--jobs", "1", str(folder)], repeats)
+    two = timed([sys.executable, "-m", "lsp_server", "census", "--jobs", "2", str(folder)], repeats)
     return {"jobs1_s": one, "jobs2_s": two, "speedup": one / two}
 
 

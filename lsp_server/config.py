@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from analysis.findings import CODES
-from analysis.source import ROLLOUT_PATTERNS
-from analysis.source import glob_regex as _glob
+from analysis.jsonl.findings import CODES
+from analysis.jsonl.source import ROLLOUT_PATTERNS
+from analysis.jsonl.source import glob_regex as _glob
 
 log = logging.getLogger(__name__)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.findings import DEAD_BRANCH, INVALID_JSON, RECORD_SHAPE, SECRET, UNPAIRED_CALL, Finding, Severity
-from analysis.positions import PositionEncoding, Span
-from analysis.rollout import RolloutAnalysis
+from analysis.jsonl.findings import DEAD_BRANCH, INVALID_JSON, RECORD_SHAPE, SECRET, UNPAIRED_CALL, Finding, Severity
+from analysis.jsonl.positions import PositionEncoding, Span
+from analysis.session.rollout import RolloutAnalysis
 
 from .findings_doc import section_url
 from .fixes import fix_data

@@ -4,7 +4,7 @@ pygls's ``TextDocument.lines`` uses ``str.splitlines``, which also breaks at
 U+2028, U+2029, U+0085 and a few control characters.  JSON (and Codex) write
 those raw inside strings, so incremental edits would land on the wrong line and
 corrupt the rollout.  :class:`RolloutDocument` breaks only at ``\\r\\n``, ``\\r``
-and ``\\n`` and applies an edit to the lines it touches (:class:`~analysis.lines.LineList`);
+and ``\\n`` and applies an edit to the lines it touches (:class:`~analysis.jsonl.lines.LineList`);
 :class:`RolloutWorkspace` creates it and is swapped in during ``initialize``.
 """
 
@@ -16,8 +16,8 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from analysis.lines import LineList, split_lines
-from analysis.positions import LineColumns, PositionEncoding
+from analysis.jsonl.lines import LineList, split_lines
+from analysis.jsonl.positions import LineColumns, PositionEncoding
 
 
 def encoding_of(kind: types.PositionEncodingKind | str | None) -> PositionEncoding:

@@ -11,13 +11,13 @@ import json
 import re
 from dataclasses import dataclass
 
-from analysis.calls import PATCH
-from analysis.findings import PATCH_SYNTAX, SECRET, UNPAIRED_CALL, Finding
-from analysis.jsonspans import locate, string_content
-from analysis.patch import BEGIN, END
-from analysis.positions import Span
-from analysis.rollout import RolloutAnalysis
-from analysis.secrets import SecretMatch, find_secrets, redacted_text
+from analysis.script.calls import PATCH
+from analysis.jsonl.findings import PATCH_SYNTAX, SECRET, UNPAIRED_CALL, Finding
+from analysis.jsonl.jsonspans import locate, string_content
+from analysis.script.patch import BEGIN, END
+from analysis.jsonl.positions import Span
+from analysis.session.rollout import RolloutAnalysis
+from analysis.jsonl.secrets import SecretMatch, find_secrets, redacted_text
 
 REDACT = "redact"
 ADD_OUTPUT = "add-output"

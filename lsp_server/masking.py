@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from analysis.secrets import redact_all
+from analysis.jsonl.secrets import redact_all
 
 
 class Masker:

@@ -1,6 +1,6 @@
 """Analyses of open documents: debounced, off the event loop, cancelled when a newer version comes.
 
-Each document keeps a :class:`~analysis.rollout.LineCache`, so a new version
+Each document keeps a :class:`~analysis.session.rollout.LineCache`, so a new version
 re-analyses only the lines whose text changed.  Requests ask :meth:`get`, which
 waits for the analysis of the document's newest text and never answers with an
 older one.
@@ -8,7 +8,7 @@ older one.
 The line cache is not thread-safe: a superseded analysis keeps filling it from
 its worker thread until it next checks whether it is stale.  So each document's
 analyses run one at a time, under the document's lock, and the cache is pruned
-(:meth:`~analysis.rollout.LineCache.keep_only`) inside that lock, in the worker.
+(:meth:`~analysis.session.rollout.LineCache.keep_only`) inside that lock, in the worker.
 
 An analysis still running after :data:`~lsp_server.progress.PROGRESS_AFTER` seconds shows work-done
 progress: the worker tells how many lines it has read, and the event loop reports each new percentage.
@@ -22,7 +22,7 @@ document :data:`EDIT_SHARE` of that read's (an edit re-reads only its own lines)
 
 An analysis that reads many new lines (opening a large rollout) also hands ``on_partial`` what it knows so
 far, :data:`PARTIAL_AFTER` seconds after it starts and then every :data:`PARTIAL_EVERY` seconds: the findings
-of the lines read so far (:func:`~analysis.rollout.partial_analysis`), so they are shown before the end.
+of the lines read so far (:func:`~analysis.session.rollout.partial_analysis`), so they are shown before the end.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 from urllib.parse import unquote
 
-from analysis.lines import split_lines
-from analysis.outputs import forget_read_again
-from analysis.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_lines
+from analysis.jsonl.lines import split_lines
+from analysis.session.outputs import forget_read_again
+from analysis.session.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_lines
 
 from .progress import PROGRESS_AFTER, LinesRead, ProgressSink, show_progress
 

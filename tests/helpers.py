@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis.lines import split_lines
+from analysis.jsonl.lines import split_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -44,5 +44,5 @@ def json_escaped(source: str) -> str:
 
 
 def run_cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "analysis.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "lsp_server", *args], capture_output=True, text=True,
                           cwd=ROOT, input=input, encoding="utf-8")

@@ -9,11 +9,11 @@ import sys
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from analysis.lines import split_lines
+from analysis.jsonl.lines import split_lines
 from tests.helpers import ROOT
 
 # no session index (a path that cannot exist): workspace symbols come from the open documents only
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "analysis.cli", "serve"],
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server", "serve"],
                             server_env={"PYTHONPATH": str(ROOT),
                                         "ROLLOUT_LSP_INDEX": os.path.join(os.devnull, "no-index.sqlite3")})
 

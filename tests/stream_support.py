@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from analysis.census import Census, census_of_analysis, count_call, count_record
-from analysis.positions import PositionEncoding
-from analysis.report import finding_json, outline_json
-from analysis.rollout import analyze_text
-from analysis.source import NOT_A_ROLLOUT, is_rollout_path, load
-from analysis.stream import Streamed, stream_rollout
+from analysis.reports.census import Census, census_of_analysis, count_call, count_record
+from analysis.jsonl.positions import PositionEncoding
+from analysis.reports.report import finding_json, outline_json
+from analysis.session.rollout import analyze_text
+from analysis.jsonl.source import NOT_A_ROLLOUT, is_rollout_path, load
+from analysis.reports.stream import Streamed, stream_rollout
 
 ORDER = (lambda f: (f.span.line, f.span.start, f.span.end, f.code))
 # windows small enough that every rollout is cut, settled early, forced and checked
@@ -39,7 +39,7 @@ class Collected:
     """A sink that keeps what it is given: census counts and the outline's records and calls."""
 
     def __init__(self, encoding: PositionEncoding) -> None:
-        from analysis.report import call_json, record_json
+        from analysis.reports.report import call_json, record_json
 
         self.encoding, self.census, self.records, self.calls = encoding, Census(), [], []
         self._call_json, self._record_json = call_json, record_json

@@ -8,7 +8,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from analysis.lines import split_lines
+from analysis.jsonl.lines import split_lines
 from tests.helpers import fixture, json_escaped, utf16_slice
 from tests.lsp_support import SERVER, change, diagnostics_of, open_text, position_of, push_capabilities, start, uri_of
 

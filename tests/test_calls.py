@@ -2,8 +2,8 @@
 
 import pytest
 
-from analysis.calls import find_calls
-from analysis.script import ExecScript
+from analysis.script.calls import find_calls
+from analysis.script.script import ExecScript
 
 
 def read(source: str):

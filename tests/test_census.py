@@ -7,9 +7,9 @@ from concurrent.futures import Future
 
 import pytest
 
-from analysis import census as census_module
-from analysis.census import Census, census_of_file, run_census, spread_by_lines
-from analysis.source import rollout_files
+from analysis.reports import census as census_module
+from analysis.reports.census import Census, census_of_file, run_census, spread_by_lines
+from analysis.jsonl.source import rollout_files
 from tests.helpers import FIXTURES, run_cli
 
 FILES = rollout_files([str(FIXTURES)])

@@ -10,7 +10,8 @@ import pytest
 import zstandard
 
 from analysis.cli import build_parser
-from analysis.source import NOT_A_ROLLOUT
+from lsp_server.__main__ import ALL_COMMANDS
+from analysis.jsonl.source import NOT_A_ROLLOUT
 from tests.helpers import FIXTURES, ROOT, fixture, run_cli
 
 
@@ -147,7 +148,7 @@ def test_dash_reads_standard_input_plain_or_zstd():
     plain = run_cli("check", "-", input=text)
     assert plain.returncode == 1
     assert plain.stdout.splitlines()[0] == "-:9:132: hint unpaired-call no output record for call call_demo3"
-    packed = subprocess.run([sys.executable, "-m", "analysis.cli", "outline", "-"], capture_output=True,
+    packed = subprocess.run([sys.executable, "-m", "lsp_server", "outline", "-"], capture_output=True,
                             input=zstandard.ZstdCompressor().compress(text.encode()), cwd=ROOT)
     assert packed.returncode == 0
     assert packed.stdout.decode().splitlines()[:2] == ["-", "  turn (line 3): Fix the failing greeting test"]
@@ -219,7 +220,7 @@ def test_a_closed_pipe_ends_quietly_with_the_findings_status(tmp_path):
                          (["outline", str(big)], 0)):
         reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE)
         with reader:
-            writer = subprocess.run([sys.executable, "-m", "analysis.cli", *args], stdout=reader.stdin,
+            writer = subprocess.run([sys.executable, "-m", "lsp_server", *args], stdout=reader.stdin,
                                     stderr=subprocess.PIPE, cwd=ROOT)
         assert (writer.returncode, writer.stderr) == (status, b"")
 
@@ -239,7 +240,7 @@ def test_argument_errors_are_usage_errors(args, message):
 
 
 def test_every_option_and_argument_is_described():
-    parser = build_parser()
+    parser = build_parser(None, ALL_COMMANDS)
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, command in [("rollout-lsp", parser), *commands.choices.items()]:
         assert command.description or name == "rollout-lsp", name

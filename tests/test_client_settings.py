@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from analysis.findings import CODES
+from analysis.jsonl.findings import CODES
 from lsp_server.config import Settings
 from tests.helpers import ROOT
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from analysis.completion import ARGUMENT_KEYS, complete, json_context
-from analysis.records import KNOWN_TYPES
-from analysis.rollout import analyze_text
+from analysis.authoring.completion import ARGUMENT_KEYS, complete, json_context
+from analysis.session.records import KNOWN_TYPES
+from analysis.session.rollout import analyze_text
 from tests.helpers import fixture, json_escaped
 
 DEMO = analyze_text(fixture("rollout-demo.jsonl"))

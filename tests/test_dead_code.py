@@ -1,7 +1,7 @@
 import pytest
 
-from analysis.calls import find_calls
-from analysis.script import ExecScript
+from analysis.script.calls import find_calls
+from analysis.script.script import ExecScript
 
 
 def executed(source: str) -> list[tuple[str, str]]:
@@ -42,7 +42,7 @@ def test_not_dead(source):
     assert executed(source) == [("x", "unknown")]
 
 
-# one evaluator (analysis.values) reads both conditions and arguments: whatever value it knows, a condition knows
+# one evaluator (analysis.script.values) reads both conditions and arguments: whatever value it knows, a condition knows
 @pytest.mark.parametrize("source", [
     f'if ("a" === "b") {RUN};', f'const MODE = "live"; if (MODE === "dry") {RUN};', f"if (1 !== 1) {RUN};",
     f'const ON = "y" + ""; if (!ON) {RUN};', f"if (`${{0}}` === `0` && false) {RUN};", f"if (NaN) {RUN};",

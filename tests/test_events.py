@@ -2,9 +2,9 @@
 
 import pytest
 
-from analysis.calls import COMMAND, PATCH, TOOL, ToolCall
-from analysis.events import ChangedFile, pick_call, read_event, same_path
-from analysis.patch import PatchFile
+from analysis.script.calls import COMMAND, PATCH, TOOL, ToolCall
+from analysis.session.events import ChangedFile, pick_call, read_event, same_path
+from analysis.script.patch import PatchFile
 
 
 def test_exec_command_end():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import email.message
 import re
 
-from analysis.findings import CODES
+from analysis.jsonl.findings import CODES
 from lsp_server import findings_doc
 from tests.helpers import ROOT
 

@@ -5,10 +5,10 @@ import json
 import pytest
 
 from analysis import analyze_text
-from analysis.lines import split_lines
-from analysis.positions import PositionEncoding
-from analysis.report import outline_json, outline_text
-from analysis.rollout import Turn
+from analysis.jsonl.lines import split_lines
+from analysis.jsonl.positions import PositionEncoding
+from analysis.reports.report import outline_json, outline_text
+from analysis.session.rollout import Turn
 from tests.helpers import FIXTURES, fixture, json_escaped, range_text
 
 

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, strategies as st
 
 from analysis import analyze_text
-from analysis.calls import find_calls
-from analysis.lines import split_lines
-from analysis.report import call_json, finding_json
-from analysis.rollout import LineCache
-from analysis.script import ExecScript
+from analysis.script.calls import find_calls
+from analysis.jsonl.lines import split_lines
+from analysis.reports.report import call_json, finding_json
+from analysis.session.rollout import LineCache
+from analysis.script.script import ExecScript
 from tests.helpers import FIXTURES, run_cli
 from tests.hostile import check_invariants, check_redaction, documents, exec_line, mutated, real_lines, \
     real_scripts, record_lines

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from analysis import rollout
-from analysis.lines import LineList, split_lines
-from analysis.rollout import LineCache, RolloutAnalysis, analyze_lines, analyze_text, partial_analysis
-from analysis.vocabulary import unknown_records
+from analysis.session import rollout
+from analysis.jsonl.lines import LineList, split_lines
+from analysis.session.rollout import LineCache, RolloutAnalysis, analyze_lines, analyze_text, partial_analysis
+from analysis.session.vocabulary import unknown_records
 from lsp_server.store import AnalysisStore
 from tests.helpers import fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, start, uri_of

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-import analysis.index as index_module
-from analysis.index import (SCHEMA_VERSION, IndexUnavailable, RolloutIndex, call_text, parse_since)
-from analysis.lines import split_lines
-from analysis.positions import PositionEncoding
-from analysis.rollout import analyze_text
-from analysis.secrets import find_secrets, redact_all
+import analysis.reports.index as index_module
+from analysis.reports.index import (SCHEMA_VERSION, IndexUnavailable, RolloutIndex, call_text, parse_since)
+from analysis.jsonl.lines import split_lines
+from analysis.jsonl.positions import PositionEncoding
+from analysis.session.rollout import analyze_text
+from analysis.jsonl.secrets import find_secrets, redact_all
 from tests.helpers import FIXTURES, ROOT, fixture, run_cli
 
 DEMO = "rollout-demo.jsonl"
@@ -362,7 +362,7 @@ def test_two_processes_indexing_at_once(tmp_path: Path):
         for path in sorted(FIXTURES.glob("rollout-*.jsonl")):
             (folder / f"{copy:02}-{path.name}").write_bytes(path.read_bytes())
     db = tmp_path / "shared.sqlite3"
-    command = [sys.executable, "-m", "analysis.cli", "index", str(folder), "--db", str(db), "--json"]
+    command = [sys.executable, "-m", "lsp_server", "index", str(folder), "--db", str(db), "--json"]
     runs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for _ in range(2)]
     results = [(p.wait(timeout=300), *p.communicate()) for p in runs]
@@ -424,7 +424,7 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
     shutil.copy(FIXTURES / DEMO, codex / "sessions" / "2026" / "07" / "20" / DEMO)
     shutil.copy(FIXTURES / "rollout-patches.jsonl", codex / "archived_sessions" / "rollout-patches.jsonl")
     env = {**os.environ, "CODEX_HOME": str(codex), "ROLLOUT_LSP_INDEX": str(tmp_path / "i.sqlite3")}
-    done = subprocess.run([sys.executable, "-m", "analysis.cli", "index", "--json"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "lsp_server", "index", "--json"], cwd=ROOT, env=env,
                           capture_output=True, text=True)
     report = json.loads(done.stdout)
     assert (report["database"], report["folders"], report["files"], report["indexed_calls"]) == (
@@ -433,10 +433,10 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
     extra = tmp_path / "fixtures-copy"
     extra.mkdir()
     shutil.copy(FIXTURES / "rollout-toplevel.jsonl", extra / "rollout-toplevel.jsonl")
-    subprocess.run([sys.executable, "-m", "analysis.cli", "index", str(extra)], cwd=ROOT, env=env, check=True,
+    subprocess.run([sys.executable, "-m", "lsp_server", "index", str(extra)], cwd=ROOT, env=env, check=True,
                    capture_output=True)
     (extra / "rollout-unicode.jsonl").write_text(fixture("rollout-unicode.jsonl"), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "analysis.cli", "index", "--json"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "lsp_server", "index", "--json"], cwd=ROOT, env=env,
                           capture_output=True, text=True)
     report = json.loads(done.stdout)
     assert (report["folders"], report["files"], report["full"], report["unchanged"], report["indexed_calls"]) == (

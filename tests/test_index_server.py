@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from analysis.index import RolloutIndex
+from analysis.reports.index import RolloutIndex
 from tests.helpers import FIXTURES, ROOT, fixture
 from tests.lsp_support import diagnostics_of, open_text, start
 
@@ -21,7 +21,7 @@ from tests.lsp_support import diagnostics_of, open_text, start
 WORK = Path(tempfile.gettempdir()) / f"rollout-lsp-index-test-{os.getpid()}"
 DB = WORK / "index.sqlite3"
 CODEX_HOME = WORK / "codex"  # no Codex folders: a refresh reads only the folders indexed before
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "analysis.cli", "serve"],
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server", "serve"],
                             server_env={"PYTHONPATH": str(ROOT), "ROLLOUT_LSP_INDEX": str(DB),
                                         "ROLLOUT_LSP_INDEX_REFRESH": "0", "CODEX_HOME": str(CODEX_HOME)})
 REFRESHING_WORK = WORK.with_name(WORK.name + "-refresh")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from analysis import analyze_text
-from analysis.invocations import match_invocations, read_invocation_log
-from analysis.shell_words import read_command_line
+from analysis.reports.invocations import match_invocations, read_invocation_log
+from analysis.script.shell_words import read_command_line
 from fixtures.build import exec_call, exec_output, meta, result, turn, user
 from tests.helpers import run_cli
 

@@ -6,13 +6,13 @@ import pickle
 from types import SimpleNamespace
 
 from analysis import analyze_text
-from analysis import outputs
-from analysis.export import export
-from analysis.lineage import lineage
-from analysis.outputs import KEPT_TEXT, readable_text
-from analysis.positions import PositionEncoding
-from analysis.record_analysis import analyze_line
-from analysis.stream import analyze_chunk, thin
+from analysis.session import outputs
+from analysis.reports.export import export
+from analysis.session.lineage import lineage
+from analysis.session.outputs import KEPT_TEXT, readable_text
+from analysis.jsonl.positions import PositionEncoding
+from analysis.session.record_analysis import analyze_line
+from analysis.reports.stream import analyze_chunk, thin
 from lsp_server.features.hover import HoverFeature
 from lsprotocol import types
 
@@ -180,8 +180,8 @@ def test_the_last_output_read_again_is_remembered(monkeypatch):
 
 
 def test_the_remembered_output_is_let_go_when_its_line_is_edited_away_or_its_document_closes():
-    from analysis.lines import split_lines
-    from analysis.rollout import LineCache, analyze_lines
+    from analysis.jsonl.lines import split_lines
+    from analysis.session.rollout import LineCache, analyze_lines
     from lsp_server.store import AnalysisStore
 
     cache = LineCache()

@@ -1,5 +1,5 @@
-from analysis.outputs import read_call_output, read_exec_output
-from analysis.records import ContentItem
+from analysis.session.outputs import read_call_output, read_exec_output
+from analysis.session.records import ContentItem
 
 
 def items(*texts):

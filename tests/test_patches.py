@@ -1,8 +1,8 @@
 import pytest
 
-from analysis.calls import find_calls
-from analysis.patch import PatchFile, parse_patch
-from analysis.script import ExecScript
+from analysis.script.calls import find_calls
+from analysis.script.patch import PatchFile, parse_patch
+from analysis.script.script import ExecScript
 
 
 def files(patch) -> list[tuple]:

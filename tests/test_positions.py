@@ -1,9 +1,9 @@
 import json
 
-import analysis.positions as positions
+import analysis.jsonl.positions as positions
 
-from analysis.lines import split_lines, strip_bom
-from analysis.positions import EscapeMap, LineColumns, PositionEncoding, Span, span_to_range
+from analysis.jsonl.lines import split_lines, strip_bom
+from analysis.jsonl.positions import EscapeMap, LineColumns, PositionEncoding, Span, span_to_range
 
 
 def test_split_lines_breaks_only_at_cr_lf():

@@ -9,7 +9,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-import analysis.rollout as rollout
+import analysis.session.rollout as rollout
 from lsp_server.store import AnalysisStore
 from tests.helpers import fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, push_capabilities, start

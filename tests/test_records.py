@@ -1,6 +1,6 @@
 import pytest
 
-from analysis.records import (CustomToolCall, FunctionCallOutput, LocalShellCall, Message, OtherItem,
+from analysis.session.records import (CustomToolCall, FunctionCallOutput, LocalShellCall, Message, OtherItem,
                               RecordShapeError, SessionMeta, parse_record)
 
 
@@ -60,9 +60,9 @@ def test_an_unconditional_call_ran_when_its_script_completed():
     import json
     from dataclasses import replace
 
-    from analysis.outputs import read_exec_output
-    from analysis.record_analysis import analyze_line
-    from analysis.rollout import CallOutput, pair_call
+    from analysis.session.outputs import read_exec_output
+    from analysis.session.record_analysis import analyze_line
+    from analysis.session.rollout import CallOutput, pair_call
 
     record = analyze_line(json.dumps({"type": "response_item", "payload": {
         "type": "custom_tool_call", "name": "exec", "call_id": "c", "input": 'await tools.exec_command({cmd: "ls"});'}}))

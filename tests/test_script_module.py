@@ -4,9 +4,9 @@ early errors (``script-syntax``), and ``dynamic-code`` where tools escape a stat
 import pytest
 
 from analysis import analyze_text
-from analysis.calls import find_calls
-from analysis.module_syntax import might_be_refused
-from analysis.script import ExecScript
+from analysis.script.calls import find_calls
+from analysis.script.module_syntax import might_be_refused, syntax_problem
+from analysis.script.script import ExecScript
 from tests.helpers import json_escaped
 
 
@@ -21,7 +21,7 @@ def notes_of(source, code):
 
 
 def problem_of(source):
-    problem = ExecScript(source).syntax_problem
+    problem = syntax_problem(ExecScript(source))
     return None if problem is None else (source[problem.start:problem.end], problem.message.split(": ", 1)[1])
 
 
@@ -57,7 +57,7 @@ def test_await_of_a_parenthesised_callee_is_a_call_of_it():
     source = 'await (tools.exec_command)({cmd: "ls"}); await (0, tools.x)(1); await (f)(); await (tools.y)'
     assert calls_of(source) == [("exec_command", "ls", 'await (tools.exec_command)({cmd: "ls"})'),
                                 ("x", None, "await (0, tools.x)(1)")]
-    assert ExecScript(source).syntax_problem is None
+    assert syntax_problem(ExecScript(source)) is None
 
 
 # -- scopes --------------------------------------------------------------------------------------------------
@@ -112,7 +112,7 @@ REFUSED = [
 def test_what_a_module_may_not_hold_is_script_syntax(source, at, message):
     script = ExecScript(source)
     assert not script.root.has_error  # tree-sitter accepts every one of them
-    problem = script.syntax_problem
+    problem = syntax_problem(script)
     assert problem is not None and problem.message.startswith("not valid module code (exec scripts run as "
                                                               "strict ES modules; the script never ran): ")
     if message is not None:
@@ -136,7 +136,7 @@ def test_an_octal_escape_is_never_decoded():
     "const {a, b: [c]} = await tools.x({}); let d; d = a ?? (b || c)",
 ])
 def test_valid_modules_are_not_refused(source):
-    assert ExecScript(source).syntax_problem is None
+    assert syntax_problem(ExecScript(source)) is None
 
 
 def test_common_scripts_skip_the_strict_parser():
@@ -215,8 +215,8 @@ def test_no_call_of_a_script_that_never_ran_is_read_as_run(script, executed):
 
 
 def test_the_outline_says_a_refused_script_never_ran():
-    from analysis.positions import PositionEncoding
-    from analysis.report import outline_text
+    from analysis.jsonl.positions import PositionEncoding
+    from analysis.reports.report import outline_text
 
     analysis = analyze_text(exec_line('await tools.exec_command({cmd: "ls\\08"}); if (false) tools.x({})'))
     findings = [f for record in analysis.records for f in record.findings]

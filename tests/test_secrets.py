@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from analysis.secrets import find_secrets, redact, redact_all
+from analysis.jsonl.secrets import find_secrets, redact, redact_all
 
 SHAPES = [
     ("OpenAI API key", "sk-proj-" + "Ab3" * 10),
@@ -65,7 +65,7 @@ def test_private_key_without_end_marker_runs_to_the_end_of_its_string():
 
 
 def test_opaque_blobs_are_not_scanned():
-    from analysis.record_analysis import analyze_line
+    from analysis.session.record_analysis import analyze_line
 
     key = "sk-" + "BLOBblob0123456789" * 2
     reasoning = json.dumps({"type": "response_item", "payload": {"type": "reasoning", "summary": [],
@@ -89,7 +89,7 @@ def test_opaque_blobs_are_not_scanned():
 ])
 def test_credential_fields_are_the_leftmost_matches_of_the_field_pattern(text):
     # the scan tries the pattern only where a key word starts: it must find what a scan of every character finds
-    from analysis.secrets import _FIELD, _field_matches
+    from analysis.jsonl.secrets import _FIELD, _field_matches
 
     lowered = text.lower()
     assert [m.span() for m in _field_matches(lowered)] == [m.span() for m in _FIELD.finditer(lowered)]

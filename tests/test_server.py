@@ -11,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from analysis import analyze_text
-from analysis.lines import split_lines
+from analysis.jsonl.lines import split_lines
 from pygls.exceptions import JsonRpcException
 from pygls.uris import to_fs_path as from_uri
 from tests.helpers import ROOT, fixture, json_escaped, utf16_slice

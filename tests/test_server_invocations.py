@@ -13,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from analysis.lines import split_lines
+from analysis.jsonl.lines import split_lines
 from fixtures.build import exec_call, exec_output, meta, result, turn, user
 from tests.helpers import ROOT, json_escaped, utf16_slice
 from tests.lsp_support import SERVER, change, diagnostics_of, open_text, position_of, pull_capabilities, start

@@ -20,9 +20,9 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from analysis import analyze_text
-from analysis.lines import split_lines
-from analysis.positions import LineColumns, PositionEncoding
-from analysis.report import finding_json
+from analysis.jsonl.lines import split_lines
+from analysis.jsonl.positions import LineColumns, PositionEncoding
+from analysis.reports.report import finding_json
 from lsp_server.features.symbols import call_name
 from lsp_server.masking import Masker
 from lsp_server.server import guarded
@@ -36,7 +36,7 @@ class RawClient:
     """Speaks JSON-RPC over the server's stdio byte by byte, so it can also send what no client should."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve"], cwd=ROOT,
+        self.proc = subprocess.Popen([sys.executable, "-m", "lsp_server", "serve"], cwd=ROOT,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.buffer = b""
 
@@ -256,7 +256,7 @@ def _serve(flag: str) -> Iterator[int]:
     """``rollout-lsp serve FLAG 127.0.0.1:PORT`` for the time of the block: yields the port, then ends the
     server and waits for it, so no process or pipe outlives the test."""
     port = _free_port()
-    with subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve", flag, f"127.0.0.1:{port}"], cwd=ROOT,
+    with subprocess.Popen([sys.executable, "-m", "lsp_server", "serve", flag, f"127.0.0.1:{port}"], cwd=ROOT,
                           stderr=subprocess.DEVNULL) as proc:
         try:
             yield port
@@ -311,7 +311,7 @@ async def test_serve_over_websocket():
 def test_serve_listens_on_loopback_only():
     """LSP has no authentication: another address needs --allow-remote."""
     for flag in ("--tcp", "--ws"):
-        result = subprocess.run([sys.executable, "-m", "analysis.cli", "serve", flag, f"0.0.0.0:{_free_port()}"],
+        result = subprocess.run([sys.executable, "-m", "lsp_server", "serve", flag, f"0.0.0.0:{_free_port()}"],
                                 cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert result.returncode == 2
         assert result.stderr == ("rollout-lsp serve: refusing to listen on 0.0.0.0: only loopback addresses "
@@ -322,7 +322,7 @@ def test_serve_on_another_address_with_allow_remote_warns():
     import socket
 
     port = _free_port()
-    with subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve", "--tcp", f"0.0.0.0:{port}",
+    with subprocess.Popen([sys.executable, "-m", "lsp_server", "serve", "--tcp", f"0.0.0.0:{port}",
                            "--allow-remote"], cwd=ROOT, stderr=subprocess.PIPE, text=True) as proc:
         try:
             first = proc.stderr.readline()
@@ -353,7 +353,7 @@ def test_no_warning_for_a_cancelled_request_that_was_already_answered(tmp_path):
     log = tmp_path / "stderr.txt"
     with open(log, "wb") as stderr:
         client = RawClient.__new__(RawClient)
-        client.proc = subprocess.Popen([sys.executable, "-m", "analysis.cli", "serve"], cwd=ROOT,
+        client.proc = subprocess.Popen([sys.executable, "-m", "lsp_server", "serve"], cwd=ROOT,
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
         client.buffer = b""
         try:

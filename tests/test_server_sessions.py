@@ -7,7 +7,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from analysis.rollout import analyze_text
+from analysis.session.rollout import analyze_text
 from fixtures import build
 from tests.helpers import fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, start, uri_of

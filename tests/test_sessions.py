@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from analysis.export import ExportOptions, build_document, export
-from analysis.lineage import find_session_file, lineage, search_roots
-from analysis.rollout import analyze_text
-from analysis.usage import TokenUsage, session_usage
+from analysis.reports.export import ExportOptions, build_document, export
+from analysis.session.lineage import find_session_file, lineage, search_roots
+from analysis.session.rollout import analyze_text
+from analysis.session.usage import TokenUsage, session_usage
 from fixtures import build
 from tests.helpers import FIXTURES, fixture, range_text, run_cli
 

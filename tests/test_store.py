@@ -6,9 +6,9 @@ import asyncio
 import threading
 import time
 
-import analysis.rollout as rollout
+import analysis.session.rollout as rollout
 import lsp_server.store
-from analysis.rollout import LineCache
+from analysis.session.rollout import LineCache
 from lsp_server.store import EDIT_SHARE, AnalysisStore
 from tests.helpers import fixture
 

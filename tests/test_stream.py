@@ -1,4 +1,4 @@
-"""The command line streams (analysis.stream, analysis.line_stream): exactly the whole-file results, on every
+"""The command line streams (analysis.reports.stream, analysis.jsonl.line_stream): exactly the whole-file results, on every
 fixture and on generated rollouts, in a window that does not grow with the file."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 import zstandard
 
-from analysis.findings import UNPAIRED_CALL
-from analysis.line_stream import Unreadable, read_lines
-from analysis.lines import split_lines
-from analysis.positions import PositionEncoding
-from analysis.source import load
-from analysis.stream import MARGIN, parallel_worth_it, stream_rollout
+from analysis.jsonl.findings import UNPAIRED_CALL
+from analysis.jsonl.line_stream import Unreadable, read_lines
+from analysis.jsonl.lines import split_lines
+from analysis.jsonl.positions import PositionEncoding
+from analysis.jsonl.source import load
+from analysis.reports.stream import MARGIN, parallel_worth_it, stream_rollout
 from bench.corpus import generate
 from tests.helpers import FIXTURES, ROOT
 from tests.stream_support import TIGHT, streamed, whole
@@ -131,7 +131,7 @@ def test_standard_input_streams_too(monkeypatch):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "analysis.cli", *args], capture_output=True, text=True, cwd=ROOT)
+    return subprocess.run([sys.executable, "-m", "lsp_server", *args], capture_output=True, text=True, cwd=ROOT)
 
 
 def test_outline_json_prints_what_json_dump_printed(generated):

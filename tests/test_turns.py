@@ -5,8 +5,8 @@ import json
 import pytest
 
 from analysis import analyze_text
-from analysis.prompts import user_words
-from analysis.turns import NO_PROMPT, Turn
+from analysis.session.prompts import user_words
+from analysis.session.turns import NO_PROMPT, Turn
 
 
 def rollout(*records) -> str:

@@ -3,8 +3,8 @@ execution.  Only the flag is computed here; pairing it with a completed output i
 
 import pytest
 
-from analysis.calls import find_calls
-from analysis.script import ExecScript
+from analysis.script.calls import find_calls
+from analysis.script.script import ExecScript
 
 
 def flags(source: str) -> list[tuple[str, bool]]:

@@ -1,11 +1,11 @@
-"""The constant evaluator (analysis.values): JavaScript's own conversions, never a guess."""
+"""The constant evaluator (analysis.script.values): JavaScript's own conversions, never a guess."""
 
 import math
 
 import pytest
 
-from analysis.script import ExecScript
-from analysis.values import UNDEFINED, constants_of, number_to_string, to_string
+from analysis.script.script import ExecScript
+from analysis.script.values import UNDEFINED, constants_of, number_to_string, to_string
 
 
 @pytest.mark.parametrize("value, text", [

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from .jsonspans import locate, string_content
-from .positions import EscapeMap
+from ..jsonl.jsonspans import locate, string_content
+from ..jsonl.positions import EscapeMap
 
 INPUT = ("payload", "input")
 _SHORT = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}

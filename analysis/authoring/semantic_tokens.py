@@ -20,11 +20,11 @@ from dataclasses import dataclass
 import tree_sitter_javascript
 from tree_sitter import Node, Query, QueryCursor
 
-from .calls import HELPERS, tool_sites
-from .jsonspans import locate, string_content
-from .positions import EscapeMap
-from .record_analysis import LineAnalysis
-from .script import JAVASCRIPT, MAX_DEPTH, ExecScript
+from ..script.calls import HELPERS, tool_sites
+from ..jsonl.jsonspans import locate, string_content
+from ..jsonl.positions import EscapeMap
+from ..session.record_analysis import LineAnalysis
+from ..script.script import JAVASCRIPT, MAX_DEPTH, ExecScript
 
 # The legend: standard LSP token types first, then the patch types (VS Code maps them to diff scopes).
 TOKEN_TYPES = ("keyword", "string", "number", "comment", "regexp", "function", "method", "variable", "property",

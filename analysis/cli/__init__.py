@@ -1,5 +1,7 @@
-"""The ``rollout-lsp`` command line.  Each subcommand is a module of this package with ``register(sub)``
-adding its parser (and ``run`` as its default); :data:`COMMANDS` lists them in the order ``--help`` shows."""
+"""The ``rollout-lsp`` command line.  Each subcommand is a module with ``register(sub)`` adding its parser (and
+``run`` as its default); :data:`COMMANDS` lists the analysis's own, in the order ``--help`` shows.  ``serve``
+(the language server) is added by the console script's entry point, :mod:`lsp_server.__main__`, so that the
+analysis never imports the server."""
 
 from __future__ import annotations
 
@@ -7,13 +9,13 @@ import argparse
 import gc
 import sys
 from importlib import import_module
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .common import ClosedPipeGuard, version
 
-# the subcommand modules, in the order ``--help`` shows them; imported when their parser is built (a command
-# run alone does not pay for the others' imports: census's process pool, the index's database, the server)
-COMMANDS = ("check", "outline", "census", "match", "index", "search", "export", "serve")
+# each subcommand's module, in the order ``--help`` shows them; imported when its parser is built (a command run
+# alone does not pay for the others' imports: census's process pool, the index's database, the server)
+COMMANDS = {name: f"{__name__}.{name}" for name in ("check", "outline", "census", "match", "index", "search", "export")}
 
 
 def tune_gc() -> None:
@@ -22,10 +24,11 @@ def tune_gc() -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, commands: Mapping[str, str] = COMMANDS) -> int:
+    """Run the command line; ``commands`` maps each command's name to its module."""
     tune_gc()
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv)
+    parser = build_parser(argv, commands)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
@@ -52,7 +55,7 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None, commands: Mapping[str, str] = COMMANDS) -> argparse.ArgumentParser:
     """The parser of every command; given ``argv`` that starts with a command's name, of that command alone
     (what it parses is the same)."""
     parser = argparse.ArgumentParser(
@@ -62,7 +65,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
                                 help="run `rollout-lsp COMMAND --help` for its options")
-    names = (argv[0],) if argv and argv[0] in COMMANDS else COMMANDS
+    names = (argv[0],) if argv and argv[0] in commands else commands
     for name in names:
-        import_module(f"{__name__}.{name}").register(sub)
+        import_module(commands[name]).register(sub)
     return parser

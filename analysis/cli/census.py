@@ -7,8 +7,8 @@ import json
 import sys
 import time
 
-from ..census import COUNT_KEYS, census_of_file, run_census
-from ..source import STDIN, find_rollout_files
+from ..reports.census import COUNT_KEYS, census_of_file, run_census
+from ..jsonl.source import STDIN, find_rollout_files
 from .common import error, jobs_option
 
 
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     print("findings by code:")
     for code, n in result["findings_by_code"].items():
         print(f"  {code:42} {n}")
-    for text in census.sessions.text():  # token totals, unknown record types (analysis.session_census)
+    for text in census.sessions.text():  # token totals, unknown record types (analysis.reports.session_census)
         print(text)
     if census.unreadable:
         print(f"{'unreadable files':44} {len(census.unreadable)}")

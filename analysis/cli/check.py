@@ -8,13 +8,13 @@ import sys
 from contextlib import ExitStack
 from itertools import islice
 
-from ..findings import Finding, Severity
-from ..invocations import looks_like_invocation_log, read_invocation_log
-from ..line_stream import Unreadable, read_lines
-from ..positions import PositionEncoding
-from ..report import finding_json
-from ..source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
-from ..stream import parallel_worth_it, stream_rollout
+from ..jsonl.findings import Finding, Severity
+from ..reports.invocations import looks_like_invocation_log, read_invocation_log
+from ..jsonl.line_stream import Unreadable, read_lines
+from ..jsonl.positions import PositionEncoding
+from ..reports.report import finding_json
+from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
+from ..reports.stream import parallel_worth_it, stream_rollout
 from .common import analyze, encoding_option, error, jobs_option
 
 
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _findings(path: str, encoding: PositionEncoding, pool, jobs: int) -> list[tuple[Finding, dict]] | None:
     """The findings of one file with their JSON form, None when it is not a rollout; a rollout is read as a
-    stream (analysis.stream), an invocation log (and standard input) whole."""
+    stream (analysis.reports.stream), an invocation log (and standard input) whole."""
     if path != STDIN and not _invocation_log(path):
         streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs)
         if not (is_rollout_path(path) or streamed.is_rollout):

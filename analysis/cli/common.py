@@ -9,10 +9,10 @@ import os
 import sys
 from typing import TextIO
 
-from ..findings import Finding
-from ..positions import PositionEncoding
-from ..rollout import RolloutAnalysis, analyze_text
-from ..source import LoadedFile
+from ..jsonl.findings import Finding
+from ..jsonl.positions import PositionEncoding
+from ..session.rollout import RolloutAnalysis, analyze_text
+from ..jsonl.source import LoadedFile
 
 
 def encoding_option() -> argparse.ArgumentParser:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..export import FORMATS, ExportOptions, export
-from ..source import load
+from ..reports.export import FORMATS, ExportOptions, export
+from ..jsonl.source import load
 from .common import analyze
 
 

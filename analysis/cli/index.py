@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from ..index import IndexUnavailable, RolloutIndex, default_db_path, default_session_dirs
+from ..reports.index import IndexUnavailable, RolloutIndex, default_db_path, default_session_dirs
 
 
 def register(sub) -> None:

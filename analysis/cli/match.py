@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 
-from ..findings import EXIT_MISMATCH, Finding
-from ..invocations import InvocationLog, MatchResult, RolloutCommand, match_invocations, read_invocation_log
-from ..positions import PositionEncoding
-from ..report import finding_json
-from ..rollout import RolloutAnalysis
-from ..source import load
+from ..jsonl.findings import EXIT_MISMATCH, Finding
+from ..reports.invocations import InvocationLog, MatchResult, RolloutCommand, match_invocations, read_invocation_log
+from ..jsonl.positions import PositionEncoding
+from ..reports.report import finding_json
+from ..session.rollout import RolloutAnalysis
+from ..jsonl.source import load
 from .common import analyze, encoding_option
 
 

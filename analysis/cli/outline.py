@@ -9,11 +9,11 @@ import sys
 import tempfile
 from typing import TextIO
 
-from ..line_stream import Unreadable
-from ..positions import PositionEncoding
-from ..report import call_json, outline_text, record_json
-from ..source import load
-from ..stream import stream_rollout
+from ..jsonl.line_stream import Unreadable
+from ..jsonl.positions import PositionEncoding
+from ..reports.report import call_json, outline_text, record_json
+from ..jsonl.source import load
+from ..reports.stream import stream_rollout
 from .common import analyze, encoding_option
 
 
@@ -99,7 +99,7 @@ class _Spool:
 
 
 class _RecordView:
-    """One call record and its output, as :func:`analysis.report.record_json` reads an analysis."""
+    """One call record and its output, as :func:`analysis.reports.report.record_json` reads an analysis."""
 
     def __init__(self, line: int, record, output) -> None:
         self.records = {line: record}

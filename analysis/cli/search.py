@@ -7,8 +7,8 @@ import json
 import os
 import sys
 
-from ..index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
-from ..positions import PositionEncoding
+from ..reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
+from ..jsonl.positions import PositionEncoding
 from .common import encoding_option
 from .index import db_option
 

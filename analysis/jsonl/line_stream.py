@@ -1,7 +1,7 @@
 """Reading a rollout one line at a time (plain, zstd-compressed, or standard input), in constant memory.
 
 The lines, and the ``invalid-json`` findings for bytes that are not UTF-8, are exactly those
-:func:`analysis.source.load` and :func:`analysis.lines.split_lines` give for the whole file: a BOM
+:func:`analysis.jsonl.source.load` and :func:`analysis.jsonl.lines.split_lines` give for the whole file: a BOM
 at the start is dropped, only ``\\r\\n``, ``\\r`` and ``\\n`` end a line, a final terminator yields a
 last empty line, and a byte that is not UTF-8 becomes U+FFFD.
 """
@@ -27,7 +27,7 @@ READ_BUFFER = 1 << 20
 
 
 class Unreadable(Exception):
-    """The file could not be read (``message`` is what :func:`analysis.source.load` would say)."""
+    """The file could not be read (``message`` is what :func:`analysis.jsonl.source.load` would say)."""
 
 
 def reason(error: BaseException) -> str:

@@ -46,7 +46,7 @@ class LineList:
     """A document as its lines (without terminators) and their terminators, edited in place.
 
     An edit replaces only the lines it touches: every other line stays the same string object, so whatever
-    is cached by line (a :class:`~analysis.rollout.LineCache`) is found again without hashing or splitting
+    is cached by line (a :class:`~analysis.session.rollout.LineCache`) is found again without hashing or splitting
     the whole text anew.  ``lines`` always equals ``split_lines(self.text())``.
     """
 

@@ -193,7 +193,7 @@ _BASE64 = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Z
 
 
 def opaque_paths(value: object) -> list[tuple]:
-    """Paths (for :func:`analysis.jsonspans.locate`) of the opaque blobs of a decoded line: encrypted
+    """Paths (for :func:`analysis.jsonl.jsonspans.locate`) of the opaque blobs of a decoded line: encrypted
     content and base64 ``data:`` payloads, in which a secret-shaped run of characters is chance."""
     out: list[tuple] = []
     stack: list[tuple[tuple, object]] = [((), value)]

@@ -4,7 +4,7 @@
 :class:`Census`; censuses add up, so files can be spread over processes
 (:func:`run_census` with ``jobs``) or a Dask cluster (``scheduler``) and the
 result is the same as counting them one after another.  A file is read as a
-stream (analysis.stream), so its size does not matter; a large one is spread
+stream (analysis.reports.stream), so its size does not matter; a large one is spread
 too: its lines are analysed in chunks by the worker processes (a line's analysis
 depends on no other line) and paired in the main process.
 """
@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Callable, Iterable, Iterator
 
-from .findings import SCRIPT_SYNTAX, Finding
-from .line_stream import Unreadable
-from .record_analysis import LineAnalysis
-from .rollout import LocatedCall, RolloutAnalysis
+from ..jsonl.findings import SCRIPT_SYNTAX, Finding
+from ..jsonl.line_stream import Unreadable
+from ..session.record_analysis import LineAnalysis
+from ..session.rollout import LocatedCall, RolloutAnalysis
 from .session_census import SessionCensus
-from .source import NOT_A_ROLLOUT, is_rollout_path
+from ..jsonl.source import NOT_A_ROLLOUT, is_rollout_path
 from .stream import PARALLEL_BYTES, stream_rollout
 
 COUNT_KEYS = ("rollouts", "lines", "exec scripts", "scripts that do not parse", "literal commands",
@@ -106,7 +106,7 @@ def census_of_analysis(analysis: RolloutAnalysis, findings: list[Finding]) -> Ce
 
 
 class _Counter:
-    """Counts the records and calls of a streamed rollout as they are settled (analysis.stream)."""
+    """Counts the records and calls of a streamed rollout as they are settled (analysis.reports.stream)."""
 
     def __init__(self) -> None:
         self.census = Census()
@@ -119,7 +119,7 @@ class _Counter:
 
 
 def census_of_file(path: str, pool: Executor | None = None, jobs: int = 1) -> Census:
-    """The census of one file, read as a stream (analysis.stream); with a ``pool``, a large file's lines are
+    """The census of one file, read as a stream (analysis.reports.stream); with a ``pool``, a large file's lines are
     analysed by its workers."""
     use_pool = pool if pool is not None and jobs > 1 and _size(path) >= CHUNK_BYTES else None
     try:

@@ -5,7 +5,7 @@ each turn with the user's own words, the assistant's messages, and every call re
 an exec script's tool calls with their decoded commands, patches as diffs, other tools with their
 arguments, and the output trimmed.  A fork's or subagent's inherited history is one note, not a
 copy.  Every piece of transcript text passes through secret redaction (the patterns of
-:mod:`analysis.secrets`) unless the caller turns it off.  HTML is escaped, has no script and loads
+:mod:`analysis.jsonl.secrets`) unless the caller turns it off.  HTML is escaped, has no script and loads
 nothing: outputs are ``<details>`` elements.
 """
 
@@ -16,14 +16,14 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from .calls import COMMAND, PATCH, ToolCall
-from .lineage import lineage
-from .outputs import readable_text
-from .record_analysis import LineAnalysis
-from .records import Message, TurnContext
-from .rollout import RolloutAnalysis
-from .secrets import redact_all
-from .usage import context_sentence, sentence, session_usage, short
+from ..script.calls import COMMAND, PATCH, ToolCall
+from ..session.lineage import lineage
+from ..session.outputs import readable_text
+from ..session.record_analysis import LineAnalysis
+from ..session.records import Message, TurnContext
+from ..session.rollout import RolloutAnalysis
+from ..jsonl.secrets import redact_all
+from ..session.usage import context_sentence, sentence, session_usage, short
 
 FORMATS = ("md", "html")
 

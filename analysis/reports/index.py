@@ -10,7 +10,7 @@ its new lines analysed; an output among them that answers a call indexed earlier
 (the call's line and its earlier output are re-read from the bytes already in memory and paired by the
 analysis itself).  Anything else is re-read whole.
 
-Safety: text is stored redacted (:func:`analysis.secrets.redact_all`), never in clear.  Each file is
+Safety: text is stored redacted (:func:`analysis.jsonl.secrets.redact_all`), never in clear.  Each file is
 written in its own ``BEGIN IMMEDIATE`` transaction after checking that its row is still the one the work
 was planned from, so two processes indexing at once each leave a consistent index (WAL mode lets readers
 go on meanwhile).  A database of another schema version is rebuilt; a corrupt one is rebuilt by the
@@ -30,18 +30,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from .calls import COMMAND, PATCH, ToolCall
-from .positions import LineColumns, PositionEncoding
-from .rollout import RolloutAnalysis, analyze_text
-from .secrets import redact_all
-from .source import MAX_BYTES, decode, rollout_files
+from ..script.calls import COMMAND, PATCH, ToolCall
+from ..jsonl.positions import LineColumns, PositionEncoding
+from ..session.rollout import RolloutAnalysis, analyze_text
+from ..jsonl.secrets import redact_all
+from ..jsonl.source import MAX_BYTES, decode, rollout_files
 
 SCHEMA_VERSION = 2
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
 INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
 DB_NAME = "index.sqlite3"
 SQLITE_HEADER = b"SQLite format 3\x00"
-_BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.lines.split_lines, on bytes
+_BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.jsonl.lines.split_lines, on bytes
 _TITLE_LIMIT = 500
 
 _SCHEMA = """

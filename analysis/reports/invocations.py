@@ -17,14 +17,14 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from .findings import (EXIT_MISMATCH, INVOCATION_EMPTY, INVOCATION_EXIT, INVOCATION_INVALID, INVOCATION_ORDER,
+from ..jsonl.findings import (EXIT_MISMATCH, INVOCATION_EMPTY, INVOCATION_EXIT, INVOCATION_INVALID, INVOCATION_ORDER,
                        INVOCATION_SHAPE, INVOCATION_TOOL, MISSING_INVOCATION, UNEXPLAINED_INVOCATION, Finding,
                        Related)
-from .jsonspans import locate
-from .lines import split_lines
-from .positions import PositionEncoding, Range, Span, span_to_range
-from .rollout import LocatedCall, RolloutAnalysis
-from .shell_words import CommandLine, SimpleCommand, read_command_line
+from ..jsonl.jsonspans import locate
+from ..jsonl.lines import split_lines
+from ..jsonl.positions import PositionEncoding, Range, Span, span_to_range
+from ..session.rollout import LocatedCall, RolloutAnalysis
+from ..script.shell_words import CommandLine, SimpleCommand, read_command_line
 
 INVOCATION_LOG_NAME = "calls.jsonl"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9._+-]*")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .findings import SCRIPT_SYNTAX, Finding
-from .positions import PositionEncoding
-from .rollout import LocatedCall, RolloutAnalysis
+from ..jsonl.findings import SCRIPT_SYNTAX, Finding
+from ..jsonl.positions import PositionEncoding
+from ..session.rollout import LocatedCall, RolloutAnalysis
 
 
 def call_json(analysis: RolloutAnalysis, located: LocatedCall,

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .lineage import lineage
-from .rollout import RolloutAnalysis
-from .usage import ZERO, TokenUsage, session_usage
-from .vocabulary import unknown_records
+from ..session.lineage import lineage
+from ..session.rollout import RolloutAnalysis
+from ..session.usage import ZERO, TokenUsage, session_usage
+from ..session.vocabulary import unknown_records
 
 
 class SessionCensus:

@@ -1,10 +1,10 @@
 """A rollout analysed as it is read, in memory that does not grow with the file (``check``, ``census``,
-``outline --json``), with exactly the results of the whole-file analysis (:func:`analysis.rollout.analyze_text`).
+``outline --json``), with exactly the results of the whole-file analysis (:func:`analysis.session.rollout.analyze_text`).
 
-Lines are read one at a time (:mod:`analysis.line_stream`) in chunks.  Each line is analysed on its own
+Lines are read one at a time (:mod:`analysis.jsonl.line_stream`) in chunks.  Each line is analysed on its own
 (:func:`analyze_line`, in worker processes for a large file) and *thinned* to what pairing needs: no script
 text, escape map, decoded output or record payload (:func:`thin`).  The main process keeps a *window* of the
-lines not settled yet and pairs it with the whole-file code (:func:`analysis.rollout.link_records`).  After
+lines not settled yet and pairs it with the whole-file code (:func:`analysis.session.rollout.link_records`).  After
 each chunk the window's settled prefix is reported (findings with their ranges, calls) and dropped.
 
 A line is settled when nothing still to come should change what is said about it: every call before the cut
@@ -25,19 +25,19 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
-from .continuations import CallOutput
-from .events import WEB_END
-from .findings import Finding, Related
-from .jsonspans import locate
-from .line_stream import Unreadable, opened, read_lines, reason
-from .outputs import ToolOutput
-from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
-from .record_analysis import LineAnalysis, analyze_line
-from .records import KNOWN_TYPES
+from ..session.continuations import CallOutput
+from ..session.events import WEB_END
+from ..jsonl.findings import Finding, Related
+from ..jsonl.jsonspans import locate
+from ..jsonl.line_stream import Unreadable, opened, read_lines, reason
+from ..session.outputs import ToolOutput
+from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_to_range
+from ..session.record_analysis import LineAnalysis, analyze_line
+from ..session.records import KNOWN_TYPES
 from .report import finding_json
-from .rollout import LocatedCall, RolloutAnalysis, analyze_text, link_records
-from .source import STDIN, decode, decompressed_if_zstd, load
-from .vocabulary import unknown_record_finding, unknown_type
+from ..session.rollout import LocatedCall, RolloutAnalysis, analyze_text, link_records
+from ..jsonl.source import STDIN, decode, decompressed_if_zstd, load
+from ..session.vocabulary import unknown_record_finding, unknown_type
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -147,7 +147,7 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
 
 
 class _One:
-    """An analysis of one line, for :func:`analysis.vocabulary.unknown_type`."""
+    """An analysis of one line, for :func:`analysis.session.vocabulary.unknown_type`."""
 
     def __init__(self, record: LineAnalysis) -> None:
         self.records = (record,)
@@ -334,7 +334,7 @@ class _Stream:
             return
         self.sparse[number] = record
         if self.no_origin is None and record.session is not None:  # the first session_meta: who is this?
-            from .lineage import identity_of  # census only: check need not load it
+            from ..session.lineage import identity_of  # census only: check need not load it
 
             self.no_origin = identity_of(record.session, number).origin is None
             if self.no_origin:
@@ -544,7 +544,7 @@ class _SparseRecords:
 
 def _sparse_analysis(count: int, kept: dict[int, LineAnalysis], blank: set[int],
                      unknown: dict[str, list]) -> RolloutAnalysis:
-    """What :class:`analysis.session_census.SessionCensus` reads of a rollout: session metas, turn starts,
+    """What :class:`analysis.reports.session_census.SessionCensus` reads of a rollout: session metas, turn starts,
     token counts and unknown record types (turns are not counted there, and are left empty)."""
     analysis = RolloutAnalysis([], _SparseRecords(count, kept, blank))  # type: ignore[arg-type]
     analysis.__dict__["_unknown_records"] = {name: _Lines(entry[0], entry[3]) for name, entry in unknown.items()}

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from tree_sitter import Node
 
 from .callees import ARGV_TOOLS, COMMAND_TOOLS
-from .findings import PATCH_SYNTAX, UNRESOLVED_PATCH_PATH
+from ..jsonl.findings import PATCH_SYNTAX, UNRESOLVED_PATCH_PATH
 from .literals import UNKNOWN, Unknown, string_value
 from .patch import PatchFile, parse_patch
 from .script import Binding, ExecScript

@@ -3,10 +3,10 @@
 Calls are found in the tree-sitter syntax tree, never by scanning text, so a call
 quoted in a string, comment, template text or regex is not a call.  Each call is
 read by the modules of one concept each: which callees are tools
-(:mod:`analysis.callees`), the argument and patch values (:mod:`analysis.arguments`),
-exact constant values (:mod:`analysis.values`), the runs a constant array drives
-(:mod:`analysis.expansions`), and whether it can or must run
-(:mod:`analysis.reachability`).
+(:mod:`analysis.script.callees`), the argument and patch values (:mod:`analysis.script.arguments`),
+exact constant values (:mod:`analysis.script.values`), the runs a constant array drives
+(:mod:`analysis.script.expansions`), and whether it can or must run
+(:mod:`analysis.script.reachability`).
 
 Arguments are read only when exactly known; anything else is *computed*: the
 command is None and the whole script stands for it.
@@ -22,23 +22,14 @@ from tree_sitter import Node
 
 from .arguments import PatchReader, command_node, command_of, read_arguments
 from .callees import COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of, may_name_a_tool
+from .dynamic import dynamic_notes
 from .expansions import Expansions, Run
-from .findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
+from ..jsonl.findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
+from .notes import Note
 from .patch import PatchFile
 from .reachability import is_dead, runs_unconditionally
 from .script import ExecScript
 from .values import constants_of, unwrap
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    """A finding about a script, at code-point offsets of the script."""
-
-    code: str
-    message: str
-    start: int
-    end: int
-    related: tuple[tuple[int, int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +84,6 @@ def find_calls(script: ExecScript, place: Callable[[int, int], tuple[int, int]] 
     """Every tool call of ``script`` in source order, with the findings about them.  ``place`` maps a call's
     offsets in the script to where the call is to be reported (its columns in a document line); it must keep
     their order.  Notes stay at offsets of the script."""
-    from .dynamic import dynamic_notes  # it reads Note from here
-
     result = _CallReader(script, place).read()
     result.notes = sorted(result.notes + dynamic_notes(script), key=lambda n: (n.start, n.code))
     return result

@@ -17,8 +17,8 @@ import re
 
 from tree_sitter import Node, Query, QueryCursor
 
-from .calls import Note
-from .findings import DYNAMIC_CODE
+from .notes import Note
+from ..jsonl.findings import DYNAMIC_CODE
 from .script import JAVASCRIPT, MAX_DEPTH, ExecScript
 
 _RUN_TIME_WORDS = ("eval", "Function", "import", "Reflect")

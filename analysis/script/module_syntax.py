@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from weakref import WeakKeyDictionary
 
 from tree_sitter import Node
 
-from .script import ExecScript, SyntaxProblem
+from .script import ExecScript
+from .syntax_problem import SyntaxProblem, first_module_error
 
 # Text that may be a construct tree-sitter accepts and V8 refuses, found with ``bytes.find`` or a regular
 # expression that starts with a literal or a class (Python's fast path), and placed in the tree: escapes count in strings, templates and names, the
@@ -59,8 +61,22 @@ _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_
 _DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
                            "lexical_declaration"})
 _TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"})
-_TOKEN = re.compile(r""""(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'|[\w$\\]+|\S""")  # a string is one token
 _PARENT_STEPS = 64  # how far up a ``break`` is followed to its loop before it is simply asked about
+
+
+_VERDICTS: WeakKeyDictionary[ExecScript, SyntaxProblem | None] = WeakKeyDictionary()
+
+
+def syntax_problem(script: ExecScript) -> SyntaxProblem | None:
+    """The first reason the script never ran, as V8 reads it: tree-sitter's reading
+    (:attr:`~analysis.script.script.ExecScript.tree_problem`), else an early error of module code.  Asked once a
+    script (reachability asks for every call), so the verdict is kept while the script lives."""
+    try:
+        return _VERDICTS[script]
+    except KeyError:
+        problem = script.tree_problem or module_problem(script)
+        _VERDICTS[script] = problem
+        return problem
 
 
 def module_problem(script: ExecScript) -> SyntaxProblem | None:
@@ -291,26 +307,3 @@ def _valid_regexp(pattern: str, flags: str) -> bool:
     except Exception:  # noqa: BLE001 - a validator bug must not hide the script: let the parser decide
         return False
     return True
-
-
-@lru_cache(maxsize=64)  # scripts can be long: a few, for a line analysed twice (syntax, executed)
-def first_module_error(source: str) -> SyntaxProblem | None:
-    """esprima-fork's first error for ``source`` read as a module, at its code-point offset."""
-    import esprima  # esprima-fork 5 (ES2026); imported on first use, as tree-sitter reads most scripts alone
-
-    try:
-        esprima.parseModule(source)
-    except esprima.Error as error:
-        description = re.sub(r"^Line \d+: ", "", error.message)
-        start = min(max(error.index or 0, 0), len(source))
-        while start < len(source) and source[start].isspace():  # esprima may point just after a token
-            start += 1
-        token = _TOKEN.match(source, start)
-        end = token.end() if token else min(start + 1, len(source))
-        if start == end and start > 0:  # at the end of the script: point at its last character
-            start -= 1
-        return SyntaxProblem(start, end, f"not valid module code (exec scripts run as strict ES modules; "
-                                         f"the script never ran): {description}", refused=True)
-    except (RecursionError, AssertionError):  # nested beyond its recursion, or esprima's own assertion failed
-        return None  # (`${f(}` in a template): tree-sitter's reading stands
-    return None

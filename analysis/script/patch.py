@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .lines import split_lines
+from ..jsonl.lines import split_lines
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"

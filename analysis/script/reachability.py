@@ -5,7 +5,7 @@ the body of ``if (false)``, the ``else`` of ``if (true)``, ``while (false)``,
 ``for (;false;)``, the right side of ``false && …``, ``true || …`` and
 ``"x" ?? …`` (any operand whose value is known), the arm of a constant ``?:`` not taken, and statements after an
 unconditional ``return``, ``throw``, ``break`` or ``continue`` in the same block.
-A ``const`` counts as its value (one evaluator, :mod:`analysis.values`, reads both
+A ``const`` counts as its value (one evaluator, :mod:`analysis.script.values`, reads both
 these conditions and the calls' arguments).
 
 It also knows the calls that run whenever the script runs to completion
@@ -19,6 +19,7 @@ import re
 from tree_sitter import Node, Query, QueryCursor
 
 from .literals import UNKNOWN
+from .module_syntax import syntax_problem
 from .script import FUNCTIONS, JAVASCRIPT, ExecScript
 from .values import UNDEFINED, constants_of, unwrap
 
@@ -141,7 +142,7 @@ def runs_unconditionally(script: ExecScript, call: Node) -> bool:
     through top-level code only (not in a function, callback, class, branch, loop body, try block or
     handler, labelled statement, short-circuit or ternary arm, nor after an optional chain's ``?.``), and
     no ``exit`` (nor ``eval``, ``Function``, ``globalThis``, ``self``) can run before it."""
-    if script.syntax_problem is not None:  # a script that does not parse never ran
+    if syntax_problem(script) is not None:  # a script that does not parse never ran
         return False
     if _guarded(script, call) or call.end_byte > _first_exit(script):
         return False

@@ -9,8 +9,8 @@ the name of a function or class *expression* is visible only inside it.
 
 tree-sitter's grammar is wider than module code: it reads ``await`` as a name
 and accepts what strict mode forbids.  :meth:`ExecScript.call_sites` undoes the
-first, and :attr:`ExecScript.syntax_problem` asks :mod:`analysis.module_syntax`
-about the second, so a script V8 would refuse is never read as having run.
+first, and :func:`analysis.script.module_syntax.syntax_problem` adds V8's early errors
+to :attr:`ExecScript.tree_problem` for the second, so a script V8 would refuse is never read as having run.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from .literals import UNKNOWN, string_value
-from .positions import LineColumns, PositionEncoding
+from .syntax_problem import SyntaxProblem, first_module_error
+from ..jsonl.positions import LineColumns, PositionEncoding
 
 JAVASCRIPT = Language(tree_sitter_javascript.language())
 _LOCAL = threading.local()
@@ -81,7 +82,7 @@ STRUCTURE = Query(JAVASCRIPT, """
 _GROUPS = ("call", "declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
            "import", "loop", "scope_block", "scope_function", "if", "while", "for", "binary", "ternary",
            "statement_list", "assign")
-# the ``suspect_*`` groups are nodes that may hold an early error of module code (see analysis.module_syntax):
+# the ``suspect_*`` groups are nodes that may hold an early error of module code (see analysis.script.module_syntax):
 # read in the same pass, as a second query would walk the whole tree again
 SUSPECT_GROUPS = ("suspect_always", "suspect_body", "suspect_delete", "suspect_return", "suspect_jump",
                   "suspect_await", "suspect_new", "suspect_declarator", "suspect_regex", "suspect_number")
@@ -140,14 +141,6 @@ class Binding:
     module: str | None = None  # for imports: the module specifier
     imported: str | None = None  # for imports: the exported name (``*`` or ``default``)
     pattern_init: Node | None = None  # for destructuring: the value destructured
-
-
-@dataclass(frozen=True, slots=True)
-class SyntaxProblem:
-    start: int  # code points in the script
-    end: int
-    message: str
-    refused: bool = False  # V8 refuses the script as a module: none of it ran
 
 
 class ExecScript:
@@ -245,7 +238,10 @@ class ExecScript:
                 depth -= 1
 
     @cached_property
-    def syntax_problem(self) -> SyntaxProblem | None:
+    def tree_problem(self) -> SyntaxProblem | None:
+        """The first problem of tree-sitter's reading: too deep, a malformed pragma, or an error in the tree
+        (confirmed as V8's by esprima when it can tell).  None for a tree without error, which V8 may still
+        refuse: :func:`analysis.script.module_syntax.syntax_problem` gives the whole verdict."""
         if self.too_deep:
             return SyntaxProblem(0, min(len(self.source), 1), f"the script nests more than {MAX_DEPTH} levels "
                                  "deep: only its outer levels are analysed, calls below them are not listed")
@@ -254,9 +250,7 @@ class ExecScript:
             return SyntaxProblem(0, pragma.end(), "the '// @exec:' pragma must be a JSON object with only "
                                  "yield_time_ms and max_output_tokens")
         if not self.root.has_error:
-            from .module_syntax import module_problem  # it reads this module's trees
-
-            return module_problem(self)
+            return None
         node = self.root
         while not (node.is_error or node.is_missing):
             child = next((c for c in node.children if c.has_error or c.is_error or c.is_missing), None)
@@ -276,8 +270,6 @@ class ExecScript:
         tree-sitter may not); not asked of very long scripts, whose calls then stay ``unknown``."""
         if len(self.data) > CONFIRM_LIMIT:
             return False
-        from .module_syntax import first_module_error
-
         return first_module_error(self.source) is not None
 
     # -- structure and scopes ---------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .calls import COMMAND, PATCH
+from ..script.calls import COMMAND, PATCH
 from .outputs import ToolOutput
 from .record_analysis import LineAnalysis
 

@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Collection
 
-from .lines import bom_as_space
+from ..jsonl.lines import bom_as_space
 from .records import parse_record
 
 _HEADER = re.compile(

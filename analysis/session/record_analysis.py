@@ -13,19 +13,20 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
+from ..script.calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
 from .events import ToolEvent, read_event
-from .findings import INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related
-from .jsonspans import locate, string_content
-from .lines import bom_as_space
+from ..jsonl.findings import INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related
+from ..jsonl.jsonspans import locate, string_content
+from ..jsonl.lines import bom_as_space
 from .outputs import ToolOutput, read_output
-from .patch import parse_patch
-from .positions import EscapeMap, Span
+from ..script.patch import parse_patch
+from ..jsonl.positions import EscapeMap, Span
 from .prompts import user_words
 from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
                       Message, OtherItem, Record, RecordShapeError, SessionMeta, parse_record)
-from .script import ExecScript
-from .secrets import find_secrets, opaque_paths
+from ..script.module_syntax import syntax_problem
+from ..script.script import ExecScript
+from ..jsonl.secrets import find_secrets, opaque_paths
 
 EXEC_NAMESPACES = (None, "functions")
 # the top-level functions that run a command, and the one argument that holds it
@@ -243,7 +244,7 @@ def _read_exec(line: str, fields: dict[str, Any], source: str) -> None:
 
     fields["calls"] = tuple(result.calls)
     fields["findings"].extend(_from_note(n, span) for n in result.notes)
-    problem = script.syntax_problem
+    problem = syntax_problem(script)
     if problem is not None:
         fields["findings"].append(Finding(SCRIPT_SYNTAX, problem.message, span(problem.start, problem.end)))
         if problem.refused:  # V8 refuses the module before any of it runs: no call of it ran

@@ -10,13 +10,14 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
-from .calls import COMMAND, PATCH, ToolCall
+from ..script.calls import COMMAND, PATCH, ToolCall
 from .continuations import CallOutput, RecordOutputs
-from .events import ToolEvent, match_events
-from .findings import UNPAIRED_CALL, Finding
-from .lines import split_lines
+from .event_pairing import match_events
+from .events import ToolEvent
+from ..jsonl.findings import UNPAIRED_CALL, Finding
+from ..jsonl.lines import split_lines
 from .outputs import forget_read_again
-from .positions import LineColumns, PositionEncoding, Range, Span, span_to_range
+from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
 from .turns import Turn, last_written_line, read_turns
@@ -59,7 +60,7 @@ class LineCache:
         return found[1]
 
     def unknown_type(self, record: LineAnalysis) -> str | None:
-        """:func:`~analysis.vocabulary.unknown_type_of` ``record``, computed once per record."""
+        """:func:`~analysis.session.vocabulary.unknown_type_of` ``record``, computed once per record."""
         found = self._unknown.get(id(record))
         if found is None or found[0] is not record:
             found = self._unknown[id(record)] = (record, unknown_type_of(record))
@@ -138,7 +139,7 @@ class RolloutAnalysis:
     record_outputs: dict[int, CallOutput] = field(default_factory=dict)  # call record line → its output
     events: list[tuple[int, ToolEvent]] = field(default_factory=list)  # every call-reporting event
     matched_events: dict[int, tuple[int, int]] = field(default_factory=dict)  # event line → (call line, index)
-    # the file's line of each of ``lines`` when they are a window of it (analysis.stream); None: the whole file
+    # the file's line of each of ``lines`` when they are a window of it (analysis.reports.stream); None: the whole file
     file_lines: list[int] | None = None
 
     @property
@@ -239,7 +240,7 @@ def partial_analysis(lines: list[str], records: list[LineAnalysis]) -> RolloutAn
 
 def link_records(lines: list[str], records: list[LineAnalysis], file_lines: list[int] | None = None) -> RolloutAnalysis:
     """Calls paired with outputs and events, and turns, over lines analysed elsewhere (the command line
-    pairs a window of a rollout at a time, analysis.stream, whose lines are ``file_lines`` of the file);
+    pairs a window of a rollout at a time, analysis.reports.stream, whose lines are ``file_lines`` of the file);
     unknown record types are left to the caller."""
     analysis = RolloutAnalysis(lines, records, file_lines=file_lines)
     _link(analysis, LineCache(), _index(analysis))

@@ -10,7 +10,7 @@ a record whose ``total_token_usage`` was already seen in the file (a repeat, or 
 copy) adds nothing, any other adds its ``last_token_usage`` (over the wild corpus a new
 total is always the previous total plus that record's ``last_token_usage``; when the total
 restarts lower, the new process's count is still that record's own).  Records in a
-replayed history (see :mod:`analysis.lineage`) are the parent's usage and count only for
+replayed history (see :mod:`analysis.session.lineage`) are the parent's usage and count only for
 it.  The context a turn ended with is its last record's ``last_token_usage.total_tokens``
 (what the model had in its window, the figure Codex itself shows) over the model's window.
 """

@@ -10,16 +10,23 @@ gets one ``unknown-record`` finding, so a new Codex version shows up as a visibl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
-from .findings import Finding
-from .jsonspans import locate
-from .positions import Span
+from ..jsonl.findings import Finding
+from ..jsonl.jsonspans import locate
+from ..jsonl.positions import Span
+from .record_analysis import LineAnalysis
 from .records import KNOWN_TYPES
 
-if TYPE_CHECKING:  # the document module calls this one: no import at run time
-    from .record_analysis import LineAnalysis
-    from .rollout import RolloutAnalysis
+
+class ReadRollout(Protocol):
+    """What the unknown-record listing reads of a rollout's analysis
+    (:class:`analysis.session.rollout.RolloutAnalysis`, which calls this module); ``__dict__`` keeps the listing."""
+
+    lines: list[str]
+    records: list[LineAnalysis]
+    __dict__: dict[str, Any]
+
 
 RESPONSE_ITEM_TYPES = frozenset({
     "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
@@ -46,11 +53,11 @@ EVENT_TYPES = frozenset({
     "collab_agent_spawn_begin", "collab_agent_spawn_end", "collab_agent_interaction_begin",
     "collab_agent_interaction_end", "collab_waiting_begin", "collab_waiting_end", "collab_close_begin",
     "collab_close_end", "collab_resume_begin", "collab_resume_end", "model_reroute",
-    "sub_agent_activity",  # not in the protocol this was written against; read by analysis.lineage
+    "sub_agent_activity",  # not in the protocol this was written against; read by analysis.session.lineage
 })
 
 
-def unknown_type(analysis: RolloutAnalysis, line: int) -> str | None:
+def unknown_type(analysis: ReadRollout, line: int) -> str | None:
     """``event_msg/thread_settings_applied``, ``frobnicate`` (a record type), or None when known."""
     return unknown_type_of(analysis.records[line])
 
@@ -72,10 +79,10 @@ def unknown_type_of(line_analysis: LineAnalysis) -> str | None:
     return None if payload_type in known else f"{kind}/{payload_type}"
 
 
-def unknown_records(analysis: RolloutAnalysis,
+def unknown_records(analysis: ReadRollout,
                     type_of: Callable[[LineAnalysis], str | None] = unknown_type_of) -> dict[str, list[int]]:
     """Each unknown type of a rollout and the lines of its records, in order of first appearance.
-    ``type_of`` is :func:`unknown_type_of`, or a memo of it (:meth:`~analysis.rollout.LineCache.unknown_type`)."""
+    ``type_of`` is :func:`unknown_type_of`, or a memo of it (:meth:`~analysis.session.rollout.LineCache.unknown_type`)."""
     cached = analysis.__dict__.get("_unknown_records")
     if cached is None:
         cached = {}
@@ -89,7 +96,7 @@ def unknown_records(analysis: RolloutAnalysis,
     return cached
 
 
-def unknown_record_findings(analysis: RolloutAnalysis,
+def unknown_record_findings(analysis: ReadRollout,
                             type_of: Callable[[LineAnalysis], str | None] = unknown_type_of) -> list[Finding]:
     """One ``unknown-record`` finding per unknown type, on its first record's type value."""
     out = []

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.calls import find_calls
-from analysis.script import ExecScript
+from analysis.script.calls import find_calls
+from analysis.script.module_syntax import syntax_problem
+from analysis.script.script import ExecScript
 from bench.differential.generate import CALLS, REFUSED, generate
 
 HERE = Path(__file__).resolve().parent
@@ -26,7 +27,7 @@ def acorn(scripts):
 def ours(script):
     parsed = ExecScript(script)
     calls = sorted(c.tool for c in find_calls(parsed).calls if c.tool is not None)
-    return {"valid": parsed.syntax_problem is None, "calls": calls}
+    return {"valid": syntax_problem(parsed) is None, "calls": calls}
 
 
 @pytest.fixture(scope="module")

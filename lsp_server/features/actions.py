@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.findings import SECRET, Finding
-from analysis.rollout import RolloutAnalysis
+from analysis.jsonl.findings import SECRET, Finding
+from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import to_range
 from ..documents import RolloutDocument

@@ -8,9 +8,9 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from analysis.report import outline_json
-from analysis.rollout import analyze_text
-from analysis.source import load
+from analysis.reports.report import outline_json
+from analysis.session.rollout import analyze_text
+from analysis.jsonl.source import load
 
 from ..access import PathRefused
 from ..progress import LinesRead, show_progress
@@ -44,7 +44,7 @@ class AnalyzeFileFeature(Feature):
             loaded = load(path)
             if loaded.error:
                 return {"file": path, "error": loaded.error, "calls": [], "diagnostics": []}
-            from analysis.rollout import LineCache
+            from analysis.session.rollout import LineCache
 
             out = outline_json(path, analyze_text(loaded.text, LineCache(extra), None, lines.update), encoding)
             for call in out["calls"]:

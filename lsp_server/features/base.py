@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 if TYPE_CHECKING:
-    from ..server import RolloutLanguageServer
+    from ..language_server import RolloutLanguageServer
     from ..store import DocumentAnalysis
 
 log = logging.getLogger("rollout_lsp")

@@ -23,8 +23,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from analysis.positions import LineColumns
-from analysis.rollout import RolloutAnalysis
+from analysis.jsonl.positions import LineColumns
+from analysis.session.rollout import RolloutAnalysis
 
 from .base import Feature, lsp_command
 from .common import call_at

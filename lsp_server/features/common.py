@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from analysis.calls import COMMAND, PATCH
-from analysis.rollout import LocatedCall, RolloutAnalysis
+from analysis.script.calls import COMMAND, PATCH
+from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.completion import Completion, complete
-from analysis.positions import LineColumns, PositionEncoding
-from analysis.rollout import RolloutAnalysis
+from analysis.authoring.completion import Completion, complete
+from analysis.jsonl.positions import LineColumns, PositionEncoding
+from analysis.session.rollout import RolloutAnalysis
 
 from .base import Feature, lsp_method
 

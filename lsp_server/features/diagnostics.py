@@ -14,9 +14,10 @@ import logging
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from analysis.rollout import RolloutAnalysis
-from analysis.findings import Finding
+from analysis.session.rollout import RolloutAnalysis
+from analysis.jsonl.findings import Finding
 
+from ..protocol import Encoded
 from ..convert import output_of_call_record, to_diagnostic
 from ..store import DocumentAnalysis
 from .base import Feature, guarded
@@ -33,6 +34,16 @@ class DiagnosticsFeature(Feature):
         super().__init__(server)
         self.converter = default_converter()
         self._payloads: dict[str, _Payloads] = {}  # uri → the diagnostics last published, encoded
+
+    def republish(self, uris: set[str]) -> None:
+        """The diagnostics of ``uris`` again (an invocation log was linked to a rollout or unlinked)."""
+        if self.pull:
+            self.refresh()
+            return
+        for uri in sorted(uris):
+            result = self.server.store.latest(uri)
+            if result is not None:  # (not analysed yet: its own analysis publishes it)
+                self.publish(result)
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         document = capabilities.text_document
@@ -118,8 +129,6 @@ class DiagnosticsFeature(Feature):
     async def pull_diagnostics(self, params: types.DocumentDiagnosticParams):
         """``textDocument/diagnostic``: the findings of the newest text (a full report, encoded as published
         ones are)."""
-        from ..server import Encoded
-
         await self.server.wait_configured()
         result = await self.server.store.get(params.text_document.uri)
         items = self.encoded(result) if result is not None else []

@@ -1,5 +1,5 @@
 """``rollout-lsp.export [uri, format, redact]``: the open rollout as a Markdown or HTML document
-(:mod:`analysis.export`), for an editor to save.  Secrets are redacted unless ``redact`` is false."""
+(:mod:`analysis.reports.export`), for an editor to save.  Secrets are redacted unless ``redact`` is false."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from analysis.export import FORMATS, ExportOptions, export
+from analysis.reports.export import FORMATS, ExportOptions, export
 
 from .base import Feature, lsp_command
 

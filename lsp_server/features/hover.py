@@ -6,11 +6,11 @@ import json
 
 from lsprotocol import types
 
-from analysis.calls import COMMAND, PATCH
-from analysis.outputs import ToolOutput, readable_text
-from analysis.positions import LineColumns, PositionEncoding, Span
-from analysis.record_analysis import LineAnalysis
-from analysis.rollout import LocatedCall, RolloutAnalysis
+from analysis.script.calls import COMMAND, PATCH
+from analysis.session.outputs import ToolOutput, readable_text
+from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
+from analysis.session.record_analysis import LineAnalysis
+from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
 from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code

@@ -23,8 +23,8 @@ from typing import Callable
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from analysis.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
-from analysis.positions import PositionEncoding
+from analysis.reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
+from analysis.jsonl.positions import PositionEncoding
 
 log = logging.getLogger("rollout_lsp")
 _KINDS = {"command": types.SymbolKind.Event, "patch": types.SymbolKind.File}
@@ -78,7 +78,7 @@ class IndexedSymbols:
         if every <= 0 or time.monotonic() - self._refreshed_at < every:
             return
         self._refreshed_at = time.monotonic()
-        command = [sys.executable, "-m", "analysis.cli", "index", "--db", str(path), "--timeout", "60"]
+        command = [sys.executable, "-m", "lsp_server", "index", "--db", str(path), "--timeout", "60"]
         try:
             self._refresh = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -4,7 +4,7 @@ A document whose path matches the ``invocationLogs`` patterns is a log: it gets 
 diagnostics, an outline of its invocations grouped by tool, and a hover per invocation.  Each open log is
 linked to one open rollout, the rollout named by ``rollout-lsp.linkInvocationLog`` or else the open rollout
 whose commands explain the most invocations (ties go to the most recently opened; a rollout that runs no
-recorded tool is never chosen), and matched with it (:func:`analysis.invocations.match_invocations`):
+recorded tool is never chosen), and matched with it (:func:`analysis.reports.invocations.match_invocations`):
 definition goes from an invocation to the rollout call that made it and back, the hover of a rollout call
 lists its invocations, and the match's findings are published on both documents.  When either document
 changes, both are published again.
@@ -19,15 +19,15 @@ import asyncio
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from analysis.findings import EXIT_MISMATCH, Finding
-from analysis.invocations import (Invocation, InvocationLog, MatchResult, RolloutCommand, match_invocations,
+from analysis.jsonl.findings import EXIT_MISMATCH, Finding
+from analysis.reports.invocations import (Invocation, InvocationLog, MatchResult, RolloutCommand, match_invocations,
                                   read_invocation_log, rollout_commands)
-from analysis.positions import LineColumns
+from analysis.jsonl.positions import LineColumns
 
 from ..convert import line_range, to_diagnostic, to_range
 from ..markdown import code_block, escape, inline_code
@@ -71,6 +71,7 @@ class InvocationLogFeature(Feature):
         self._matches: dict[tuple[str, str], tuple[Any, Any, MatchResult]] = {}
         self._commands: dict[str, tuple[Any, list[RolloutCommand]]] = {}  # rollout URI → (analysis, commands)
         self._linked: dict[str, str | None] = {}  # log URI → rollout URI, as last published
+        self.republish: Callable[[set[str]], None] = lambda uris: None  # set by lsp_server.server
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         hover = capabilities.text_document.hover if capabilities.text_document else None
@@ -244,18 +245,10 @@ class InvocationLogFeature(Feature):
         return changed
 
     def publish(self, uris: set[str]) -> None:
-        from .diagnostics import DiagnosticsFeature  # (it imports this module)
-
-        diagnostics = self.server.feature_of(DiagnosticsFeature)
-        if not uris:
-            return
-        if diagnostics.pull:
-            diagnostics.refresh()
-            return
-        for uri in sorted(uris):
-            result = self.server.store.latest(uri)
-            if result is not None:  # (not analysed yet: its own analysis publishes it)
-                diagnostics.publish(result)
+        """Publish again the diagnostics of ``uris`` (linking changed them), through the diagnostics feature
+        (:meth:`~lsp_server.features.diagnostics.DiagnosticsFeature.republish`, wired by the server)."""
+        if uris:
+            self.republish(uris)
 
     # -- outline ----------------------------------------------------------------------------------------
     async def document_symbols(self, uri: str) -> list[types.DocumentSymbol]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.positions import PositionEncoding
-from analysis.rollout import RolloutAnalysis
+from analysis.jsonl.positions import PositionEncoding
+from analysis.session.rollout import RolloutAnalysis
 
 from .base import Feature, lsp_method
 from .commands import SHOW_SCRIPT

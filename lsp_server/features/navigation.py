@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.positions import PositionEncoding
-from analysis.rollout import RolloutAnalysis
+from analysis.jsonl.positions import PositionEncoding
+from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import line_range
 from .base import Feature, lsp_method

@@ -4,7 +4,7 @@
   the document's own text, to be edited and written back), its call_id, line and the document version.
 - ``rollout-lsp.writeScript [uri, line, script, call_id?]``: asks the client (``workspace/applyEdit``) to
   apply one edit, for the document version it was computed on, that changes only the record's ``input``
-  string (:func:`analysis.script_edit.script_edit` keeps the line's escaping).  Answers
+  string (:func:`analysis.authoring.script_edit.script_edit` keeps the line's escaping).  Answers
   ``{applied, changed, line, reason}``.
 
 A record is found by its ``call_id`` when lines moved since the script was opened.
@@ -18,8 +18,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from analysis.positions import LineColumns, PositionEncoding
-from analysis.script_edit import StringEdit, script_edit
+from analysis.jsonl.positions import LineColumns, PositionEncoding
+from analysis.authoring.script_edit import StringEdit, script_edit
 
 from ..documents import document_lines
 from .base import Feature, lsp_command

@@ -1,7 +1,7 @@
 """Semantic tokens (full and range): the colours of exec scripts and patches inside their JSON strings.
 
 The analysis gives tokens at code-point columns of each line
-(:mod:`analysis.semantic_tokens`); this encodes them as LSP's relative integer
+(:mod:`analysis.authoring.semantic_tokens`); this encodes them as LSP's relative integer
 quintuples in the client's position units.  Tokens of a line depend only on its
 text, so they are kept by line text and an edit recomputes only the lines it changed.
 """
@@ -13,9 +13,9 @@ import threading
 
 from lsprotocol import types
 
-from analysis.positions import LineColumns, PositionEncoding
-from analysis.rollout import RolloutAnalysis
-from analysis.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, Token, line_tokens
+from analysis.jsonl.positions import LineColumns, PositionEncoding
+from analysis.session.rollout import RolloutAnalysis
+from analysis.authoring.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, Token, line_tokens
 
 from .base import Feature, lsp_method
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from analysis.lineage import find_session_file, lineage, search_roots
-from analysis.positions import PositionEncoding
-from analysis.rollout import RolloutAnalysis
-from analysis.usage import (context_sentence, limits_sentence, sentence, session_usage, short, token_count_payload,
+from analysis.session.lineage import find_session_file, lineage, search_roots
+from analysis.jsonl.positions import PositionEncoding
+from analysis.session.rollout import RolloutAnalysis
+from analysis.session.usage import (context_sentence, limits_sentence, sentence, session_usage, short, token_count_payload,
                             tokens)
-from analysis.vocabulary import unknown_records
+from analysis.session.vocabulary import unknown_records
 
 from ..convert import line_range
 from ..markdown import escape, inline_code

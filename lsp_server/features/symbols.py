@@ -7,10 +7,11 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from analysis.calls import COMMAND, PATCH
-from analysis.positions import PositionEncoding, Span
-from analysis.rollout import LocatedCall, RolloutAnalysis
+from analysis.script.calls import COMMAND, PATCH
+from analysis.jsonl.positions import PositionEncoding, Span
+from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
+from ..protocol import Encoded
 from ..convert import line_range, to_range
 from pygls.protocol import default_converter
 
@@ -48,8 +49,6 @@ class SymbolFeature(Feature):
     @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
     async def document_symbol(self, params: types.DocumentSymbolParams):
         """The outline: session, turns, call records and their calls (encoded once per analysis)."""
-        from ..server import Encoded
-
         logs = self.server.feature_of(InvocationLogFeature)
         if logs.is_log(params.text_document.uri):
             return await logs.document_symbols(params.text_document.uri)

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from analysis import analyze_text
-from analysis.report import outline_json
+from analysis.reports.report import outline_json
 from tests.helpers import SHARED
 
 PEER = SHARED / "corpus" / "peer" / "cases.jsonl"

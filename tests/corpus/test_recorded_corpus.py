@@ -2,7 +2,7 @@
 
 
 from analysis import analyze_text
-from analysis.report import outline_json
+from analysis.reports.report import outline_json
 from tests.helpers import corpus, json_escaped, range_text
 
 WORKTREE = "/Users/xxxxxxxxxxxx/Desktop/Development/agent-code/.worktrees/review-cxh55-b"

@@ -7,7 +7,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from analysis.lines import split_lines
+from analysis.jsonl.lines import split_lines
 from tests.helpers import CORPUS
 from tests.lsp_support import SERVER, diagnostics_of, open_text, position_of, start, uri_of
 

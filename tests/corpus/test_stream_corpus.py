@@ -3,7 +3,7 @@ with the usual window and with windows small enough that every file is cut, sett
 
 import pytest
 
-from analysis.source import rollout_files
+from analysis.jsonl.source import rollout_files
 from tests.helpers import SHARED
 from tests.stream_support import TIGHT, streamed, whole
 

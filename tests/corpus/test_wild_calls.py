@@ -4,7 +4,7 @@ read as a command, exact constant values and expansions, and which calls run whe
 from functools import lru_cache
 
 from analysis import analyze_text
-from analysis.report import outline_json
+from analysis.reports.report import outline_json
 from tests.helpers import SHARED
 
 WILD = SHARED / "corpus" / "wild"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from analysis.export import export
-from analysis.lineage import find_session_file, lineage, search_roots
-from analysis.rollout import analyze_text
-from analysis.source import load, rollout_files
-from analysis.usage import TokenUsage, session_usage
+from analysis.reports.export import export
+from analysis.session.lineage import find_session_file, lineage, search_roots
+from analysis.session.rollout import analyze_text
+from analysis.jsonl.source import load, rollout_files
+from analysis.session.usage import TokenUsage, session_usage
 from tests.helpers import SHARED, run_cli
 
 WILD = SHARED / "corpus" / "wild"

@@ -32,7 +32,7 @@ capabilities.window.showDocument = { support = true }
 local shown = {}
 local client_id = vim.lsp.start_client({
   name = "rollout-lsp",
-  cmd = { python, "-m", "analysis.cli", "serve" },
+  cmd = { python, "-m", "lsp_server", "serve" },
   cmd_env = { PYTHONPATH = root },
   root_dir = root,
   capabilities = capabilities,

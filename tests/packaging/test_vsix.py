@@ -92,7 +92,7 @@ def test_the_linux_x64_package_runs_on_each_python_here(tmp_path):
     for version, python in sorted(found.items()):
         env = dict(os.environ, PYTHONNOUSERSITE="1",
                    PYTHONPATH=f"{bundled / 'native' / ('cp' + version.replace('.', ''))}:{bundled / 'libs'}")
-        run = subprocess.run([python, "-m", "analysis.cli", "check", str(ROOT / "fixtures" / "rollout-demo.jsonl")],
+        run = subprocess.run([python, "-m", "lsp_server", "check", str(ROOT / "fixtures" / "rollout-demo.jsonl")],
                              capture_output=True, text=True, env=env, cwd=tmp_path)
         assert (run.returncode, len(run.stdout.splitlines()), run.stderr) == (1, 3, ""), (version, run.stderr)
         server = subprocess.run([python, "-c", "import lsp_server.server, zstandard.backend_c, pydantic_core; "

@@ -359,8 +359,8 @@ def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(pag
 
 def expected_of_20mb(path: Path) -> dict:
     """What the Outline, Problems and the lenses must show for ``path``, from the analysis and `rollout-lsp check`."""
-    from analysis.positions import PositionEncoding
-    from analysis.rollout import analyze_text
+    from analysis.jsonl.positions import PositionEncoding
+    from analysis.session.rollout import analyze_text
     from lsp_server.features.lenses import lens_title
     from lsp_server.features.sessions import SessionOutline, session_lenses
 

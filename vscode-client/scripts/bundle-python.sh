@@ -71,7 +71,7 @@ if [ "$TARGET" = "$(host_target)" ]; then
   tag=$("$py" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
   if [ -d "bundled/native/$tag" ]; then
     (cd /tmp && PYTHONNOUSERSITE=1 PYTHONPATH="$OLDPWD/bundled/native/$tag:$OLDPWD/bundled/libs" "$OLDPWD/$py" -c \
-      'import lsp_server.server, analysis.cli, zstandard.backend_c, tree_sitter_javascript, pydantic_core')
+      'import lsp_server.server, lsp_server.__main__, analysis.cli, zstandard.backend_c, tree_sitter_javascript, pydantic_core')
   fi
 fi
 echo "bundled the server for $TARGET, CPython $PYTHONS"

@@ -65,7 +65,7 @@ export function serverLaunch(settings: LaunchSettings, bundledLibs: string, pyth
   const pythonPath = [bundledLibs, env.PYTHONPATH].filter((p): p is string => !!p).join(pathSeparator(env));
   return {
     command: python,
-    args: ["-m", "analysis.cli", "serve"],
+    args: ["-m", "lsp_server", "serve"],
     env: { PYTHONPATH: pythonPath, PYTHONNOUSERSITE: "1" },
     source,
   };

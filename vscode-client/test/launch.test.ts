@@ -5,8 +5,8 @@ import { chooseNative, parseProbe, serverLaunch, splitCommandLine, startFailure,
 
 test("a command line is split like a shell splits plain words and quotes", () => {
   assert.deepEqual(splitCommandLine("rollout-lsp serve"), ["rollout-lsp", "serve"]);
-  assert.deepEqual(splitCommandLine(`"/opt/my env/bin/python" -m analysis.cli  serve`),
-    ["/opt/my env/bin/python", "-m", "analysis.cli", "serve"]);
+  assert.deepEqual(splitCommandLine(`"/opt/my env/bin/python" -m lsp_server  serve`),
+    ["/opt/my env/bin/python", "-m", "lsp_server", "serve"]);
   assert.deepEqual(splitCommandLine(`a 'b c' "d \\"e\\"" f\\ g ''`), ["a", "b c", 'd "e"', "f g", ""]);
   assert.throws(() => splitCommandLine(`python "unterminated`), /unterminated " quote/);
 });
@@ -21,7 +21,7 @@ test("the command setting wins", () => {
 test("the python setting, then the Python extension, then python3 run the bundled server", () => {
   const base = { command: " ", python: "" };
   assert.deepEqual(serverLaunch({ ...base, python: "/usr/bin/python3.11" }, "/ext/bundled/libs", "/py/ext"), {
-    command: "/usr/bin/python3.11", args: ["-m", "analysis.cli", "serve"],
+    command: "/usr/bin/python3.11", args: ["-m", "lsp_server", "serve"],
     env: { PYTHONPATH: "/ext/bundled/libs", PYTHONNOUSERSITE: "1" }, source: "python setting",
   });
   assert.equal(serverLaunch(base, "/ext/bundled/libs", "/py/ext").command, "/py/ext");

@@ -31,6 +31,6 @@ def host_port(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.server import run as serve  # imported here: the analysis commands need no pygls
+    from .server import run as serve  # imported here: --help needs no pygls
 
     return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level, allow_remote=args.allow_remote)

@@ -1,0 +1,83 @@
+"""The server's state: settings, the analyses of open documents, and its features (made and registered in
+:mod:`lsp_server.server`, the one place that knows them all)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, TypeVar
+
+from pygls.lsp.server import LanguageServer
+
+from analysis.jsonl.positions import PositionEncoding
+
+from .access import PathPolicy
+from .config import Settings
+from .documents import encoding_of, snapshot_lines
+from .edits import EditBuilder
+from .masking import Masker
+from .progress import ClientProgress
+from .protocol import RolloutProtocol
+from .store import AnalysisStore, DocumentAnalysis
+
+VERSION = "0.1.0"
+F = TypeVar("F")
+
+
+class RolloutLanguageServer(LanguageServer):
+    """The server's state: settings, the analyses of open documents, and the features."""
+
+    def __init__(self) -> None:
+        super().__init__("rollout-lsp", VERSION, protocol_cls=RolloutProtocol)
+        self.settings = Settings()
+        self.masker = Masker()
+        self.edits = EditBuilder()
+        self.paths = PathPolicy()
+        self._store: AnalysisStore | None = None
+        self.configured: asyncio.Event | None = None  # set once the client's configuration is known
+        self.features: dict[type, Any] = {}  # each feature class and its one instance (see lsp_server.server)
+        # what an analysis calls when it is ready, and when part of it is (the diagnostics feature's)
+        self.analysis_listeners: tuple[Callable, Callable | None] | None = None
+
+    def add_feature(self, feature: F) -> F:
+        self.features[type(feature)] = feature
+        return feature
+
+    def feature_of(self, feature_class: type[F]) -> F:
+        return self.features[feature_class]
+
+    @property
+    def encoding(self) -> PositionEncoding:
+        return encoding_of(self.workspace.position_encoding)
+
+    @property
+    def store(self) -> AnalysisStore:
+        """The analyses of open documents (made on first use: it needs the running event loop)."""
+        if self._store is None:
+            ready, partial = self.analysis_listeners or (lambda result: None, None)
+            self._store = AnalysisStore(ready, self.settings_is_rollout_path, partial)
+            self._store.reset_caches(self.settings.compiled_secret_patterns())
+            self._store.progress = ClientProgress(self)
+        return self._store
+
+    async def wait_configured(self) -> None:
+        """Findings are shown with the client's severities: wait (briefly) for its configuration."""
+        if self.configured is not None and not self.configured.is_set():
+            try:
+                await asyncio.wait_for(self.configured.wait(), 5)
+            except asyncio.TimeoutError:
+                pass
+
+    def settings_is_rollout_path(self, uri: str) -> bool:
+        return self.settings.is_rollout_path(uri)
+
+    async def rollout(self, uri: str) -> DocumentAnalysis | None:
+        """The analysis of the newest text of an open rollout; None for other documents."""
+        result = await self.store.get(uri)
+        return result if result is not None and result.is_rollout else None
+
+    def reanalyze_all(self) -> None:
+        """Analyse every open document again (settings changed what its findings are)."""
+        store = self.store
+        for uri in store.uris:
+            document = self.workspace.get_text_document(uri)
+            store.update(uri, snapshot_lines(document), document.version, 0)

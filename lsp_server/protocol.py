@@ -1,0 +1,94 @@
+"""The wire: pygls's JSON-RPC protocol with results sent as the JSON they already are."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from typing import Any
+
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol
+
+from .transport import MessageStdout
+
+log = logging.getLogger("rollout_lsp")
+
+
+class Plain(list):
+    """A result that is already plain JSON data: sent as it is, without a cattrs pass over it."""
+
+
+class Encoded:
+    """A result or notification params already encoded as JSON (UTF-8): sent as these bytes, without a cattrs
+    pass or a ``json.dumps`` over it.  The outline of a large rollout is megabytes of JSON that a client asks
+    for again and again; it is encoded once per version, and kept as the pieces it was encoded in (each call
+    record's symbol is also cached for the next version): joining them is left to each write, so the outline
+    is not held twice."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: bytes | list[bytes]) -> None:
+        self.parts = (parts,) if isinstance(parts, bytes) else tuple(parts)
+
+
+class RolloutProtocol(LanguageServerProtocol):
+    """Two changes to pygls's JSON-RPC handling, each through a private method, each pinned by a test.
+
+    - A request whose params do not deserialize is answered with an error, as JSON-RPC asks; pygls only
+      logs it and the client waits forever (``_send_response``; pinned by
+      ``test_malformed_messages_do_not_stop_the_server``).
+    - A :class:`Plain` result is sent without converting it again: the outline of a large rollout is
+      thousands of symbols, and a cattrs pass over them costs more than building them
+      (``_serialize_message``; pinned by ``test_outline_shape`` and the soak's outline comparison).
+    - An :class:`Encoded` result, and the params of :meth:`notify_encoded`, are written as the bytes they
+      already are (``_send_data``; pinned by ``test_outline_shape`` and the diagnostics tests).
+    """
+
+    message_stdout: MessageStdout | None = None  # set when serving on stdio
+
+    def _send_data(self, data: Any):
+        result = getattr(data, "result", None)
+        if isinstance(result, Encoded) and hasattr(data, "id"):
+            self._write_body(b'{"jsonrpc":"2.0","id":%s,"result":' % json.dumps(data.id).encode(), *result.parts, b"}")
+            return
+        super()._send_data(data)
+
+    def notify_encoded(self, method: str, params: bytes) -> None:
+        """A notification whose params are already JSON."""
+        self._write_body(b'{"jsonrpc":"2.0","method":%s,"params":' % json.dumps(method).encode(), params, b"}")
+
+    def _write_body(self, *parts: bytes) -> None:
+        """One message whose body is ``parts`` joined: on stdio written piece by piece under the output's lock
+        (:class:`~lsp_server.transport.MessageStdout`), elsewhere joined once and written at once (a log line
+        from another thread must not land inside it).  A large outline is megabytes."""
+        if self.writer is None:
+            log.error("Unable to send data, no available transport!")
+            return
+        header = (f"Content-Length: {sum(map(len, parts))}\r\nContent-Type: {self.CONTENT_TYPE}; "
+                  f"charset={self.CHARSET}\r\n\r\n").encode("ascii") if self._include_headers else b""
+        try:
+            if self.message_stdout is not None:  # stdio: the pieces are written as they are
+                self.message_stdout.write_message((header, *parts))
+                return
+            written = self.writer.write(b"".join((header, *parts)))
+            if inspect.isawaitable(written):
+                asyncio.ensure_future(written)
+        except BrokenPipeError:
+            log.exception("Error sending data. BrokenPipeError")
+            raise
+
+    def _serialize_message(self, data: Any) -> Any:
+        result = getattr(data, "result", None)
+        if isinstance(result, Plain) and hasattr(data, "id"):
+            return {"jsonrpc": "2.0", "id": data.id, "result": list(result)}
+        return super()._serialize_message(data)
+
+    def structure_message(self, data: dict[str, Any]):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], error=error.to_response_error())
+            raise
