@@ -25,3 +25,13 @@ def test_no_javascript_engine_is_a_dependency_or_import():
         assert not any(f"import {engine}" in s or f"from {engine}" in s for s in sources)
     runs = re.compile(r"\bsubprocess\b|(?<![\w.])(?:eval|exec)\(")
     assert [p.name for p in (ROOT / "analysis").rglob("*.py") if runs.search(p.read_text())] == []
+
+
+def test_the_console_script_starts_without_loading_the_analysis():
+    """`rollout-lsp --version` and `--help` load no parser, no model library and no level of the analysis
+    beyond text: the public names of ``analysis`` are imported on first use."""
+    code = ("import sys, lsp_server.__main__; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'tree_sitter', 'esprima', 'pydantic', 'pygls'}), "
+            "sorted(m for m in sys.modules if m.startswith(('analysis.script', 'analysis.session'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[] []"

@@ -7,12 +7,14 @@ import argparse
 import io
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
-from ..session.rollout import RolloutAnalysis, analyze_text
 from ..jsonl.source import LoadedFile
+
+if TYPE_CHECKING:
+    from ..session.rollout import RolloutAnalysis
 
 
 def encoding_option() -> argparse.ArgumentParser:
@@ -37,6 +39,8 @@ def positive(text: str) -> int:
 
 
 def analyze(loaded: LoadedFile) -> tuple[RolloutAnalysis, list[Finding]]:
+    from ..session.rollout import analyze_text  # here: --help, --version and index's unchanged files need none
+
     analysis = analyze_text(loaded.text)
     findings = sorted(loaded.findings + analysis.findings,
                       key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
