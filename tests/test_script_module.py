@@ -225,3 +225,18 @@ def test_the_outline_says_a_refused_script_never_ran():
     assert "└─ x: x (never ran)" in text
     analysis = analyze_text(exec_line('await tools.exec_command({cmd: "ls"}); if (false) tools.x({})'))
     assert "└─ x: x (dead)" in outline_text("r.jsonl", analysis, [], PositionEncoding.UTF16)
+
+
+@pytest.mark.parametrize("source, asked, valid", [
+    ("const a = x ?? y;", False, True),
+    ("const a = x ?? y ?? z;", False, True),
+    ("const a = (x || y) ?? z;", False, True),
+    ("const a = x ?? (y && z);", False, True),
+    ("const a = x ?? y || z;", True, False),
+    ("const a = x || y ?? z;", True, False),
+    ("const a = x && y ?? z;", True, False),
+])
+def test_nullish_coalescing_sends_a_script_to_esprima_only_beside_an_unparenthesised_short_circuit(source, asked,
+                                                                                                 valid):
+    script = ExecScript(source)
+    assert (might_be_refused(script), syntax_problem(script) is None) == (asked, valid)

@@ -151,11 +151,26 @@ def _occurrences(data: bytes, word: bytes):
         at = data.find(word, at + len(word))
 
 
+def _short_circuit(node: Node | None) -> bool:
+    operator = node.child_by_field_name("operator") if node is not None and node.type == "binary_expression" \
+        else None
+    return operator is not None and operator.type in ("||", "&&")
+
+
+def _mixes_short_circuits(node: Node) -> bool:
+    """Whether a ``??`` stands beside ``||`` or ``&&`` without parentheses (``a ?? b || c``): the only way ``??``
+    is an early error.  Parentheses are a node of their own in the tree, so a mixed operand is a direct child."""
+    return _short_circuit(node.parent) or any(_short_circuit(node.child_by_field_name(side))
+                                              for side in ("left", "right"))
+
+
 def _refused(script: ExecScript, group: str, node: Node) -> bool:
     text = script.text
     if group == "operator":
         operator = node.child_by_field_name("operator")
-        return operator is not None and operator.type in ("**", "??", "**=")
+        if operator is not None and operator.type == "??":
+            return _mixes_short_circuits(node)
+        return operator is not None and operator.type in ("**", "**=")
     if group == "method":  # getters and setters of object literals
         parent = node.parent
         return parent is not None and parent.type == "object"
