@@ -39,7 +39,7 @@ class _Dynamic:
 
 
 DYNAMIC: Any = _Dynamic()  # a tool chosen at run time: tools[name](…)
-_MAX_DEPTH = 8
+_ALIAS: Any = object()  # a name bound to another expression that may name a tool
 
 
 def kind_of(tool: str | None) -> str:
@@ -59,56 +59,71 @@ class Callees:
         self.script = script
         self.constants = constants
 
-    def tool(self, node: Node | None, env: Env | None = None, depth: int = 0) -> Any:
-        """The tool name a callee names, :data:`DYNAMIC`, or None when it is no tool."""
-        node = unwrap(node)
-        if node is None or depth > _MAX_DEPTH:
-            return None
-        kind = node.type
+    def tool(self, node: Node | None, env: Env | None = None) -> Any:
+        """The tool name a callee names, :data:`DYNAMIC`, or None when it is no tool.  Aliases are followed
+        through any number of names bound once (``const f = tools.x; const g = f; g()``)."""
         script = self.script
-        if kind == "identifier":
-            binding = script.resolve(node)
-            if binding is None:
-                name = script.name_of(node)
-                return name if name in LEGACY_GLOBALS else None
-            return self.bound_tool(binding, depth + 1)
-        if kind == "member_expression":
-            prop = node.child_by_field_name("property")
-            if prop is not None and prop.type == "property_identifier" and \
-                    self.is_tools(node.child_by_field_name("object"), depth + 1):
-                return script.name_of(prop)
-            return None
-        if kind == "subscript_expression":
-            if not self.is_tools(node.child_by_field_name("object"), depth + 1):
+        seen: set[int] = set()
+        while True:
+            node = unwrap(node)
+            if node is None:
                 return None
-            index = self.constants.value(node.child_by_field_name("index"), env)
-            return index if isinstance(index, str) else DYNAMIC
-        return None
+            kind = node.type
+            if kind == "identifier":
+                binding = script.resolve(node)
+                if binding is None:
+                    name = script.name_of(node)
+                    return name if name in LEGACY_GLOBALS else None
+                if binding.node.id in seen:  # `const a = b, b = a`: a cycle, never a tool
+                    return None
+                seen.add(binding.node.id)
+                bound = self.bound_tool(binding)
+                if bound is not _ALIAS:
+                    return bound
+                node, env = binding.init, None
+                continue
+            if kind == "member_expression":
+                prop = node.child_by_field_name("property")
+                if prop is not None and prop.type == "property_identifier" and \
+                        self.is_tools(node.child_by_field_name("object")):
+                    return script.name_of(prop)
+                return None
+            if kind == "subscript_expression":
+                if not self.is_tools(node.child_by_field_name("object")):
+                    return None
+                index = self.constants.value(node.child_by_field_name("index"), env)
+                return index if isinstance(index, str) else DYNAMIC
+            return None
 
-    def is_tools(self, node: Node | None, depth: int = 0) -> bool:
-        """Whether ``node`` evaluates to the ``tools`` object."""
-        node = unwrap(node)
-        if node is None or depth > _MAX_DEPTH:
-            return False
+    def is_tools(self, node: Node | None) -> bool:
+        """Whether ``node`` evaluates to the ``tools`` object, through any number of names bound once to it."""
         script = self.script
-        if node.type == "identifier":
-            binding = script.resolve(node)
-            if binding is None:
-                return script.name_of(node) == "tools"
-            if binding.kind == "import":
-                return is_tool_module(binding.module) and binding.imported in ("*", "default", "tools")
-            if binding.init is not None and binding.kind in ("const", "let", "var"):
-                return self.is_tools(binding.init, depth + 1)
+        seen: set[int] = set()
+        while True:
+            node = unwrap(node)
+            if node is None:
+                return False
+            if node.type == "identifier":
+                binding = script.resolve(node)
+                if binding is None:
+                    return script.name_of(node) == "tools"
+                if binding.kind == "import":
+                    return is_tool_module(binding.module) and binding.imported in ("*", "default", "tools")
+                if binding.init is None or binding.kind not in ("const", "let", "var") or binding.node.id in seen:
+                    return False
+                seen.add(binding.node.id)
+                node = binding.init
+                continue
+            if node.type == "member_expression":  # globalThis.tools
+                obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+                return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
+                    obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and \
+                    script.resolve(obj) is None
             return False
-        if node.type == "member_expression":  # globalThis.tools
-            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-            return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
-                obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and \
-                script.resolve(obj) is None
-        return False
 
-    def bound_tool(self, binding: Binding, depth: int) -> Any:
-        """The tool a declared name holds: an import, a destructured name, or ``const f = tools.x``."""
+    def bound_tool(self, binding: Binding) -> Any:
+        """The tool a declared name holds: an import, a destructured name; :data:`_ALIAS` when the name is bound
+        to an expression that may name one (``const f = tools.x``, ``const g = f``), to be followed."""
         if binding.kind == "import":
             if not is_tool_module(binding.module) or binding.imported in ("*", "default") or \
                     binding.imported in HELPERS:
@@ -117,10 +132,10 @@ class Callees:
         if binding.kind not in ("const", "let", "var"):
             return None
         if binding.key is not None:
-            return binding.key if self.is_tools(binding.pattern_init, depth) else None
-        if binding.init is not None and binding.init.type in ("member_expression", "subscript_expression",
-                                                               "parenthesized_expression"):
-            return self.tool(binding.init, None, depth)
+            return binding.key if self.is_tools(binding.pattern_init) else None
+        init = unwrap(binding.init)
+        if init is not None and init.type in ("member_expression", "subscript_expression", "identifier"):
+            return _ALIAS
         return None
 
 

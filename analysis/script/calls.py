@@ -205,14 +205,14 @@ class _CallReader:
 
     def read_call(self, call: Node, callee: Node, tool: Any) -> None:
         script = self.script
-        start, end = script.span(call)
+        start, end = script.call_span(call)
         arguments = call.child_by_field_name("arguments")
         args = arguments is not None and arguments.type == "arguments"  # else a tagged template
         first = _first_argument(call)
         named = None if tool is DYNAMIC else tool
         # the call's fields, filled in by the readers below, then frozen into one ToolCall
         fields: dict[str, Any] = {"tool": named, "kind": kind_of(named), "start": start, "end": end,
-                                  "source": script.text(call)}
+                                  "source": script.call_text(call)}
         if tool is DYNAMIC:
             self.dynamic_call(fields, callee, first)
         elif not args:
