@@ -1,6 +1,8 @@
 """Exec scripts read as the ES modules they are: escaped names, ``await (f)()``, module scopes, strict-mode and
 early errors (``script-syntax``), and ``dynamic-code`` where tools escape a static reading."""
 
+import json
+
 import pytest
 
 from analysis import analyze_text
@@ -300,3 +302,31 @@ def test_a_pragma_codex_refuses_means_the_script_never_ran(source, message):
     assert problem.start == 0 and problem.end == len(source.split("\n")[0])
     assert problem.message == (f"{message} (Codex takes a JSON object with only yield_time_ms and max_output_tokens): "
                                "the script never ran")
+
+
+# -- scripts nested deeper than esprima's recursion (issue 21) -------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [150, 2000])
+def test_a_deeply_nested_literal_is_valid_module_code(depth):
+    # V8 and acorn read a 150-deep array literal; esprima-fork gives up at about 80 levels under Python's default
+    # recursion limit ("nesting exceeds the parser resource limit"), which is no syntax error
+    source = "const a = " + "[" * depth + "]" * depth + ";\nconst b = 2 ** 3;\nawait tools.exec_command({cmd: \"ls\"});"
+    script = ExecScript(source)
+    assert might_be_refused(script)  # `**` makes the strict parser decide
+    assert syntax_problem(script) is None
+    assert [(c.command, c.unconditional) for c in find_calls(script).calls] == [("ls", True)]
+
+
+def test_an_early_error_in_a_deeply_nested_script_is_still_found():
+    source = "const a = " + "{a: " * 300 + "1" + "}" * 300 + ";\nlet x = 1; let x = 2;\ntools.exec_command({cmd: \"ls\"});"
+    assert problem_of(source) == ("x", "Identifier 'x' has already been declared")
+    analysis = analyze_text(json_escaped_exec(source))
+    assert [c.call.executed for c in analysis.calls] == ["no"]  # V8 refuses it: the call never ran
+
+
+def json_escaped_exec(source: str) -> str:
+    line = {"timestamp": "2026-09-01T00:00:00.000Z", "type": "response_item",
+            "payload": {"type": "custom_tool_call", "status": "completed", "call_id": "c1", "name": "exec",
+                        "input": source}}
+    return json.dumps(line) + "\n"
