@@ -99,3 +99,37 @@ def test_a_top_level_call_with_a_namespace_reads_alike():
         "multi_agent_v1", "spawn_agent", "multi_agent_v1 · spawn_agent", "message", "hi")
     plain = ToolCall("exec_command", "command", 0, 10)
     assert (plain.namespace, plain.shown_tool, plain.key_argument) == (None, "exec_command", None)
+
+
+@pytest.mark.parametrize("source, expression", [
+    ('for (const t of ALL_TOOLS) { if (t.name.includes("calendar")) await tools[t.name]({q: "x"}); }',
+     "tools[t.name]"),
+    ('const t = ALL_TOOLS.find(x => /search/.test(x.name + x.description)); await tools[t.name]({q: "x"});',
+     "tools[t.name]"),
+    ('await Promise.all(ALL_TOOLS.filter(t => t.name.startsWith("mcp__")).map(t => tools[t.name]({q: "x"})));',
+     "tools[t.name]"),
+    ('const {name} = ALL_TOOLS[0]; await tools[name]({q: "x"});', "tools[name]"),
+    ('for (const {name: n} of ALL_TOOLS) await tools[n]({q: "x"});', "tools[n]"),
+    ('const names = ALL_TOOLS.map(t => t.name); for (const n of names) await tools[n]({q: "x"});', "tools[n]"),
+    ('const hit = ALL_TOOLS.find(t => t.name === "web__run"); await tools[hit?.name]({q: "x"});',
+     "tools[hit?.name]"),
+])
+def test_a_tool_looked_up_in_all_tools_is_chosen_at_run_time_and_says_so(source, expression):
+    calls, notes = read(source)
+    assert [(c.tool, c.kind, c.computed, c.computed_expression, c.chosen_from, c.arguments) for c in calls] == [
+        (None, "tool", True, expression, "ALL_TOOLS", {"q": "x"})]
+    assert [(n.code, n.message, source[n.start:n.end]) for n in notes] == [
+        ("computed-command", f"the tool is chosen at run time from ALL_TOOLS: {expression}",
+         source[calls[0].start:calls[0].end])]
+
+
+@pytest.mark.parametrize("source", [
+    "async function call(name) { return tools[name]({}); }",
+    "const all = ALL_TOOLS; let name = pick(); await tools[name]({});",
+    "const ALL_TOOLS = [{name: 'x'}]; for (const t of ALL_TOOLS) await tools[t.name]({});",  # a local, not the runtime's
+])
+def test_a_tool_chosen_otherwise_is_not_said_to_come_from_all_tools(source):
+    calls, notes = read(source)
+    assert [(c.tool, c.chosen_from) for c in calls] == [(None, None)]
+    assert [n.message.split(":")[0] for n in notes if n.code == "computed-command"] == [
+        "the tool is chosen at run time"]

@@ -40,6 +40,8 @@ class _Dynamic:
 
 DYNAMIC: Any = _Dynamic()  # a tool chosen at run time: tools[name](…)
 _ALIAS: Any = object()  # a name bound to another expression that may name a tool
+ALL_TOOLS = "ALL_TOOLS"
+_MAX_STEPS = 64  # links followed from a tool's name back to ALL_TOOLS
 
 
 def kind_of(tool: str | None) -> str:
@@ -139,6 +141,75 @@ class Callees:
         return None
 
 
+    def from_all_tools(self, node: Node | None) -> bool:
+        """Whether a value is taken from ``ALL_TOOLS`` (the runtime's list of ``{name, description}`` of every
+        enabled nested tool): ``t.name`` with ``t`` an element of it (``for (const t of ALL_TOOLS)``, a callback
+        of ``ALL_TOOLS.filter(…).map(…)``, ``ALL_TOOLS.find(…)``), through members, elements, method calls and names
+        bound to such values."""
+        script = self.script
+        seen: set[int] = set()
+        for _ in range(_MAX_STEPS):
+            node = unwrap(node)
+            if node is None:
+                return False
+            kind = node.type
+            if kind in ("member_expression", "subscript_expression"):
+                node = node.child_by_field_name("object")
+            elif kind == "call_expression":  # a method of such a value: find, filter, at, slice, map…
+                function = unwrap(node.child_by_field_name("function"))
+                if function is None or function.type != "member_expression":
+                    return False
+                node = function.child_by_field_name("object")
+            elif kind == "identifier":
+                binding = script.resolve(node)
+                if binding is None:
+                    return script.name_of(node) == ALL_TOOLS
+                if binding.node.id in seen:
+                    return False
+                seen.add(binding.node.id)
+                node = self.element_source(binding)
+            else:
+                return False
+        return False
+
+    def element_source(self, binding: Binding) -> Node | None:
+        """The expression a name's value is taken from: its initialiser, the value it is destructured from,
+        the list a ``for…of`` loop variable or an array method's callback parameter runs over."""
+        if binding.kind in ("const", "let", "var"):
+            if binding.pattern_init is not None:
+                return binding.pattern_init
+            if binding.init is not None:
+                return binding.init
+            node = binding.node.parent
+            for _ in range(_MAX_STEPS):  # a loop variable: up through its pattern to the for…of
+                if node is None:
+                    return None
+                if node.type == "for_in_statement":
+                    operator = node.child_by_field_name("operator")
+                    return node.child_by_field_name("right") if operator is not None and \
+                        self.script.text(operator) == "of" else None
+                node = node.parent
+            return None
+        if binding.kind == "param":  # the first parameter of a callback given to ``list.method(…)``
+            function = binding.scope
+            arguments = function.parent
+            call = arguments.parent if arguments is not None else None
+            if arguments is None or arguments.type != "arguments" or call is None or \
+                    call.type != "call_expression":
+                return None
+            first = next((c for c in arguments.named_children if c.type != "comment"), None)
+            params = function.child_by_field_name("parameters")
+            listed = [c for c in params.named_children if c.type != "comment"] if params is not None else \
+                [function.child_by_field_name("parameter")]
+            if first != function or not listed or listed[0] is None or \
+                    not listed[0].start_byte <= binding.node.start_byte < listed[0].end_byte:
+                return None
+            member = unwrap(call.child_by_field_name("function"))
+            return member.child_by_field_name("object") if member is not None and \
+                member.type == "member_expression" else None
+        return None
+
+
 def is_tool_module(module: str | None) -> bool:
     if not module:
         return False
@@ -154,5 +225,5 @@ def module_tool_name(module: str, name: str) -> str:
     return name
 
 
-__all__ = ["ARGV_TOOLS", "COMMAND", "COMMAND_TOOLS", "DYNAMIC", "HELPERS", "LEGACY_GLOBALS", "PATCH", "PATCH_TOOLS", "TOOL",
+__all__ = ["ALL_TOOLS", "ARGV_TOOLS", "COMMAND", "COMMAND_TOOLS", "DYNAMIC", "HELPERS", "LEGACY_GLOBALS", "PATCH", "PATCH_TOOLS", "TOOL",
            "Callees", "is_tool_module", "kind_of", "may_name_a_tool", "module_tool_name"]

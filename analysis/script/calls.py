@@ -21,7 +21,8 @@ from typing import Any, Callable
 from tree_sitter import Node
 
 from .arguments import PatchReader, command_node, command_of, read_arguments
-from .callees import COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of, may_name_a_tool
+from .callees import (ALL_TOOLS, COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of,
+                      may_name_a_tool)
 from .dynamic import dynamic_notes
 from .expansions import Expansions, Run
 from ..jsonl.findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
@@ -278,8 +279,13 @@ class _CallReader:
         commands = _commands(runs, None) if runs is not None else None
         if commands is None:
             fields.update(computed=True, computed_expression=expression)
-            self.note(COMPUTED_COMMAND, f"the tool is chosen at run time: {_short(expression)}",
+            index = unwrap(callee).child_by_field_name("index") if unwrap(callee) is not None else None
+            source = " from ALL_TOOLS" if self.callees.from_all_tools(index) else ""
+            if source:
+                fields["chosen_from"] = ALL_TOOLS
+            self.note(COMPUTED_COMMAND, f"the tool is chosen at run time{source}: {_short(expression)}",
                       fields["start"], fields["end"])
+            self.tool_call(fields, first)
             return
         tools = tuple(t for t, _, _ in commands)
         workdirs = {w for _, _, w in commands}
