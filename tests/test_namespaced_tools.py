@@ -133,3 +133,47 @@ def test_a_tool_chosen_otherwise_is_not_said_to_come_from_all_tools(source):
     assert [(c.tool, c.chosen_from) for c in calls] == [(None, None)]
     assert [n.message.split(":")[0] for n in notes if n.code == "computed-command"] == [
         "the tool is chosen at run time"]
+
+
+# -- the fixture rollout ------------------------------------------------------------------------------------
+
+
+def test_the_namespaced_fixture_rollout():
+    from analysis import analyze_text
+    from analysis.reports.report import outline_json, outline_text
+    from analysis.jsonl.positions import PositionEncoding
+    from tests.helpers import fixture, range_text
+
+    name = "rollout-namespaced-tools.jsonl"
+    text = fixture(name)
+    analysis = analyze_text(text)
+    rows = [(c.line, c.call.tool, c.call.kind, c.call.shown_tool, c.call.key_argument, c.call.key_text,
+             c.call.key_computed, c.call.computed_arguments, c.call.chosen_from, c.call.command, c.call.executed)
+            for c in analysis.calls]
+    assert rows == [
+        (3, "multi_agent_v1__spawn_agent", "tool", "multi_agent_v1 · spawn_agent", "task_name", "review_diff", None,
+         {}, None, None, "yes"),
+        (3, "multi_agent_v1__wait_agent", "tool", "multi_agent_v1 · wait_agent", "targets", None,
+         "[spawned.agent_id]", {"targets": "[spawned.agent_id]"}, None, None, "yes"),
+        (5, None, "tool", None, None, None, None, {}, "ALL_TOOLS", None, "unknown"),  # no tool: no key argument
+        (5, "web__run", "tool", "web · run", "search_query", "codex release notes 0.157", None, {}, None, None, "yes"),
+        (5, "image_gen__imagegen", "tool", "image_gen · imagegen", "prompt", "a release banner with a lighthouse",
+         None, {}, None, None, "yes"),
+        (7, "exec_command", "command", "exec_command", None, None, None, {}, None, "git diff --stat", "yes"),
+        (7, "exec_command", "command", "exec_command", None, None, None, {}, None, "git status --short", "yes"),
+    ]
+    assert analysis.calls[1].call.arguments == {"timeout_ms": 600000}  # targets is computed, never null
+    # the call after `await (` starts at its parenthesis, in the line (through the JSON escapes)
+    last = analysis.calls[-1]
+    assert range_text(text, analysis.range_of(last.span).to_json()) == \
+        '(tools).exec_command({cmd: \\"git status --short\\"})'
+    out = outline_json(name, analysis)
+    assert [(d["range"]["start"]["line"], d["code"], d["message"]) for d in out["diagnostics"]] == [
+        (5, "computed-command", "the tool is chosen at run time from ALL_TOOLS: tools[hit.name]")]  # `{}`: valid
+    assert [(c["tool"], c["kind"], c["computed"], c["executed"]) for c in out["calls"]] == [
+        ("multi_agent_v1__spawn_agent", "tool", False, "yes"), ("multi_agent_v1__wait_agent", "tool", False, "yes"),
+        (None, "tool", True, "unknown"), ("web__run", "tool", False, "yes"), ("image_gen__imagegen", "tool", False, "yes"),
+        ("exec_command", "command", False, "yes"), ("exec_command", "command", False, "yes")]
+    shown = outline_text(name, analysis, analysis.findings, PositionEncoding.UTF16)
+    assert "null" not in shown
+    assert "      └─ multi_agent_v1__wait_agent: timeout_ms: 600000 (ran)" in shown.splitlines()
