@@ -330,3 +330,19 @@ def json_escaped_exec(source: str) -> str:
             "payload": {"type": "custom_tool_call", "status": "completed", "call_id": "c1", "name": "exec",
                         "input": source}}
     return json.dumps(line) + "\n"
+
+
+def test_a_deep_script_without_room_for_a_large_stack_keeps_tree_sitters_verdict(monkeypatch):
+    import threading
+
+    from analysis.script import syntax_problem as module
+
+    def refuse(size=None):
+        if size:
+            raise ValueError("size not valid")
+        return 0
+
+    monkeypatch.setattr(threading, "stack_size", refuse)
+    source = "const a = " + "[" * 120 + "]" * 120 + ";\nlet q = 1; let q = 2;"  # distinct from other tests' scripts
+    assert module._parse_deep(source) is None
+    assert module.first_module_error(source) is None  # no verdict, never "the script never ran"

@@ -94,6 +94,8 @@ def _parse_deep(source: str):
         try:
             thread.start()
             thread.join()
+        except RuntimeError:  # no room for such a stack (a 32-bit process): no verdict
+            return None
         finally:
             sys.setrecursionlimit(limit)
     return outcome[0] if outcome else None
