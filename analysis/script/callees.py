@@ -1,7 +1,8 @@
 """Which callees are tools: ``tools.x``, its aliases and imports, and what kind of tool each is.
 
 Recognised callees: ``tools.x``, ``tools?.x``, ``tools["x"]``, aliases of ``tools``
-(``const t = tools``), names destructured from it, names imported from the
+(``const t = tools``) and of its members (``const f = tools.x; const g = f``), through
+chains of any length, names destructured from it, names imported from the
 March 2026 modules (``tools.js``, ``tools/…js``, ``@openai/code_mode``), and that
 dialect's bare global wrappers (``exec_command(…)``).  Names are compared as
 :meth:`ExecScript.name_of` spells them, never as raw text.

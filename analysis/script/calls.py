@@ -279,7 +279,8 @@ class _CallReader:
         commands = _commands(runs, None) if runs is not None else None
         if commands is None:
             fields.update(computed=True, computed_expression=expression)
-            index = unwrap(callee).child_by_field_name("index") if unwrap(callee) is not None else None
+            subscript = unwrap(callee)  # tools[…]
+            index = subscript.child_by_field_name("index") if subscript is not None else None
             source = " from ALL_TOOLS" if self.callees.from_all_tools(index) else ""
             if source:
                 fields["chosen_from"] = ALL_TOOLS
