@@ -96,9 +96,10 @@ done",
     call = calls[0]
     assert call.command == "printf 'Aé😀\\n' done"
     assert call.workdir == "/repo"
-    assert call.arguments == {"yield_time_ms": None, "max_output_tokens": 2000,
+    assert call.arguments == {"max_output_tokens": 2000,
                               "sandbox_permissions": "require_escalated", "justification": "needs\tnetwork",
                               "tty": True, "login": False, "shell": "/bin/zsh", "prefix_rule": ["git", "push"]}
+    assert call.computed_arguments == {"yield_time_ms": "1_0 ? 5000 : 1"}  # not known: never shown as null
     assert call.computed is False and notes == []
     assert call.json_arguments is False
 

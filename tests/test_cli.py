@@ -128,13 +128,13 @@ def test_outline_text_for_people():
 def test_census_counts():
     result = run_cli("census", "--json", "fixtures")
     out = json.loads(result.stdout)
-    assert (out["counts"]["rollouts"], out["skipped_files"]) == (17, 1)  # fixtures/not-a-rollout.jsonl
+    assert (out["counts"]["rollouts"], out["skipped_files"]) == (18, 1)  # fixtures/not-a-rollout.jsonl
     assert out["counts"]["scripts that do not parse"] == 2
-    assert out["calls_by_tool"]["exec_command"] == 62
+    assert out["calls_by_tool"]["exec_command"] == 64
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
     # "git " + "status" in rollout-computed.jsonl is exactly known: a literal command
-    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (61, 7)
+    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (63, 7)
     assert isinstance(out["seconds"], float)
 
 

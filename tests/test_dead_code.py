@@ -59,3 +59,8 @@ def test_dead_through_the_shared_evaluator(source):
 ])
 def test_not_dead_where_javascript_says_so_or_nothing_is_known(source):
     assert executed(source) == [("x", "unknown")]
+
+
+@pytest.mark.parametrize("source", [f"if (await false) {RUN};", f"if (await (0)) {RUN};", f"await (null) && {RUN};"])
+def test_await_of_a_known_condition_is_that_condition(source):
+    assert executed(source) == [("x", "no")]

@@ -50,7 +50,7 @@ def test_every_call_of_every_fixture_is_indexed_at_its_exact_range(sessions: Pat
         stats = index.update([str(sessions)])
         hits = index.search("")
     files = sorted(sessions.glob("*.jsonl"))
-    assert stats.files == len(files) == 16 and stats.full == 16 and stats.errors == []
+    assert stats.files == len(files) == 17 and stats.full == 17 and stats.errors == []
     expected = []
     for path in files:
         analysis = analyze_text(path.read_text(encoding="utf-8"))
@@ -61,7 +61,7 @@ def test_every_call_of_every_fixture_is_indexed_at_its_exact_range(sessions: Pat
                              located.call.executed, located.output.exit_code if located.output else None,
                              located.record.call_id))
     assert [(h.path, h.line, h.columns, h.tool, h.text, h.executed, h.exit_code, h.call_id) for h in hits] == expected
-    assert stats.calls_added == len(expected) == 107
+    assert stats.calls_added == len(expected) == 114
 
 
 def test_a_hit_says_what_ran_where_in_which_session_and_turn(sessions: Path, tmp_path: Path):
@@ -109,7 +109,7 @@ def test_filters_tool_since_failed_and_short_queries(sessions: Path, tmp_path: P
             ("rollout-records.jsonl", 51, "patch a.py", None, "failed"),  # apply_patch verification failed
             ("rollout-records.jsonl", 53, "patch gone.py", 1, "failed"),
             ("rollout-toplevel.jsonl", 3, "bash -lc 'ls -la'", 2, "completed")]
-        assert len(index.search("", since="2026-07-20")) == 107
+        assert len(index.search("", since="2026-07-20")) == 114
         assert index.search("", since="2026-07-20T10:00:01") == []
         assert [h.text for h in index.search("→")] == ["patch c.py → d.py", "patch src/a.py → src/b.py"]  # < 3
         assert [h.text for h in index.search("d.", tool="apply_patch")] == ["patch old.txt", "patch c.py → d.py"]
@@ -138,7 +138,7 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
-    assert (stats.files, stats.unchanged, stats.full, stats.appended, stats.lines_analysed) == (16, 16, 0, 0, 0)
+    assert (stats.files, stats.unchanged, stats.full, stats.appended, stats.lines_analysed) == (17, 17, 0, 0, 0)
     assert analysed == []
 
 
@@ -237,8 +237,8 @@ def test_a_rewritten_or_removed_rollout(sessions: Path, tmp_path: Path):
         stats = index.update([str(sessions)])
         assert [h.text for h in index.search("git push")] == ["git push --dry-run"]
         assert index.search("d.py") == []
-        assert index.count() == (15, 98)
-    assert (stats.files, stats.full, stats.appended, stats.unchanged, stats.removed) == (15, 1, 0, 14, 1)
+        assert index.count() == (16, 105)
+    assert (stats.files, stats.full, stats.appended, stats.unchanged, stats.removed) == (16, 1, 0, 15, 1)
 
 
 def test_compressed_rollouts_are_indexed(tmp_path: Path):
@@ -302,7 +302,7 @@ def test_a_database_of_another_schema_version_is_rebuilt(sessions: Path, tmp_pat
     with RolloutIndex.open(db) as index:
         assert index.count() == (0, 0)
         stats = index.update([str(sessions)])
-    assert (stats.full, stats.unchanged) == (16, 0)
+    assert (stats.full, stats.unchanged) == (17, 0)
 
 
 def test_a_corrupt_database_is_rebuilt_by_index_and_reported_by_search(sessions: Path, tmp_path: Path):
@@ -318,7 +318,7 @@ def test_a_corrupt_database_is_rebuilt_by_index_and_reported_by_search(sessions:
     assert searched.stderr.startswith("rollout-lsp search: ") and "rollout-lsp index" in searched.stderr
     indexed = run_cli("index", str(sessions), "--db", str(db))
     assert indexed.returncode == 0, indexed.stderr
-    assert "16 read whole" in indexed.stdout
+    assert "17 read whole" in indexed.stdout
     found = run_cli("search", "git push", "--db", str(db))
     assert found.returncode == 0 and found.stdout.startswith(f"{sessions / DEMO}:9:362: git push --force")
 
@@ -368,22 +368,22 @@ def test_two_processes_indexing_at_once(tmp_path: Path):
     results = [(p.wait(timeout=300), *p.communicate()) for p in runs]
     assert [(code, err) for code, _, err in results] == [(0, ""), (0, "")]
     reports = [json.loads(out) for _, out, _ in results]
-    assert sum(r["full"] for r in reports) >= 12 * 15  # every file read whole by one of them (or both)
-    assert all(r["full"] + r["unchanged"] == 12 * 15 for r in reports)
+    assert sum(r["full"] for r in reports) >= 12 * 16  # every file read whole by one of them (or both)
+    assert all(r["full"] + r["unchanged"] == 12 * 16 for r in reports)
     with RolloutIndex.open(tmp_path / "alone.sqlite3") as alone:
         alone.update([str(folder)])
         expected = rows(alone)
     with RolloutIndex.open_existing(db) as shared:
         assert rows(shared) == expected
-        assert shared.count() == (12 * 15, len(expected))
+        assert shared.count() == (12 * 16, len(expected))
 
 
 def test_cli_search_output(sessions: Path, tmp_path: Path):
     db = tmp_path / "index.sqlite3"
     indexed = run_cli("index", str(sessions), "--db", str(db))
     assert indexed.returncode == 0
-    assert indexed.stdout == ("16 rollouts: 16 read whole, 0 appended to, 0 unchanged, 0 removed; 177 lines analysed, "
-                              f"107 calls added, 0 paired with a later output in {indexed.stdout.split(' in ')[1]}")
+    assert indexed.stdout == ("17 rollouts: 17 read whole, 0 appended to, 0 unchanged, 0 removed; 187 lines analysed, "
+                              f"114 calls added, 0 paired with a later output in {indexed.stdout.split(' in ')[1]}")
     found = run_cli("search", "git push", "--db", str(db))
     assert (found.returncode, found.stdout) == (0, (
         f"{sessions / DEMO}:9:362: git push --force  [exec_command, dead, session {SESSION}, "
@@ -453,9 +453,9 @@ def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tm
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         stats = index.update([str(sessions)])
         assert index.search("git push") == []
-        assert len(index.search("")) == 107 - 5
+        assert len(index.search("")) == 114 - 5
     assert stats.errors == [f"cannot index {sessions / DEMO}: RuntimeError: a bug"]
-    assert (stats.full, stats.files) == (15, 16)
+    assert (stats.full, stats.files) == (16, 17)
 
 
 def _open_at_the_barrier(path: str, barrier) -> None:

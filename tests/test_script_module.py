@@ -1,6 +1,9 @@
 """Exec scripts read as the ES modules they are: escaped names, ``await (f)()``, module scopes, strict-mode and
 early errors (``script-syntax``), and ``dynamic-code`` where tools escape a static reading."""
 
+import json
+import sys
+
 import pytest
 
 from analysis import analyze_text
@@ -55,9 +58,29 @@ def test_array_and_nested_destructuring_are_not_members():
 
 def test_await_of_a_parenthesised_callee_is_a_call_of_it():
     source = 'await (tools.exec_command)({cmd: "ls"}); await (0, tools.x)(1); await (f)(); await (tools.y)'
-    assert calls_of(source) == [("exec_command", "ls", 'await (tools.exec_command)({cmd: "ls"})'),
-                                ("x", None, "await (0, tools.x)(1)")]
+    # the call starts at its parenthesis, as V8's call expression does: `await` is the operator around it
+    assert calls_of(source) == [("exec_command", "ls", '(tools.exec_command)({cmd: "ls"})'),
+                                ("x", None, "(0, tools.x)(1)")]
     assert syntax_problem(ExecScript(source)) is None
+
+
+@pytest.mark.parametrize("source, expected", [
+    ('await (tools).exec_command({cmd: "ls"})', '(tools).exec_command({cmd: "ls"})'),
+    ('await ((tools)).exec_command({cmd: "ls"})', '((tools)).exec_command({cmd: "ls"})'),
+    ('await (0, tools.exec_command)({cmd: "ls"})', '(0, tools.exec_command)({cmd: "ls"})'),
+    ('await (tools?.exec_command)?.({cmd: "ls"})', '(tools?.exec_command)?.({cmd: "ls"})'),
+    ('await (tools)["exec_command"]({cmd: "ls"})', '(tools)["exec_command"]({cmd: "ls"})'),
+    ('x(); await (tools).exec_command({cmd: "ls"}).then(f)', '(tools).exec_command({cmd: "ls"})'),
+    ('const t = await (tools); await t.exec_command({cmd: "ls"})', 't.exec_command({cmd: "ls"})'),
+    ('const t = await tools; await t.exec_command({cmd: "ls"})', 't.exec_command({cmd: "ls"})'),
+])
+def test_every_parenthesised_form_after_await_is_a_call_starting_at_the_call(source, expected):
+    script = ExecScript(source)
+    result = find_calls(script)
+    assert [(c.tool, c.command, source[c.start:c.end], c.source) for c in result.calls] == [
+        ("exec_command", "ls", expected, expected)]
+    assert result.notes == []  # `(tools)` after await is not "tools passed to a function"
+    assert syntax_problem(script) is None
 
 
 # -- scopes --------------------------------------------------------------------------------------------------
@@ -240,3 +263,106 @@ def test_nullish_coalescing_sends_a_script_to_esprima_only_beside_an_unparenthes
                                                                                                  valid):
     script = ExecScript(source)
     assert (might_be_refused(script), syntax_problem(script) is None) == (asked, valid)
+
+
+# -- alias chains and the pragma (issue 21) ------------------------------------------------------------------
+
+
+def test_alias_chains_of_any_length_are_followed():
+    chain = "const f0 = tools.exec_command;\n" + "".join(f"const f{i + 1} = f{i};\n" for i in range(40))
+    source = chain + 'await f40({cmd: "ls"});'
+    assert calls_of(source) == [("exec_command", "ls", 'f40({cmd: "ls"})')]
+    holders = "const t0 = tools;\n" + "".join(f"const t{i + 1} = (t{i});\n" for i in range(40))
+    source = holders + 'await t40.exec_command({cmd: "pwd"}); f(t40);'
+    assert calls_of(source) == [("exec_command", "pwd", 't40.exec_command({cmd: "pwd"})')]
+    assert notes_of(source, "dynamic-code") == [
+        ("t40", "tools is passed to a function: calls made through it are not listed")]
+
+
+@pytest.mark.parametrize("source", [
+    "const a = b; const b = a; a(); b.x()",  # a cycle (a TDZ error at run time): never a tool, never a hang
+    "let g = tools.exec_command; const h = g; g = null; h()",  # a link assigned again breaks the chain
+    "const f = tools.exec_command; { const f = other; const g = f; g() }",  # the inner f shadows
+])
+def test_alias_chains_stop_where_a_binding_does_not_hold_a_tool(source):
+    assert calls_of(source) == []
+
+
+@pytest.mark.parametrize("first_line, value", [
+    ("// @exec: {}", {}),
+    ('// @exec: {"yield_time_ms": 10000, "max_output_tokens": 1000}', {"yield_time_ms": 10000,
+                                                                       "max_output_tokens": 1000}),
+    ('  // @exec: {"max_output_tokens": null}\r', {"max_output_tokens": None}),
+])
+def test_a_pragma_codex_accepts(first_line, value):
+    script = ExecScript(first_line + '\nawait tools.exec_command({cmd: "ls"});')
+    assert script.pragma == value
+    assert syntax_problem(script) is None
+
+
+@pytest.mark.parametrize("source, message", [
+    ("// @exec:\nx()", "the '// @exec:' pragma must be a JSON object"),
+    ("// @exec: [1]\nx()", "the '// @exec:' pragma must be a JSON object"),
+    ("// @exec: {yield_time_ms: 1}\nx()", "the '// @exec:' pragma must be valid JSON"),
+    ('// @exec: {"timeout": 5}\nx()', "the '// @exec:' pragma does not support 'timeout'"),
+    ('// @exec: {"yield_time_ms": -1}\nx()', "the '// @exec:' pragma's yield_time_ms must be a non-negative safe integer"),
+    ('// @exec: {"yield_time_ms": 1.5}\nx()', "the '// @exec:' pragma's yield_time_ms must be a non-negative safe integer"),
+    ('// @exec: {"max_output_tokens": 9007199254740992}\nx()',
+     "the '// @exec:' pragma's max_output_tokens must be a non-negative safe integer"),
+    ('// @exec: {"yield_time_ms": true}\nx()', "the '// @exec:' pragma's yield_time_ms must be a non-negative safe integer"),
+    ("// @exec: {}\n  \n", "the '// @exec:' pragma must be followed by JavaScript on later lines"),
+])
+def test_a_pragma_codex_refuses_means_the_script_never_ran(source, message):
+    problem = syntax_problem(ExecScript(source))
+    assert problem is not None and problem.refused
+    assert problem.start == 0 and problem.end == len(source.split("\n")[0])
+    assert problem.message == (f"{message} (Codex takes a JSON object with only yield_time_ms and max_output_tokens): "
+                               "the script never ran")
+
+
+# -- scripts nested deeper than esprima's recursion (issue 21) -------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [150, 2000])
+def test_a_deeply_nested_literal_is_valid_module_code(depth):
+    # V8 and acorn read a 150-deep array literal; esprima-fork gives up at about 80 levels under Python's default
+    # recursion limit ("nesting exceeds the parser resource limit"), which is no syntax error
+    source = "const a = " + "[" * depth + "]" * depth + ";\nconst b = 2 ** 3;\nawait tools.exec_command({cmd: \"ls\"});"
+    script = ExecScript(source)
+    assert might_be_refused(script)  # `**` makes the strict parser decide
+    assert syntax_problem(script) is None
+    assert [(c.command, c.unconditional) for c in find_calls(script).calls] == [("ls", True)]
+
+
+def test_an_early_error_in_a_deeply_nested_script_is_found_where_python_bounds_c_recursion_apart():
+    source = "const a = " + "{a: " * 300 + "1" + "}" * 300 + ";\nlet x = 1; let x = 2;\ntools.exec_command({cmd: \"ls\"});"
+    analysis = analyze_text(json_escaped_exec(source))
+    if sys.version_info >= (3, 12):  # parsed again in a thread with a large stack
+        assert problem_of(source) == ("x", "Identifier 'x' has already been declared")
+        assert [c.call.executed for c in analysis.calls] == ["no"]  # V8 refuses it: the call never ran
+    else:  # no raised recursion limit before 3.12: tree-sitter's verdict stands, never "the script never ran"
+        assert problem_of(source) is None
+        assert [c.call.executed for c in analysis.calls] == ["unknown"]
+
+
+def json_escaped_exec(source: str) -> str:
+    line = {"timestamp": "2026-09-01T00:00:00.000Z", "type": "response_item",
+            "payload": {"type": "custom_tool_call", "status": "completed", "call_id": "c1", "name": "exec",
+                        "input": source}}
+    return json.dumps(line) + "\n"
+
+
+def test_a_deep_script_without_room_for_a_large_stack_keeps_tree_sitters_verdict(monkeypatch):
+    import threading
+
+    from analysis.script import syntax_problem as module
+
+    def refuse(size=None):
+        if size:
+            raise ValueError("size not valid")
+        return 0
+
+    monkeypatch.setattr(threading, "stack_size", refuse)
+    source = "const a = " + "[" * 120 + "]" * 120 + ";\nlet q = 1; let q = 2;"  # distinct from other tests' scripts
+    assert module._parse_deep(source) is None
+    assert module.first_module_error(source) is None  # no verdict, never "the script never ran"

@@ -49,3 +49,14 @@ def test_values(source, value):
         assert isinstance(got, float) and math.isnan(got)
     else:
         assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("source, value", [
+    ('const x = await "ls";', "ls"),  # awaiting a value that is no promise gives the value
+    ('const x = await ("a" + "b");', "ab"),  # tree-sitter reads this one as a call of `await`
+    ("const x = await (0, 1);", 1),
+    ("const x = await f();", None),
+])
+def test_await_of_a_known_value_is_the_value(source, value):
+    got = value_of(source)
+    assert (None if repr(got) == "UNKNOWN" else got) == value

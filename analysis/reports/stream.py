@@ -141,7 +141,8 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
     if calls:
         keep_arguments = not la.is_exec  # wait, write_stdin and web searches are paired by their arguments
         calls = tuple(replace(c, source="", patch=None, computed_expression=None,
-                              arguments=c.arguments if keep_arguments else {}) for c in calls)
+                              arguments=c.arguments if keep_arguments else {},
+                              computed_arguments=c.computed_arguments if keep_arguments else {}) for c in calls)
     return replace(la, record=record, calls=calls, script=None, script_map=None, text=None, prompt=None,
                    output=_thin_output(la.output))
 

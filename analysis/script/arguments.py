@@ -45,8 +45,21 @@ class Arguments:
         return self.values.get(key)
 
     def others(self, *skip: str) -> dict[str, Any]:
-        """The remaining keys with their values (None where not exactly known)."""
-        return {k: (None if v is UNKNOWN else v) for k, v in self.values.items() if k not in skip}
+        """The remaining keys whose values are exactly known, with their values (a key computed at run time is
+        in :meth:`computed`, never here as None: null would be a false value)."""
+        return {k: v for k, v in self.values.items() if k not in skip and self.get(k) is not UNKNOWN}
+
+    def computed(self, text: Callable[[Node], str], *skip: str) -> dict[str, str]:
+        """The remaining keys written but not exactly known, with the expression written for each (``text``
+        spells a node); a key a later spread or computed key may replace says so."""
+        out = {}
+        for key, value in self.values.items():
+            if key in skip or self.get(key) is not UNKNOWN:
+                continue
+            node = self.nodes.get(key)
+            expression = text(node) if node is not None else "?"
+            out[key] = expression if value is UNKNOWN else f"{expression} (a later spread may replace it)"
+        return out
 
 
 def read_arguments(constants: Constants, node: Node | None, env: Env | None = None) -> Arguments | None:

@@ -1,7 +1,8 @@
 """Which callees are tools: ``tools.x``, its aliases and imports, and what kind of tool each is.
 
 Recognised callees: ``tools.x``, ``tools?.x``, ``tools["x"]``, aliases of ``tools``
-(``const t = tools``), names destructured from it, names imported from the
+(``const t = tools``) and of its members (``const f = tools.x; const g = f``), through
+chains of any length, names destructured from it, names imported from the
 March 2026 modules (``tools.js``, ``tools/…js``, ``@openai/code_mode``), and that
 dialect's bare global wrappers (``exec_command(…)``).  Names are compared as
 :meth:`ExecScript.name_of` spells them, never as raw text.
@@ -39,7 +40,9 @@ class _Dynamic:
 
 
 DYNAMIC: Any = _Dynamic()  # a tool chosen at run time: tools[name](…)
-_MAX_DEPTH = 8
+_ALIAS: Any = object()  # a name bound to another expression that may name a tool
+ALL_TOOLS = "ALL_TOOLS"
+_MAX_STEPS = 64  # links followed from a tool's name back to ALL_TOOLS
 
 
 def kind_of(tool: str | None) -> str:
@@ -59,56 +62,71 @@ class Callees:
         self.script = script
         self.constants = constants
 
-    def tool(self, node: Node | None, env: Env | None = None, depth: int = 0) -> Any:
-        """The tool name a callee names, :data:`DYNAMIC`, or None when it is no tool."""
-        node = unwrap(node)
-        if node is None or depth > _MAX_DEPTH:
-            return None
-        kind = node.type
+    def tool(self, node: Node | None, env: Env | None = None) -> Any:
+        """The tool name a callee names, :data:`DYNAMIC`, or None when it is no tool.  Aliases are followed
+        through any number of names bound once (``const f = tools.x; const g = f; g()``)."""
         script = self.script
-        if kind == "identifier":
-            binding = script.resolve(node)
-            if binding is None:
-                name = script.name_of(node)
-                return name if name in LEGACY_GLOBALS else None
-            return self.bound_tool(binding, depth + 1)
-        if kind == "member_expression":
-            prop = node.child_by_field_name("property")
-            if prop is not None and prop.type == "property_identifier" and \
-                    self.is_tools(node.child_by_field_name("object"), depth + 1):
-                return script.name_of(prop)
-            return None
-        if kind == "subscript_expression":
-            if not self.is_tools(node.child_by_field_name("object"), depth + 1):
+        seen: set[int] = set()
+        while True:
+            node = unwrap(node)
+            if node is None:
                 return None
-            index = self.constants.value(node.child_by_field_name("index"), env)
-            return index if isinstance(index, str) else DYNAMIC
-        return None
+            kind = node.type
+            if kind == "identifier":
+                binding = script.resolve(node)
+                if binding is None:
+                    name = script.name_of(node)
+                    return name if name in LEGACY_GLOBALS else None
+                if binding.node.id in seen:  # `const a = b, b = a`: a cycle, never a tool
+                    return None
+                seen.add(binding.node.id)
+                bound = self.bound_tool(binding)
+                if bound is not _ALIAS:
+                    return bound
+                node, env = binding.init, None
+                continue
+            if kind == "member_expression":
+                prop = node.child_by_field_name("property")
+                if prop is not None and prop.type == "property_identifier" and \
+                        self.is_tools(node.child_by_field_name("object")):
+                    return script.name_of(prop)
+                return None
+            if kind == "subscript_expression":
+                if not self.is_tools(node.child_by_field_name("object")):
+                    return None
+                index = self.constants.value(node.child_by_field_name("index"), env)
+                return index if isinstance(index, str) else DYNAMIC
+            return None
 
-    def is_tools(self, node: Node | None, depth: int = 0) -> bool:
-        """Whether ``node`` evaluates to the ``tools`` object."""
-        node = unwrap(node)
-        if node is None or depth > _MAX_DEPTH:
-            return False
+    def is_tools(self, node: Node | None) -> bool:
+        """Whether ``node`` evaluates to the ``tools`` object, through any number of names bound once to it."""
         script = self.script
-        if node.type == "identifier":
-            binding = script.resolve(node)
-            if binding is None:
-                return script.name_of(node) == "tools"
-            if binding.kind == "import":
-                return is_tool_module(binding.module) and binding.imported in ("*", "default", "tools")
-            if binding.init is not None and binding.kind in ("const", "let", "var"):
-                return self.is_tools(binding.init, depth + 1)
+        seen: set[int] = set()
+        while True:
+            node = unwrap(node)
+            if node is None:
+                return False
+            if node.type == "identifier":
+                binding = script.resolve(node)
+                if binding is None:
+                    return script.name_of(node) == "tools"
+                if binding.kind == "import":
+                    return is_tool_module(binding.module) and binding.imported in ("*", "default", "tools")
+                if binding.init is None or binding.kind not in ("const", "let", "var") or binding.node.id in seen:
+                    return False
+                seen.add(binding.node.id)
+                node = binding.init
+                continue
+            if node.type == "member_expression":  # globalThis.tools
+                obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+                return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
+                    obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and \
+                    script.resolve(obj) is None
             return False
-        if node.type == "member_expression":  # globalThis.tools
-            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-            return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
-                obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and \
-                script.resolve(obj) is None
-        return False
 
-    def bound_tool(self, binding: Binding, depth: int) -> Any:
-        """The tool a declared name holds: an import, a destructured name, or ``const f = tools.x``."""
+    def bound_tool(self, binding: Binding) -> Any:
+        """The tool a declared name holds: an import, a destructured name; :data:`_ALIAS` when the name is bound
+        to an expression that may name one (``const f = tools.x``, ``const g = f``), to be followed."""
         if binding.kind == "import":
             if not is_tool_module(binding.module) or binding.imported in ("*", "default") or \
                     binding.imported in HELPERS:
@@ -117,10 +135,79 @@ class Callees:
         if binding.kind not in ("const", "let", "var"):
             return None
         if binding.key is not None:
-            return binding.key if self.is_tools(binding.pattern_init, depth) else None
-        if binding.init is not None and binding.init.type in ("member_expression", "subscript_expression",
-                                                               "parenthesized_expression"):
-            return self.tool(binding.init, None, depth)
+            return binding.key if self.is_tools(binding.pattern_init) else None
+        init = unwrap(binding.init)
+        if init is not None and init.type in ("member_expression", "subscript_expression", "identifier"):
+            return _ALIAS
+        return None
+
+
+    def from_all_tools(self, node: Node | None) -> bool:
+        """Whether a value is taken from ``ALL_TOOLS`` (the runtime's list of ``{name, description}`` of every
+        enabled nested tool): ``t.name`` with ``t`` an element of it (``for (const t of ALL_TOOLS)``, a callback
+        of ``ALL_TOOLS.filter(…).map(…)``, ``ALL_TOOLS.find(…)``), through members, elements, method calls and names
+        bound to such values."""
+        script = self.script
+        seen: set[int] = set()
+        for _ in range(_MAX_STEPS):
+            node = unwrap(node)
+            if node is None:
+                return False
+            kind = node.type
+            if kind in ("member_expression", "subscript_expression"):
+                node = node.child_by_field_name("object")
+            elif kind == "call_expression":  # a method of such a value: find, filter, at, slice, map…
+                function = unwrap(node.child_by_field_name("function"))
+                if function is None or function.type != "member_expression":
+                    return False
+                node = function.child_by_field_name("object")
+            elif kind == "identifier":
+                binding = script.resolve(node)
+                if binding is None:
+                    return script.name_of(node) == ALL_TOOLS
+                if binding.node.id in seen:
+                    return False
+                seen.add(binding.node.id)
+                node = self.element_source(binding)
+            else:
+                return False
+        return False
+
+    def element_source(self, binding: Binding) -> Node | None:
+        """The expression a name's value is taken from: its initialiser, the value it is destructured from,
+        the list a ``for…of`` loop variable or an array method's callback parameter runs over."""
+        if binding.kind in ("const", "let", "var"):
+            if binding.pattern_init is not None:
+                return binding.pattern_init
+            if binding.init is not None:
+                return binding.init
+            node = binding.node.parent
+            for _ in range(_MAX_STEPS):  # a loop variable: up through its pattern to the for…of
+                if node is None:
+                    return None
+                if node.type == "for_in_statement":
+                    operator = node.child_by_field_name("operator")
+                    return node.child_by_field_name("right") if operator is not None and \
+                        self.script.text(operator) == "of" else None
+                node = node.parent
+            return None
+        if binding.kind == "param":  # the first parameter of a callback given to ``list.method(…)``
+            function = binding.scope
+            arguments = function.parent
+            call = arguments.parent if arguments is not None else None
+            if arguments is None or arguments.type != "arguments" or call is None or \
+                    call.type != "call_expression":
+                return None
+            first = next((c for c in arguments.named_children if c.type != "comment"), None)
+            params = function.child_by_field_name("parameters")
+            listed = [c for c in params.named_children if c.type != "comment"] if params is not None else \
+                [function.child_by_field_name("parameter")]
+            if first != function or not listed or listed[0] is None or \
+                    not listed[0].start_byte <= binding.node.start_byte < listed[0].end_byte:
+                return None
+            member = unwrap(call.child_by_field_name("function"))
+            return member.child_by_field_name("object") if member is not None and \
+                member.type == "member_expression" else None
         return None
 
 
@@ -139,5 +226,5 @@ def module_tool_name(module: str, name: str) -> str:
     return name
 
 
-__all__ = ["ARGV_TOOLS", "COMMAND", "COMMAND_TOOLS", "DYNAMIC", "HELPERS", "LEGACY_GLOBALS", "PATCH", "PATCH_TOOLS", "TOOL",
+__all__ = ["ALL_TOOLS", "ARGV_TOOLS", "COMMAND", "COMMAND_TOOLS", "DYNAMIC", "HELPERS", "LEGACY_GLOBALS", "PATCH", "PATCH_TOOLS", "TOOL",
            "Callees", "is_tool_module", "kind_of", "may_name_a_tool", "module_tool_name"]

@@ -21,7 +21,8 @@ from typing import Any, Callable
 from tree_sitter import Node
 
 from .arguments import PatchReader, command_node, command_of, read_arguments
-from .callees import COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of, may_name_a_tool
+from .callees import (ALL_TOOLS, COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of,
+                      may_name_a_tool)
 from .dynamic import dynamic_notes
 from .expansions import Expansions, Run
 from ..jsonl.findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
@@ -29,6 +30,7 @@ from .notes import Note
 from .patch import PatchFile
 from .reachability import is_dead, runs_unconditionally
 from .script import ExecScript
+from .tool_names import SEPARATOR, key_argument, key_text, shown_tool, split_tool
 from .values import constants_of, unwrap
 
 
@@ -55,6 +57,55 @@ class ToolCall:
     unconditional: bool = False
     source: str = ""
     json_arguments: bool | None = None
+    # the tool's namespace (``multi_agent_v1`` for ``multi_agent_v1__spawn_agent``, ``mcp__github`` for an MCP
+    # tool); filled in from the tool's name when not given
+    namespace: str | None = None
+    # arguments whose value is not exactly known (computed at run time): key → the expression written;
+    # such a key is absent from ``arguments``, which holds exact values only
+    computed_arguments: dict[str, str] = field(default_factory=dict)
+    # where a tool chosen at run time comes from: "ALL_TOOLS" for ``tools[t.name]`` with ``t`` one of ALL_TOOLS
+    chosen_from: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.namespace is None and self.tool is not None and SEPARATOR in self.tool:
+            object.__setattr__(self, "namespace", split_tool(self.tool)[0])
+
+    @property
+    def bare_tool(self) -> str | None:
+        """The tool's name inside its namespace (``spawn_agent``); the tool itself when it has none."""
+        return split_tool(self.tool, self.namespace)[1]
+
+    @property
+    def shown_tool(self) -> str | None:
+        """The tool as Codex shows it: ``multi_agent_v1 · spawn_agent``; a tool without a namespace as it is."""
+        return shown_tool(self.tool, self.namespace)
+
+    @property
+    def key_argument(self) -> str | None:
+        """The argument that identifies this call among calls of its tool (``task_name`` or ``message`` of a
+        spawn, ``targets`` of a wait, ``search_query`` of ``web__run``, ``prompt`` of ``image_gen__imagegen``);
+        its value is in :attr:`arguments`, or its expression in :attr:`computed_arguments`."""
+        present = self.arguments.keys() | self.computed_arguments.keys() if self.computed_arguments \
+            else self.arguments
+        return key_argument(self.bare_tool, present)
+
+    @property
+    def key_value(self) -> Any:
+        """The key argument's exact value; None when there is none or it is computed (see :attr:`key_computed`)."""
+        key = self.key_argument
+        return self.arguments.get(key) if key is not None else None
+
+    @property
+    def key_computed(self) -> str | None:
+        """The expression of a key argument computed at run time (``[spawned.agent_id]``), else None."""
+        key = self.key_argument
+        return self.computed_arguments.get(key) if key is not None else None
+
+    @property
+    def key_text(self) -> str | None:
+        """The key argument's exact value in one line of plain words (``a, b`` for a list of targets, the
+        queries of a web run), None when it has none or is computed."""
+        return key_text(self.key_value)
 
     @property
     def label(self) -> str:
@@ -155,14 +206,14 @@ class _CallReader:
 
     def read_call(self, call: Node, callee: Node, tool: Any) -> None:
         script = self.script
-        start, end = script.span(call)
+        start, end = script.call_span(call)
         arguments = call.child_by_field_name("arguments")
         args = arguments is not None and arguments.type == "arguments"  # else a tagged template
         first = _first_argument(call)
         named = None if tool is DYNAMIC else tool
         # the call's fields, filled in by the readers below, then frozen into one ToolCall
         fields: dict[str, Any] = {"tool": named, "kind": kind_of(named), "start": start, "end": end,
-                                  "source": script.text(call)}
+                                  "source": script.call_text(call)}
         if tool is DYNAMIC:
             self.dynamic_call(fields, callee, first)
         elif not args:
@@ -199,6 +250,7 @@ class _CallReader:
         fields["json_arguments"] = arguments.json
         key = COMMAND_TOOLS[tool]
         fields["arguments"] = arguments.others(key, "workdir")
+        fields["computed_arguments"] = arguments.computed(self.script.text, key, "workdir")
         workdir = arguments.get("workdir")
         if isinstance(workdir, str):
             fields["workdir"] = workdir
@@ -227,8 +279,14 @@ class _CallReader:
         commands = _commands(runs, None) if runs is not None else None
         if commands is None:
             fields.update(computed=True, computed_expression=expression)
-            self.note(COMPUTED_COMMAND, f"the tool is chosen at run time: {_short(expression)}",
+            subscript = unwrap(callee)  # tools[…]
+            index = subscript.child_by_field_name("index") if subscript is not None else None
+            source = " from ALL_TOOLS" if self.callees.from_all_tools(index) else ""
+            if source:
+                fields["chosen_from"] = ALL_TOOLS
+            self.note(COMPUTED_COMMAND, f"the tool is chosen at run time{source}: {_short(expression)}",
                       fields["start"], fields["end"])
+            self.tool_call(fields, first)
             return
         tools = tuple(t for t, _, _ in commands)
         workdirs = {w for _, _, w in commands}
@@ -249,6 +307,7 @@ class _CallReader:
         arguments = read_arguments(self.constants, node)
         fields["json_arguments"] = arguments.json
         fields["arguments"] = arguments.others()
+        fields["computed_arguments"] = arguments.computed(self.script.text)
 
     def patch_call(self, fields: dict, first: Node | None) -> None:
         value = self.patches.read(first)

@@ -19,7 +19,8 @@ from tree_sitter import Node, Query, QueryCursor
 
 from .notes import Note
 from ..jsonl.findings import DYNAMIC_CODE
-from .script import JAVASCRIPT, MAX_DEPTH, ExecScript
+from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, is_misread_await, misread_await_inner
+from .values import unwrap
 
 _RUN_TIME_WORDS = ("eval", "Function", "import", "Reflect")
 _NAMES = Query(JAVASCRIPT, "[(identifier) (shorthand_property_identifier) (import)] @name")
@@ -50,7 +51,7 @@ def dynamic_notes(script: ExecScript) -> list[Note]:
     for node in _name_nodes(script, names | set(words)):
         name = script.name_of(node)
         if name in names and node.type != "import" and not _CALLED.match(script.data, node.end_byte) and \
-                _is_tools(script, node, 0):
+                _is_tools(script, node):
             _escape(script, node, note)
         elif name in _RUN_TIME_WORDS or node.type == "import":
             _code_at_run_time(script, node, note)
@@ -102,9 +103,8 @@ def _names_of_tools(script: ExecScript) -> set[str]:
 def _may_alias(kind: str, init: Node) -> bool:
     """Whether a declaration can bind ``tools`` (as :func:`_is_tools` reads one): a ``const``/``let``/``var`` whose
     value is a name or a member.  ``const r = await tools.x(…)`` holds a result, never the tools object."""
-    while init.type == "parenthesized_expression" and init.named_children:
-        init = init.named_children[-1]
-    return kind in ("const", "let", "var") and init.type in ("identifier", "member_expression")
+    inner = unwrap(init)
+    return kind in ("const", "let", "var") and inner is not None and inner.type in ("identifier", "member_expression")
 
 
 def _code_at_run_time(script: ExecScript, node: Node, note) -> None:
@@ -135,26 +135,24 @@ def _code_at_run_time(script: ExecScript, node: Node, note) -> None:
 
 def _escape(script: ExecScript, name: Node, note) -> None:
     """What is done with a reference to ``tools``: called members are the call reader's; the rest is here."""
-    value = name
-    parent = name.parent
     if name.type == "shorthand_property_identifier":  # {tools}
         note(name, "tools is stored in an object")
         return
-    if parent is not None and parent.type in ("member_expression", "subscript_expression") and \
-            parent.child_by_field_name("object") == name:
-        value, parent = parent, parent.parent  # a member of tools: tools.x
+    value, parent = _climb(name, name.parent)
+    member = parent is not None and parent.type in ("member_expression", "subscript_expression") and \
+        parent.child_by_field_name("object") == value
+    if member:
+        value, parent = _climb(parent, parent.parent)  # a member of tools: tools.x
         if parent is not None and parent.type == "member_expression" and \
                 parent.child_by_field_name("object") == value:
             prop = parent.child_by_field_name("property")
             if prop is not None and script.name_of(prop) in _INDIRECT:
                 note(parent, f"a tool is called through .{script.name_of(prop)}")
             return
-    while parent is not None and parent.type in _PASS_THROUGH:
-        value, parent = parent, parent.parent
     if parent is None:
         return
     kind = parent.type
-    what = "tools" if value == name else "a tool"
+    what = "a tool" if member else "tools"
     if kind == "arguments":
         call = parent.parent
         if call is not None and not _is_tool_value(script, call.child_by_field_name("function")):
@@ -189,6 +187,21 @@ def _escape(script: ExecScript, name: Node, note) -> None:
             note(value, "tools is destructured by a key the reading cannot name")
 
 
+def _climb(value: Node, parent: Node | None) -> tuple[Node, Node | None]:
+    """Up through what passes a value on unchanged: parentheses, ``await`` (also tree-sitter's misread
+    ``await (x)`` call)."""
+    while parent is not None:
+        if parent.type in _PASS_THROUGH:
+            value, parent = parent, parent.parent
+        elif parent.type == "arguments" and parent.parent is not None and is_misread_await(parent.parent) and \
+                misread_await_inner(parent.parent) == value:
+            value = parent.parent
+            parent = value.parent
+        else:
+            break
+    return value, parent
+
+
 def _reassigned_alias(script: ExecScript, left: Node) -> bool:
     binding = script.resolve(left)
     return binding is None or binding.init is None
@@ -196,34 +209,37 @@ def _reassigned_alias(script: ExecScript, left: Node) -> bool:
 
 def _is_tool_value(script: ExecScript, node: Node | None) -> bool:
     """``tools`` or one of its members (not called)."""
-    while node is not None and node.type in _PASS_THROUGH:
-        inner = [c for c in node.named_children if c.type != "comment"]
-        node = inner[-1] if inner else None
+    node = unwrap(node)
     if node is None:
         return False
     if node.type in ("member_expression", "subscript_expression"):
-        return _is_tools(script, node.child_by_field_name("object"), 0)
-    return _is_tools(script, node, 0)
+        return _is_tools(script, node.child_by_field_name("object"))
+    return _is_tools(script, node)
 
 
-def _is_tools(script: ExecScript, node: Node | None, depth: int) -> bool:
-    """Whether ``node`` is the ``tools`` object: the global, ``globalThis.tools``, or a name bound to it."""
-    if node is None or depth > 8:
+def _is_tools(script: ExecScript, node: Node | None) -> bool:
+    """Whether ``node`` is the ``tools`` object: the global, ``globalThis.tools``, or a name bound to it,
+    through any number of names."""
+    seen: set[int] = set()
+    while node is not None:
+        if node.type in ("identifier", "shorthand_property_identifier"):
+            binding = script.resolve(node)
+            if binding is None:
+                return script.name_of(node) == "tools"
+            if binding.kind == "import":
+                return binding.imported in ("*", "default", "tools") and bool(binding.module) and \
+                    ("tools" in binding.module or "code_mode" in binding.module)
+            init = unwrap(binding.init)
+            if init is None or binding.kind not in ("const", "let", "var") or \
+                    init.type not in ("identifier", "member_expression") or binding.node.id in seen:
+                return False
+            seen.add(binding.node.id)
+            node = init
+            continue
+        if node.type == "member_expression":
+            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+            return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
+                obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and \
+                script.resolve(obj) is None
         return False
-    if node.type in ("identifier", "shorthand_property_identifier"):
-        binding = script.resolve(node)
-        if binding is None:
-            return script.name_of(node) == "tools"
-        if binding.kind == "import":
-            return binding.imported in ("*", "default", "tools") and bool(binding.module) and \
-                ("tools" in binding.module or "code_mode" in binding.module)
-        init = binding.init
-        while init is not None and init.type == "parenthesized_expression" and init.named_children:
-            init = init.named_children[-1]
-        return init is not None and binding.kind in ("const", "let", "var") and \
-            init.type in ("identifier", "member_expression") and _is_tools(script, init, depth + 1)
-    if node.type == "member_expression":
-        obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-        return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
-            obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and script.resolve(obj) is None
     return False

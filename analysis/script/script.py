@@ -31,8 +31,9 @@ from ..jsonl.positions import LineColumns, PositionEncoding
 JAVASCRIPT = Language(tree_sitter_javascript.language())
 _LOCAL = threading.local()
 
-_PRAGMA = re.compile(r"[ \t]*// @exec:([^\r\n]*)")
+_PRAGMA = re.compile(r"[ \t\f\v]*// @exec:([^\n]*)")  # the first line, up to its \n (a \r is trimmed)
 PRAGMA_KEYS = frozenset({"yield_time_ms", "max_output_tokens"})
+_MAX_SAFE_INTEGER = 2 ** 53 - 1
 
 FUNCTIONS = frozenset({
     "function_declaration", "function_expression", "arrow_function", "method_definition",
@@ -184,40 +185,92 @@ class ExecScript:
 
         In module code ``await`` is always the operator, never a name, but tree-sitter reads
         ``await (tools.x)()`` as a call of a function ``await`` whose result is called: that inner "call"
-        is dropped, and the outer call's callee is the last expression inside the parentheses."""
+        is dropped, and the outer call's callee is the last expression inside the parentheses.  A call whose
+        chain starts with such a misreading (``await (tools).x()``) starts at its parenthesis, as V8 reads it:
+        see :meth:`call_span`."""
+        return self._call_sites[0]
+
+    def call_span(self, call: Node) -> tuple[int, int]:
+        """The code-point offsets of a call expression, starting where V8's call starts: after the ``await``
+        tree-sitter takes into a misread ``await (…)`` call at the head of the call's chain."""
+        start = self._call_sites[1].get(call.id)
+        return self.char(call.start_byte if start is None else start), self.char(call.end_byte)
+
+    def call_text(self, call: Node) -> str:
+        start, end = self.call_span(call)
+        return self.source[start:end]
+
+    @cached_property
+    def _call_sites(self) -> tuple[list[tuple[Node, Node]], dict[int, int]]:
         calls = [(c["call"][0], c["callee"][0]) for c in self.structure["call"]]
         fake: dict[int, Node | None] = {}  # id of a misread ``await (…)`` call → the expression in its parentheses
+        heads: dict[int, Node] = {}  # start byte of a misread call → that call
         for call, callee in calls:
-            if callee.type == "identifier" and callee.end_byte - callee.start_byte == 5 and \
-                    self.text(callee) == "await":
-                arguments = call.child_by_field_name("arguments")
-                inner = [c for c in arguments.named_children if c.type != "comment"] \
-                    if arguments is not None and arguments.type == "arguments" else []
-                fake[call.id] = inner[-1] if inner else None
+            if is_misread_await(call):
+                fake[call.id] = misread_await_inner(call)
+                heads[call.start_byte] = call
         if not fake:
-            return calls
+            return calls, {}
         sites = []
+        starts: dict[int, int] = {}
         for call, callee in calls:
             if call.id in fake:
                 continue
+            if call.start_byte in heads:
+                head = _chain_head(call)
+                if head is not None and head.id in fake:
+                    arguments = head.child_by_field_name("arguments")
+                    starts[call.id] = arguments.start_byte if arguments is not None else head.start_byte
             if callee.id in fake:
                 callee = fake[callee.id]
                 if callee is None:
                     continue
             sites.append((call, callee))
-        return sites
+        return sites, starts
 
     # -- pragma and syntax ------------------------------------------------------------------
     @cached_property
     def pragma(self) -> dict | None:
+        """The ``// @exec: {…}`` object of the first line when Codex accepts it; None without a pragma or with
+        one it refuses (see :attr:`pragma_problem`)."""
+        found = self._pragma
+        return found[0] if found is not None and found[1] is None else None
+
+    @cached_property
+    def pragma_problem(self) -> tuple[int, str] | None:
+        """(end of the pragma, why Codex refuses it) for a first-line pragma Codex refuses; None otherwise."""
+        found = self._pragma
+        return (found[2], found[1]) if found is not None and found[1] is not None else None
+
+    @cached_property
+    def _pragma(self) -> tuple[dict, str | None, int] | None:
+        """Codex's own reading of the first line (``parse_exec_source`` in code-mode's description.rs): the
+        first line, whitespace trimmed at its start, begins with ``// @exec:``; the rest of it is a JSON object
+        with only ``yield_time_ms`` and ``max_output_tokens``, each null or a non-negative safe integer; and
+        JavaScript follows on later lines.  (value, problem, end of the pragma)."""
         m = _PRAGMA.match(self.source)
         if not m:
             return None
+        end = m.start(1) + len(m.group(1).rstrip("\r"))
+        directive = m.group(1).strip()
+        if not directive:
+            return {}, "the '// @exec:' pragma must be a JSON object", end
         try:
-            value = json.loads(m.group(1))
-        except ValueError:
-            return {}
-        return value if isinstance(value, dict) else {}
+            value = json.loads(directive)
+        except (ValueError, RecursionError):
+            return {}, "the '// @exec:' pragma must be valid JSON", end
+        if not isinstance(value, dict):
+            return {}, "the '// @exec:' pragma must be a JSON object", end
+        unknown = sorted(set(value) - PRAGMA_KEYS)
+        if unknown:
+            return {}, f"the '// @exec:' pragma does not support {unknown[0]!r}", end
+        for key, number in value.items():
+            if number is not None and (type(number) is not int or not 0 <= number <= _MAX_SAFE_INTEGER):
+                return {}, f"the '// @exec:' pragma's {key} must be a non-negative safe integer", end
+        _, _, rest = self.source.partition("\n")
+        if not rest.strip():
+            return {}, "the '// @exec:' pragma must be followed by JavaScript on later lines", end
+        return value, None, end
 
     @cached_property
     def too_deep(self) -> bool:
@@ -245,10 +298,10 @@ class ExecScript:
         if self.too_deep:
             return SyntaxProblem(0, min(len(self.source), 1), f"the script nests more than {MAX_DEPTH} levels "
                                  "deep: only its outer levels are analysed, calls below them are not listed")
-        pragma = _PRAGMA.match(self.source)
-        if pragma and (not self.pragma or not set(self.pragma) <= PRAGMA_KEYS):
-            return SyntaxProblem(0, pragma.end(), "the '// @exec:' pragma must be a JSON object with only "
-                                 "yield_time_ms and max_output_tokens")
+        if self.pragma_problem is not None:
+            end, problem = self.pragma_problem
+            return SyntaxProblem(0, end, f"{problem} (Codex takes a JSON object with only yield_time_ms and "
+                                 "max_output_tokens): the script never ran", refused=True)
         if not self.root.has_error:
             return None
         node = self.root
@@ -491,6 +544,43 @@ class ExecScript:
     def innermost_function(self, node: Node) -> Node:
         found = self._scope_index[1].innermost(node.start_byte, node.end_byte, None)
         return found if found is not None else self.root
+
+
+def is_misread_await(node: Node) -> bool:
+    """Whether ``node`` is tree-sitter's misreading of ``await (x)`` as a call of a function named ``await``
+    (in module code ``await`` is always the operator)."""
+    if node.type != "call_expression":
+        return False
+    function = node.child_by_field_name("function")
+    if function is None or function.type != "identifier" or function.end_byte - function.start_byte != 5 or \
+            function.text != b"await":
+        return False
+    arguments = node.child_by_field_name("arguments")
+    return arguments is not None and arguments.type == "arguments"
+
+
+def misread_await_inner(node: Node) -> Node | None:
+    """The expression a misread ``await (…)`` awaits: the last inside its parentheses (``(0, f)`` is ``f``)."""
+    arguments = node.child_by_field_name("arguments")
+    inner = [c for c in arguments.named_children if c.type != "comment"] if arguments is not None else []
+    return inner[-1] if inner else None
+
+
+def _chain_head(node: Node) -> Node | None:
+    """The innermost node at the start of a call/member chain (``a`` of ``a.b(c)[d]()``)."""
+    for _ in range(MAX_DEPTH):
+        if node.type == "call_expression":
+            if is_misread_await(node):
+                return node
+            following = node.child_by_field_name("function")
+        elif node.type in ("member_expression", "subscript_expression"):
+            following = node.child_by_field_name("object")
+        else:
+            return node
+        if following is None:
+            return node
+        node = following
+    return None
 
 
 def _innermost(bindings, at: int) -> Binding | None:

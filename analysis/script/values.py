@@ -22,7 +22,7 @@ from typing import Any
 from tree_sitter import Node
 
 from .literals import UNKNOWN, Unknown, cook_raw, number_value, string_value, template_quasis
-from .script import ExecScript
+from .script import ExecScript, is_misread_await, misread_await_inner
 
 MAX_DEPTH = 40
 _SAFE_INTEGER = 2 ** 53
@@ -55,13 +55,20 @@ Env = dict[int, Any]  # loop variables bound to one element: declaring identifie
 
 
 def unwrap(node: Node | None) -> Node | None:
-    """The expression inside parentheses, or the last of ``(0, f)``."""
+    """The expression inside parentheses, or the last of ``(0, f)``; what ``await x`` awaits (also where
+    tree-sitter misreads ``await (x)`` as a call): awaiting a value that is no promise gives the value itself, and
+    neither ``tools``, a tool nor a literal is a promise."""
     while node is not None:
         if node.type == "parenthesized_expression":
             inner = [c for c in node.named_children if c.type != "comment"]
             node = inner[-1] if inner else None
         elif node.type == "sequence_expression":
             node = node.named_children[-1] if node.named_children else None
+        elif node.type == "call_expression" and is_misread_await(node):
+            node = misread_await_inner(node)
+        elif node.type == "await_expression":
+            inner = [c for c in node.named_children if c.type != "comment"]
+            node = inner[-1] if inner else None
         else:
             return node
     return None

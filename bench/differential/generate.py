@@ -41,7 +41,23 @@ CALLS = [
     "const re%(n)s = /tools.regex\\(/;",
     "try { await tools.exec_command({cmd: \"t\"}); } catch (tools) { tools.caught(); }",
     "await Promise.all([1, 2].map(async (i) => tools.exec_command({cmd: `echo ${i}`})));",
+    # issue 21: every parenthesised form after await (the call starts at its parenthesis), alias chains,
+    # namespaced tools and ALL_TOOLS lookups of Codex 0.147 and later
+    'await (tools).exec_command({cmd: "paren"});',
+    'await ((tools)).view_image({path: "y.png"});',
+    'await (tools?.update_plan)?.({plan: []});',
+    'await (tools)["write_stdin"]({session_id: 3, chars: ""});',
+    'const aw%(n)s = await (tools); await aw%(n)s.list_mcp_resources({});',
+    'const f%(n)s = tools.exec_command; const g%(n)s = f%(n)s; const h%(n)s = (g%(n)s); await h%(n)s({cmd: "chain"});',
+    "const t1%(n)s = tools, t2%(n)s = t1%(n)s; const t3%(n)s = t2%(n)s; t3%(n)s.view_image({path: 'z'});",
+    "let c1%(n)s = tools.exec_command; const c2%(n)s = c1%(n)s; c1%(n)s = null; c2%(n)s({cmd: 'x'});",
+    'const sp%(n)s = await tools.multi_agent_v1__spawn_agent({task_name: "t", message: "m"});',
+    "await tools.multi_agent_v1__wait_agent({targets: [sp%(n)s.agent_id], timeout_ms: 1000});",
+    'await tools.web__run({search_query: [{q: "x"}]}); await tools.image_gen__imagegen({prompt: "p"});',
+    "for (const t%(n)s of ALL_TOOLS) if (t%(n)s.name === 'x') await tools[t%(n)s.name]({});",
 ]
+# literals nested deeper than esprima-fork's recursion under Python's default limit (V8 reads them)
+DEEP = 150
 NOISE = [
     'const date%(n)s = "2026-07-01";',
     'const path%(n)s = "C:\\\\users\\\\2";',
@@ -63,7 +79,11 @@ NOISE = [
     "const nw%(n)s = new (globalThis.Date)();",
     "const g%(n)s = function* () { yield 1; };",
     "const tpl%(n)s = String.raw`\\08`;",
+    "const deep%(n)s = " + "[" * DEEP + "]" * DEEP + ";",
+    "const deepo%(n)s = " + "{a: " * DEEP + "1" + "}" * DEEP + ";",
+    "const deepc%(n)s = " + "f(" * DEEP + ")" * DEEP + ";",
 ]
+PRAGMAS = ["// @exec: {}", '// @exec: {"yield_time_ms": 10000}', '// @exec: {"max_output_tokens": null}']
 REFUSED = [
     'const s%(n)s = "\\143laude";',
     'const s%(n)s = "ls\\08";',
@@ -136,6 +156,8 @@ def generate(count: int, seed: int = 9) -> list[str]:
         if rng.random() < 0.35:
             parts.append(rng.choice(REFUSED))
         rng.shuffle(parts)
+        if rng.random() < 0.1:  # a pragma is a comment to V8 (and valid to Codex)
+            parts.insert(0, rng.choice(PRAGMAS))
         scripts.append("\n".join(part % {"n": index} for index, part in enumerate(parts)))
     return scripts
 

@@ -1,9 +1,12 @@
 // The other side of the differential test: acorn (as V8 reads a module: ecmaVersion latest, sourceType
 // module) and eslint-scope (ES module scopes) list each script's tools calls.
-//   node reader.mjs < scripts.json   → [{"valid": bool, "error": str|null, "calls": [tool names]}, …]
-// A call is of a tool when its callee (parentheses, `(0, f)` and `?.` aside) is `tools.x` / `tools["x"]` with
-// `tools` the global or a name bound once to it, or a name destructured from it by a literal key at the first
-// level of the pattern, and never assigned again.
+//   node reader.mjs < scripts.json
+//     → [{"valid": bool, "error": str|null, "calls": [tool names], "ranges": [[tool, start, end]]}, …]
+// A call is of a tool when its callee (parentheses, `(0, f)`, `await` and `?.` aside) is `tools.x` / `tools["x"]`
+// with `tools` the global or a name bound once to it (through any number of such names), or a name
+// destructured from it by a literal key at the first level of the pattern, or a name bound once to such a
+// callee (again through any number of names), and never assigned again.  Ranges are the call expression's, in
+// UTF-16 units.
 import { readFileSync } from "node:fs";
 import * as acorn from "acorn";
 import * as eslintScope from "eslint-scope";
@@ -11,6 +14,7 @@ import * as eslintScope from "eslint-scope";
 function unwrap(node) {
   while (node) {
     if (node.type === "ChainExpression") node = node.expression;
+    else if (node.type === "AwaitExpression") node = node.argument;
     else if (node.type === "SequenceExpression") node = node.expressions[node.expressions.length - 1];
     else if (node.type === "ParenthesizedExpression") node = node.expression;
     else return node;
@@ -23,7 +27,7 @@ function read(source) {
   try {
     ast = acorn.parse(source, { ecmaVersion: "latest", sourceType: "module", allowHashBang: true, ranges: true });
   } catch (error) {
-    return { valid: false, error: error.message, calls: [] };
+    return { valid: false, error: error.message, calls: [], ranges: [] };
   }
   const manager = eslintScope.analyze(ast, { ecmaVersion: 2022, sourceType: "module" });
   const refs = new Map(); // identifier node → reference
@@ -38,14 +42,16 @@ function read(source) {
     return def;
   };
 
-  const isTools = (node, depth = 0) => {
+  const isTools = (node, seen = new Set()) => {
     node = unwrap(node);
-    if (!node || depth > 8) return false;
+    if (!node) return false;
     if (node.type === "Identifier") {
       const ref = refs.get(node);
       if (!ref || !ref.resolved) return node.name === "tools";
+      if (seen.has(ref.resolved)) return false;
+      seen.add(ref.resolved);
       const def = singleBinding(ref.resolved);
-      return !!def && def.node.id.type === "Identifier" && !!def.node.init && isTools(def.node.init, depth + 1);
+      return !!def && def.node.id.type === "Identifier" && !!def.node.init && isTools(def.node.init, seen);
     }
     return false;
   };
@@ -64,19 +70,22 @@ function read(source) {
     return null;
   };
 
-  const toolOf = (callee, depth = 0) => {
+  const toolOf = (callee, seen = new Set()) => {
     callee = unwrap(callee);
-    if (!callee || depth > 8) return null;
+    if (!callee) return null;
     if (callee.type === "MemberExpression") return memberName(callee);
     if (callee.type !== "Identifier") return null;
     const ref = refs.get(callee);
-    if (!ref || !ref.resolved) return null;
+    if (!ref || !ref.resolved || seen.has(ref.resolved)) return null;
+    seen.add(ref.resolved);
     const def = singleBinding(ref.resolved);
     if (!def) return null;
     const id = def.node.id;
     if (id.type === "Identifier") {
       const init = unwrap(def.node.init);
-      return init && init.type === "MemberExpression" ? memberName(init) : null;
+      if (!init) return null;
+      if (init.type === "MemberExpression") return memberName(init);
+      return init.type === "Identifier" ? toolOf(init, seen) : null;
     }
     if (id.type !== "ObjectPattern" || !isTools(def.node.init)) return null;
     for (const prop of id.properties) {
@@ -88,11 +97,15 @@ function read(source) {
   };
 
   const calls = [];
+  const ranges = [];
   const visit = (node) => {
     if (!node || typeof node.type !== "string") return;
     if (node.type === "CallExpression") {
       const tool = toolOf(node.callee);
-      if (tool !== null) calls.push(tool);
+      if (tool !== null) {
+        calls.push(tool);
+        ranges.push([tool, node.start, node.end]);
+      }
     }
     for (const key of Object.keys(node)) {
       const value = node[key];
@@ -101,7 +114,7 @@ function read(source) {
     }
   };
   visit(ast);
-  return { valid: true, error: null, calls };
+  return { valid: true, error: null, calls, ranges };
 }
 
 const scripts = JSON.parse(readFileSync(0, "utf8"));

@@ -1,6 +1,7 @@
 """The differential test: generated exec scripts read by this project and by acorn + eslint-scope (V8's reading
-of a module), which must agree on (a) whether each script is a valid module and (b) the tools calls of each
-valid one.  Needs node and bench/node_modules: `make test-acorn`."""
+of a module), which must agree on (a) whether each script is a valid module (also when it nests deeper than
+esprima-fork's recursion) and (b) the tools calls of each valid one, each with its range (a call after
+``await (`` starts at its parenthesis).  Needs node and bench/node_modules: `make test-acorn`."""
 
 import json
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 from analysis.script.calls import find_calls
 from analysis.script.module_syntax import syntax_problem
 from analysis.script.script import ExecScript
-from bench.differential.generate import CALLS, REFUSED, generate
+from bench.differential.generate import CALLS, DEEP, PRAGMAS, REFUSED, generate
 
 HERE = Path(__file__).resolve().parent
 COUNT = 3000
@@ -26,8 +27,20 @@ def acorn(scripts):
 
 def ours(script):
     parsed = ExecScript(script)
-    calls = sorted(c.tool for c in find_calls(parsed).calls if c.tool is not None)
-    return {"valid": syntax_problem(parsed) is None, "calls": calls}
+    found = [c for c in find_calls(parsed).calls if c.tool is not None]
+    return {"valid": syntax_problem(parsed) is None, "calls": sorted(c.tool for c in found),
+            "ranges": sorted([c.tool, c.start, c.end] for c in found)}
+
+
+def code_points(script, ranges):
+    """acorn's UTF-16 offsets as code points (this project's offsets in a script)."""
+    if script.isascii():
+        return sorted(ranges)
+    units = []  # code point index of each UTF-16 unit
+    for index, char in enumerate(script):
+        units.extend([index] * (2 if ord(char) > 0xFFFF else 1))
+    units.append(len(script))
+    return sorted([tool, units[start], units[end]] for tool, start, end in ranges)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +60,9 @@ def test_the_generator_covers_every_form(readings):
     assert sorted(used) == list(range(len(CALLS) + len(REFUSED)))
     valid = sum(t["valid"] for t in theirs)
     assert 0.5 * COUNT < valid < 0.8 * COUNT  # both valid and refused scripts, in numbers
-
+    deep = [t["valid"] for s, t in zip(scripts, theirs) if "[" * DEEP in s or "{a: " * DEEP in s]
+    assert sum(deep) > 50 and len(deep) - sum(deep) > 20  # deep literals in valid and in refused scripts
+    assert sum(any(s.startswith(p) for p in PRAGMAS) for s in scripts) > 100
 
 def test_valid_modules_agree(readings):
     scripts, theirs, mine = readings
@@ -62,6 +77,15 @@ def test_tool_calls_agree(readings):
     assert differ == []
 
 
+def test_call_ranges_agree(readings):
+    scripts, theirs, mine = readings
+    differ = [(s, code_points(s, t["ranges"]), m["ranges"]) for s, t, m in zip(scripts, theirs, mine)
+              if t["valid"] and code_points(s, t["ranges"]) != m["ranges"]]
+    assert differ == []
+    assert sum(len(m["ranges"]) for m in mine) > COUNT  # calls in numbers, parenthesised forms among them
+    assert sum("await (tools)" in s for s in scripts) > 100
+
+
 def test_the_issue_cases_read_as_v8_reads_them():
     cases = {
         "await (tools.x)()": ["x"],
@@ -72,7 +96,15 @@ def test_the_issue_cases_read_as_v8_reads_them():
         'const {["write_stdin"]: g} = tools; g()': ["write_stdin"],
         "let t = tools; t = {}; t.no(); const [a] = tools; a(); const {b: {c}} = tools; c()": [],
         'tools.\\u0065xec_command({cmd: "claude -p hi"})': ["exec_command"],
+        # issue 21
+        "await (tools).a(); await ((tools)).b(); await (0, tools.c)(); await (tools?.d)?.()": ["a", "b", "c", "d"],
+        "const f = tools.e; const g = f; const h = g; await h()": ["e"],
+        "const t = tools; const u = t; const v = u; v.f()": ["f"],
+        "// @exec: {}\nawait tools.g()": ["g"],
+        "const a = " + "[" * DEEP + "]" * DEEP + "; tools.h()": ["h"],
     }
     theirs = acorn(list(cases))
     assert [t["calls"] for t in theirs] == list(cases.values())
     assert [ours(s)["calls"] for s in cases] == list(cases.values())
+    assert all(t["valid"] for t in theirs) and all(ours(s)["valid"] for s in cases)
+    assert [code_points(s, t["ranges"]) for s, t in zip(cases, theirs)] == [ours(s)["ranges"] for s in cases]
