@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analysis.reports.index import RolloutIndex
+
 
 def patch_text(*sections: str) -> str:
     return "*** Begin Patch\n" + "".join(sections) + "*** End Patch\n"
@@ -92,3 +94,62 @@ def patch_event(call_id: str, success: bool, changes: dict[str, str]) -> dict:
 
 def apply_patch_call(patch: str) -> str:
     return f"await tools.apply_patch({json.dumps(patch)});\n"
+
+
+APP_BY_A = ["import sys", "", "", "def main():", '    greeting = compute_greeting("world")', "    print(greeting)",
+            "    return 0", "", "", "def compute_greeting(name):", '    return f"hello {name}"']
+APP_NOW = ["import sys", "", "", "def main():", "    # reviewed on windows", '    greeting = compute_greeting("world")',
+           "    print(greeting.upper())", "    return 0", "", "", "def compute_greeting(name):",
+           '    return f"Hello, {name}!"', '    log("the failed patch added this")']
+
+
+def sessions(repo: Path) -> dict[str, Session]:
+    a = Session("019a0000-0000-7000-8000-00000000000a", "2026-01-01", str(repo), {"branch": "main"})
+    a.turn("create the app")
+    a.top_patch("call_a1", patch_text(add("src/app.py", APP_BY_A), add("src/old_name.py", ["VALUE = 41", "OTHER = 'x'"]),
+                                      add("src/gone.py", ["print('soon gone')"])), success=True)
+    a.turn("log something")
+    a.top_patch("call_a2", patch_text(update("src/app.py", '@@\n     return f"hello {name}"\n'
+                                                           '+    log("the failed patch added this")\n')), success=False)
+    b = Session("019b0000-0000-7000-8000-00000000000b", "2026-02-01", str(repo), {"branch": "main"})
+    b.turn("capitalise the greeting", cwd=str(repo / "src"))
+    script = (apply_patch_call(patch_text(update("app.py", '@@\n-def compute_greeting(name):\n-    return f"hello {name}"\n'
+                                                             '+def compute_greeting(name):\n'
+                                                             '+    return f"Hello, {name}!"\n'),
+                                          update("old_name.py", "@@\n-VALUE = 41\n+VALUE = 42\n", move_to="new_name.py"),
+                                          delete("gone.py")))
+              + 'const r = await tools.exec_command({cmd: "pytest -q"});\ntext(r);\n')
+    b.script("call_b1", script, [patch_event("exec-b1", True, {str(repo / "src" / "app.py"): "update",
+                                                                str(repo / "src" / "old_name.py"): "update",
+                                                                str(repo / "src" / "gone.py"): "delete"})])
+    c = Session("019c0000-0000-7000-8000-00000000000c", "2026-03-01", "C:\\Users\\dev\\repo",
+                {"branch": "main", "repository_url": "https://github.com/dev/repo"})
+    c.turn("add a review note")
+    c.top_patch("call_c1", patch_text(update("src\\app.py", "@@ def main():\n+    # reviewed on windows\n"
+                                                             '     greeting = compute_greeting("world")\n')),
+                success=True, event=True)
+    d = Session("019d0000-0000-7000-8000-00000000000d", "2026-04-01", "/elsewhere/repo",
+                {"branch": "main", "repository_url": "https://github.com/someone-else/repo"})
+    d.turn("another repository")
+    d.top_patch("call_d1", patch_text(update("src/app.py", "@@\n+import os\n")), success=True)
+    return {"a": a, "b": b, "c": c, "d": d}
+
+
+def build_world(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, Session]]:
+    """The repository (its files as they are now), the sessions' folder, the index of it, the sessions."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text('[core]\n\tbare = false\n[remote "origin"]\n\turl = git@github.com:dev/repo.git\n',
+                                          encoding="utf-8")
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("\n".join(APP_NOW) + "\n", encoding="utf-8")
+    (repo / "src" / "new_name.py").write_text("VALUE = 42\nOTHER = 'x'\n", encoding="utf-8")
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    made = sessions(repo)
+    for session in made.values():
+        session.save(folder)
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        assert index.update([str(folder)]).errors == []
+    return repo, folder, db, made
