@@ -125,8 +125,11 @@ def test_common_lines_are_not_attributed_alone(tmp_path: Path):
 def test_a_moved_file_keeps_the_history_of_its_earlier_name(world):
     repo, folder, db, made = world
     history = history_of(db, repo / "src" / "new_name.py")
-    assert [(c.session_id[:4], c.action, c.path, c.move_to) for c in history] == [
-        ("019b", "update", "old_name.py", "new_name.py"), ("019a", "add", "src/old_name.py", None)]
+    assert [(c.session_id[:4], c.action, c.path, c.move_to, c.leaves) for c in history] == [
+        ("019b", "update", "old_name.py", "new_name.py", False), ("019a", "add", "src/old_name.py", None, False)]
+    # from the old name, the move took the file away
+    assert [(c.session_id[:4], c.leaves) for c in history_of(db, repo / "src" / "old_name.py")] == [
+        ("019b", True), ("019a", False)]
     blamed = attribute_lines(["VALUE = 42", "OTHER = 'x'"], history)
     assert [b.change.session_id[:4] for b in blamed] == ["019b", "019a"]
 
@@ -134,8 +137,10 @@ def test_a_moved_file_keeps_the_history_of_its_earlier_name(world):
 def test_a_deleted_file_lists_its_sessions(world):
     repo, folder, db, made = world
     history = history_of(db, repo / "src" / "gone.py")
-    assert [(c.session_id[:4], c.action) for c in history] == [("019b", "delete"), ("019a", "add")]
-    assert attribute_lines([], history) == []
+    assert [(c.session_id[:4], c.action, c.leaves) for c in history] == [("019b", "delete", True), ("019a", "add", False)]
+    # a file written again after the delete holds nothing of the patches before it
+    assert attribute_lines(["print('soon gone')"], history) == [None]
+    assert attribute_lines(["print('soon gone')"], history[1:])[0].change.session_id[:4] == "019a"
 
 
 def test_a_windows_path_is_looked_up_as_windows_compares_it(world):

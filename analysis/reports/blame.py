@@ -65,6 +65,7 @@ class Change:
     hunks: tuple[Hunk, ...]
     next_command: str | None
     matched_by: str  # "path" (the same absolute path) or "repository" (the same path in the repository)
+    leaves: bool = False  # it deleted the file, or moved it away: lines older than it cannot be in the file
 
     @property
     def when(self) -> str:
@@ -84,7 +85,7 @@ class Change:
                 "turn": {"line": self.turn_line, "title": self.turn_title} if self.turn_line is not None else None,
                 "action": self.action, "path": self.path, "move_to": self.move_to, "absolute": self.absolute,
                 "move_absolute": self.move_absolute, "applied": self.applied, "nested": self.nested,
-                "next_command": self.next_command, "matched_by": self.matched_by,
+                "next_command": self.next_command, "matched_by": self.matched_by, "leaves": self.leaves,
                 "hunks": [h.to_json() for h in self.hunks]}
 
 
@@ -196,11 +197,13 @@ def _changes_named(index: RolloutIndex, target: Target, key: str, repo_path: str
         row = dict(zip((c.split(".")[1] if c != "f.path" else "rollout" for c in _COLUMNS), values))
         if row["path_key"] == key or row["move_key"] == key:
             matched = "path"
+            here = row["move_key"] == key if row["move_to"] else True
         elif _same_repository(target, row, repo_path):
             matched = "repository"
+            here = row["repo_move_path"] == repo_path.lower() if row["move_to"] else True
         else:
             continue
-        out.append((_change(row, matched), row))
+        out.append((_change(row, matched, row["action"] == "delete" or not here), row))
     return out
 
 
@@ -224,7 +227,7 @@ def _same_repository(target: Target, row: dict, repo_path: str | None) -> bool:
     return True
 
 
-def _change(row: dict, matched: str) -> Change:
+def _change(row: dict, matched: str, leaves: bool) -> Change:
     try:
         hunks = tuple(Hunk.from_json(h) for h in json.loads(row["hunks"] or "[]"))
     except (ValueError, TypeError, IndexError):
@@ -232,7 +235,7 @@ def _change(row: dict, matched: str) -> Change:
     return Change(row["id"], row["rollout"], row["line"], row["start16"] or 0, row["end16"] or 0, row["session_id"],
                   row["session_time"], row["timestamp"], row["turn_line"], row["turn_title"], row["action"],
                   row["path"], row["move_to"], row["absolute"], row["move_absolute"], row["applied"],
-                  bool(row["nested"]), hunks, row["next_command"], matched)
+                  bool(row["nested"]), hunks, row["next_command"], matched, leaves)
 
 
 def sessions_of(changes: Sequence[Change]) -> list[str]:
@@ -255,14 +258,16 @@ def distinctive(text: str, in_file: int, added_by: int) -> bool:
 
 
 def attribute_lines(lines: Sequence[str], history: Sequence[Change]) -> list[LineBlame | None]:
-    """For each line, the newest patch of ``history`` (newest first) that added its text, or None."""
+    """For each line, the newest patch of ``history`` (newest first) that added its text, or None.  Only
+    patches after the file was last deleted or moved away count: nothing older can be in it."""
     result: list[LineBlame | None] = [None] * len(lines)
     positions: dict[str, list[int]] = defaultdict(list)
     for number, text in enumerate(lines):
         positions[text].append(number)
     in_file = {text: len(where) for text, where in positions.items()}
     added_by: Counter[str] = Counter()
-    candidates = [c for c in history if c.applied != NO and c.action != "delete" and c.hunks]
+    since = next((n for n, c in enumerate(history) if c.leaves and c.applied != NO), len(history))
+    candidates = [c for c in history[:since] if c.applied != NO and not c.leaves and c.hunks]
     for change in candidates:
         for hunk in change.hunks:
             added_by.update(set(hunk.added))
