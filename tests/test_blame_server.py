@@ -17,7 +17,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.blame_support import build_world
 from tests.helpers import ROOT
-from tests.lsp_support import push_capabilities
+from tests.lsp_support import open_text, push_capabilities
 
 WORK = Path(tempfile.gettempdir()) / f"rollout-lsp-blame-test-{os.getpid()}"
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server", "serve"],
@@ -119,6 +119,10 @@ async def test_nothing_for_untouched_files_rollouts_or_files_outside(client: Lan
     untouched.write_text("hello\n", encoding="utf-8")
     for uri in (untouched.as_uri(), (WORK / "elsewhere.py").as_uri(), next(client.sessions.glob("*.jsonl")).as_uri()):
         assert list(await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))) == []
+    # a document the client syncs is one its selector gives to the rollout features: no blame there
+    app = (repo / "src" / "app.py").as_uri()
+    open_text(client, app, (repo / "src" / "app.py").read_text(encoding="utf-8"))
+    assert list(await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(app)))) == []
 
 
 async def test_the_setting_turns_it_off(client: LanguageClient):

@@ -113,11 +113,15 @@ class BlameFeature(Feature):
 
     # -- which documents ----------------------------------------------------------------------------------
     def handles(self, uri: str) -> bool:
-        """Whether ``uri`` is a workspace file blame answers for (not a rollout, not an invocation log)."""
+        """Whether ``uri`` is a workspace file blame answers for: not a ``.jsonl`` file, a rollout, an
+        invocation log, nor a document the client syncs (it sends the documents its selector gives to the
+        rollout features; blame's are only asked for lenses and hovers)."""
         settings = self.server.settings
-        if not settings.blame or not uri.startswith("file:"):
+        if not settings.blame or not uri.startswith("file:") or uri.endswith((".jsonl", ".jsonl.zst")):
             return False
         if settings.is_rollout_path(uri) or self.server.feature_of(InvocationLogFeature).is_log(uri):
+            return False
+        if uri in self.server.workspace.text_documents:  # synced: the client gives it to the rollout features
             return False
         path = to_fs_path(uri)
         if not path:
