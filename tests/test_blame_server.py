@@ -112,6 +112,12 @@ async def test_lens_hover_and_the_sessions_command(client: LanguageClient):
     [shown] = client.shown_documents
     assert shown.uri == rollout_b.as_uri() and shown.selection.start.line == 3  # the exec record, at the apply_patch call
 
+    rollout_c = next(client.sessions.glob("*019c0000*.jsonl"))
+    found = await client.workspace_execute_command_async(types.ExecuteCommandParams("rollout-lsp.blameLine", [app, 4]))
+    assert found["uri"] == rollout_c.as_uri() and client.shown_documents[-1].uri == rollout_c.as_uri()
+    assert found["range"] == {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 339}}
+    assert await client.workspace_execute_command_async(types.ExecuteCommandParams("rollout-lsp.blameLine", [app, 6])) is None
+
 
 async def test_nothing_for_untouched_files_rollouts_or_files_outside(client: LanguageClient):
     repo = client.repo

@@ -7,7 +7,9 @@ For a ``file`` document that is not a rollout (nor an invocation log), inside a 
   opens the rollout at the chosen call (``window/showDocument``); it answers the list as locations too,
   for clients that show a location list instead;
 - a hover on a line a patch added: the session, the turn and the user's request, the hunk, and the
-  command the script ran next.
+  command the script ran next;
+- ``rollout-lsp.blameLine [uri, line]``: the rollout opened at the patch that added a line (go to
+  definition belongs to the file's own language server).
 
 The lens and hover requests are registered dynamically for ``file`` documents of the workspace folders
 (for these two requests only: such documents are not synced, the file is read from disk as saved), with
@@ -41,6 +43,7 @@ from .invocation_logs import InvocationLogFeature
 
 log = logging.getLogger("rollout_lsp")
 BLAME_SESSIONS = "rollout-lsp.blameSessions"
+BLAME_LINE = "rollout-lsp.blameLine"
 LISTED = 12  # changes offered in the message request's buttons
 # every name that does not end in "jsonl": rollouts keep their own lenses and hovers (the same requests)
 _NOT_JSONL = ("*[!l]", "*[!n]l", "*[!o]nl", "*[!s]onl", "*[!j]sonl", "*[!.]jsonl")
@@ -202,6 +205,27 @@ class BlameFeature(Feature):
             uri=from_fs_path(change.rollout), take_focus=True, selection=types.Range(start, start)))
         return locations
 
+    @lsp_command(BLAME_LINE)
+    async def blame_line(self, *arguments: Any) -> dict | None:
+        """The rollout at the patch that added a line (``[uri, line]``, 0-based): what go to definition
+        would give, as a command for clients whose definition belongs to the file's own language server.
+        The client is asked to show it; the location is answered too."""
+        uri = arguments[0] if arguments and isinstance(arguments[0], str) else None
+        line = arguments[1] if len(arguments) > 1 and isinstance(arguments[1], int) else None
+        if uri is None or line is None:
+            return None
+        _, blamed = await self._blame(uri, lines=True)
+        if not blamed or not 0 <= line < len(blamed) or blamed[line] is None:
+            return None
+        change = blamed[line].change
+        start, end = types.Position(change.line, change.start), types.Position(change.line, change.end)
+        if self.show_document:
+            await self.server.window_show_document_async(types.ShowDocumentParams(
+                uri=from_fs_path(change.rollout), take_focus=True, selection=types.Range(start, end)))
+        return {"uri": from_fs_path(change.rollout), "range": {"start": {"line": start.line, "character": start.character},
+                                                              "end": {"line": end.line, "character": end.character}},
+                "title": self._item(change)}
+
     # -- reading ------------------------------------------------------------------------------------------
     def _title(self, change: Change) -> str:
         title = " ".join(self.server.masker(change.turn_title or "").split())
@@ -274,4 +298,4 @@ def _below(path: str, folder: str) -> bool:
         return False
 
 
-__all__ = ["BLAME_SESSIONS", "BlameFeature"]
+__all__ = ["BLAME_LINE", "BLAME_SESSIONS", "BlameFeature"]
