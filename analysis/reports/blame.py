@@ -41,7 +41,7 @@ class Target:
         return _base_name(self.repo_root) if self.repo_root else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)  # not frozen: its hunks are read from their JSON when first asked for
 class Change:
     """One indexed change of the file: the call of a session that made it."""
 
@@ -62,10 +62,20 @@ class Change:
     move_absolute: str | None
     applied: str
     nested: bool
-    hunks: tuple[Hunk, ...]
+    hunks_json: str  # as the index stores them: [[header, [lines]], …]
     next_command: str | None
     matched_by: str  # "path" (the same absolute path) or "repository" (the same path in the repository)
     leaves: bool = False  # it deleted the file, or moved it away: lines older than it cannot be in the file
+    _hunks: tuple[Hunk, ...] | None = None
+
+    @property
+    def hunks(self) -> tuple[Hunk, ...]:
+        if self._hunks is None:
+            try:
+                self._hunks = tuple(Hunk.from_json(h) for h in json.loads(self.hunks_json or "[]"))
+            except (ValueError, TypeError, IndexError):
+                self._hunks = ()
+        return self._hunks
 
     @property
     def when(self) -> str:
@@ -187,6 +197,9 @@ def file_history(index: RolloutIndex, target: Target | str) -> list[Change]:
     return sorted(found.values(), key=lambda c: (c.when, c.rollout, c.line, c.id), reverse=True)
 
 
+_NAMES = tuple("rollout" if c == "f.path" else c.split(".")[1] for c in _COLUMNS)
+
+
 def _changes_named(index: RolloutIndex, target: Target, key: str, repo_path: str | None) -> list[tuple[Change, dict]]:
     where, params = ["ch.path_key = ?", "ch.move_key = ?"], [key, key]
     if repo_path:
@@ -194,7 +207,7 @@ def _changes_named(index: RolloutIndex, target: Target, key: str, repo_path: str
         params += [repo_path.lower()] * 2
     out = []
     for values in index.db.execute(_SELECT + "WHERE " + " OR ".join(where), params):
-        row = dict(zip((c.split(".")[1] if c != "f.path" else "rollout" for c in _COLUMNS), values))
+        row = dict(zip(_NAMES, values))
         if row["path_key"] == key or row["move_key"] == key:
             matched = "path"
             here = row["move_key"] == key if row["move_to"] else True
@@ -228,14 +241,10 @@ def _same_repository(target: Target, row: dict, repo_path: str | None) -> bool:
 
 
 def _change(row: dict, matched: str, leaves: bool) -> Change:
-    try:
-        hunks = tuple(Hunk.from_json(h) for h in json.loads(row["hunks"] or "[]"))
-    except (ValueError, TypeError, IndexError):
-        hunks = ()
     return Change(row["id"], row["rollout"], row["line"], row["start16"] or 0, row["end16"] or 0, row["session_id"],
                   row["session_time"], row["timestamp"], row["turn_line"], row["turn_title"], row["action"],
                   row["path"], row["move_to"], row["absolute"], row["move_absolute"], row["applied"],
-                  bool(row["nested"]), hunks, row["next_command"], matched, leaves)
+                  bool(row["nested"]), row["hunks"], row["next_command"], matched, leaves)
 
 
 def sessions_of(changes: Sequence[Change]) -> list[str]:
