@@ -33,6 +33,9 @@ class Settings(BaseModel):
     debounce_ms: int = Field(30, ge=0, le=10_000, alias="debounceMs")
     # a client that supports pulled diagnostics gets them unless it sets this to false
     pull_diagnostics: bool = Field(True, alias="pullDiagnostics")
+    # blame (lsp_server/features/blame.py): a lens and hovers in the workspace's files, from the session index
+    blame: bool = Field(True, alias="blame")
+    blame_outside_workspace: bool = Field(False, alias="blameOutsideWorkspace")
 
     @field_validator("severity")
     @classmethod

@@ -248,7 +248,8 @@ async def test_a_code_lens_runs_through_the_server_and_shows_a_file(client: Lang
 async def test_the_server_lists_its_commands(client: LanguageClient):
     capabilities = client.initialize_result.capabilities
     assert sorted(capabilities.execute_command_provider.commands) == [
-        "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
+        "rollout-lsp.blameLine", "rollout-lsp.blameSessions", "rollout-lsp.callCommand", "rollout-lsp.decodedScript",
+        "rollout-lsp.export",
         "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript",
         "rollout-lsp.writeScript"]
 
@@ -601,7 +602,8 @@ def test_every_method_is_a_documented_feature_method():
     server = create_server()
     manager = server.protocol.fm
     handlers = {**manager.features, **manager.commands}
-    assert sorted(manager.commands) == ["rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
+    assert sorted(manager.commands) == ["rollout-lsp.blameLine", "rollout-lsp.blameSessions",
+                                        "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
                                         "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptSource",
                                         "rollout-lsp.showDecodedScript", "rollout-lsp.writeScript"]
     assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)

@@ -20,6 +20,7 @@ writer (when it is an SQLite file, empty, or at the default location) and report
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import sqlite3
@@ -31,12 +32,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..script.calls import COMMAND, PATCH, ToolCall
+from ..session.changes import Place, applied, call_changes, cwd_at, path_key, relative_key, session_place
 from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
 from ..jsonl.secrets import redact_all
 from ..jsonl.source import MAX_BYTES, decode, rollout_files
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the changes table (files changed by patches) and the files' cwd and repository
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
 INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
 DB_NAME = "index.sqlite3"
@@ -57,7 +59,10 @@ CREATE TABLE files(
   session_time TEXT,
   turn_line INTEGER,              -- the turn in effect at the end of the stable lines
   turn_title TEXT,
-  error TEXT
+  error TEXT,
+  cwd TEXT,                       -- the working directory in effect at the end of the stable lines
+  repo_root TEXT,                 -- the session's repository: its folder, and its remote when session_meta has one
+  repo_url TEXT
 );
 CREATE TABLE calls(
   id INTEGER PRIMARY KEY,
@@ -85,6 +90,35 @@ CREATE TABLE calls(
   turn_title TEXT,
   timestamp TEXT
 );
+CREATE TABLE changes(             -- one row per file a patch call changed (analysis.session.changes)
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  line INTEGER NOT NULL,
+  call_index INTEGER NOT NULL,
+  file_index INTEGER NOT NULL,
+  action TEXT NOT NULL,           -- add, update or delete
+  path TEXT NOT NULL,             -- as the patch writes it (redacted, like every text here)
+  move_to TEXT,
+  absolute TEXT,                  -- resolved against the call's workdir, the turn's or the session's cwd
+  move_absolute TEXT,
+  path_key TEXT,                  -- analysis.session.changes.path_key of absolute: what a lookup compares
+  move_key TEXT,
+  repo_path TEXT,                 -- the key relative to the repository root, for sessions of other machines
+  repo_move_path TEXT,
+  applied TEXT NOT NULL,          -- yes, no or unknown
+  nested INTEGER NOT NULL,        -- made inside an exec script
+  hunks TEXT NOT NULL,            -- JSON: [[header, [lines as the patch writes them]], …]
+  next_command TEXT,
+  session_id TEXT,
+  turn_line INTEGER,
+  turn_title TEXT,
+  timestamp TEXT
+);
+CREATE INDEX changes_by_file ON changes(file_id, line, call_index);
+CREATE INDEX changes_by_path ON changes(path_key);
+CREATE INDEX changes_by_move ON changes(move_key);
+CREATE INDEX changes_by_repo_path ON changes(repo_path);
+CREATE INDEX changes_by_repo_move ON changes(repo_move_path);
 CREATE TABLE roots(path TEXT PRIMARY KEY);  -- folders (and files) indexed, refreshed by `index` without DIR
 CREATE INDEX calls_by_file ON calls(file_id, line, call_index);
 CREATE INDEX calls_by_time ON calls(timestamp);
@@ -96,13 +130,18 @@ CREATE TRIGGER calls_ad AFTER DELETE ON calls BEGIN
   INSERT INTO calls_fts(calls_fts, rowid, text, tool) VALUES ('delete', old.id, old.text, coalesce(old.tool, ''));
 END;
 """
-_TABLES = ("calls_fts", "calls", "files", "roots")
+_TABLES = ("calls_fts", "calls", "changes", "files", "roots")
 _CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8", "start16", "end16", "start32",
                  "end32", "record", "call_id", "tool", "kind", "text", "workdir", "files", "executed", "status",
                  "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "timestamp")
 _INSERT_CALL = f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
 _FILE_COLUMNS = ("id", "path", "size", "mtime_ns", "stable_bytes", "stable_lines", "prefix_hash", "session_id",
-                 "session_time", "turn_line", "turn_title", "error")
+                 "session_time", "turn_line", "turn_title", "error", "cwd", "repo_root", "repo_url")
+_CHANGE_COLUMNS = ("file_id", "line", "call_index", "file_index", "action", "path", "move_to", "absolute",
+                   "move_absolute", "path_key", "move_key", "repo_path", "repo_move_path", "applied", "nested", "hunks",
+                   "next_command", "session_id", "turn_line", "turn_title", "timestamp")
+_INSERT_CHANGE = (f"INSERT INTO changes({', '.join(_CHANGE_COLUMNS)}) "
+                  f"VALUES ({', '.join('?' * len(_CHANGE_COLUMNS))})")
 
 
 class IndexUnavailable(Exception):
@@ -446,6 +485,7 @@ class RolloutIndex:
             if gone:
                 with self._transaction():
                     self.db.executemany("DELETE FROM calls WHERE file_id = ?", gone)
+                    self.db.executemany("DELETE FROM changes WHERE file_id = ?", gone)
                     self.db.executemany("DELETE FROM files WHERE id = ?", gone)
                 stats.removed += len(gone)
 
@@ -503,6 +543,7 @@ class RolloutIndex:
         with self._transaction():
             if row is not None:
                 self.db.execute("DELETE FROM calls WHERE file_id = ?", (row["id"],))
+                self.db.execute("DELETE FROM changes WHERE file_id = ?", (row["id"],))
             self.db.execute(
                 "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, error) "
                 "VALUES (?, -1, -1, 0, 0, '', ?) ON CONFLICT(path) DO UPDATE SET size = -1, mtime_ns = -1, "
@@ -510,21 +551,25 @@ class RolloutIndex:
 
     def _apply(self, work: "_Work") -> None:
         values = (work.size, work.mtime_ns, work.stable_bytes, work.stable_lines, work.prefix_hash, work.session_id,
-                  work.session_time, work.turn_line, work.turn_title)
+                  work.session_time, work.turn_line, work.turn_title, work.cwd, work.repo_root, work.repo_url)
         if work.file_id is None:
             cursor = self.db.execute(
                 "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, session_id, "
-                "session_time, turn_line, turn_title, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                (work.path, *values))
+                "session_time, turn_line, turn_title, cwd, repo_root, repo_url, error) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", (work.path, *values))
             file_id = cursor.lastrowid
         else:
             file_id = work.file_id
             self.db.execute(
                 "UPDATE files SET size = ?, mtime_ns = ?, stable_bytes = ?, stable_lines = ?, prefix_hash = ?, "
-                "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, error = NULL WHERE id = ?",
-                (*values, file_id))
+                "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, cwd = ?, repo_root = ?, "
+                "repo_url = ?, error = NULL WHERE id = ?", (*values, file_id))
             self.db.execute("DELETE FROM calls WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
+            self.db.execute("DELETE FROM changes WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
         self.db.executemany(_INSERT_CALL, [(file_id, *call) for call in work.calls])
+        self.db.executemany(_INSERT_CHANGE, [(file_id, *change) for change in work.changes])
+        self.db.executemany("UPDATE changes SET applied = ? WHERE file_id = ? AND line = ? AND call_index = ?",
+                            [(state, file_id, line, index) for line, index, state in work.applied])
         self.db.executemany(
             "UPDATE calls SET status = ?, exit_code = ?, executed = ?, output_line = ?, output_offset = ? "
             "WHERE file_id = ? AND line = ? AND call_index = ?",
@@ -646,8 +691,13 @@ class _Work:
     session_time: str | None
     turn_line: int | None
     turn_title: str | None
+    cwd: str | None = None
+    repo_root: str | None = None
+    repo_url: str | None = None
     calls: list[tuple] = field(default_factory=list)
     paired: list[tuple[int, int, tuple]] = field(default_factory=list)  # (line, call index, new output fields)
+    changes: list[tuple] = field(default_factory=list)  # rows of the changes table
+    applied: list[tuple[int, int, str]] = field(default_factory=list)  # (line, call index, applied) of late outputs
     lines_analysed: int = 0
     lines_reread: int = 0
 
@@ -671,7 +721,9 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
     work = _Work(path, row["id"] if row else None, append, base_line, size, mtime_ns, max(cut, base_bytes),
                  stable_lines, digest.hexdigest(),
                  row["session_id"] if append else None, row["session_time"] if append else None,
-                 row["turn_line"] if append else None, row["turn_title"] if append else None)
+                 row["turn_line"] if append else None, row["turn_title"] if append else None,
+                 row["cwd"] if append else None, row["repo_root"] if append else None,
+                 row["repo_url"] if append else None)
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
     analysis = analyze_text(text) if text else None
     if analysis is None:
@@ -680,6 +732,10 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
     if work.session_id is None:
         work.session_id = analysis.session_id
         work.session_time = next((r.session.timestamp for r in analysis.records if r.session is not None), None)
+    if not append:
+        place = session_place(analysis)
+        work.repo_root, work.repo_url = repository_of(place)
+    cwds = cwd_at(analysis, work.cwd)
     offsets = _line_offsets(data, base_bytes)
     turns = [(base_line + t.line, t.title) for t in analysis.turns]
     turn_starts = [t[0] for t in turns]
@@ -687,10 +743,15 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
         line = base_line + located.line
         at = bisect_right(turn_starts, line) - 1
         turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title)
-        work.calls.append(_call_row(analysis, located, line, offsets[located.line], base_line, offsets,
-                                    work.session_id, work.session_time, turn))
+        call_row = _call_row(analysis, located, line, offsets[located.line], base_line, offsets,
+                         work.session_id, work.session_time, turn)
+        work.calls.append(call_row)
+        if located.call.kind == PATCH:
+            work.changes += _change_rows(analysis, located, line, cwds[located.line], work, call_row[-3:])
     if append:
         _pair_late_outputs(path, data, analysis, base_line, offsets, pending, work)
+    within = [c for n, c in enumerate(cwds) if base_line + n < stable_lines]
+    work.cwd = within[-1] if within else work.cwd
     earlier = [t for t in turns if t[0] < stable_lines]
     if earlier:
         work.turn_line, work.turn_title = earlier[-1][0], _clean(earlier[-1][1], _TITLE_LIMIT)
@@ -703,6 +764,7 @@ def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line:
     is among the new lines: the call's line, its earlier output and those new lines are analysed together,
     so the analysis pairs them exactly as it would in the whole file."""
     waits = [n for n, r in enumerate(tail.records) if r.kind == "function_call" and r.name == "wait"]
+    patch_events = [n for n, r in enumerate(tail.records) if r.event is not None and r.event.kind == PATCH]
     wait_outputs = [n for w in waits for n in tail.outputs_by_call_id.get(tail.records[w].call_id or "", [])]
     by_line: dict[int, dict[str, Any]] = {}
     for call in pending:
@@ -713,6 +775,9 @@ def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line:
             relevant += waits + wait_outputs
         if not relevant:
             continue
+        # the patch events before the output tell whether a patch applied (a nested one's id is exec-…)
+        relevant += [n for n in patch_events if n < max(relevant) and
+                     (tail.records[n].event.call_id == call["call_id"] or tail.records[n].event.nested)]
         texts = [_line_at(path, data, call["line_offset"])]
         where = [(line, call["line_offset"])]
         if call["output_offset"] is not None:
@@ -728,6 +793,8 @@ def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line:
             output = located.output
             if output is None:
                 continue
+            if located.call.kind == PATCH:
+                work.applied.append((line, located.index, applied(located)))
             work.paired.append((line, located.index, (
                 output.status, output.exit_code, located.call.executed, where[output.line][0],
                 where[first][1] if first is not None else None)))
@@ -758,6 +825,63 @@ def _first_output_offset(analysis: RolloutAnalysis, located, offsets: list[int])
     return offsets[first] if first is not None else offsets[located.output.line]
 
 
+def repository_of(place: Place) -> tuple[str | None, str | None]:
+    """The session's repository root and remote: the nearest folder of its cwd holding ``.git`` when the
+    cwd exists here, else the cwd itself when ``session_meta`` has ``git`` fields (Codex ran in a
+    repository, most often at its root); the remote is ``git.repository_url``."""
+    url = place.git.get("repository_url") if place.git else None
+    url = url if isinstance(url, str) and url else None
+    if not place.cwd:
+        return None, url
+    root = find_repository_root(place.cwd)
+    if root is None and place.git:
+        root = place.cwd
+    return root, url
+
+
+def find_repository_root(path: str) -> str | None:
+    """The nearest folder at or above ``path`` holding ``.git`` (a folder, or a worktree's file), or None."""
+    try:
+        current = os.path.abspath(path)
+        if not os.path.isdir(current):
+            return None
+        while True:
+            if os.path.exists(os.path.join(current, ".git")):
+                return current
+            parent = os.path.dirname(current)
+            if parent == current:
+                return None
+            current = parent
+    except (OSError, ValueError):  # a path this system cannot hold (another machine's)
+        return None
+
+
+def repository_key(path: str | None, root: str | None) -> str | None:
+    """How a path is found from another machine: relative to its repository's root, in lower case (a
+    Windows repository is case-insensitive; the lookup checks case where both sides are POSIX)."""
+    if not path or not root:
+        return None
+    relative = relative_key(path, root)
+    return relative.lower() if relative else None
+
+
+def _change_rows(analysis: RolloutAnalysis, located, line: int, cwd: str | None, work: _Work,
+                 turn_and_time: tuple) -> list[tuple]:
+    rows = []
+    for change in call_changes(analysis, located, cwd):
+        absolute, move_absolute = _clean(change.absolute), _clean(change.move_absolute)
+        repo = work.repo_root
+        rows.append((line, change.call_index, change.file_index, change.action, _clean(change.path),
+                     _clean(change.move_to), absolute, move_absolute,
+                     path_key(absolute) if absolute else None, path_key(move_absolute) if move_absolute else None,
+                     repository_key(absolute, repo), repository_key(move_absolute, repo),
+                     change.applied, int(change.nested),
+                     json.dumps([[_clean(h.header), [_clean(x) for x in h.lines]] for h in change.hunks],
+                                ensure_ascii=False),
+                     _clean(change.next_command), work.session_id, *turn_and_time))
+    return rows
+
+
 def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, base_line: int,
               offsets: list[int], session_id: str | None, session_time: str | None,
               turn: tuple[int | None, str | None]) -> tuple:
@@ -781,4 +905,5 @@ def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, b
 
 
 __all__ = ["Hit", "IndexStats", "IndexUnavailable", "RolloutIndex", "call_text", "default_db_path",
-           "default_session_dirs", "parse_since", "SCHEMA_VERSION"]
+           "default_session_dirs", "find_repository_root", "parse_since", "repository_key", "repository_of",
+           "SCHEMA_VERSION"]

@@ -15,6 +15,7 @@ from analysis.session.rollout import LocatedCall, RolloutAnalysis
 from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code
 from .base import Feature, lsp_method
+from .blame import BlameFeature
 from .common import call_at, summarize
 from .invocation_logs import InvocationLogFeature
 from .sessions import usage_hover
@@ -46,6 +47,9 @@ class HoverFeature(Feature):
         logs = self.server.feature_of(InvocationLogFeature)
         if logs.is_log(params.text_document.uri):
             return await logs.hover(params)
+        blame = self.server.feature_of(BlameFeature)
+        if blame.handles(params.text_document.uri):  # a workspace file: the patch that added the line
+            return await blame.hover(params)
         result = await self.rollout(params.text_document.uri)
         hover = self.hover_of(result.analysis, params.position, self.server.encoding) if result else None
         return logs.with_invocations(hover, result, params.position)

@@ -9,6 +9,7 @@ from analysis.jsonl.positions import PositionEncoding
 from analysis.session.rollout import RolloutAnalysis
 
 from .base import Feature, lsp_method
+from .blame import BlameFeature
 from .commands import SHOW_SCRIPT
 from .common import summarize
 from .sessions import inherited_folding, session_lenses
@@ -20,7 +21,11 @@ class LensFeature(Feature):
 
     @lsp_method(types.TEXT_DOCUMENT_CODE_LENS, empty=list)
     async def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
-        """One lens per exec record; running it shows the decoded script."""
+        """One lens per exec record; running it shows the decoded script.  In a workspace file, the
+        sessions that changed it (:class:`~lsp_server.features.blame.BlameFeature`)."""
+        blame = self.server.feature_of(BlameFeature)
+        if blame.handles(params.text_document.uri):
+            return await blame.code_lenses(params.text_document.uri)
         result = await self.rollout(params.text_document.uri)
         return self.code_lenses(result.analysis, params.text_document.uri, self.server.encoding) if result else []
 

@@ -12,6 +12,7 @@ from lsprotocol import types
 from ..config import parse_settings
 from ..documents import install_workspace
 from .base import Feature, lsp_method
+from .blame import BlameFeature
 from .diagnostics import DiagnosticsFeature
 
 log = logging.getLogger("rollout_lsp")
@@ -43,6 +44,7 @@ class LifecycleFeature(Feature):
             await self.refresh()
         finally:
             configured.set()
+        await self.server.feature_of(BlameFeature).sync_registration()
 
     @lsp_method(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
@@ -54,6 +56,7 @@ class LifecycleFeature(Feature):
             self.apply(params.settings)
         self.server.reanalyze_all()
         self.server.feature_of(DiagnosticsFeature).refresh()
+        await self.server.feature_of(BlameFeature).sync_registration()
 
     @lsp_method(types.SHUTDOWN)
     def shutdown(self, params: None) -> None:
