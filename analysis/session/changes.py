@@ -1,0 +1,99 @@
+"""What a session changed: the files each call touched (patches at the top level and in scripts, and the
+calls a ``patch_apply_end`` event reports), as plain data, and the same gathered per file.
+
+A ``patch_apply_end`` event's changes are what Codex applied, so they are preferred to the patch's own
+text; a patch that failed, dead code and a script V8 refused touched nothing (``applied`` says which
+attempts did not apply, so a reader can still see them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..script.calls import PATCH
+from .events import PATCH_END
+from .labels import call_outcome
+from .rollout import RolloutAnalysis
+
+
+@dataclass(frozen=True, slots=True)
+class FileTouch:
+    """One file one call touched: ``line``/``index`` name the call (its record's line, its place in it)."""
+
+    path: str
+    action: str  # add, update, delete
+    line: int
+    index: int
+    move_to: str | None = None
+    applied: bool | None = None  # False: the patch failed; None: nothing says (a call in a script, no event)
+
+    @property
+    def verb(self) -> str:
+        """``added``, ``updated``, ``deleted`` or ``moved``."""
+        if self.move_to:
+            return "moved"
+        return {"add": "added", "update": "updated", "delete": "deleted"}.get(self.action, self.action)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "action": self.action, "move_to": self.move_to, "line": self.line,
+                "index": self.index, "applied": self.applied}
+
+
+@dataclass(slots=True)
+class ChangedFile:
+    """A file and every call that touched it, in order; ``final`` is what the last applied touch did."""
+
+    path: str
+    touches: list[FileTouch] = field(default_factory=list)
+
+    @property
+    def final(self) -> str:
+        applied = [t for t in self.touches if t.applied is not False]
+        return applied[-1].verb if applied else "not applied"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "final": self.final, "touches": [t.to_json() for t in self.touches]}
+
+
+def call_touches(analysis: RolloutAnalysis) -> list[FileTouch]:
+    """Every file every call touched, in the order of the calls (the per-call list a blame index reads)."""
+    found = analysis.__dict__.get("_call_touches")
+    if found is None:
+        found = analysis.__dict__["_call_touches"] = _touches(analysis)
+    return found
+
+
+def _touches(analysis: RolloutAnalysis) -> list[FileTouch]:
+    out: list[FileTouch] = []
+    for located in analysis.calls:
+        call, event = located.call, located.event[1] if located.event is not None else None
+        if call.executed == "no":
+            continue
+        if event is not None and event.type == PATCH_END and event.files:
+            files = [(f.path, f.action, f.move_to) for f in event.files]
+        elif call.kind == PATCH and call.files:
+            files = [(f.path, f.action, f.move_to) for f in call.files]
+        else:
+            continue
+        outcome = call_outcome(analysis, located)
+        applied = False if outcome is not None and outcome.failed or event is not None and event.success is False \
+            else True if event is not None or not located.record.is_exec else None
+        out.extend(FileTouch(path, action, located.line, located.index, move_to, applied)
+                   for path, action, move_to in files)
+    return out
+
+
+def changed_files(analysis: RolloutAnalysis, first: int = 0, last: int | None = None) -> list[ChangedFile]:
+    """The files touched by calls between lines ``first`` and ``last``, each with its touches, in the order
+    they were first touched (a move counts for both paths)."""
+    last = len(analysis.records) - 1 if last is None else last
+    by_path: dict[str, ChangedFile] = {}
+    for touch in call_touches(analysis):
+        if first <= touch.line <= last:
+            by_path.setdefault(touch.path, ChangedFile(touch.path)).touches.append(touch)
+            if touch.move_to:
+                by_path.setdefault(touch.move_to, ChangedFile(touch.move_to)).touches.append(touch)
+    return list(by_path.values())
+
+
+__all__ = ["ChangedFile", "FileTouch", "call_touches", "changed_files"]

@@ -1,0 +1,283 @@
+"""How a call reads on one row, the same in the Outline, the command line, workspace symbols and the export:
+its outcome (``exit 1``, ``interrupted (exit 130)``, ``dead``, …) and its label (the tool and the argument
+that identifies the call: a command, a patch's actions per file, a path, a query, a task name).
+
+A continued process is one call: the ``write_stdin`` and ``wait`` records that carry it on are its chunks
+(:func:`continued_from`), and take no outcome of their own.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..script.calls import COMMAND, PATCH, ToolCall
+from ..jsonl.findings import SCRIPT_SYNTAX
+from .rollout import LocatedCall, RolloutAnalysis
+
+# exit codes a shell gives a process ended by a signal, and the word a reader knows it by
+_SIGNALS = {130: "interrupted", 137: "killed", 143: "terminated"}
+TIMEOUT_EXIT = 124  # `timeout`'s, and Codex's when a command runs past its timeout
+ENCRYPTED_PREFIX = "gAAAAA"  # a Fernet token: the message a parent sent a subagent, encrypted
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a call ended, in the words every view uses.  ``failed`` counts it among a turn's failed calls."""
+
+    text: str  # "exit 1", "interrupted (exit 130)", "timed out (exit 124)", "failed", "running", "dead", …
+    failed: bool = False
+    exit_code: int | None = None
+
+    @property
+    def mark(self) -> str:
+        """``[exit 1] `` before a row's label."""
+        return f"[{self.text}] "
+
+
+DEAD = Outcome("dead")
+NEVER_RAN = Outcome("never ran")  # the script V8 refused: nothing of it ran
+NOT_RUN = Outcome("not run: the script failed before it")
+RUNNING = Outcome("running")
+NO_OUTPUT = Outcome("no output")
+FAILED = Outcome("failed", failed=True)
+
+
+def exit_outcome(code: int, timed_out: bool = False) -> Outcome:
+    """``exit 1``, ``interrupted (exit 130)``, ``timed out (exit 124)``."""
+    if timed_out:
+        return Outcome(f"timed out (exit {code})", True, code)
+    word = _SIGNALS.get(code)
+    return Outcome(f"{word} (exit {code})" if word else f"exit {code}", True, code)
+
+
+def _timed_out(texts: tuple[str, ...]) -> bool:
+    return any("command timed out after" in t[:400] for t in texts)
+
+
+def continued_from(analysis: RolloutAnalysis) -> dict[int, int]:
+    """The line of each ``write_stdin`` / ``wait`` record that carries on another call → that call's line."""
+    found = analysis.__dict__.get("_continued_from")
+    if found is None:
+        found = analysis.__dict__["_continued_from"] = {
+            c: line for line, output in analysis.record_outputs.items() for c in output.continued_by}
+    return found
+
+
+def record_outcome(analysis: RolloutAnalysis, line: int) -> Outcome | None:
+    """How a call record ended (an exec record: its script), or None when it ended well or is a chunk of
+    a continued process (the call it continues carries the outcome)."""
+    record = analysis.records[line]
+    if line in continued_from(analysis):
+        return None
+    output = analysis.record_output(line)
+    if output is None:
+        return NO_OUTPUT if record.call_id else None
+    if output.exit_code not in (None, 0):
+        return exit_outcome(output.exit_code, output.exit_code == TIMEOUT_EXIT and _timed_out(output.output.texts))
+    if output.status == "failed":
+        return FAILED
+    if output.status == "terminated":
+        return Outcome("terminated", failed=True)
+    if output.status == "running":
+        return RUNNING
+    if not record.is_exec:
+        event = next((c.event for c in analysis.calls_on(line) if c.event is not None), None)
+        if event is not None and event[1].success is False:  # an MCP tool that answered with an error
+            return FAILED
+    return None
+
+
+def call_outcome(analysis: RolloutAnalysis, located: LocatedCall) -> Outcome | None:
+    """How one call ended: a top-level call as its record; a call in a script as its event or its own
+    result block says, or that it never ran.  None when it ended well or nothing tells."""
+    record = located.record
+    if not record.is_exec:
+        return record_outcome(analysis, located.line)
+    call = located.call
+    if call.executed == "no":
+        return NEVER_RAN if any(f.code == SCRIPT_SYNTAX for f in record.findings) else DEAD
+    if located.event is not None:
+        event = located.event[1]
+        if event.exit_code not in (None, 0):
+            return exit_outcome(event.exit_code)
+        return FAILED if event.success is False else None
+    output = located.output
+    if output is not None and output.exit_code not in (None, 0):  # the script's only result block is its
+        return exit_outcome(output.exit_code)
+    if output is not None and output.status == "failed" and call.kind in (COMMAND, PATCH) and \
+            _reports_nested(analysis) and _after_last_reported(analysis, located):
+        return NOT_RUN
+    return None
+
+
+def _reports_nested(analysis: RolloutAnalysis) -> bool:
+    """Whether this rollout writes an event for the calls made inside scripts (Codex versions differ)."""
+    found = analysis.__dict__.get("_reports_nested")
+    if found is None:
+        found = analysis.__dict__["_reports_nested"] = any(e.nested for _, e in analysis.events)
+    return found
+
+
+def _after_last_reported(analysis: RolloutAnalysis, located: LocatedCall) -> bool:
+    """Whether no call of the same script after this one was reported as run (so the script's failure came
+    before it, not a branch that skipped it)."""
+    return not any(c.event is not None for c in analysis.calls_on(located.line) if c.index > located.index)
+
+
+def failed_count(analysis: RolloutAnalysis, first: int = 0, last: int | None = None) -> int:
+    """How many calls failed between lines ``first`` and ``last``: call records and calls in scripts."""
+    return len(failures(analysis, first, last))
+
+
+def failures(analysis: RolloutAnalysis, first: int = 0, last: int | None = None) -> list[tuple[int, str]]:
+    """(line, outcome text) of each failed call between lines ``first`` and ``last``, in order."""
+    last = len(analysis.records) - 1 if last is None else last
+    out = []
+    for line in analysis.call_records:
+        if not first <= line <= last:
+            continue
+        outcome = record_outcome(analysis, line)
+        if outcome is not None and outcome.failed:
+            out.append((line, outcome.text))
+        if analysis.records[line].is_exec:
+            for located in analysis.calls_on(line):
+                nested = call_outcome(analysis, located)
+                if nested is not None and nested.failed:
+                    out.append((line, nested.text))
+    return out
+
+
+# -- labels ---------------------------------------------------------------------------------------------------
+# the arguments that identify a call, most telling first (a path before a query before a name)
+_KEY_ARGUMENTS = ("task_name", "path", "file_path", "paths", "uri", "url", "query", "queries", "q", "search_query",
+                  "pattern", "command", "cmd", "name", "target", "agent_id", "id", "ids", "ref_id", "open", "click",
+                  "find", "session_id", "cell_id", "questions", "message", "input")
+LABEL_LIMIT = 120
+
+
+def patch_actions(files) -> str:
+    """``delete a.py, add a.py, update b.py → c.py``: what a patch does, per file, in its order."""
+    return ", ".join(f"{f.action} {f.path}" + (f" → {f.move_to}" if f.move_to else "") for f in files)
+
+
+def key_argument(call: ToolCall) -> str | None:
+    """What identifies a call beyond its tool: its command, its patch's actions, a path or query argument,
+    a subagent's task name or the start of its message (an encrypted one says so), an image's path."""
+    if call.kind == COMMAND:
+        if call.command is not None:
+            return call.command
+        if call.expansion:
+            return f"{len(call.expansion)} commands: {call.expansion[0]} …"
+        return f"computed: {call.computed_expression}" if call.computed_expression else "computed command"
+    if call.kind == PATCH:
+        if call.files:
+            return patch_actions(call.files)
+        return f"computed: {call.computed_expression}" if call.computed_expression else None
+    arguments = call.arguments
+    if call.tool == "write_stdin":
+        chars = arguments.get("chars")
+        typed = f" {json.dumps(chars, ensure_ascii=False)}" if isinstance(chars, str) and chars else ""
+        return f"session {arguments.get('session_id')}{typed}"
+    if call.tool == "wait" and "cell_id" in arguments:
+        return f"cell {arguments['cell_id']}"
+    if call.tool == "web_search" or "action" in arguments and isinstance(arguments.get("action"), str):
+        return _web_action(arguments)
+    if call.tool == "spawn_agent":
+        return _spawn(arguments)
+    if call.tool == "update_plan" and isinstance(arguments.get("plan"), list):
+        steps = arguments["plan"]
+        return f"{len(steps)} step{'s' if len(steps) != 1 else ''}"
+    if call.computed and not arguments:
+        return f"computed: {call.computed_expression}" if call.computed_expression else None
+    for key in _KEY_ARGUMENTS:
+        if key in arguments:
+            value = _value_text(arguments[key])
+            if value:
+                return value if key in ("path", "file_path", "command", "cmd", "input") else f"{key}: {value}"
+    return None
+
+
+def _web_action(arguments: dict[str, Any]) -> str | None:
+    """``search "codex hooks"``, ``open_page https://…``, ``find_in_page "pattern" in https://…``."""
+    action = arguments.get("action") if isinstance(arguments.get("action"), str) else None
+    query = arguments.get("query") or arguments.get("queries")
+    url, pattern = arguments.get("url"), arguments.get("pattern")
+    words = [action] if action and action != "other" else []
+    if pattern:
+        words.append(json.dumps(pattern, ensure_ascii=False))
+    if query:
+        words.append(_value_text(query) if not isinstance(query, str) else json.dumps(query, ensure_ascii=False))
+    if url:
+        words.append(("in " if pattern else "") + str(url))
+    return " ".join(words) or None
+
+
+def _spawn(arguments: dict[str, Any]) -> str | None:
+    """A subagent's task name, else the start of the message it was given (an encrypted one says so)."""
+    name = arguments.get("task_name") or arguments.get("agent_type")
+    message = arguments.get("message")
+    encrypted = isinstance(message, str) and message.startswith(ENCRYPTED_PREFIX)
+    if isinstance(name, str) and name:
+        return name + (" (message encrypted)" if encrypted else "")
+    if encrypted:
+        return "message encrypted"
+    return _value_text(message) if message else None
+
+
+def _value_text(value: Any) -> str:
+    """An argument's value on one line: a string as it is, a list by its first element and a count, an
+    object by its first string."""
+    if isinstance(value, str):
+        return " ".join(value.split())
+    if isinstance(value, list):
+        if not value:
+            return ""
+        first = _value_text(value[0])
+        return first + (f" (+{len(value) - 1})" if len(value) > 1 else "")
+    if isinstance(value, dict):
+        for item in value.values():
+            if isinstance(item, str) and item:
+                return " ".join(item.split())
+        return ""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def call_label(call: ToolCall, mask: Callable[[str], str] = str, limit: int = LABEL_LIMIT) -> str:
+    """``exec_command: pwd && rg …``, ``apply_patch: delete a.py, add a.py``, ``mcp__fs__write_file: /a.txt``;
+    the tool alone when nothing identifies the call further.  A tool name is never repeated."""
+    tool = call.tool or ("computed tool" if call.kind != COMMAND else "computed command tool")
+    if call.tool is None and call.expansion_tools:
+        tool = "/".join(dict.fromkeys(call.expansion_tools))
+    key = key_argument(call)
+    key = " ".join(mask(key).split()) if key else ""
+    if not key or key == tool:
+        text = tool
+    elif key.startswith(tool + " "):
+        text = key
+    else:
+        text = f"{tool}: {key}"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def expansion_labels(call: ToolCall, mask: Callable[[str], str] = str, limit: int = LABEL_LIMIT) -> list[str]:
+    """Each exact command of a known expansion as its own row: ``exec_command: ls a``."""
+    if not call.expansion:
+        return []
+    tools = call.expansion_tools or (call.tool or "command",) * len(call.expansion)
+    out = []
+    for tool, command in zip(tools, call.expansion):
+        text = f"{tool}: {' '.join(mask(command).split())}"
+        out.append(text if len(text) <= limit else text[:limit - 1] + "…")
+    return out
+
+
+def turn_label(number: int, line: int) -> str:
+    """``turn 2 (line 125)``: a turn's ordinal (from 1) and the line it starts on (from 1), everywhere."""
+    return f"turn {number} (line {line + 1})"
+
+
+__all__ = ["DEAD", "FAILED", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome", "RUNNING", "call_label", "call_outcome",
+           "continued_from", "exit_outcome", "expansion_labels", "failed_count", "failures", "key_argument",
+           "patch_actions", "record_outcome", "turn_label"]
