@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from ..script.calls import PATCH
 from .events import PATCH_END
-from .labels import call_outcome
+from .labels import located_outcome
+from .rollout import LocatedCall
 from .rollout import RolloutAnalysis
 
 
@@ -41,7 +42,7 @@ class FileTouch:
 
 @dataclass(slots=True)
 class ChangedFile:
-    """A file and every call that touched it, in order; ``final`` is what the last applied touch did."""
+    """A file and every call that touched it, in order; ``final`` is what the session did to it in all."""
 
     path: str
     touches: list[FileTouch] = field(default_factory=list)
@@ -49,7 +50,14 @@ class ChangedFile:
     @property
     def final(self) -> str:
         applied = [t for t in self.touches if t.applied is not False]
-        return applied[-1].verb if applied else "not applied"
+        if not applied:
+            return "not applied"
+        first, last = applied[0], applied[-1]
+        if last.action == "delete" and not last.move_to:
+            return "added, then deleted" if first.action == "add" else "deleted"
+        if any(t.move_to for t in applied):
+            return "moved"
+        return "added" if first.action == "add" else "updated"
 
     def to_json(self) -> dict:
         return {"path": self.path, "final": self.final, "touches": [t.to_json() for t in self.touches]}
@@ -66,34 +74,49 @@ def call_touches(analysis: RolloutAnalysis) -> list[FileTouch]:
 def _touches(analysis: RolloutAnalysis) -> list[FileTouch]:
     out: list[FileTouch] = []
     for located in analysis.calls:
-        call, event = located.call, located.event[1] if located.event is not None else None
-        if call.executed == "no":
-            continue
-        if event is not None and event.type == PATCH_END and event.files:
-            files = [(f.path, f.action, f.move_to) for f in event.files]
-        elif call.kind == PATCH and call.files:
-            files = [(f.path, f.action, f.move_to) for f in call.files]
-        else:
-            continue
-        outcome = call_outcome(analysis, located)
-        applied = False if outcome is not None and outcome.failed or event is not None and event.success is False \
-            else True if event is not None or not located.record.is_exec else None
-        out.extend(FileTouch(path, action, located.line, located.index, move_to, applied)
-                   for path, action, move_to in files)
+        out.extend(touches_of(located))
     return out
+
+
+def touches_of(located: LocatedCall) -> list[FileTouch]:
+    """The files one call touched (none for a call that is not a patch and that no patch event reports)."""
+    call, event = located.call, located.event[1] if located.event is not None else None
+    if call.executed == "no":
+        return []
+    if event is not None and event.type == PATCH_END and event.files:
+        files = [(f.path, f.action, f.move_to) for f in event.files]
+    elif call.kind == PATCH and call.files:
+        files = [(f.path, f.action, f.move_to) for f in call.files]
+    else:
+        return []
+    outcome = located_outcome(located)
+    applied = False if outcome is not None and outcome.failed or event is not None and event.success is False \
+        else True if event is not None or not located.record.is_exec else None
+    return [FileTouch(path, action, located.line, located.index, move_to, applied) for path, action, move_to in files]
 
 
 def changed_files(analysis: RolloutAnalysis, first: int = 0, last: int | None = None) -> list[ChangedFile]:
     """The files touched by calls between lines ``first`` and ``last``, each with its touches, in the order
     they were first touched (a move counts for both paths)."""
     last = len(analysis.records) - 1 if last is None else last
+    cwd = next((r.session.cwd for r in analysis.records if r.session is not None and r.session.cwd), None)
     by_path: dict[str, ChangedFile] = {}
     for touch in call_touches(analysis):
         if first <= touch.line <= last:
-            by_path.setdefault(touch.path, ChangedFile(touch.path)).touches.append(touch)
-            if touch.move_to:
-                by_path.setdefault(touch.move_to, ChangedFile(touch.move_to)).touches.append(touch)
+            for path in (touch.path, touch.move_to) if touch.move_to else (touch.path,):
+                path = relative(path, cwd)
+                by_path.setdefault(path, ChangedFile(path)).touches.append(touch)
     return list(by_path.values())
 
 
-__all__ = ["ChangedFile", "FileTouch", "call_touches", "changed_files"]
+def relative(path: str, cwd: str | None) -> str:
+    """``path`` relative to the session's folder when it is inside it (events name files by absolute
+    paths, patches mostly by relative ones: one file reads as one)."""
+    if cwd:
+        root = cwd.rstrip("/") + "/"
+        if path.startswith(root) and len(path) > len(root):
+            return path[len(root):]
+    return path
+
+
+__all__ = ["ChangedFile", "FileTouch", "call_touches", "changed_files", "relative", "touches_of"]

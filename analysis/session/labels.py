@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..jsonl.findings import SCRIPT_SYNTAX
+from .continuations import CallOutput
 from .rollout import LocatedCall, RolloutAnalysis
 
 # exit codes a shell gives a process ended by a signal, and the word a reader knows it by
@@ -65,15 +66,10 @@ def continued_from(analysis: RolloutAnalysis) -> dict[int, int]:
     return found
 
 
-def record_outcome(analysis: RolloutAnalysis, line: int) -> Outcome | None:
-    """How a call record ended (an exec record: its script), or None when it ended well or is a chunk of
-    a continued process (the call it continues carries the outcome)."""
-    record = analysis.records[line]
-    if line in continued_from(analysis):
-        return None
-    output = analysis.record_output(line)
+def output_outcome(output: CallOutput | None, call_id: str | None) -> Outcome | None:
+    """What a call record's output (followed through its continuations) says of how it ended."""
     if output is None:
-        return NO_OUTPUT if record.call_id else None
+        return NO_OUTPUT if call_id else None
     if output.exit_code not in (None, 0):
         return exit_outcome(output.exit_code, output.exit_code == TIMEOUT_EXIT and _timed_out(output.output.texts))
     if output.status == "failed":
@@ -82,20 +78,18 @@ def record_outcome(analysis: RolloutAnalysis, line: int) -> Outcome | None:
         return Outcome("terminated", failed=True)
     if output.status == "running":
         return RUNNING
-    if not record.is_exec:
-        event = next((c.event for c in analysis.calls_on(line) if c.event is not None), None)
-        if event is not None and event[1].success is False:  # an MCP tool that answered with an error
-            return FAILED
     return None
 
 
-def call_outcome(analysis: RolloutAnalysis, located: LocatedCall) -> Outcome | None:
-    """How one call ended: a top-level call as its record; a call in a script as its event or its own
-    result block says, or that it never ran.  None when it ended well or nothing tells."""
-    record = located.record
+def located_outcome(located: LocatedCall) -> Outcome | None:
+    """How one call ended as the call alone tells (its output, its event, dead code), without the rest of
+    the session: what a streamed reading can say (``outline --json``)."""
+    record, call = located.record, located.call
     if not record.is_exec:
-        return record_outcome(analysis, located.line)
-    call = located.call
+        outcome = output_outcome(located.output, record.call_id)
+        if outcome is None and located.event is not None and located.event[1].success is False:
+            return FAILED  # an MCP tool that answered with an error
+        return outcome
     if call.executed == "no":
         return NEVER_RAN if any(f.code == SCRIPT_SYNTAX for f in record.findings) else DEAD
     if located.event is not None:
@@ -106,10 +100,35 @@ def call_outcome(analysis: RolloutAnalysis, located: LocatedCall) -> Outcome | N
     output = located.output
     if output is not None and output.exit_code not in (None, 0):  # the script's only result block is its
         return exit_outcome(output.exit_code)
-    if output is not None and output.status == "failed" and call.kind in (COMMAND, PATCH) and \
-            _reports_nested(analysis) and _after_last_reported(analysis, located):
-        return NOT_RUN
     return None
+
+
+def record_outcome(analysis: RolloutAnalysis, line: int) -> Outcome | None:
+    """How a call record ended (an exec record: its script), or None when it ended well or is a chunk of
+    a continued process (the call it continues carries the outcome)."""
+    record = analysis.records[line]
+    if line in continued_from(analysis):
+        return None
+    if not record.is_exec:
+        calls = analysis.calls_on(line)
+        if calls:
+            return located_outcome(calls[0])
+    return output_outcome(analysis.record_output(line), record.call_id)
+
+
+def call_outcome(analysis: RolloutAnalysis, located: LocatedCall) -> Outcome | None:
+    """How one call ended: a top-level call as its record; a call in a script as its event or its own
+    result block says, that it never ran, or that the script failed before it.  None when it ended well
+    or nothing tells."""
+    if not located.record.is_exec:
+        return record_outcome(analysis, located.line)
+    outcome = located_outcome(located)
+    output = located.output
+    if outcome is None and output is not None and output.status == "failed" and \
+            located.call.kind in (COMMAND, PATCH) and _reports_nested(analysis) and \
+            _after_last_reported(analysis, located):
+        return NOT_RUN
+    return outcome
 
 
 def _reports_nested(analysis: RolloutAnalysis) -> bool:
@@ -280,4 +299,4 @@ def turn_label(number: int, line: int) -> str:
 
 __all__ = ["DEAD", "FAILED", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome", "RUNNING", "call_label", "call_outcome",
            "continued_from", "exit_outcome", "expansion_labels", "failed_count", "failures", "key_argument",
-           "patch_actions", "record_outcome", "turn_label"]
+           "located_outcome", "output_outcome", "patch_actions", "record_outcome", "turn_label"]
