@@ -17,9 +17,9 @@ from ..jsonl.findings import SCRIPT_SYNTAX
 from .continuations import CallOutput
 from .rollout import LocatedCall, RolloutAnalysis
 
-# exit codes a shell gives a process ended by a signal, and the word a reader knows it by
-_SIGNALS = {130: "interrupted", 137: "killed", 143: "terminated"}
-TIMEOUT_EXIT = 124  # `timeout`'s, and Codex's when a command runs past its timeout
+# exit codes a shell gives a process ended by a signal, and the word a reader knows it by; 124 is the code
+# of `timeout` and the one Codex gives a command it stopped at its timeout ("command timed out after …")
+_SIGNALS = {124: "timed out", 130: "interrupted", 137: "killed", 143: "terminated"}
 ENCRYPTED_PREFIX = "gAAAAA"  # a Fernet token: the message a parent sent a subagent, encrypted
 
 
@@ -45,16 +45,10 @@ NO_OUTPUT = Outcome("no output")
 FAILED = Outcome("failed", failed=True)
 
 
-def exit_outcome(code: int, timed_out: bool = False) -> Outcome:
+def exit_outcome(code: int) -> Outcome:
     """``exit 1``, ``interrupted (exit 130)``, ``timed out (exit 124)``."""
-    if timed_out:
-        return Outcome(f"timed out (exit {code})", True, code)
     word = _SIGNALS.get(code)
     return Outcome(f"{word} (exit {code})" if word else f"exit {code}", True, code)
-
-
-def _timed_out(texts: tuple[str, ...]) -> bool:
-    return any("command timed out after" in t[:400] for t in texts)
 
 
 def continued_from(analysis: RolloutAnalysis) -> dict[int, int]:
@@ -71,7 +65,7 @@ def output_outcome(output: CallOutput | None, call_id: str | None) -> Outcome | 
     if output is None:
         return NO_OUTPUT if call_id else None
     if output.exit_code not in (None, 0):
-        return exit_outcome(output.exit_code, output.exit_code == TIMEOUT_EXIT and _timed_out(output.output.texts))
+        return exit_outcome(output.exit_code)
     if output.status == "failed":
         return FAILED
     if output.status == "terminated":
@@ -292,6 +286,13 @@ def expansion_labels(call: ToolCall, mask: Callable[[str], str] = str, limit: in
     return out
 
 
+def turn_status(turn: Any) -> str | None:
+    """A turn's status when it did not simply complete (``interrupted``, ``rolled back``, …), from the
+    ``status`` a :class:`~analysis.session.turns.Turn` carries when its reading knows it; None otherwise."""
+    status = getattr(turn, "status", None)
+    return status if isinstance(status, str) and status not in ("", "completed") else None
+
+
 def turn_label(number: int, line: int) -> str:
     """``turn 2 (line 125)``: a turn's ordinal (from 1) and the line it starts on (from 1), everywhere."""
     return f"turn {number} (line {line + 1})"
@@ -299,4 +300,4 @@ def turn_label(number: int, line: int) -> str:
 
 __all__ = ["DEAD", "FAILED", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome", "RUNNING", "call_label", "call_outcome",
            "continued_from", "exit_outcome", "expansion_labels", "failed_count", "failures", "key_argument",
-           "located_outcome", "output_outcome", "patch_actions", "record_outcome", "turn_label"]
+           "located_outcome", "output_outcome", "patch_actions", "record_outcome", "turn_label", "turn_status"]
