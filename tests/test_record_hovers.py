@@ -53,11 +53,18 @@ async def test_the_outline_says_how_records_ended(client: LanguageClient):
     [session] = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)))
     turns = [(t.name, [(r.name, r.detail) for r in t.children]) for t in session.children]
-    assert [name for name, _ in turns] == ["turn: List the files and run the tests",
-                                           "turn: Now wait for the slow build"]
-    assert turns[1][1] == [("exec", "1 command · completed after 2 waits"), ("wait", "call_w1 · running"),
-                           ("wait", "call_w2"), ("exec", "1 command · failed"),
-                           ("apply_patch: patch a.py", "call_p1 · failed"),
-                           ("apply_patch: patch gone.py", "call_p2 · failed")]
-    assert ("write_stdin", "call_ws1 · running") in turns[0][1]
-    assert ("exec_command: npm test", "call_ec · completed after 2 write_stdin calls") in turns[0][1]
+    assert [name for name, _ in turns] == ["turn 1 (line 2): List the files and run the tests",
+                                           "turn 2 (line 39): Now wait for the slow build", "files changed (2)"]
+    assert turns[1][1] == [("exec", "1 command · 31.5 s · after 2 waits"),
+                           ("wait: cell 8", "call_w1 · running · 20 s · continues line 44"),
+                           ("wait: cell 8", "call_w2 · 1.5 s · continues line 44"),
+                           ("[failed] exec", "1 command · 0.1 s"),
+                           ("[failed] apply_patch: update a.py", "call_p1"),
+                           ("[exit 1] apply_patch: delete gone.py", "call_p2 · 0 s"),
+                           ("files changed (2)", None)]
+    assert ("write_stdin: session 94014", "call_ws1 · running · 5 s · continues line 9") in turns[0][1]
+    assert ("[interrupted (exit 130)] exec_command: npm test",
+            "call_ec · 6.2 s · after 2 write_stdin calls") in turns[0][1]
+    assert ("[exit 2] container.exec: ls -la 'my dir'", "call_ce · 0.1 s") in turns[0][1]
+    assert session.detail == "5 failed (first: line 9, interrupted (exit 130))"
+    assert session.children[0].detail == "2 failed (first: line 9, interrupted (exit 130))"

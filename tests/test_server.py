@@ -154,7 +154,8 @@ async def test_utf16_positions_after_astral_and_escapes(client: LanguageClient):
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
         types.TextDocumentIdentifier(uri)))
     calls = [c for s in symbols[0].children[0].children for c in s.children]
-    assert [c.name for c in calls] == ["echo 😀", "printf '\\u00e9'", "echo escaped"]
+    assert [c.name for c in calls] == ["exec_command: echo 😀", "exec_command: printf '\\u00e9'",
+                                       "exec_command: echo escaped"]
     assert [covered(text, c.range) for c in calls] == [
         json_escaped('tools.exec_command({cmd: "echo 😀"})'),
         json_escaped("tools.exec_command({cmd: \"printf '\\\\u00e9'\"})"),
@@ -170,16 +171,25 @@ async def test_outline_shape(client: LanguageClient):
         return (symbol.name, symbol.kind, symbol.detail, [shape(c) for c in symbol.children or []])
 
     assert [shape(s) for s in symbols] == [(
-        "session 019f0000-0000-7000-8000-000000000001", types.SymbolKind.Module, None, [
-            ("turn: Fix the failing greeting test", types.SymbolKind.Namespace, None, [
-                ("exec", types.SymbolKind.Function, "1 command", [
-                    ("pytest -q tests/test_greet.py", types.SymbolKind.Event, "exec_command", [])]),
-                ("exec", types.SymbolKind.Function, "1 command · 1 patch", [
-                    ("patch src/greet.py", types.SymbolKind.File, "apply_patch", []),
-                    ("pytest -q", types.SymbolKind.Event, "exec_command", [])]),
-                ("exec", types.SymbolKind.Function, "2 commands", [
-                    ("computed: `git diff --stat -- ${f}`", types.SymbolKind.Event, "exec_command · computed", []),
-                    ("git push --force", types.SymbolKind.Event, "exec_command · dead", [])])])])]
+        "session 019f0000-0000-7000-8000-000000000001", types.SymbolKind.Module, "1 failed (first: line 5, exit 1)", [
+            ("turn 1 (line 3): Fix the failing greeting test", types.SymbolKind.Namespace,
+             "1 failed (first: line 5, exit 1)", [
+                ("exec", types.SymbolKind.Function, "1 command · 0.4 s", [  # the script went on after it
+                    ("[exit 1] exec_command: pytest -q tests/test_greet.py", types.SymbolKind.Event, "exit 1", [])]),
+                ("exec", types.SymbolKind.Function, "1 command · 1 patch · 1.2 s", [
+                    ("apply_patch: update src/greet.py", types.SymbolKind.File, "ran", []),
+                    ("exec_command: pytest -q", types.SymbolKind.Event, "ran", [])]),
+                ("[no output] exec", types.SymbolKind.Function, "2 commands", [
+                    ("exec_command: 2 commands: git diff --stat -- README.md …", types.SymbolKind.Event, "computed", [
+                        ("exec_command: git diff --stat -- README.md", types.SymbolKind.Event,
+                         "element 1 of the list", []),
+                        ("exec_command: git diff --stat -- CHANGELOG.md", types.SymbolKind.Event,
+                         "element 2 of the list", [])]),
+                    ("[dead] exec_command: git push --force", types.SymbolKind.Event, "dead", [])]),
+                ("files changed (1)", types.SymbolKind.Package, None, [
+                    ("src/greet.py", types.SymbolKind.File, "updated · line 7", [])])]),
+            ("files changed (1)", types.SymbolKind.Package, None, [
+                ("src/greet.py", types.SymbolKind.File, "updated · line 7", [])])])]
 
     def check(symbol):
         assert symbol.name
@@ -212,9 +222,10 @@ async def test_workspace_symbols(client: LanguageClient):
     await opened(client, "rollout-patches.jsonl")
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="greet"))
     assert sorted((s.name, s.location.uri.rsplit("/", 1)[1]) for s in found) == [
-        ("patch src/greet.py", "rollout-demo.jsonl"), ("pytest -q tests/test_greet.py", "rollout-demo.jsonl")]
+        ("[exit 1] exec_command: pytest -q tests/test_greet.py", "rollout-demo.jsonl"),
+        ("apply_patch: update src/greet.py", "rollout-demo.jsonl")]
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="D.PY"))
-    assert [s.name for s in found] == ["patch c.py → d.py"]
+    assert [s.name for s in found] == ["apply_patch: update c.py → d.py"]
 
 
 async def test_code_lens_and_folding(client: LanguageClient):
@@ -367,7 +378,7 @@ async def test_incremental_edits_with_u2028(client: LanguageClient):
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
         types.TextDocumentIdentifier(uri)))
     calls = [c.name for s in symbols[0].children[0].children for c in s.children]
-    assert calls == ["echo edited", "echo '\\u00e9'", "echo escaped"]
+    assert calls == ["exec_command: echo edited", "exec_command: echo '\\u00e9'", "exec_command: echo escaped"]
     script = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.decodedScript", [uri, 3]))
     assert script["script"] == 'text("é\u2028ü"); await tools.exec_command({cmd: "echo \'\\\\u00e9\'"});\n'
@@ -575,8 +586,8 @@ async def test_secrets_are_masked_wherever_the_server_shows_text(client: Languag
             walk(child)
     for symbol in symbols:
         walk(symbol)
-    assert f"OPENAI_API_KEY={masked} python run.py" in names
-    assert any(name.startswith('turn: Use header "Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx"') for name in names)
+    assert f"exec_command: OPENAI_API_KEY={masked} python run.py" in names
+    assert any(name.startswith('turn 1 (line 4): Use header "Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx"') for name in names)
     line = split_lines(text)[1]
     hover = await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, position_of(line, "tools."))))
     assert f"OPENAI_API_KEY={masked} python run.py" in hover.contents.value

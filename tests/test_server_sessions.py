@@ -41,7 +41,7 @@ async def test_outline_folds_the_inherited_history_and_shows_usage(client: Langu
         f"inherited from session {build.PARENT_ID}", "lines 2–7 · 1 turn · 22.8k tokens, counted for that session",
         [])
     assert (inherited.range.start.line, inherited.range.end.line) == (1, 6)
-    assert (turn.name, turn.detail) == ("turn: Look at the timers",  # its usage, not the parent's
+    assert (turn.name, turn.detail) == ("turn 2 (line 8): Look at the timers",  # the file's second turn  # its usage, not the parent's
                                         "in 41k (cached 29k) · out 1.1k (reasoning 400) · context 8% of 258.4k")
     folds = await client.text_document_folding_range_async(types.FoldingRangeParams(doc))
     assert (1, 6, f"inherited from session {build.PARENT_ID}") in [
