@@ -594,7 +594,7 @@ async def test_secrets_are_masked_wherever_the_server_shows_text(client: Languag
     record = await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, 2)))
     assert masked in record.contents.value
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="python run"))
-    assert [s.name for s in found] == [f"OPENAI_API_KEY={masked} python run.py"]
+    assert [s.name for s in found] == [f"exec_command: OPENAI_API_KEY={masked} python run.py"]
     script = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.showDecodedScript", [uri, 1]))
     assert masked in script["script"] and masked in Path(from_uri(script["file"])).read_text(encoding="utf-8")
