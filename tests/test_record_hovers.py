@@ -30,12 +30,26 @@ async def hover(client: LanguageClient, name: str, line: int, column: int) -> st
 async def test_a_yielded_cell_says_it_completed_after_its_waits(client: LanguageClient):
     lines = split_lines(fixture("rollout-records.jsonl"))
     value = await hover(client, "rollout-records.jsonl", 43, position_of(lines[43], "tools.exec_command"))
-    assert "**output** (line 49): completed · exit 0 · 31.5 s · after 2 waits" in value
+    uri = uri_of("rollout-records.jsonl")
+    assert f"**output** in 3 chunks ([line 45]({uri}#L45), [line 47]({uri}#L47), [line 49]({uri}#L49)): " \
+        "completed · exit 0 · 31.5 s · after 2 waits" in value
+    assert value.endswith(f"chunk 3 ([line 49]({uri}#L49), wait):\n\n```text\n[exit 0]\nbuilt\n```")
     record = await hover(client, "rollout-records.jsonl", 43, 5)
     assert record.startswith("**exec** call\\_cell · 1 command · completed after 2 waits\n\n")
     wait = await hover(client, "rollout-records.jsonl", 45, 5)  # a wait shows its own output and its arguments
     assert wait.startswith("**wait** · tool · executed: yes")
     assert '"cell_id": "8"' in wait and "**output** (line 47): running · 20 s" in wait
+
+
+async def test_a_process_carried_on_by_write_stdin_shows_every_chunk(client: LanguageClient):
+    uri = uri_of("rollout-records.jsonl")
+    value = await hover(client, "rollout-records.jsonl", 8, 10)
+    assert value.endswith(
+        f"**output** in 3 chunks ([line 10]({uri}#L10), [line 12]({uri}#L12), [line 14]({uri}#L14)): "
+        "interrupted \\(exit 130\\) · 6.2 s · after 2 write\\_stdin calls\n\n"
+        f"chunk 1 ([line 10]({uri}#L10)): no output\n\n"
+        f"chunk 2 ([line 12]({uri}#L12), write\\_stdin):\n\n```text\n..\n```\n\n"
+        f"chunk 3 ([line 14]({uri}#L14), write\\_stdin):\n\n```text\n^C\n```")
 
 
 async def test_a_call_an_event_reports_says_so(client: LanguageClient):
