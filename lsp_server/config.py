@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analysis.jsonl.findings import CODES
 from analysis.jsonl.source import ROLLOUT_PATTERNS
 from analysis.jsonl.source import glob_regex as _glob
+from analysis.session.profiles import default_profile
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,12 @@ class Settings(BaseModel):
     debounce_ms: int = Field(30, ge=0, le=10_000, alias="debounceMs")
     # a client that supports pulled diagnostics gets them unless it sets this to false
     pull_diagnostics: bool = Field(True, alias="pullDiagnostics")
+    # the findings profile (docs/findings.md): None is reader under a Codex sessions folder, author elsewhere
+    findings: Literal["reader", "author"] | None = Field(None, alias="findings")
+
+    def profile_of(self, path: str | None) -> str:
+        """The findings profile of a document at ``path``."""
+        return self.findings or default_profile(path)
 
     @field_validator("severity")
     @classmethod

@@ -98,7 +98,7 @@ async def test_hover_on_a_command_call(client: LanguageClient):
     assert hover.contents.value == (
         "**exec\\_command** · command · executed: yes \\(it runs whenever the script runs, and the script "
         "completed\\)\n\n```sh\npytest -q tests/test_greet.py\n```\n\nworkdir: `/home/u/proj`\n\n"
-        "**output** (line 6): completed · exit 1 · 0.4 s\n\n```text\nF\nFAILED tests/test_greet.py::test_hello\n```")
+        "**output** (line 6): exit 1 · 0.4 s\n\n```text\nF\nFAILED tests/test_greet.py::test_hello\n```")
     assert covered(fixture("rollout-demo.jsonl"), hover.range).startswith("tools.exec_command(")
 
 
