@@ -9,12 +9,14 @@ A continued process is one call: the ``write_stdin`` and ``wait`` records that c
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..jsonl.findings import SCRIPT_SYNTAX
 from .continuations import CallOutput
+from .outputs import readable_text
 from .rollout import LocatedCall, RolloutAnalysis
 
 # exit codes a shell gives a process ended by a signal, and the word a reader knows it by; 124 is the code
@@ -95,6 +97,25 @@ def located_outcome(located: LocatedCall) -> Outcome | None:
     if output is not None and output.exit_code not in (None, 0):  # the script's only result block is its
         return exit_outcome(output.exit_code)
     return None
+
+
+# the header of a unified exec output (its facts are the call's outcome, time and continuations): a chunk
+# shows what the process printed
+_CHUNK_HEADER = re.compile(r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process [^\n]*\n)?"
+                           r"(?:Original token count: [^\n]*\n)?Output:\n")
+
+
+def output_chunks(analysis: RolloutAnalysis, output: CallOutput) -> list[tuple[int, str]]:
+    """(output line, what it printed) of every chunk of a continued process (or cell), in order: the call's
+    own output, then each ``write_stdin`` / ``wait`` continuation's; one chunk for a call not continued."""
+    first = output.first_line if output.first_line is not None else output.line
+    lines = [first] + [n for n in (analysis.output_of(c) for c in output.continued_by) if n is not None]
+    out = []
+    for line in lines:
+        own = analysis.records[line].output
+        text = readable_text(own) if own is not None else ""
+        out.append((line, _CHUNK_HEADER.sub("", text, count=1) if output.continued_by else text))
+    return out
 
 
 def record_outcome(analysis: RolloutAnalysis, line: int) -> Outcome | None:
@@ -300,4 +321,4 @@ def turn_label(number: int, line: int) -> str:
 
 __all__ = ["DEAD", "FAILED", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome", "RUNNING", "call_label", "call_outcome",
            "continued_from", "exit_outcome", "expansion_labels", "failed_count", "failures", "key_argument",
-           "located_outcome", "output_outcome", "patch_actions", "record_outcome", "turn_label", "turn_status"]
+           "located_outcome", "output_chunks", "output_outcome", "patch_actions", "record_outcome", "turn_label", "turn_status"]

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 
 from lsprotocol import types
 
 from analysis.script.calls import COMMAND, PATCH
 from analysis.session.outputs import ToolOutput, readable_text
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
-from analysis.session.labels import call_outcome
+from analysis.session.labels import call_outcome, output_chunks
 from analysis.session.record_analysis import LineAnalysis
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
@@ -24,10 +23,6 @@ from .sessions import usage_hover
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}
 _MARKS = {"add": "A", "update": "M", "delete": "D"}
-# the header of a unified exec output (its facts are in the hover's head): a chunk shows what the process printed
-_CHUNK_HEADER = re.compile(r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process [^\n]*\n)?"
-                           r"(?:Original token count: [^\n]*\n)?Output:\n")
-
 
 class HoverFeature(Feature):
     """Hovers over calls and records."""
@@ -155,13 +150,11 @@ class HoverFeature(Feature):
         in order, each cut at the hover's line limit; past :attr:`max_chunks` chunks, the rest by their lines.
         The status and exit code are the last chunk's."""
         output = located.output
-        lines = [output.first_line] + [analysis.output_of(c) for c in output.continued_by]
-        lines = [n for n in lines if n is not None]
+        chunks = output_chunks(analysis, output)
+        lines = [line for line, _ in chunks]
         shown = ", ".join(self._line_link(n) for n in lines)
         parts = [f"**output** in {len(lines)} chunks ({shown}): {facts}" + self.event_markdown(located)]
-        for number, line in enumerate(lines[:self.max_chunks], 1):
-            record = analysis.records[line].output
-            text = _CHUNK_HEADER.sub("", readable_text(record), count=1) if record is not None else ""
+        for number, (line, text) in enumerate(chunks[:self.max_chunks], 1):
             via = "" if number == 1 else f", {self._escape(output.via or 'continued')}"
             parts.append(f"chunk {number} ({self._line_link(line)}{via}):" +
                          ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text.strip()

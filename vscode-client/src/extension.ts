@@ -220,7 +220,14 @@ async function exportRollout(): Promise<void> {
   });
   if (!target) return;
   await vscode.workspace.fs.writeFile(target, Buffer.from(result.text, "utf8"));
-  if (picked.format === "md") await vscode.window.showTextDocument(target, { preview: true });
-  else void vscode.window.showInformationMessage(`Rollout: exported to ${target.fsPath}`);
+  if (picked.format === "md") {
+    await vscode.window.showTextDocument(target, { preview: true });
+    return;
+  }
+  // an HTML export is read in a browser: the notification offers to open it there, or to show its folder
+  const choice = await vscode.window.showInformationMessage(
+    `Rollout: exported to ${target.fsPath}`, "Open", "Reveal in File Explorer");
+  if (choice === "Open") await vscode.env.openExternal(target);
+  else if (choice === "Reveal in File Explorer") await vscode.commands.executeCommand("revealFileInOS", target);
 }
 
