@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Callable
 
 from lsprotocol import types
@@ -12,6 +13,7 @@ from analysis.jsonl.positions import PositionEncoding, Span
 from analysis.session.changes import changed_files
 from analysis.session.labels import (call_label, call_outcome, continued_from, expansion_labels, failures,
                                      record_outcome, turn_label, turn_status)
+from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
 from ..protocol import Encoded
@@ -22,7 +24,7 @@ from .base import Feature, lsp_method
 from .indexed_symbols import IndexedSymbols
 from .invocation_logs import InvocationLogFeature
 from .common import summarize
-from .sessions import SessionOutline, session_workspace_symbols
+from .sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
 
 _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool": types.SymbolKind.Method}
 
@@ -41,6 +43,8 @@ class SymbolFeature(Feature):
         self.converter = default_converter()  # the outline is unstructured once, then sent as it is
         self.indexed = IndexedSymbols()
         self._fragments: dict = {}  # (line, id(record)) → (record, what it shows, its encoded symbol)
+        self._found: dict[tuple, str] = {}  # (subagent session id, where it is looked for) → its rollout, once found
+        self._missing: dict[int, str] = {}  # the outline being built: spawn line → the child id not found
 
     @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
     async def document_symbol(self, params: types.DocumentSymbolParams):
@@ -53,7 +57,8 @@ class SymbolFeature(Feature):
             return []
         if result.symbols is None:  # an outline is asked for again and again: encode it once per version
             name = self.server.workspace.get_text_document(params.text_document.uri).filename or "rollout"
-            result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name))
+            result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name,
+                                                        params.text_document.uri))
         return result.symbols
 
     @lsp_method(types.WORKSPACE_SYMBOL, empty=list)
@@ -71,18 +76,42 @@ class SymbolFeature(Feature):
                                                             1000 - len(found), self.server.masker)
 
     def outline_parts(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                      name: str = "rollout") -> list[bytes]:
+                      name: str = "rollout", uri: str | None = None) -> list[bytes]:
         """The outline as compact JSON, in pieces to be joined.  Each call record's symbol is encoded once and
         reused by the next versions while its line, its text, its output's status and its calls' ``executed``
         stay the same: after an edit only the records it changed are built again."""
         pieces: list[bytes] = []
+        self._missing = self.missing_subagents(analysis, uri)
         _encode(self._outline(analysis, encoding, name, self._cached_record), pieces)
         return pieces
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                         name: str = "rollout") -> list[types.DocumentSymbol]:
+                         name: str = "rollout", uri: str | None = None) -> list[types.DocumentSymbol]:
         """The outline as lsprotocol symbols (what :meth:`outline_parts` encodes)."""
+        self._missing = self.missing_subagents(analysis, uri)
         return self._outline(analysis, encoding, name, self.record_symbol)
+
+    def missing_subagents(self, analysis: RolloutAnalysis, uri: str | None) -> dict[int, str]:
+        """The ``spawn_agent`` lines whose subagent's rollout is not found where go to definition looks (a
+        document that is no file is not looked around).  A rollout once found is remembered."""
+        path = uri_path(uri) if uri else None
+        if path is None:
+            return {}
+        spawns = [s for s in lineage(analysis).spawns if s.child]
+        if not spawns:
+            return {}
+        roots = search_roots(path, workspace_paths(self.server.workspace))
+        out = {}
+        for spawn in spawns:
+            key = (spawn.child, tuple(roots))
+            known = self._found.get(key)
+            if known is None or not os.path.isfile(known):
+                found = find_session_file(spawn.child, roots, exclude=path)
+                if found is None:
+                    out[spawn.line] = spawn.child
+                    continue
+                self._found[key] = found
+        return out
 
     def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol) -> list:
         last = len(analysis.lines) - 1
@@ -163,7 +192,7 @@ class SymbolFeature(Feature):
         record = analysis.records[line]
         output = analysis.record_output(line)
         outcome = record_outcome(analysis, line)
-        key = (encoding, self.server.masker.extra,
+        key = (encoding, self.server.masker.extra, self._missing.get(line),
                None if output is None else (output.status, output.note, output.wall_time),
                outcome, continued_from(analysis).get(line),
                tuple((c.call.executed, call_outcome(analysis, c)) for c in analysis.calls_on(line)))
@@ -194,7 +223,10 @@ class SymbolFeature(Feature):
                 facts.append(output.note)  # "after 2 waits"
         if continues is not None:
             facts.append(f"continues line {continues + 1}")
-        mark = outcome.mark if outcome else ""
+        missing = self._missing.get(line)
+        if missing is not None:
+            facts.insert(0, f"rollout of subagent {missing} not found")
+        mark = (outcome.mark if outcome else "") + ("[no rollout] " if missing is not None else "")
         if record.is_exec:
             name = f"{mark}exec"
             children = [self.call_symbol(analysis, c, encoding) for c in calls]
