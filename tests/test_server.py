@@ -235,7 +235,15 @@ async def test_code_lens_and_folding(client: LanguageClient):
             for l in lenses] == [
         (4, "1 command · exit 1 · 0.4 s", "rollout-lsp.showDecodedScript", [uri, 4]),
         (6, "1 command · 1 patch · exit 0 · 1.2 s", "rollout-lsp.showDecodedScript", [uri, 6]),
-        (8, "2 commands · no output", "rollout-lsp.showDecodedScript", [uri, 8])]
+        (8, "2 commands · no output", "rollout-lsp.showDecodedScript", [uri, 8]),
+        (0, "1 failed call · first: line 5, exit 1", "rollout-lsp.nextFailure", [uri, -1])]
+    # the session lens goes to the first failure; the command from any line goes to the next one (wrapping)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        lenses[-1].command.command, lenses[-1].command.arguments))
+    assert result == {"line": 4, "outcome": "exit 1"}
+    assert [(p.uri, p.selection.start.line) for p in client.shown_documents] == [(uri, 4)]
+    again = await client.workspace_execute_command_async(types.ExecuteCommandParams("rollout-lsp.nextFailure", [uri, 4]))
+    assert again == {"line": 4, "outcome": "exit 1"}
     folds = await client.text_document_folding_range_async(types.FoldingRangeParams(types.TextDocumentIdentifier(uri)))
     assert [(f.start_line, f.end_line) for f in folds] == [(2, 9)]
 
@@ -260,8 +268,8 @@ async def test_the_server_lists_its_commands(client: LanguageClient):
     capabilities = client.initialize_result.capabilities
     assert sorted(capabilities.execute_command_provider.commands) == [
         "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
-        "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript",
-        "rollout-lsp.writeScript"]
+        "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure", "rollout-lsp.scriptSource",
+        "rollout-lsp.showDecodedScript", "rollout-lsp.writeScript"]
 
 
 async def test_redact_quick_fix(client: LanguageClient):

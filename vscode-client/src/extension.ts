@@ -27,6 +27,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rolloutLsp.copyCommand", copyCommand),
     vscode.commands.registerCommand("rolloutLsp.restartServer", () => restart(context)),
     vscode.commands.registerCommand("rolloutLsp.exportRollout", exportRollout),
+    vscode.commands.registerCommand("rolloutLsp.nextFailure", nextFailure),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
     }),
@@ -195,6 +196,17 @@ async function copyCommand(): Promise<void> {
   }
   await vscode.env.clipboard.writeText(text);
   void vscode.window.setStatusBarMessage("Rollout: command copied", 3000);
+}
+
+/** The next failed call after the cursor (the server's `rollout-lsp.nextFailure` moves the cursor there). */
+async function nextFailure(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || !client) return;
+  const found = await client.sendRequest<{ line: number; outcome: string } | null>("workspace/executeCommand", {
+    command: "rollout-lsp.nextFailure", arguments: [editor.document.uri.toString(), editor.selection.active.line],
+  });
+  if (!found) void vscode.window.showInformationMessage("Rollout: no call failed in this session.");
+  else vscode.window.setStatusBarMessage(`Rollout: line ${found.line + 1}, ${found.outcome}`, 5000);
 }
 
 /** The open rollout as a Markdown or HTML document (the server's `rollout-lsp.export`), secrets redacted. */
