@@ -97,10 +97,14 @@ def _script_session(events: list[dict], status: str) -> str:
 
 
 def test_calls_after_a_script_failed_did_not_run():
-    analysis = analyze_text(_script_session([("make", 0), ("make test", 2)], "failed"))
-    assert [(call_label(c.call), o.text if (o := call_outcome(analysis, c)) else None) for c in analysis.calls] == [
-        ("exec_command: make", None), ("exec_command: make test", "exit 2"),
+    def outcomes(analysis):
+        return [(call_label(c.call), o.text if (o := call_outcome(analysis, c)) else None) for c in analysis.calls]
+    assert outcomes(analyze_text(_script_session([("make", 0)], "failed"))) == [
+        ("exec_command: make", None), ("exec_command: make test", "the script failed at or before it"),
         ("exec_command: make dist", "not run: the script failed before it")]
+    assert outcomes(analyze_text(_script_session([("make", 0), ("make test", 2)], "failed"))) == [
+        ("exec_command: make", None), ("exec_command: make test", "exit 2"),
+        ("exec_command: make dist", "the script failed at or before it")]
     # the same script completed: the last call is not known to have failed or not run
     analysis = analyze_text(_script_session([("make", 0), ("make test", 2)], "completed"))
     assert call_outcome(analysis, analysis.calls[2]) is None

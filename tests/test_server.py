@@ -621,8 +621,9 @@ def test_every_method_is_a_documented_feature_method():
     manager = server.protocol.fm
     handlers = {**manager.features, **manager.commands}
     assert sorted(manager.commands) == ["rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
-                                        "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptSource",
-                                        "rollout-lsp.showDecodedScript", "rollout-lsp.writeScript"]
+                                        "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure",
+                                        "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript",
+                                        "rollout-lsp.writeScript"]
     assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)
     assert all(handler.__doc__ for handler in handlers.values()), [n for n, h in handlers.items() if not h.__doc__]
     assert set(server.features) == set(FEATURES)

@@ -8,7 +8,8 @@ from typing import Any
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
 from ..session.changes import ChangedFile, call_touches, changed_files
-from ..session.labels import (call_label, call_outcome, continued_from, expansion_labels, failed_count, failures,
+from ..session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
+                              failed_count, failures,
                               located_outcome, record_outcome, turn_label, turn_status)
 from ..session.rollout import LocatedCall, RolloutAnalysis
 
@@ -109,8 +110,10 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
             where = f"  in {call.workdir}" if call.workdir else ""
             mark = outcome.mark if outcome else ""
             out.append(f"      {branch} {mark}{_one_line(call_label(call, limit=10_000), 110)}{where}{marks}")
-            for shown in expansion_labels(call, limit=10_000):
-                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {_one_line(shown, 100)}")
+            for shown, ended in zip(expansion_labels(call, limit=10_000), expansion_outcomes(analysis, located)):
+                mark = ended.mark if ended is not None and ended.failed else ""
+                ran = " (ran)" if ended is not None and not ended.failed else ""
+                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {mark}{_one_line(shown, 100)}{ran}")
     if current is not None:
         _files_text(out, analysis, current, "    ")
     changed = changed_files(analysis)

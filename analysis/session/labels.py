@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..jsonl.findings import SCRIPT_SYNTAX
+from .events import EXEC_END
 from .continuations import CallOutput
 from .outputs import readable_text
 from .rollout import LocatedCall, RolloutAnalysis
@@ -42,9 +43,11 @@ class Outcome:
 DEAD = Outcome("dead")
 NEVER_RAN = Outcome("never ran")  # the script V8 refused: nothing of it ran
 NOT_RUN = Outcome("not run: the script failed before it")
+FAILED_AT = Outcome("the script failed at or before it")  # the first call after the last one reported
 RUNNING = Outcome("running")
 NO_OUTPUT = Outcome("no output")
 FAILED = Outcome("failed", failed=True)
+OK = Outcome("ran")  # an expansion's command an event reports as exiting 0
 
 
 def exit_outcome(code: int) -> Outcome:
@@ -140,10 +143,35 @@ def call_outcome(analysis: RolloutAnalysis, located: LocatedCall) -> Outcome | N
     outcome = located_outcome(located)
     output = located.output
     if outcome is None and output is not None and output.status == "failed" and \
-            located.call.kind in (COMMAND, PATCH) and _reports_nested(analysis) and \
-            _after_last_reported(analysis, located):
-        return NOT_RUN
+            located.call.kind in (COMMAND, PATCH) and _reports_nested(analysis):
+        unreported = _unreported_tail(analysis, located)
+        if unreported and located.index in unreported:
+            return FAILED_AT if located.index == unreported[0] else NOT_RUN
     return outcome
+
+
+def expansion_outcomes(analysis: RolloutAnalysis, located: LocatedCall) -> list[Outcome | None]:
+    """How each exact command of a known expansion ended, where an ``exec_command_end`` event written during
+    its script's run (and paired with no other call) names that command; None where nothing tells."""
+    expansion = located.call.expansion or ()
+    if not expansion or not located.record.is_exec:
+        return [None] * len(expansion)
+    output = located.output
+    last = output.line if output is not None else len(analysis.records) - 1
+    free: dict[str, list] = {}
+    for line, event in analysis.events:
+        if located.line < line <= last and event.type == EXEC_END and event.nested and event.command and \
+                line not in analysis.matched_events:
+            free.setdefault(event.command[-1], []).append(event)
+    out: list[Outcome | None] = []
+    for command in expansion:
+        events = free.get(command)
+        if not events:
+            out.append(None)
+            continue
+        event = events.pop(0)
+        out.append(exit_outcome(event.exit_code) if event.exit_code not in (None, 0) else OK)
+    return out
 
 
 def _reports_nested(analysis: RolloutAnalysis) -> bool:
@@ -154,10 +182,12 @@ def _reports_nested(analysis: RolloutAnalysis) -> bool:
     return found
 
 
-def _after_last_reported(analysis: RolloutAnalysis, located: LocatedCall) -> bool:
-    """Whether no call of the same script after this one was reported as run (so the script's failure came
-    before it, not a branch that skipped it)."""
-    return not any(c.event is not None for c in analysis.calls_on(located.line) if c.index > located.index)
+def _unreported_tail(analysis: RolloutAnalysis, located: LocatedCall) -> list[int]:
+    """The indexes of a script's commands and patches after the last call an event reports, in source order:
+    the first may be where the script failed (or it failed before it), the others never ran."""
+    calls = analysis.calls_on(located.line)
+    last = max((c.index for c in calls if c.event is not None), default=-1)
+    return [c.index for c in calls if c.index > last and c.call.kind in (COMMAND, PATCH) and c.call.executed != "no"]
 
 
 def failed_count(analysis: RolloutAnalysis, first: int = 0, last: int | None = None) -> int:
@@ -186,8 +216,9 @@ def failures(analysis: RolloutAnalysis, first: int = 0, last: int | None = None)
 # -- labels ---------------------------------------------------------------------------------------------------
 # the arguments that identify a call, most telling first (a path before a query before a name)
 _KEY_ARGUMENTS = ("task_name", "path", "file_path", "paths", "uri", "url", "query", "queries", "q", "search_query",
-                  "pattern", "command", "cmd", "name", "target", "agent_id", "id", "ids", "ref_id", "open", "click",
-                  "find", "session_id", "cell_id", "questions", "message", "input")
+                  "pattern", "command", "cmd", "name", "libraryName", "context7CompatibleLibraryID", "target",
+                  "targets", "agent_id", "id", "ids", "ref_id", "open", "click", "find", "session_id", "sessionId",
+                  "cell_id", "pid", "questions", "message", "thought", "input")
 LABEL_LIMIT = 120
 
 
@@ -319,6 +350,6 @@ def turn_label(number: int, line: int) -> str:
     return f"turn {number} (line {line + 1})"
 
 
-__all__ = ["DEAD", "FAILED", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome", "RUNNING", "call_label", "call_outcome",
-           "continued_from", "exit_outcome", "expansion_labels", "failed_count", "failures", "key_argument",
+__all__ = ["DEAD", "FAILED", "FAILED_AT", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome", "RUNNING", "call_label", "call_outcome",
+           "continued_from", "exit_outcome", "expansion_labels", "expansion_outcomes", "failed_count", "failures", "key_argument",
            "located_outcome", "output_chunks", "output_outcome", "patch_actions", "record_outcome", "turn_label", "turn_status"]

@@ -11,8 +11,8 @@ from lsprotocol import types
 from analysis.script.calls import COMMAND, PATCH
 from analysis.jsonl.positions import PositionEncoding, Span
 from analysis.session.changes import changed_files
-from analysis.session.labels import (call_label, call_outcome, continued_from, expansion_labels, failures,
-                                     record_outcome, turn_label, turn_status)
+from analysis.session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
+                                     failures, record_outcome, turn_label, turn_status)
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
@@ -232,7 +232,7 @@ class SymbolFeature(Feature):
             children = [self.call_symbol(analysis, c, encoding) for c in calls]
         else:
             name = mark + (call_name(calls[0].call, self.server.masker) if calls else record.name or record.kind)
-            children = self.expansion_symbols(calls[0], rng) if calls else []
+            children = self.expansion_symbols(analysis, calls[0], rng) if calls else []
         return types.DocumentSymbol(name=name or "call", kind=types.SymbolKind.Function, range=rng,
                                     selection_range=rng, detail=" · ".join(f for f in facts if f),
                                     children=children)
@@ -249,13 +249,20 @@ class SymbolFeature(Feature):
             kind=_KINDS.get(call.kind, types.SymbolKind.Method), range=rng, selection_range=rng,
             detail=" · ".join(f for f in facts if f) or None,
             tags=[types.SymbolTag.Deprecated] if call.executed == "no" else None,
-            children=self.expansion_symbols(located, rng))
+            children=self.expansion_symbols(analysis, located, rng))
 
-    def expansion_symbols(self, located: LocatedCall, rng: types.Range) -> list[types.DocumentSymbol]:
-        """Each exact command of a known expansion, as a row under its call."""
-        return [types.DocumentSymbol(name=label, kind=types.SymbolKind.Event, range=rng, selection_range=rng,
-                                     detail=f"element {n + 1} of the list")
-                for n, label in enumerate(expansion_labels(located.call, self.server.masker))]
+    def expansion_symbols(self, analysis: RolloutAnalysis, located: LocatedCall,
+                          rng: types.Range) -> list[types.DocumentSymbol]:
+        """Each exact command of a known expansion, as a row under its call, with how it ended where an
+        event says."""
+        labels = expansion_labels(located.call, self.server.masker)
+        if not labels:
+            return []
+        outcomes = expansion_outcomes(analysis, located)
+        return [types.DocumentSymbol(name=(o.mark if o is not None and o.failed else "") + label,
+                                     kind=types.SymbolKind.Event, range=rng, selection_range=rng,
+                                     detail=f"element {n + 1} of the list" + (f" · {o.text}" if o else ""))
+                for n, (label, o) in enumerate(zip(labels, outcomes))]
 
     def workspace_symbols(self, analyses: list[tuple[str, RolloutAnalysis]], query: str,
                           encoding: PositionEncoding) -> list[types.WorkspaceSymbol]:
