@@ -35,8 +35,9 @@ from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
 from ..jsonl.secrets import redact_all
 from ..jsonl.source import MAX_BYTES, decode, rollout_files
+from ..session.labels import patch_actions
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere)
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
 INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
 DB_NAME = "index.sqlite3"
@@ -57,6 +58,7 @@ CREATE TABLE files(
   session_time TEXT,
   turn_line INTEGER,              -- the turn in effect at the end of the stable lines
   turn_title TEXT,
+  turn_number INTEGER,            -- its ordinal in the file, from 1
   error TEXT
 );
 CREATE TABLE calls(
@@ -83,6 +85,7 @@ CREATE TABLE calls(
   session_id TEXT,
   turn_line INTEGER,
   turn_title TEXT,
+  turn_number INTEGER,
   timestamp TEXT
 );
 CREATE TABLE roots(path TEXT PRIMARY KEY);  -- folders (and files) indexed, refreshed by `index` without DIR
@@ -99,10 +102,11 @@ END;
 _TABLES = ("calls_fts", "calls", "files", "roots")
 _CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8", "start16", "end16", "start32",
                  "end32", "record", "call_id", "tool", "kind", "text", "workdir", "files", "executed", "status",
-                 "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "timestamp")
+                 "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "turn_number",
+                 "timestamp")
 _INSERT_CALL = f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
 _FILE_COLUMNS = ("id", "path", "size", "mtime_ns", "stable_bytes", "stable_lines", "prefix_hash", "session_id",
-                 "session_time", "turn_line", "turn_title", "error")
+                 "session_time", "turn_line", "turn_title", "turn_number", "error")
 
 
 class IndexUnavailable(Exception):
@@ -178,6 +182,7 @@ class Hit:
     session_id: str | None
     turn_line: int | None
     turn_title: str | None
+    turn_number: int | None  # the turn's ordinal in its file, from 1
     timestamp: str | None
 
     def start(self, encoding: PositionEncoding = PositionEncoding.UTF16) -> int:
@@ -195,7 +200,8 @@ class Hit:
             "files": list(self.files), "executed": self.executed, "status": self.status,
             "exit_code": self.exit_code, "output_line": self.output_line, "call_id": self.call_id,
             "record": self.record, "session_id": self.session_id,
-            "turn": {"line": self.turn_line, "title": self.turn_title} if self.turn_line is not None else None,
+            "turn": {"number": self.turn_number, "line": self.turn_line, "title": self.turn_title}
+            if self.turn_line is not None else None,
             "timestamp": self.timestamp,
         }
 
@@ -210,7 +216,7 @@ def call_text(call: ToolCall) -> str:
             return "\n".join(call.expansion)
         return f"computed: {call.computed_expression or call.tool or ''}".rstrip()
     if call.kind == PATCH and call.files:
-        return "patch " + ", ".join(f.path + (f" → {f.move_to}" if f.move_to else "") for f in call.files)
+        return patch_actions(call.files)  # "delete a.py, add a.py", as every view names a patch
     return call.label
 
 
@@ -510,18 +516,19 @@ class RolloutIndex:
 
     def _apply(self, work: "_Work") -> None:
         values = (work.size, work.mtime_ns, work.stable_bytes, work.stable_lines, work.prefix_hash, work.session_id,
-                  work.session_time, work.turn_line, work.turn_title)
+                  work.session_time, work.turn_line, work.turn_title, work.turn_number)
         if work.file_id is None:
             cursor = self.db.execute(
                 "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, session_id, "
-                "session_time, turn_line, turn_title, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                "session_time, turn_line, turn_title, turn_number, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                 (work.path, *values))
             file_id = cursor.lastrowid
         else:
             file_id = work.file_id
             self.db.execute(
                 "UPDATE files SET size = ?, mtime_ns = ?, stable_bytes = ?, stable_lines = ?, prefix_hash = ?, "
-                "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, error = NULL WHERE id = ?",
+                "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, turn_number = ?, error = NULL "
+                "WHERE id = ?",
                 (*values, file_id))
             self.db.execute("DELETE FROM calls WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
         self.db.executemany(_INSERT_CALL, [(file_id, *call) for call in work.calls])
@@ -590,7 +597,7 @@ class RolloutIndex:
 
 _HIT_COLUMNS = ("f.path", "c.line", "c.start8", "c.end8", "c.start16", "c.end16", "c.start32", "c.end32", "c.tool",
                 "c.kind", "c.text", "c.workdir", "c.files", "c.executed", "c.status", "c.exit_code", "c.output_line",
-                "c.call_id", "c.record", "c.session_id", "c.turn_line", "c.turn_title", "c.timestamp")
+                "c.call_id", "c.record", "c.session_id", "c.turn_line", "c.turn_title", "c.turn_number", "c.timestamp")
 
 
 def _hit(row: tuple) -> Hit:
@@ -646,6 +653,7 @@ class _Work:
     session_time: str | None
     turn_line: int | None
     turn_title: str | None
+    turn_number: int | None = None
     calls: list[tuple] = field(default_factory=list)
     paired: list[tuple[int, int, tuple]] = field(default_factory=list)  # (line, call index, new output fields)
     lines_analysed: int = 0
@@ -671,7 +679,8 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
     work = _Work(path, row["id"] if row else None, append, base_line, size, mtime_ns, max(cut, base_bytes),
                  stable_lines, digest.hexdigest(),
                  row["session_id"] if append else None, row["session_time"] if append else None,
-                 row["turn_line"] if append else None, row["turn_title"] if append else None)
+                 row["turn_line"] if append else None, row["turn_title"] if append else None,
+                 row["turn_number"] if append else None)
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
     analysis = analyze_text(text) if text else None
     if analysis is None:
@@ -681,19 +690,21 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
         work.session_id = analysis.session_id
         work.session_time = next((r.session.timestamp for r in analysis.records if r.session is not None), None)
     offsets = _line_offsets(data, base_bytes)
-    turns = [(base_line + t.line, t.title) for t in analysis.turns]
+    before = work.turn_number or 0  # the turns of the lines indexed before an append
+    turns = [(base_line + t.line, t.title, before + n) for n, t in enumerate(analysis.turns, 1)]
     turn_starts = [t[0] for t in turns]
     for located in analysis.calls:
         line = base_line + located.line
         at = bisect_right(turn_starts, line) - 1
-        turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title)
+        turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title, work.turn_number)
         work.calls.append(_call_row(analysis, located, line, offsets[located.line], base_line, offsets,
                                     work.session_id, work.session_time, turn))
     if append:
         _pair_late_outputs(path, data, analysis, base_line, offsets, pending, work)
     earlier = [t for t in turns if t[0] < stable_lines]
     if earlier:
-        work.turn_line, work.turn_title = earlier[-1][0], _clean(earlier[-1][1], _TITLE_LIMIT)
+        work.turn_line, work.turn_title, work.turn_number = earlier[-1][0], _clean(earlier[-1][1], _TITLE_LIMIT), \
+            earlier[-1][2]
     return work
 
 
@@ -760,7 +771,7 @@ def _first_output_offset(analysis: RolloutAnalysis, located, offsets: list[int])
 
 def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, base_line: int,
               offsets: list[int], session_id: str | None, session_time: str | None,
-              turn: tuple[int | None, str | None]) -> tuple:
+              turn: tuple[int | None, str | None, int | None]) -> tuple:
     call = located.call
     text = analysis.lines[located.line]
     columns = LineColumns(text)
@@ -777,7 +788,7 @@ def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, b
             _clean(call.workdir), _clean(files) or None, call.executed,
             output.status if output else None, output.exit_code if output else None,
             base_line + output.line if output else None, _first_output_offset(analysis, located, offsets),
-            session_id, turn[0], _clean(turn[1], _TITLE_LIMIT), timestamp or session_time)
+            session_id, turn[0], _clean(turn[1], _TITLE_LIMIT), turn[2], timestamp or session_time)
 
 
 __all__ = ["Hit", "IndexStats", "IndexUnavailable", "RolloutIndex", "call_text", "default_db_path",
