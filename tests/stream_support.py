@@ -52,7 +52,7 @@ class Collected:
     def call(self, located, ranges) -> None:
         count_call(self.census, located)
         self.calls.append(self._call_json(ranges, located, self.encoding))
-        from analysis.session.changes import touches_of
+        from analysis.session.files_changed import touches_of
         self.files.extend(t.to_json() for t in touches_of(located))
 
 

@@ -11,7 +11,7 @@ import pytest
 from analysis.jsonl.findings import COMPUTED_COMMAND, EXPANDED_COMMAND, Severity
 from analysis.script.calls import COMMAND, PATCH, TOOL, ToolCall
 from analysis.script.patch import PatchFile
-from analysis.session.changes import call_touches, changed_files, relative
+from analysis.session.files_changed import call_touches, changed_files, relative
 from analysis.session.labels import (call_label, call_outcome, continued_from, exit_outcome, failures, record_outcome,
                                      turn_label)
 from analysis.session.profiles import AUTHOR, READER, default_profile, quiet_findings, severity_in
@@ -121,7 +121,9 @@ def test_files_changed_per_call_and_per_file():
     patches = analyze_text(fixture("rollout-patches.jsonl"))
     assert [(f.path, f.final) for f in changed_files(patches)][:5] == [
         ("a.py", "updated"), ("docs/new.md", "added"), ("old/b.py", "deleted"), ("c.py", "moved"), ("d.py", "moved")]
-    assert relative("/p/src/a.py", "/p") == "src/a.py" and relative("/q/a.py", "/p") == "/q/a.py"
+    assert (relative("/p/src/a.py", "/p"), relative("/q/a.py", "/p"), relative("a.py", "/p")) == (
+        "src/a.py", "/q/a.py", "a.py")
+    assert relative(r"C:\Work\Proj\Script\A.lua", r"c:\work\proj") == "Script/A.lua"  # as Windows compares
 
 
 def test_profiles():

@@ -7,7 +7,7 @@ import json
 import sys
 
 from ..jsonl.source import NOT_A_ROLLOUT, find_rollout_files, is_rollout_path, load
-from ..session.changes import changed_files
+from ..session.files_changed import changed_files
 from ..session.labels import turn_label
 from ..session.rollout import RolloutAnalysis
 from .common import analyze, error

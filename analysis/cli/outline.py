@@ -14,7 +14,7 @@ from ..jsonl.positions import PositionEncoding
 from ..reports.report import call_json, outline_text, record_json
 from ..jsonl.source import load
 from ..reports.stream import stream_rollout
-from ..session.changes import touches_of
+from ..session.files_changed import touches_of
 from .common import analyze, encoding_option
 
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..script.calls import COMMAND, PATCH, ToolCall
-from ..session.changes import ChangedFile, changed_files
+from ..session.files_changed import ChangedFile, changed_files
 from ..session.labels import (call_label, call_outcome, failures, output_chunks, record_outcome, turn_label,
                               turn_status)
 from ..session.lineage import lineage

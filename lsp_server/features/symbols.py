@@ -10,7 +10,7 @@ from lsprotocol import types
 
 from analysis.script.calls import COMMAND, PATCH
 from analysis.jsonl.positions import PositionEncoding, Span
-from analysis.session.changes import changed_files
+from analysis.session.files_changed import changed_files
 from analysis.session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
                                      failures, record_outcome, turn_label, turn_status)
 from analysis.session.lineage import find_session_file, lineage, search_roots

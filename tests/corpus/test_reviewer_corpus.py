@@ -13,7 +13,7 @@ from analysis.jsonl.positions import PositionEncoding
 from analysis.jsonl.source import load
 from analysis.reports.export import export
 from analysis.reports.report import outline_text
-from analysis.session.changes import changed_files
+from analysis.session.files_changed import changed_files
 from analysis.session.labels import call_label, call_outcome, output_chunks, record_outcome
 from analysis.session.profiles import AUTHOR, READER, quiet_findings, severity_in
 from analysis.session.rollout import analyze_text
