@@ -9,7 +9,7 @@ from lsprotocol import types
 from analysis.script.calls import COMMAND, PATCH
 from analysis.session.outputs import ToolOutput, readable_text
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
-from analysis.session.labels import call_outcome, output_chunks
+from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks
 from analysis.session.record_analysis import LineAnalysis
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
@@ -105,6 +105,9 @@ class HoverFeature(Feature):
                 parts.append("the whole script stands for it:")
                 parts.append(self._code(located.record.script, "js"))
         elif call.arguments:
+            message = call.arguments.get("message")
+            if isinstance(message, str) and message.startswith(ENCRYPTED_PREFIX):
+                parts.append("its `message` is encrypted: the words the subagent was given are in its own rollout")
             parts.append(self._code(json.dumps(call.arguments, indent=2, ensure_ascii=False), "json"))
         if call.workdir:
             parts.append(f"workdir: {self._inline(call.workdir)}")

@@ -184,3 +184,26 @@ def test_export_of_a_real_session():
     assert "## Turn 1 (line 4) · 3 failed (first: line 16, exit 1)\n" in out
     assert "### `[interrupted (exit 130)] exec_command` (line 85) · interrupted (exit 130) · 10.002 s · " \
            "after 1 write\\_stdin\n" in out
+
+
+def hover(name: str, line: int, column: int, uri: str = "file:///r.jsonl") -> str:
+    from lsprotocol import types
+
+    from lsp_server.features.hover import HoverFeature
+
+    feature = HoverFeature.__new__(HoverFeature)
+    feature.server = SimpleNamespace(masker=Masker(), settings=SimpleNamespace(hover_output_lines=3))
+    feature.uri = uri
+    return feature.hover_of(analysis_of(name), types.Position(line, column), PositionEncoding.UTF16).contents.value
+
+
+def test_hovers_say_what_a_reviewer_asks():
+    spawn = hover(AGENTS, 17, 5)
+    assert spawn.startswith("**spawn\\_agent** · tool · executed: yes \\(a call Codex made\\)\n\n"
+                            "its `message` is encrypted: the words the subagent was given are in its own rollout\n\n")
+    interrupted = hover(MOTION, 84, 10)  # the command continued by write_stdin: both chunks, the listing first
+    assert "**output** in 2 chunks ([line 86](file:///r.jsonl#L86), [line 93](file:///r.jsonl#L93)): " \
+           "interrupted \\(exit 130\\) · 10.002 s · after 1 write\\_stdin" in interrupted
+    assert "chunk 1 ([line 86](file:///r.jsonl#L86)):\n\n```text\n" \
+           "drwxrwx--- 3 1000 1000  25 Mar 10 22:06 dataset/BonesSeed/soma_proportional\n" in interrupted
+    assert interrupted.endswith("chunk 2 ([line 93](file:///r.jsonl#L93), write\\_stdin): no output")
