@@ -23,7 +23,8 @@ def register(sub) -> None:
                              description="Prints the sessions, turns, exec scripts and tool calls of one rollout, "
                                          "with each call's command or patched files and its outcome. Exit 0, or 2 "
                                          "when the file cannot be read.")
-    outline.add_argument("--json", action="store_true", help="one JSON object: file, records, calls, files, diagnostics")
+    outline.add_argument("--json", action="store_true",
+                         help="one JSON object: file, records, calls, files, diagnostics")
     outline.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst); - reads standard input")
     outline.set_defaults(run=run)
 

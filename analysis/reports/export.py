@@ -196,7 +196,8 @@ def _call_part(analysis: RolloutAnalysis, line: int, record: LineAnalysis, optio
     outcome = record_outcome(analysis, line)
     calls = analysis.calls_on(line)
     name = record.name or record.kind
-    part = CallPart(line, (outcome.mark if outcome else "") + name, record.call_id, failed=bool(outcome and outcome.failed))
+    part = CallPart(line, (outcome.mark if outcome else "") + name, record.call_id,
+                    failed=bool(outcome and outcome.failed))
     for located in calls:
         nested = call_outcome(analysis, located) if record.is_exec else None
         part.failed = part.failed or bool(nested and nested.failed)

@@ -520,7 +520,8 @@ class RolloutIndex:
         if work.file_id is None:
             cursor = self.db.execute(
                 "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, session_id, "
-                "session_time, turn_line, turn_title, turn_number, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                "session_time, turn_line, turn_title, turn_number, error) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                 (work.path, *values))
             file_id = cursor.lastrowid
         else:

@@ -350,6 +350,7 @@ def turn_label(number: int, line: int) -> str:
     return f"turn {number} (line {line + 1})"
 
 
-__all__ = ["DEAD", "FAILED", "FAILED_AT", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome", "RUNNING", "call_label", "call_outcome",
-           "continued_from", "exit_outcome", "expansion_labels", "expansion_outcomes", "failed_count", "failures", "key_argument",
-           "located_outcome", "output_chunks", "output_outcome", "patch_actions", "record_outcome", "turn_label", "turn_status"]
+__all__ = ["DEAD", "ENCRYPTED_PREFIX", "FAILED", "FAILED_AT", "OK", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome",
+           "RUNNING", "call_label", "call_outcome", "continued_from", "exit_outcome", "expansion_labels",
+           "expansion_outcomes", "failed_count", "failures", "key_argument", "located_outcome", "output_chunks",
+           "output_outcome", "patch_actions", "record_outcome", "turn_label", "turn_status"]

@@ -179,9 +179,9 @@ class SymbolFeature(Feature):
                                              range=line_range(analysis, n, encoding),
                                              selection_range=line_range(analysis, n, encoding))
                         for n, verb in calls] if len(calls) > 1 else None
+            detail = f"{item.final} · line{'s' if ',' in lines else ''} {lines}"
             rows.append(types.DocumentSymbol(name=mask(item.path) or "?", kind=types.SymbolKind.File, range=rng,
-                                             selection_range=rng, detail=f"{item.final} · line{'s' if ',' in lines else ''} {lines}",
-                                             children=children))
+                                             selection_range=rng, detail=detail, children=children))
         start = line_range(analysis, changed[0].touches[0].line, encoding)
         return types.DocumentSymbol(name=f"files changed ({len(changed)})", kind=types.SymbolKind.Package,
                                     range=start, selection_range=start, children=rows)
@@ -277,7 +277,8 @@ class SymbolFeature(Feature):
                 if needle in haystack:
                     outcome = call_outcome(analysis, located)
                     out.append(types.WorkspaceSymbol(
-                        name=(outcome.mark if outcome else "") + call_name(call, self.server.masker), kind=_KINDS.get(call.kind, types.SymbolKind.Method),
+                        name=(outcome.mark if outcome else "") + call_name(call, self.server.masker),
+                        kind=_KINDS.get(call.kind, types.SymbolKind.Method),
                         location=types.Location(uri, to_range(analysis, located.span, encoding)),
                         container_name=f"line {located.line + 1} {located.record.call_id or ''}".strip()))
                     if len(out) >= 1000:
