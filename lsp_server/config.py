@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analysis.jsonl.findings import CODES
 from analysis.jsonl.source import ROLLOUT_PATTERNS
 from analysis.jsonl.source import glob_regex as _glob
+from analysis.session.profiles import default_profile
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,12 @@ class Settings(BaseModel):
     # blame (lsp_server/features/blame.py): a lens and hovers in the workspace's files, from the session index
     blame: bool = Field(True, alias="blame")
     blame_outside_workspace: bool = Field(False, alias="blameOutsideWorkspace")
+    # the findings profile (docs/findings.md): None is reader under a Codex sessions folder, author elsewhere
+    findings: Literal["reader", "author"] | None = Field(None, alias="findings")
+
+    def profile_of(self, path: str | None) -> str:
+        """The findings profile of a document at ``path``."""
+        return self.findings or default_profile(path)
 
     @field_validator("severity")
     @classmethod

@@ -41,21 +41,22 @@ def line_range(analysis: RolloutAnalysis, line: int, encoding: PositionEncoding)
 
 def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encoding: PositionEncoding,
                   severity_names: dict[str, str], masker: Masker | None = None,
-                  version: int | None = None) -> types.Diagnostic | None:
+                  version: int | None = None, profiled: Severity | None = None) -> types.Diagnostic | None:
     """The diagnostic of a finding, with the configured severity; None when its code is turned off.
 
     Its messages are masked; its ``data`` carries what its quick fix needs and the document
-    version it was computed for.
+    version it was computed for.  ``profiled`` is its severity in the findings profile (a severity set for
+    its code wins); a hint does not link its call's output.
     """
     mask = masker = masker or Masker()
     name = severity_names.get(finding.code)
     if name == "off":
         return None
-    severity = Severity.parse(name) if name else finding.severity
+    severity = Severity.parse(name) if name else profiled if profiled is not None else finding.severity
     related = [types.DiagnosticRelatedInformation(types.Location(uri, to_range(analysis, r.span, encoding)),
                                                   mask(r.message)) for r in finding.related]
     output = output_of_call_record(analysis, finding)
-    if output is not None:
+    if output is not None and not (profiled is not None and severity == Severity.HINT):
         related.append(types.DiagnosticRelatedInformation(
             types.Location(uri, line_range(analysis, output, encoding)), f"the output of this call (line {output + 1})"))
     href = docs_url(finding.code)

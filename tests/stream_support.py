@@ -41,7 +41,7 @@ class Collected:
     def __init__(self, encoding: PositionEncoding) -> None:
         from analysis.reports.report import call_json, record_json
 
-        self.encoding, self.census, self.records, self.calls = encoding, Census(), [], []
+        self.encoding, self.census, self.records, self.calls, self.files = encoding, Census(), [], [], []
         self._call_json, self._record_json = call_json, record_json
 
     def record(self, line, record, output) -> None:
@@ -52,6 +52,8 @@ class Collected:
     def call(self, located, ranges) -> None:
         count_call(self.census, located)
         self.calls.append(self._call_json(ranges, located, self.encoding))
+        from analysis.session.files_changed import touches_of
+        self.files.extend(t.to_json() for t in touches_of(located))
 
 
 def streamed(path: str, encoding: PositionEncoding = PositionEncoding.UTF16, **tuning) -> tuple[dict, Streamed]:
@@ -66,7 +68,7 @@ def streamed(path: str, encoding: PositionEncoding = PositionEncoding.UTF16, **t
         census.sessions.add(result.sessions)
     else:
         census = Census(skipped=[path], problems=[f"{path}: {NOT_A_ROLLOUT}"])
-    outline = {"file": path, "records": sink.records, "calls": sink.calls,
+    outline = {"file": path, "records": sink.records, "calls": sink.calls, "files": sink.files,
                "diagnostics": [out for _, out in result.findings]}
     return {"findings": [out for _, out in result.findings], "is_rollout": result.is_rollout,
             "census": census.to_json(), "outline": json.dumps(outline, indent=2, ensure_ascii=False)}, result

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.reports.blame import attribute_lines, distinctive, file_history, read_lines, same_remote, target_of
+from analysis.reports.blame import attribute_lines, distinctive, file_history, read_lines, same_remote
 from analysis.reports.index import RolloutIndex
 from analysis.session.changes import (Hunk, file_changes, patch_hunks, path_key, relative_key, resolve)
 from analysis.script.patch import parse_patch

@@ -90,12 +90,12 @@ def test_outline_json_format():
     result = run_cli("outline", "--json", "fixtures/rollout-toplevel.jsonl")
     out = json.loads(result.stdout)
     assert result.returncode == 0
-    assert set(out) == {"file", "records", "calls", "diagnostics"}
+    assert set(out) == {"file", "records", "calls", "files", "diagnostics"}
     assert out["records"][0] == {"line": 1, "call_id": "call_top1", "name": "exec_command", "record": "function_call",
                                  "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}}
     assert out["calls"][0] == {
         "line": 1, "record": "function_call", "call_id": "call_top1", "tool": "exec_command", "kind": "command",
-        "command": "git status --short", "workdir": "/home/u/proj", "files": [], "computed": False,
+        "outcome": None, "command": "git status --short", "workdir": "/home/u/proj", "files": [], "computed": False,
         "expansion": None, "expansion_tools": None, "executed": "yes",
         "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 221}},
         "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}, "event": None,
@@ -113,16 +113,22 @@ def test_outline_position_encodings():
 def test_outline_text_for_people():
     result = run_cli("outline", "fixtures/rollout-demo.jsonl")
     assert result.returncode == 0
-    assert result.stdout.splitlines()[:8] == [
+    assert result.stdout.splitlines()[:12] == [
         "fixtures/rollout-demo.jsonl",
-        "  turn (line 3): Fix the failing greeting test",
+        "  session: 5 calls, 1 failed (first: line 5, exit 1)",
+        "  turn 1 (line 3): Fix the failing greeting test  [1 failed]",
         "    line 5: exec call_demo1  [completed, 0.4 s]",
-        "      └─ exec_command: pytest -q tests/test_greet.py  in /home/u/proj (ran)",
+        "      └─ [exit 1] exec_command: pytest -q tests/test_greet.py  in /home/u/proj",  # the script went on
         "    line 7: exec call_demo2  [completed, 1.2 s]",
         "      ├─ apply_patch: update src/greet.py (ran)",
         "      └─ exec_command: pytest -q  in /home/u/proj (ran)",
         "    line 9: exec call_demo3  [no output]",
+        "      ├─ exec_command: 2 commands: git diff --stat -- README.md … (computed)",
+        "      │    · exec_command: git diff --stat -- README.md",  # a known expansion: each exact command
+        "      │    · exec_command: git diff --stat -- CHANGELOG.md",
     ]
+    lines = result.stdout.splitlines()
+    assert lines[lines.index("files changed (1):") + 1] == "  src/greet.py: updated (line 7)"
 
 
 def test_census_counts():
@@ -151,7 +157,7 @@ def test_dash_reads_standard_input_plain_or_zstd():
     packed = subprocess.run([sys.executable, "-m", "lsp_server", "outline", "-"], capture_output=True,
                             input=zstandard.ZstdCompressor().compress(text.encode()), cwd=ROOT)
     assert packed.returncode == 0
-    assert packed.stdout.decode().splitlines()[:2] == ["-", "  turn (line 3): Fix the failing greeting test"]
+    assert packed.stdout.decode().splitlines()[:2] == ["-", "  session: 5 calls, 1 failed (first: line 5, exit 1)"]
     census = json.loads(run_cli("census", "--json", "--jobs", "2", "-", input=text).stdout)
     assert census["counts"]["rollouts"] == 1 and census["counts"]["lines"] == 10
 

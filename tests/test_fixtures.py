@@ -310,15 +310,25 @@ def test_other_calls_are_tool_calls_with_their_arguments():
 def test_outline_text_says_how_each_call_ended():
     text = outline_text("r", analyze_text(fixture("rollout-records.jsonl")), [], PositionEncoding.UTF16)
     lines = text.splitlines()
-    assert lines[1] == "  turn (line 2): List the files and run the tests"
-    assert "    line 9: exec_command call_ec  [completed, exit 130, 6.2 s, after 2 write_stdin calls]" in lines
-    assert "    line 11: write_stdin call_ws1  [running, 5 s]" in lines
+    assert lines[1] == "  session: 21 calls, 5 failed (first: line 9, interrupted (exit 130))"
+    assert lines[2] == "  turn 1 (line 2): List the files and run the tests  [2 failed]"
+    # a process carried on by write_stdin is one call: its outcome is the last chunk's, the chunks say so
+    assert "    line 9: exec_command call_ec  [interrupted (exit 130), 6.2 s, after 2 write_stdin calls]" in lines
+    assert "    line 11: write_stdin call_ws1  [running, 5 s, continues line 9]" in lines
+    assert "    line 13: write_stdin call_ws2  [completed, exit 130, 0.2 s, continues line 9]" in lines
+    assert "      └─ write_stdin: session 94014 \"\\u0003\"" in lines
+    assert "    line 17: container.exec call_ce  [exit 2, 0.1 s]" in lines
     assert "    line 31: web_search  [completed]" in lines
-    assert "      └─ web_search: action: \"search\", query: \"codex rollout format\"" in lines
+    assert "      └─ web_search: search \"codex rollout format\"" in lines
+    assert "      └─ mcp__desktop-commander__start_process: npm run dev" in lines
+    assert "      └─ update_plan: 1 step" in lines
     assert "    line 36: exec call_none  [completed, 0.4 s]" in lines
-    assert "  turn (line 39): Now wait for the slow build" in lines
+    assert "  turn 2 (line 39): Now wait for the slow build  [3 failed]" in lines
     assert "    line 44: exec call_cell  [completed, 31.5 s, after 2 waits]" in lines
+    assert "    line 50: exec call_err  [failed, 0.1 s]" in lines
     assert "    line 52: apply_patch call_p1  [failed]" in lines
+    assert "    line 54: apply_patch call_p2  [exit 1, 0 s]" in lines
+    assert lines[-3:] == ["files changed (2):", "  a.py: not applied (line 52)", "  gone.py: not applied (line 54)"]
     assert not any("[no output]" in line for line in lines)
 
 

@@ -171,7 +171,8 @@ def line_view(analysis, number: int) -> tuple[list, list]:
             return [at_zero(v) for v in value]
         return value
 
-    calls = [at_zero({k: v for k, v in call_json(analysis, c).items() if k not in ("output", "event", "executed")})
+    pairing = ("output", "event", "executed", "outcome")  # what other lines say
+    calls = [at_zero({k: v for k, v in call_json(analysis, c).items() if k not in pairing})
              for c in analysis.calls if c.line == number]
     findings = [at_zero(finding_json(analysis, f)) for f in analysis.findings
                 if f.span.line == number and

@@ -37,7 +37,7 @@ def sessions(tmp_path: Path) -> Path:
 def rows(index: RolloutIndex) -> list[tuple]:
     """Every indexed call, as comparable tuples."""
     return [(h.path, h.line, h.columns["utf-16"], h.tool, h.kind, h.text, h.workdir, h.files, h.executed, h.status,
-             h.exit_code, h.output_line, h.call_id, h.session_id, h.turn_line, h.turn_title, h.timestamp)
+             h.exit_code, h.output_line, h.call_id, h.session_id, h.turn_line, h.turn_title, h.turn_number, h.timestamp)
             for h in index.search("")]
 
 
@@ -74,7 +74,7 @@ def test_a_hit_says_what_ran_where_in_which_session_and_turn(sessions: Path, tmp
         "range": {"start": {"line": 8, "character": 361}, "end": {"line": 8, "character": 408}},
         "tool": "exec_command", "kind": "command", "text": "git push --force", "workdir": None, "files": [],
         "executed": "no", "status": None, "exit_code": None, "output_line": None, "call_id": "call_demo3",
-        "record": "exec", "session_id": SESSION, "turn": {"line": 2, "title": "Fix the failing greeting test"},
+        "record": "exec", "session_id": SESSION, "turn": {"number": 1, "line": 2, "title": "Fix the failing greeting test"},
         "timestamp": TIME}
     assert (pytest_call.text, pytest_call.workdir, pytest_call.status, pytest_call.exit_code,
             pytest_call.output_line) == ("pytest -q tests/test_greet.py", "/home/u/proj", "completed", 1, 5)
@@ -94,25 +94,25 @@ def test_unicode_columns_in_every_encoding(sessions: Path, tmp_path: Path):
 def test_filters_tool_since_failed_and_short_queries(sessions: Path, tmp_path: Path):
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         index.update([str(sessions)])
-        assert [h.text for h in index.search("greet", tool="apply_patch")] == ["patch src/greet.py"]
+        assert [h.text for h in index.search("greet", tool="apply_patch")] == ["update src/greet.py"]
         assert [h.text for h in index.search("greet", tool="exec_command")] == ["pytest -q tests/test_greet.py"]
         failed = index.search("", failed=True)
         assert [(Path(h.path).name, h.line, h.text, h.exit_code, h.status) for h in failed] == [
             (DEMO, 4, "pytest -q tests/test_greet.py", 1, "completed"),
             ("rollout-events.jsonl", 11, "make test", 2, "completed"),  # its exec_command_end says exit 2
             ("rollout-outputs.jsonl", 5, "false", None, "failed"),  # the script threw after it: no exit code
-            ("rollout-patches.jsonl", 4, "patch hello.txt", 1, "failed"),  # a patch that exits 1 did not apply
+            ("rollout-patches.jsonl", 4, "add hello.txt", 1, "failed"),  # a patch that exits 1 did not apply
             ("rollout-records.jsonl", 8, "npm test", 130, "completed"),  # ended by write_stdin: exit 130
             ("rollout-records.jsonl", 12, 'write_stdin 94014 "\\u0003"', 130, "completed"),
             ("rollout-records.jsonl", 16, "ls -la 'my dir'", 2, "completed"),
             ("rollout-records.jsonl", 49, "true", None, "failed"),  # Script error:
-            ("rollout-records.jsonl", 51, "patch a.py", None, "failed"),  # apply_patch verification failed
-            ("rollout-records.jsonl", 53, "patch gone.py", 1, "failed"),
+            ("rollout-records.jsonl", 51, "update a.py", None, "failed"),  # apply_patch verification failed
+            ("rollout-records.jsonl", 53, "delete gone.py", 1, "failed"),
             ("rollout-toplevel.jsonl", 3, "bash -lc 'ls -la'", 2, "completed")]
         assert len(index.search("", since="2026-07-20")) == 114
         assert index.search("", since="2026-07-20T10:00:01") == []
-        assert [h.text for h in index.search("→")] == ["patch c.py → d.py", "patch src/a.py → src/b.py"]  # < 3
-        assert [h.text for h in index.search("d.", tool="apply_patch")] == ["patch old.txt", "patch c.py → d.py"]
+        assert [h.text for h in index.search("→")] == ["update c.py → d.py", "update src/a.py → src/b.py"]  # < 3
+        assert [h.text for h in index.search("d.", tool="apply_patch")] == ["delete old.txt", "update c.py → d.py"]
         assert index.search('"; DROP TABLE calls; --') == []
         assert index.search("%") == []
         assert len(index.search("", limit=3)) == 3
@@ -217,7 +217,7 @@ def test_a_line_being_written_is_read_again_once_complete(tmp_path: Path):
         handle.write(lines[6][half:] + "\n" + "\n".join(lines[7:]))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
-        assert [h.text for h in index.search("src/greet.py")] == ["patch src/greet.py"]
+        assert [h.text for h in index.search("src/greet.py")] == ["update src/greet.py"]
         appended = rows(index)
     assert first.lines_analysed == 7  # six complete lines and the partial one
     assert (stats.appended, stats.lines_analysed) == (1, 4)  # the partial line, now whole, and three more
@@ -279,7 +279,7 @@ def test_the_index_holds_no_secret_in_clear(tmp_path: Path):
             f"OPENAI_API_KEY=sk-xxxx-{'x' * 36} python run.py",  # the fixture's, then ours
             f"OPENAI_API_KEY=sk-xxxx-{'x' * 36} python run.py",
             "curl -H 'Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx' https://x",
-            f"patch keys/sk-xxxx-{'x' * 36}.txt"]
+            f"add keys/sk-xxxx-{'x' * 36}.txt"]
         hits = hits[1:]
         assert hits[0].workdir == "/w/ghp_" + "x" * 36
         assert hits[0].turn_title == "push with token ghp_" + "x" * 36 + " please"
@@ -387,7 +387,7 @@ def test_cli_search_output(sessions: Path, tmp_path: Path):
     found = run_cli("search", "git push", "--db", str(db))
     assert (found.returncode, found.stdout) == (0, (
         f"{sessions / DEMO}:9:362: git push --force  [exec_command, dead, session {SESSION}, "
-        f"turn 3 \"Fix the failing greeting test\", {TIME}]\n"))
+        f"turn 1 (line 3) \"Fix the failing greeting test\", {TIME}]\n"))
     failed = run_cli("search", "pytest", "--failed", "--json", "--db", str(db))
     [hit] = json.loads(failed.stdout)
     assert (hit["file"], hit["line"], hit["range"]["start"], hit["text"], hit["exit_code"]) == (

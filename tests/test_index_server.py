@@ -82,13 +82,13 @@ async def test_workspace_symbols_come_from_the_index(client: LanguageClient):
     demo = (WORK / "sessions" / "rollout-demo.jsonl").as_uri()
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="git push"))
     assert [(s.name, s.kind, s.location.uri, s.location.range, s.container_name, list(s.tags or ())) for s in found] == [
-        ("git push --force", types.SymbolKind.Event, demo,
+        ("[dead] exec_command: git push --force", types.SymbolKind.Event, demo,
          types.Range(types.Position(8, 361), types.Position(8, 408)),
          "019f0000-0000-7000-8000-000000000001 · line 9 · Fix the failing greeting test",
          [types.SymbolTag.Deprecated])]
     patches = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="d.py"))
     assert [(s.name, s.location.uri.rsplit("/", 1)[1], s.location.range.start.line) for s in patches] == [
-        ("patch c.py → d.py", "rollout-patches.jsonl", 1)]
+        ("apply_patch: update c.py → d.py", "rollout-patches.jsonl", 1)]
     assert await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="")) == []
 
 
@@ -99,9 +99,10 @@ async def test_an_open_document_takes_precedence_over_the_index(client: Language
     await diagnostics_of(client, demo)
     assert await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="git push")) == []
     pulled = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="git pull"))
-    assert [(s.name, s.location.uri) for s in pulled] == [("git pull --rebase", demo)]
+    assert [(s.name, s.location.uri) for s in pulled] == [("[dead] exec_command: git pull --rebase", demo)]
     greet = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="greet"))
-    assert sorted(s.name for s in greet) == ["patch src/greet.py", "pytest -q tests/test_greet.py"]  # once each
+    assert sorted(s.name for s in greet) == ["[exit 1] exec_command: pytest -q tests/test_greet.py",  # once each
+                                             "apply_patch: update src/greet.py"]
 
 
 async def test_a_broken_index_leaves_the_open_documents_symbols(client: LanguageClient):
@@ -112,7 +113,7 @@ async def test_a_broken_index_leaves_the_open_documents_symbols(client: Language
     open_text(client, uri, fixture("rollout-patches.jsonl"))
     await diagnostics_of(client, uri)
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="d.py"))
-    assert [(s.name, s.location.uri) for s in found] == [("patch c.py → d.py", uri)]
+    assert [(s.name, s.location.uri) for s in found] == [("apply_patch: update c.py → d.py", uri)]
 
 
 async def test_an_index_that_answers_is_refreshed_in_the_background(refreshing_client: LanguageClient):
@@ -126,7 +127,7 @@ async def test_an_index_that_answers_is_refreshed_in_the_background(refreshing_c
         assert loop.time() < deadline, "the index was not refreshed"
         await asyncio.sleep(0.2)
     assert [(s.name, s.location.uri, s.location.range.start.line) for s in found] == [
-        ("bash -lc 'ls -la'", later.as_uri(), 3)]
+        ("[exit 2] shell: bash -lc 'ls -la'", later.as_uri(), 3)]
     with RolloutIndex.open_existing(REFRESHING_WORK / "index.sqlite3") as index:
         assert index.roots() == [str(REFRESHING_WORK / "sessions")]
 
@@ -144,4 +145,4 @@ async def masking_client(lsp_client: LanguageClient):
 
 async def test_configured_secret_patterns_mask_index_symbols(masking_client: LanguageClient):
     found = await masking_client.workspace_symbol_async(types.WorkspaceSymbolParams(query="git push"))
-    assert [s.name for s in found] == ["git push --xxxxx"]
+    assert [s.name for s in found] == ["[dead] exec_command: git push --xxxxx"]

@@ -176,4 +176,10 @@ def test_the_namespaced_fixture_rollout():
         ("exec_command", "command", False, "yes"), ("exec_command", "command", False, "yes")]
     shown = outline_text(name, analysis, analysis.findings, PositionEncoding.UTF16)
     assert "null" not in shown
-    assert "      └─ multi_agent_v1__wait_agent: timeout_ms: 600000 (ran)" in shown.splitlines()
+    assert shown.splitlines()[4:10] == [
+        "      ├─ multi_agent_v1 · spawn_agent: review_diff (ran)",
+        "      └─ multi_agent_v1 · wait_agent: targets: computed (ran)",  # computed at run time, never null
+        "    line 6: exec call_ns2  [completed, 0.4 s]",
+        "      ├─ a tool chosen from ALL_TOOLS: query: standup (computed)",
+        "      ├─ web · run: search_query: codex release notes 0.157 (ran)",
+        "      └─ image_gen · imagegen: prompt: a release banner with a lighthouse (ran)"]

@@ -30,12 +30,26 @@ async def hover(client: LanguageClient, name: str, line: int, column: int) -> st
 async def test_a_yielded_cell_says_it_completed_after_its_waits(client: LanguageClient):
     lines = split_lines(fixture("rollout-records.jsonl"))
     value = await hover(client, "rollout-records.jsonl", 43, position_of(lines[43], "tools.exec_command"))
-    assert "**output** (line 49): completed · exit 0 · 31.5 s · after 2 waits" in value
+    uri = uri_of("rollout-records.jsonl")
+    assert f"**output** in 3 chunks ([line 45]({uri}#L45), [line 47]({uri}#L47), [line 49]({uri}#L49)): " \
+        "completed · exit 0 · 31.5 s · after 2 waits" in value
+    assert value.endswith(f"chunk 3 ([line 49]({uri}#L49), wait):\n\n```text\n[exit 0]\nbuilt\n```")
     record = await hover(client, "rollout-records.jsonl", 43, 5)
     assert record.startswith("**exec** call\\_cell · 1 command · completed after 2 waits\n\n")
     wait = await hover(client, "rollout-records.jsonl", 45, 5)  # a wait shows its own output and its arguments
     assert wait.startswith("**wait** · tool · executed: yes")
     assert '"cell_id": "8"' in wait and "**output** (line 47): running · 20 s" in wait
+
+
+async def test_a_process_carried_on_by_write_stdin_shows_every_chunk(client: LanguageClient):
+    uri = uri_of("rollout-records.jsonl")
+    value = await hover(client, "rollout-records.jsonl", 8, 10)
+    assert value.endswith(
+        f"**output** in 3 chunks ([line 10]({uri}#L10), [line 12]({uri}#L12), [line 14]({uri}#L14)): "
+        "interrupted \\(exit 130\\) · 6.2 s · after 2 write\\_stdin calls\n\n"
+        f"chunk 1 ([line 10]({uri}#L10)): no output\n\n"
+        f"chunk 2 ([line 12]({uri}#L12), write\\_stdin):\n\n```text\n..\n```\n\n"
+        f"chunk 3 ([line 14]({uri}#L14), write\\_stdin):\n\n```text\n^C\n```")
 
 
 async def test_a_call_an_event_reports_says_so(client: LanguageClient):
@@ -53,11 +67,18 @@ async def test_the_outline_says_how_records_ended(client: LanguageClient):
     [session] = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(types.TextDocumentIdentifier(uri)))
     turns = [(t.name, [(r.name, r.detail) for r in t.children]) for t in session.children]
-    assert [name for name, _ in turns] == ["turn: List the files and run the tests",
-                                           "turn: Now wait for the slow build"]
-    assert turns[1][1] == [("exec", "1 command · completed after 2 waits"), ("wait", "call_w1 · running"),
-                           ("wait", "call_w2"), ("exec", "1 command · failed"),
-                           ("apply_patch: patch a.py", "call_p1 · failed"),
-                           ("apply_patch: patch gone.py", "call_p2 · failed")]
-    assert ("write_stdin", "call_ws1 · running") in turns[0][1]
-    assert ("exec_command: npm test", "call_ec · completed after 2 write_stdin calls") in turns[0][1]
+    assert [name for name, _ in turns] == ["turn 1 (line 2): List the files and run the tests",
+                                           "turn 2 (line 39): Now wait for the slow build", "files changed (2)"]
+    assert turns[1][1] == [("exec", "1 command · 31.5 s · after 2 waits"),
+                           ("wait: cell 8", "call_w1 · running · 20 s · continues line 44"),
+                           ("wait: cell 8", "call_w2 · 1.5 s · continues line 44"),
+                           ("[failed] exec", "1 command · 0.1 s"),
+                           ("[failed] apply_patch: update a.py", "call_p1"),
+                           ("[exit 1] apply_patch: delete gone.py", "call_p2 · 0 s"),
+                           ("files changed (2)", None)]
+    assert ("write_stdin: session 94014", "call_ws1 · running · 5 s · continues line 9") in turns[0][1]
+    assert ("[interrupted (exit 130)] exec_command: npm test",
+            "call_ec · 6.2 s · after 2 write_stdin calls") in turns[0][1]
+    assert ("[exit 2] container.exec: ls -la 'my dir'", "call_ce · 0.1 s") in turns[0][1]
+    assert session.detail == "5 failed (first: line 9, interrupted (exit 130))"
+    assert session.children[0].detail == "2 failed (first: line 9, interrupted (exit 130))"

@@ -98,7 +98,7 @@ async def test_hover_on_a_command_call(client: LanguageClient):
     assert hover.contents.value == (
         "**exec\\_command** · command · executed: yes \\(it runs whenever the script runs, and the script "
         "completed\\)\n\n```sh\npytest -q tests/test_greet.py\n```\n\nworkdir: `/home/u/proj`\n\n"
-        "**output** (line 6): completed · exit 1 · 0.4 s\n\n```text\nF\nFAILED tests/test_greet.py::test_hello\n```")
+        "**output** (line 6): exit 1 · 0.4 s\n\n```text\nF\nFAILED tests/test_greet.py::test_hello\n```")
     assert covered(fixture("rollout-demo.jsonl"), hover.range).startswith("tools.exec_command(")
 
 
@@ -154,7 +154,8 @@ async def test_utf16_positions_after_astral_and_escapes(client: LanguageClient):
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
         types.TextDocumentIdentifier(uri)))
     calls = [c for s in symbols[0].children[0].children for c in s.children]
-    assert [c.name for c in calls] == ["echo 😀", "printf '\\u00e9'", "echo escaped"]
+    assert [c.name for c in calls] == ["exec_command: echo 😀", "exec_command: printf '\\u00e9'",
+                                       "exec_command: echo escaped"]
     assert [covered(text, c.range) for c in calls] == [
         json_escaped('tools.exec_command({cmd: "echo 😀"})'),
         json_escaped("tools.exec_command({cmd: \"printf '\\\\u00e9'\"})"),
@@ -170,16 +171,25 @@ async def test_outline_shape(client: LanguageClient):
         return (symbol.name, symbol.kind, symbol.detail, [shape(c) for c in symbol.children or []])
 
     assert [shape(s) for s in symbols] == [(
-        "session 019f0000-0000-7000-8000-000000000001", types.SymbolKind.Module, None, [
-            ("turn: Fix the failing greeting test", types.SymbolKind.Namespace, None, [
-                ("exec", types.SymbolKind.Function, "1 command", [
-                    ("pytest -q tests/test_greet.py", types.SymbolKind.Event, "exec_command", [])]),
-                ("exec", types.SymbolKind.Function, "1 command · 1 patch", [
-                    ("patch src/greet.py", types.SymbolKind.File, "apply_patch", []),
-                    ("pytest -q", types.SymbolKind.Event, "exec_command", [])]),
-                ("exec", types.SymbolKind.Function, "2 commands", [
-                    ("computed: `git diff --stat -- ${f}`", types.SymbolKind.Event, "exec_command · computed", []),
-                    ("git push --force", types.SymbolKind.Event, "exec_command · dead", [])])])])]
+        "session 019f0000-0000-7000-8000-000000000001", types.SymbolKind.Module, "1 failed (first: line 5, exit 1)", [
+            ("turn 1 (line 3): Fix the failing greeting test", types.SymbolKind.Namespace,
+             "1 failed (first: line 5, exit 1)", [
+                ("exec", types.SymbolKind.Function, "1 command · 0.4 s", [  # the script went on after it
+                    ("[exit 1] exec_command: pytest -q tests/test_greet.py", types.SymbolKind.Event, "exit 1", [])]),
+                ("exec", types.SymbolKind.Function, "1 command · 1 patch · 1.2 s", [
+                    ("apply_patch: update src/greet.py", types.SymbolKind.File, "ran", []),
+                    ("exec_command: pytest -q", types.SymbolKind.Event, "ran", [])]),
+                ("[no output] exec", types.SymbolKind.Function, "2 commands", [
+                    ("exec_command: 2 commands: git diff --stat -- README.md …", types.SymbolKind.Event, "computed", [
+                        ("exec_command: git diff --stat -- README.md", types.SymbolKind.Event,
+                         "element 1 of the list", []),
+                        ("exec_command: git diff --stat -- CHANGELOG.md", types.SymbolKind.Event,
+                         "element 2 of the list", [])]),
+                    ("[dead] exec_command: git push --force", types.SymbolKind.Event, "dead", [])]),
+                ("files changed (1)", types.SymbolKind.Package, None, [
+                    ("src/greet.py", types.SymbolKind.File, "updated · line 7", [])])]),
+            ("files changed (1)", types.SymbolKind.Package, None, [
+                ("src/greet.py", types.SymbolKind.File, "updated · line 7", [])])])]
 
     def check(symbol):
         assert symbol.name
@@ -212,9 +222,10 @@ async def test_workspace_symbols(client: LanguageClient):
     await opened(client, "rollout-patches.jsonl")
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="greet"))
     assert sorted((s.name, s.location.uri.rsplit("/", 1)[1]) for s in found) == [
-        ("patch src/greet.py", "rollout-demo.jsonl"), ("pytest -q tests/test_greet.py", "rollout-demo.jsonl")]
+        ("[exit 1] exec_command: pytest -q tests/test_greet.py", "rollout-demo.jsonl"),
+        ("apply_patch: update src/greet.py", "rollout-demo.jsonl")]
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="D.PY"))
-    assert [s.name for s in found] == ["patch c.py → d.py"]
+    assert [s.name for s in found] == ["apply_patch: update c.py → d.py"]
 
 
 async def test_code_lens_and_folding(client: LanguageClient):
@@ -224,7 +235,15 @@ async def test_code_lens_and_folding(client: LanguageClient):
             for l in lenses] == [
         (4, "1 command · exit 1 · 0.4 s", "rollout-lsp.showDecodedScript", [uri, 4]),
         (6, "1 command · 1 patch · exit 0 · 1.2 s", "rollout-lsp.showDecodedScript", [uri, 6]),
-        (8, "2 commands · no output", "rollout-lsp.showDecodedScript", [uri, 8])]
+        (8, "2 commands · no output", "rollout-lsp.showDecodedScript", [uri, 8]),
+        (0, "1 failed call · first: line 5, exit 1", "rollout-lsp.nextFailure", [uri, -1])]
+    # the session lens goes to the first failure; the command from any line goes to the next one (wrapping)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        lenses[-1].command.command, lenses[-1].command.arguments))
+    assert result == {"line": 4, "outcome": "exit 1"}
+    assert [(p.uri, p.selection.start.line) for p in client.shown_documents] == [(uri, 4)]
+    again = await client.workspace_execute_command_async(types.ExecuteCommandParams("rollout-lsp.nextFailure", [uri, 4]))
+    assert again == {"line": 4, "outcome": "exit 1"}
     folds = await client.text_document_folding_range_async(types.FoldingRangeParams(types.TextDocumentIdentifier(uri)))
     assert [(f.start_line, f.end_line) for f in folds] == [(2, 9)]
 
@@ -249,9 +268,8 @@ async def test_the_server_lists_its_commands(client: LanguageClient):
     capabilities = client.initialize_result.capabilities
     assert sorted(capabilities.execute_command_provider.commands) == [
         "rollout-lsp.blameLine", "rollout-lsp.blameSessions", "rollout-lsp.callCommand", "rollout-lsp.decodedScript",
-        "rollout-lsp.export",
-        "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript",
-        "rollout-lsp.writeScript"]
+        "rollout-lsp.export", "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure", "rollout-lsp.scriptSource",
+        "rollout-lsp.showDecodedScript", "rollout-lsp.writeScript"]
 
 
 async def test_redact_quick_fix(client: LanguageClient):
@@ -368,7 +386,7 @@ async def test_incremental_edits_with_u2028(client: LanguageClient):
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
         types.TextDocumentIdentifier(uri)))
     calls = [c.name for s in symbols[0].children[0].children for c in s.children]
-    assert calls == ["echo edited", "echo '\\u00e9'", "echo escaped"]
+    assert calls == ["exec_command: echo edited", "exec_command: echo '\\u00e9'", "exec_command: echo escaped"]
     script = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.decodedScript", [uri, 3]))
     assert script["script"] == 'text("é\u2028ü"); await tools.exec_command({cmd: "echo \'\\\\u00e9\'"});\n'
@@ -576,15 +594,15 @@ async def test_secrets_are_masked_wherever_the_server_shows_text(client: Languag
             walk(child)
     for symbol in symbols:
         walk(symbol)
-    assert f"OPENAI_API_KEY={masked} python run.py" in names
-    assert any(name.startswith('turn: Use header "Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx"') for name in names)
+    assert f"exec_command: OPENAI_API_KEY={masked} python run.py" in names
+    assert any(name.startswith('turn 1 (line 4): Use header "Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx"') for name in names)
     line = split_lines(text)[1]
     hover = await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, position_of(line, "tools."))))
     assert f"OPENAI_API_KEY={masked} python run.py" in hover.contents.value
     record = await client.text_document_hover_async(types.HoverParams(doc, types.Position(1, 2)))
     assert masked in record.contents.value
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="python run"))
-    assert [s.name for s in found] == [f"OPENAI_API_KEY={masked} python run.py"]
+    assert [s.name for s in found] == [f"exec_command: OPENAI_API_KEY={masked} python run.py"]
     script = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.showDecodedScript", [uri, 1]))
     assert masked in script["script"] and masked in Path(from_uri(script["file"])).read_text(encoding="utf-8")
@@ -604,8 +622,9 @@ def test_every_method_is_a_documented_feature_method():
     handlers = {**manager.features, **manager.commands}
     assert sorted(manager.commands) == ["rollout-lsp.blameLine", "rollout-lsp.blameSessions",
                                         "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
-                                        "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptSource",
-                                        "rollout-lsp.showDecodedScript", "rollout-lsp.writeScript"]
+                                        "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure",
+                                        "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript",
+                                        "rollout-lsp.writeScript"]
     assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)
     assert all(handler.__doc__ for handler in handlers.values()), [n for n, h in handlers.items() if not h.__doc__]
     assert set(server.features) == set(FEATURES)

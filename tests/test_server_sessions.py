@@ -41,7 +41,7 @@ async def test_outline_folds_the_inherited_history_and_shows_usage(client: Langu
         f"inherited from session {build.PARENT_ID}", "lines 2–7 · 1 turn · 22.8k tokens, counted for that session",
         [])
     assert (inherited.range.start.line, inherited.range.end.line) == (1, 6)
-    assert (turn.name, turn.detail) == ("turn: Look at the timers",  # its usage, not the parent's
+    assert (turn.name, turn.detail) == ("turn 2 (line 8): Look at the timers",  # the file's second turn  # its usage, not the parent's
                                         "in 41k (cached 29k) · out 1.1k (reasoning 400) · context 8% of 258.4k")
     folds = await client.text_document_folding_range_async(types.FoldingRangeParams(doc))
     assert (1, 6, f"inherited from session {build.PARENT_ID}") in [
@@ -73,6 +73,28 @@ async def test_definition_opens_the_parent_and_the_spawned_child(client: Languag
     parent = await opened(client, PARENT)
     to_child = await client.text_document_definition_async(types.DefinitionParams(parent, types.Position(5, 5)))
     assert [loc.uri for loc in to_child] == [uri_of(CHILD)]
+
+
+async def test_a_missing_subagent_rollout_is_said_and_marked(client: LanguageClient, tmp_path):
+    def spawn_rows(symbols):
+        return [(c.name, c.detail) for t in symbols[0].children for c in t.children or []
+                if c.range.start.line == 5]
+
+    parent = await opened(client, PARENT)  # beside its child's rollout: found, not marked
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(parent))
+    assert [name for name, _ in spawn_rows(symbols)] == ["spawn_agent: timer_audit"]
+    alone = (tmp_path / PARENT.rsplit("/", 1)[1]).as_uri()  # the same rollout where no other session is
+    open_text(client, alone, fixture(PARENT))
+    await diagnostics_of(client, alone)
+    doc = types.TextDocumentIdentifier(alone)
+    assert await client.text_document_definition_async(types.DefinitionParams(doc, types.Position(5, 5))) == []
+    assert client.messages[-1].message == (
+        f"The rollout of subagent session {build.CHILD_ID} was not found (looked in the sessions folder of this "
+        "rollout, its own folder and the workspace folders).")
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(doc))
+    [(name, detail)] = spawn_rows(symbols)
+    assert name == "[no rollout] spawn_agent: timer_audit"
+    assert detail.startswith(f"rollout of subagent {build.CHILD_ID} not found · call_")
 
 
 async def test_workspace_symbols_find_sessions_by_id_and_nickname(client: LanguageClient):

@@ -126,8 +126,29 @@ def test_export_markdown_follows_the_session():
     own = analysis.turns[-1]  # the subagent's own turn: the one before it is the parent's, replayed
     assert f"## Turn {len(analysis.turns)} (line {own.line + 1})\n\n> Look at the timers\n\n*Usage: in 41k " \
            "(cached 29k) · out 1.1k (reasoning 400) · context 8% of 258.4k*" in out
-    assert "- exec\\_command\n\n  ```sh\n  grep -rn setInterval src\n  ```" in out
+    assert "- exec\\_command: grep -rn setInterval src\n\n  ```sh\n  grep -rn setInterval src\n  ```" in out
     assert "Output:\n\n```text\n[exit 0]\nsrc/clock.js:3: setInterval(tick, 1000)\n```" in out
+
+
+def test_export_marks_failures_and_lists_the_files_changed():
+    out = export(analyze_text(fixture("rollout-demo.jsonl")), "demo", "md")
+    assert "- **Codex version**: 0.157.1\n" in out  # a version is no ordered list: no escaped dot
+    assert "- **calls**: 5, 1 failed (first: line 5, exit 1)\n" in out
+    assert "**Files changed** (1):\n\n- src/greet.py: updated (line 7)\n" in out
+    assert "## Turn 1 (line 3) · 1 failed (first: line 5, exit 1)\n" in out
+    assert "- \\[exit 1\\] exec\\_command: pytest -q tests/test\\_greet.py — *in /home/u/proj*\n" in out
+    assert "### `[no output] exec` (line 9) · no output\n" in out
+    page = export(analyze_text(fixture("rollout-demo.jsonl")), "demo", "html")
+    assert "break-all" not in page and "overflow-wrap: anywhere" in page  # words break only where they must
+    assert '<h2>Turn 1 (line 3) <span class="failed">1 failed (first: line 5, exit 1)</span></h2>' in page
+
+
+def test_export_shows_every_chunk_of_a_continued_process():
+    document = build_document(analyze_text(fixture("rollout-records.jsonl")), "r")
+    [part] = [p for t in document.turns for p in t.parts if getattr(p, "line", None) == 8 and hasattr(p, "entries")]
+    assert (part.name, part.status) == ("[interrupted (exit 130)] exec_command",
+                                        "interrupted (exit 130) · 6.2 s · after 2 write_stdin calls")
+    assert part.output == "..\n^C"  # each chunk's output, its header left out
 
 
 def test_export_markdown_shows_transcript_text_as_text():

@@ -15,7 +15,8 @@ from .common import ClosedPipeGuard, version
 
 # each subcommand's module, in the order ``--help`` shows them; imported when its parser is built (a command run
 # alone does not pay for the others' imports: census's process pool, the index's database, the server)
-COMMANDS = {name: f"{__name__}.{name}" for name in ("check", "outline", "census", "match", "index", "search", "blame", "export")}
+COMMANDS = {name: f"{__name__}.{name}"
+            for name in ("check", "outline", "files", "census", "match", "index", "search", "blame", "export")}
 
 
 def tune_gc() -> None:

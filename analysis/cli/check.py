@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from contextlib import ExitStack
 from itertools import islice
@@ -15,6 +16,7 @@ from ..jsonl.positions import PositionEncoding
 from ..reports.report import finding_json
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
 from ..reports.stream import parallel_worth_it, stream_rollout
+from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
 from .common import analyze, encoding_option, error, jobs_option
 
 
@@ -29,6 +31,11 @@ def register(sub) -> None:
     check.add_argument("--json", action="store_true", help="a JSON list of findings")
     check.add_argument("--fail-on", choices=[s.label for s in Severity], default="warning",
                        help="exit 1 when a finding is at or above this severity (default warning)")
+    check.add_argument("--profile", choices=PROFILES, default=None,
+                       help="reader: what a reader of a finished session cannot act on is a hint (a computed "
+                            "command that ran or whose commands are known); author: every finding at its own "
+                            "severity (default: reader under a Codex sessions folder, author elsewhere; "
+                            "docs/findings.md)")
     jobs_option(check, "processes to analyse the lines of a large file in (default: the number of cores)")
     check.add_argument("paths", nargs="+", metavar="PATH",
                        help="rollout files, invocation logs (calls.jsonl) or folders (searched for *.jsonl and "
@@ -53,8 +60,9 @@ def run(args: argparse.Namespace) -> int:
 
             pool = stack.enter_context(ProcessPoolExecutor(max_workers=args.jobs))
         for path in listing.files:
+            profile = args.profile or default_profile(None if path == STDIN else os.path.abspath(path))
             try:
-                findings = _findings(path, encoding, pool, args.jobs)
+                findings = _findings(path, encoding, pool, args.jobs, profile)
             except Unreadable as problem:
                 error(str(problem))
                 status = 2
@@ -63,13 +71,14 @@ def run(args: argparse.Namespace) -> int:
                 error(f"{path}: {NOT_A_ROLLOUT}")
                 continue
             for finding, out in findings:
-                worst = min(worst, finding.severity)
+                severity = Severity.parse(out["severity"])  # in the profile
+                worst = min(worst, severity)
                 if args.json:
                     rows.append({"file": path, **out})
                 else:
                     start = out["range"]["start"]
                     print(f"{path}:{start['line'] + 1}:{start['character'] + 1}: "
-                          f"{finding.severity.label} {finding.code} {finding.message}")
+                          f"{severity.label} {finding.code} {finding.message}")
     if args.json:
         json.dump(rows, sys.stdout, indent=2, ensure_ascii=False)
         print()
@@ -78,14 +87,19 @@ def run(args: argparse.Namespace) -> int:
     return 1 if worst <= fail_on else 0
 
 
-def _findings(path: str, encoding: PositionEncoding, pool, jobs: int) -> list[tuple[Finding, dict]] | None:
-    """The findings of one file with their JSON form, None when it is not a rollout; a rollout is read as a
-    stream (analysis.reports.stream), an invocation log (and standard input) whole."""
+def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
+              profile: str = AUTHOR) -> list[tuple[Finding, dict]] | None:
+    """The findings of one file with their JSON form, at their severity in ``profile``; None when it is not
+    a rollout.  A rollout is read as a stream (analysis.reports.stream), an invocation log (and standard
+    input) whole."""
     if path != STDIN and not _invocation_log(path):
-        streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs)
+        streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs,
+                                  make_sink=_Calls if profile != AUTHOR else None)
         if not (is_rollout_path(path) or streamed.is_rollout):
             return None
-        return streamed.findings
+        if streamed.sink is None:
+            return streamed.findings
+        return _profiled(streamed.findings, profile, quiet_findings(streamed.sink.calls))
     loaded = load(path)
     if loaded.error:
         raise Unreadable(loaded.error)
@@ -95,7 +109,30 @@ def _findings(path: str, encoding: PositionEncoding, pool, jobs: int) -> list[tu
     analysis, findings = analyze(loaded)
     if not (is_rollout_path(path) or analysis.is_rollout):
         return None
-    return [(f, finding_json(analysis, f, encoding)) for f in findings]
+    return _profiled([(f, finding_json(analysis, f, encoding)) for f in findings], profile,
+                     quiet_findings(analysis.calls))
+
+
+def _profiled(findings: list[tuple[Finding, dict]], profile: str, quiet) -> list[tuple[Finding, dict]]:
+    """Findings at their severity in ``profile``."""
+    out = []
+    for finding, row in findings:
+        severity = severity_in(profile, finding, quiet)
+        out.append((finding, row if severity == finding.severity else {**row, "severity": severity.label}))
+    return out
+
+
+class _Calls:
+    """A stream sink that keeps each call with what a profile asks of it (not its records)."""
+
+    def __init__(self) -> None:
+        self.calls: list = []
+
+    def record(self, line, record, output) -> None:
+        pass
+
+    def call(self, located, ranges) -> None:
+        self.calls.append(located)
 
 
 def _invocation_log(path: str) -> bool:

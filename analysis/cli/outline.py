@@ -14,6 +14,7 @@ from ..jsonl.positions import PositionEncoding
 from ..reports.report import call_json, outline_text, record_json
 from ..jsonl.source import load
 from ..reports.stream import stream_rollout
+from ..session.files_changed import touches_of
 from .common import analyze, encoding_option
 
 
@@ -22,7 +23,8 @@ def register(sub) -> None:
                              description="Prints the sessions, turns, exec scripts and tool calls of one rollout, "
                                          "with each call's command or patched files and its outcome. Exit 0, or 2 "
                                          "when the file cannot be read.")
-    outline.add_argument("--json", action="store_true", help="one JSON object: file, calls, diagnostics")
+    outline.add_argument("--json", action="store_true",
+                         help="one JSON object: file, records, calls, files, diagnostics")
     outline.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst); - reads standard input")
     outline.set_defaults(run=run)
 
@@ -51,7 +53,7 @@ def _json(path: str, encoding: PositionEncoding) -> int:
     spool: _Spool = streamed.sink
     out = sys.stdout
     out.write("{\n  \"file\": " + json.dumps(path, ensure_ascii=False) + ",\n")
-    for name, items in (("records", spool.records), ("calls", spool.calls)):
+    for name, items in (("records", spool.records), ("calls", spool.calls), ("files", spool.files)):
         out.write(f"  \"{name}\": ")
         _list(out, items)
         out.write(",\n")
@@ -81,6 +83,7 @@ class _Spool:
         self.encoding = encoding
         self.records = self.open()
         self.calls = self.open()
+        self.files = self.open()  # the files each call touched, as ``outline_json``'s "files"
 
     @staticmethod
     def open() -> TextIO:
@@ -96,6 +99,8 @@ class _Spool:
 
     def call(self, located, ranges) -> None:
         self.add(self.calls, call_json(ranges, located, self.encoding))
+        for touch in touches_of(located):
+            self.add(self.files, touch.to_json())
 
 
 class _RecordView:

@@ -9,6 +9,7 @@ import sys
 
 from ..reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
 from ..jsonl.positions import PositionEncoding
+from ..session.labels import turn_label
 from .common import encoding_option
 from .index import db_option
 
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
-    """``file:line:column: command  [tool, exit N, session S, turn L "title", time]``, 1-based like compilers."""
+    """``file:line:column: command  [tool, exit N, session S, turn N (line L) "title", time]``, 1-based like
+    compilers."""
     about = [hit.tool or "computed tool"]
     if hit.executed == "no":
         about.append("dead")
@@ -67,8 +69,9 @@ def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
         about.append(hit.status)
     if hit.session_id:
         about.append(f"session {hit.session_id}")
-    if hit.turn_line is not None:
-        about.append(f"turn {hit.turn_line + 1} \"{one_line(hit.turn_title or '', 60)}\"")
+    if hit.turn_line is not None:  # "turn 2 (line 125)", as outline and export number turns
+        turn = turn_label(hit.turn_number, hit.turn_line) if hit.turn_number else f"turn (line {hit.turn_line + 1})"
+        about.append(f"{turn} \"{one_line(hit.turn_title or '', 60)}\"")
     if hit.timestamp:
         about.append(hit.timestamp)
     return f"{shown_path(hit.path)}:{hit.line + 1}:{hit.start(encoding) + 1}: {one_line(hit.text, TEXT_LIMIT)}  [{', '.join(about)}]"

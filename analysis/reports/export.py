@@ -17,8 +17,10 @@ import re
 from dataclasses import dataclass, field
 
 from ..script.calls import COMMAND, PATCH, ToolCall
+from ..session.files_changed import ChangedFile, changed_files
+from ..session.labels import (call_label, call_outcome, failures, output_chunks, record_outcome, turn_label,
+                              turn_status)
 from ..session.lineage import lineage
-from ..session.outputs import readable_text
 from ..session.record_analysis import LineAnalysis
 from ..session.records import Message, TurnContext
 from ..session.rollout import RolloutAnalysis
@@ -54,6 +56,7 @@ class CallPart:
     entries: list[Entry] = field(default_factory=list)
     status: str | None = None
     output: str | None = None
+    failed: bool = False  # the call (or a call of its script) failed: the document marks it
 
 
 @dataclass
@@ -70,6 +73,8 @@ class TurnPart:
     user: str | None
     usage: str | None
     parts: list = field(default_factory=list)
+    summary: str | None = None  # ``2 failed (first: line 16, exit 1)``, a turn's status
+    files: list[str] = field(default_factory=list)  # ``src/a.py: added (lines 171, 216)``
 
 
 @dataclass
@@ -78,6 +83,7 @@ class Document:
     facts: list[tuple[str, str]]
     notes: list[str]
     turns: list[TurnPart]
+    files: list[str] = field(default_factory=list)  # what the whole session changed
 
 
 def export(analysis: RolloutAnalysis, path: str, fmt: str, options: ExportOptions = ExportOptions()) -> str:
@@ -111,6 +117,8 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
     if usage.records:
         facts.append(("usage", f"{sentence(usage.own, usage.requests)}; "
                                f"{context_sentence(usage.context, usage.window)} at the end"))
+    failed = failures(analysis)
+    facts.append(("calls", f"{len(analysis.calls)}, {_failed(failed) or 'none failed'}"))
     notes = []
     region = facts_of.inherited
     if region is not None:
@@ -134,10 +142,25 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
                         short(turn_usage.usage, turn_usage.context, turn_usage.window)
                         if turn_usage is not None and (turn_usage.requests or turn_usage.context is not None) else None)
         _fill(analysis, part, start, end, options, clean)
+        if index:
+            turn = analysis.turns[index - 1]
+            part.summary = _join(turn_status(turn), _failed([f for f in failed if start <= f[0] <= end]))
+            part.files = [clean(_file_row(f)) for f in changed_files(analysis, start, end)]
         if index or part.parts:  # records outside any turn appear only when they hold something
             turns.append(part)
     title = f"Codex session {ident.id}" if ident is not None and ident.id else f"Codex rollout {path}"
-    return Document(title, facts, notes, turns)
+    return Document(title, facts, notes, turns, [clean(_file_row(f)) for f in changed_files(analysis)])
+
+
+def _failed(failed: list[tuple[int, str]]) -> str | None:
+    """``2 failed (first: line 16, exit 1)``."""
+    return f"{len(failed)} failed (first: line {failed[0][0] + 1}, {failed[0][1]})" if failed else None
+
+
+def _file_row(changed: ChangedFile) -> str:
+    """``src/a.py: added (lines 171, 216)``."""
+    lines = list(dict.fromkeys(t.line + 1 for t in changed.touches))
+    return f"{changed.path}: {changed.final} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
 
 
 def _gaps(covered: set[int], count: int) -> list[tuple[int, int]]:
@@ -169,46 +192,51 @@ def _fill(analysis: RolloutAnalysis, turn: TurnPart, start: int, end: int, optio
 
 
 def _call_part(analysis: RolloutAnalysis, line: int, record: LineAnalysis, options: ExportOptions, clean) -> CallPart:
-    part = CallPart(line, record.name or record.kind, record.call_id)
+    outcome = record_outcome(analysis, line)
     calls = analysis.calls_on(line)
+    name = record.name or record.kind
+    part = CallPart(line, (outcome.mark if outcome else "") + name, record.call_id,
+                    failed=bool(outcome and outcome.failed))
     for located in calls:
-        part.entries.append(_entry(located.call, clean))
+        nested = call_outcome(analysis, located) if record.is_exec else None
+        part.failed = part.failed or bool(nested and nested.failed)
+        part.entries.append(_entry(located.call, clean, nested.mark if nested else ""))
     if not calls and record.text is not None and not record.is_exec:
         part.entries.append(Entry(record.name or record.kind, clean(_pretty(record.text)), "json"))
     if record.is_exec and not calls:
         part.entries.append(Entry("no tool call", note="the script calls no tool"))
-    output_line = analysis.output_of(line)
-    output = analysis.records[output_line].output if output_line is not None else None
+    output = analysis.record_output(line)
     if output is None:
-        part.status = "no output record" if record.call_id else None
+        part.status = outcome.text if outcome else None
         return part
-    facts = [output.status, f"exit {','.join(str(c) for c in dict.fromkeys(output.exit_codes))}"
-             if output.exit_codes else None, f"{output.wall_time:g} s" if output.wall_time is not None else None]
+    facts = [outcome.text if outcome else output.status,
+             f"{output.wall_time:g} s" if output.wall_time is not None else None, output.note]
     part.status = " · ".join(f for f in facts if f) or None
-    text = readable_text(output)
+    texts = [text.rstrip("\n") for _, text in output_chunks(analysis, output) if text.strip()]
+    text = "\n".join(texts)  # every chunk of a continued process, in order
     part.output = clean(_trim(text, options)) if text.strip() else None
     return part
 
 
-def _entry(call: ToolCall, clean) -> Entry:
+def _entry(call: ToolCall, clean, mark: str = "") -> Entry:
+    """A call as the Outline names it (the shared label, its outcome's mark), with its command, patch or
+    arguments as the body."""
+    title = mark + clean(call_label(call))
     dead = "never runs: it is in dead code" if call.executed == "no" else None
+    where = f"in {call.workdir}" if call.workdir else None
     if call.kind == COMMAND:
-        where = f" (in {call.workdir})" if call.workdir else ""
         if call.command is not None:
-            return Entry(f"{call.tool or 'command'}{clean(where)}", clean(call.command), "sh", dead)
+            return Entry(title, clean(call.command), "sh", _join(clean(where) if where else None, dead))
         if call.expansion:
-            return Entry(f"{call.tool or 'command'}{clean(where)}", clean("\n".join(call.expansion)), "sh",
+            return Entry(title, clean("\n".join(call.expansion)), "sh",
                          _join(f"computed from a list: {call.computed_expression or ''}", dead))
-        return Entry(f"{call.tool or 'command'}{clean(where)}", clean(call.computed_expression or ""), "js",
-                     _join("computed when the script runs", dead))
+        return Entry(title, clean(call.computed_expression or ""), "js", _join("computed when the script runs", dead))
     if call.kind == PATCH:
-        files = ", ".join(f"{f.action} {f.path}" + (f" → {f.move_to}" if f.move_to else "") for f in call.files)
         if call.patch is not None and not call.computed:
-            return Entry(f"{call.tool or 'apply_patch'}: {clean(files) or 'patch'}", clean(call.patch), "diff", dead)
-        return Entry(f"{call.tool or 'apply_patch'}: {clean(files) or 'computed patch'}", None, "",
-                     _join("the patch is computed when the script runs", dead))
+            return Entry(title, clean(call.patch), "diff", dead)
+        return Entry(title, None, "", _join("the patch is computed when the script runs", dead))
     body = json.dumps(call.arguments, indent=2, ensure_ascii=False) if call.arguments else None
-    return Entry(call.tool or "computed tool", clean(body) if body else None, "json",
+    return Entry(title, clean(body) if body else None, "json",
                  _join("the tool is computed when the script runs" if call.tool is None else None, dead))
 
 
@@ -237,7 +265,9 @@ def _join(*notes: str | None) -> str | None:
 # -- Markdown --------------------------------------------------------------------------------------
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")  # emphasis, code, links, images, HTML, tables, entities
-_MD_LINE_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))", re.M)  # headings, quotes, lists, rules
+# headings, quotes, lists, rules; an ordered list's number only when a space or the line's end follows (so a
+# version such as 0.157.1 stays as it is)
+_MD_LINE_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)])(?=\s|$))", re.M)
 
 
 def _md(text: str) -> str:
@@ -259,8 +289,12 @@ def render_markdown(document: Document) -> str:
     out.append("")
     for note in document.notes:
         out += [f"> {_md(note)}", ""]
+    if document.files:
+        out += [f"**Files changed** ({len(document.files)}):", ""]
+        out += [f"- {_md(row)}" for row in document.files]
+        out.append("")
     for turn in document.turns:
-        out += [f"## {_heading(turn)} (line {turn.line + 1})", ""]
+        out += [f"## {_heading(turn)}" + (f" · {_md(turn.summary)}" if turn.summary else ""), ""]
         if turn.user is not None:
             out += ["\n".join("> " + _md(line) if line else ">" for line in turn.user.split("\n")), ""]
         if turn.usage:
@@ -278,12 +312,19 @@ def render_markdown(document: Document) -> str:
             out.append("")
             if part.output is not None:
                 out += ["Output:", "", _fence(part.output, "text"), ""]
+        if turn.files:
+            out += [f"**Files changed in this turn** ({len(turn.files)}):", ""]
+            out += [f"- {_md(row)}" for row in turn.files]
+            out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
 def _heading(turn: TurnPart) -> str:
-    return f"Turn {turn.number}" if turn.number else "Before the first prompt" if turn.line == 0 else \
-        "Outside a turn"
+    """``Turn 2 (line 125)``: the ordinal and the line, as the Outline, ``outline`` and ``search`` say it."""
+    if turn.number:
+        label = turn_label(turn.number, turn.line)
+        return label[0].upper() + label[1:]
+    return ("Before the first prompt" if turn.line == 0 else "Outside a turn") + f" (line {turn.line + 1})"
 
 
 def _indent(text: str) -> str:
@@ -301,7 +342,8 @@ blockquote { margin: .5rem 0; padding: .3rem 1rem; border-left: 4px solid #0969d
 pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; white-space: pre-wrap; word-break: break-word; }
 .usage, .note, .status { color: #656d76; font-size: .9em; } .message { white-space: pre-wrap; }
 details summary { cursor: pointer; color: #0969da; } dl { display: grid; grid-template-columns: max-content 1fr; gap: 0 1rem; }
-dt { font-weight: 600; } dd { margin: 0; word-break: break-all; }
+dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
+.failed { color: #cf222e; }
 .diff .add { color: #116329; } .diff .del { color: #82071e; }
 """
 
@@ -319,8 +361,13 @@ def render_html(document: Document) -> str:
     out += [f"<dt>{_h(label)}</dt><dd>{_h(value)}</dd>" for label, value in document.facts]
     out.append("</dl>")
     out += [f'<p class="note">{_h(note)}</p>' for note in document.notes]
+    if document.files:
+        out.append(f"<details><summary>files changed ({len(document.files)})</summary><ul>")
+        out += [f"<li>{_h(row)}</li>" for row in document.files]
+        out.append("</ul></details>")
     for turn in document.turns:
-        out.append(f'<section><h2>{_h(_heading(turn))} <span class="line">line {turn.line + 1}</span></h2>')
+        summary = f' <span class="failed">{_h(turn.summary)}</span>' if turn.summary else ""
+        out.append(f'<section><h2>{_h(_heading(turn))}{summary}</h2>')
         if turn.user is not None:
             out.append(f"<blockquote>{_h(turn.user)}</blockquote>")
         if turn.usage:
@@ -330,7 +377,8 @@ def render_html(document: Document) -> str:
                 out.append(f'<p class="message"><strong>{_h(part.role)}</strong> '
                            f'<span class="line">line {part.line + 1}</span><br>{_h(part.text)}</p>')
                 continue
-            status = f' <span class="status">{_h(part.status)}</span>' if part.status else ""
+            status = f' <span class="{"failed" if part.failed else "status"}">{_h(part.status)}</span>' \
+                if part.status else ""
             out.append(f'<h3><code>{_h(part.name)}</code> <span class="line">line {part.line + 1}</span>{status}</h3>')
             out.append("<ul>")
             for entry in part.entries:
@@ -340,6 +388,10 @@ def render_html(document: Document) -> str:
             out.append("</ul>")
             if part.output is not None:
                 out.append(f"<details><summary>output</summary><pre>{_h(part.output)}</pre></details>")
+        if turn.files:
+            out.append(f"<p>files changed in this turn ({len(turn.files)}):</p><ul>")
+            out += [f"<li>{_h(row)}</li>" for row in turn.files]
+            out.append("</ul>")
         out.append("</section>")
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

@@ -37,8 +37,10 @@ from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
 from ..jsonl.secrets import redact_all
 from ..jsonl.source import MAX_BYTES, decode, rollout_files
+from ..session.labels import patch_actions
 
-SCHEMA_VERSION = 3  # 3: the changes table (files changed by patches) and the files' cwd and repository
+SCHEMA_VERSION = 4  # 3: the changes table (files changed by patches) and the files' cwd and repository;
+# 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere)
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
 INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
 DB_NAME = "index.sqlite3"
@@ -59,6 +61,7 @@ CREATE TABLE files(
   session_time TEXT,
   turn_line INTEGER,              -- the turn in effect at the end of the stable lines
   turn_title TEXT,
+  turn_number INTEGER,            -- its ordinal in the file, from 1
   error TEXT,
   cwd TEXT,                       -- the working directory in effect at the end of the stable lines
   repo_root TEXT,                 -- the session's repository: its folder, and its remote when session_meta has one
@@ -88,6 +91,7 @@ CREATE TABLE calls(
   session_id TEXT,
   turn_line INTEGER,
   turn_title TEXT,
+  turn_number INTEGER,
   timestamp TEXT
 );
 CREATE TABLE changes(             -- one row per file a patch call changed (analysis.session.changes)
@@ -133,10 +137,12 @@ END;
 _TABLES = ("calls_fts", "calls", "changes", "files", "roots")
 _CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8", "start16", "end16", "start32",
                  "end32", "record", "call_id", "tool", "kind", "text", "workdir", "files", "executed", "status",
-                 "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "timestamp")
+                 "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "turn_number",
+                 "timestamp")
 _INSERT_CALL = f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
 _FILE_COLUMNS = ("id", "path", "size", "mtime_ns", "stable_bytes", "stable_lines", "prefix_hash", "session_id",
-                 "session_time", "turn_line", "turn_title", "error", "cwd", "repo_root", "repo_url")
+                 "session_time", "turn_line", "turn_title", "turn_number", "error", "cwd", "repo_root",
+                 "repo_url")
 _CHANGE_COLUMNS = ("file_id", "line", "call_index", "file_index", "action", "path", "move_to", "absolute",
                    "move_absolute", "path_key", "move_key", "repo_path", "repo_move_path", "applied", "nested", "hunks",
                    "next_command", "session_id", "turn_line", "turn_title", "timestamp")
@@ -217,6 +223,7 @@ class Hit:
     session_id: str | None
     turn_line: int | None
     turn_title: str | None
+    turn_number: int | None  # the turn's ordinal in its file, from 1
     timestamp: str | None
 
     def start(self, encoding: PositionEncoding = PositionEncoding.UTF16) -> int:
@@ -234,7 +241,8 @@ class Hit:
             "files": list(self.files), "executed": self.executed, "status": self.status,
             "exit_code": self.exit_code, "output_line": self.output_line, "call_id": self.call_id,
             "record": self.record, "session_id": self.session_id,
-            "turn": {"line": self.turn_line, "title": self.turn_title} if self.turn_line is not None else None,
+            "turn": {"number": self.turn_number, "line": self.turn_line, "title": self.turn_title}
+            if self.turn_line is not None else None,
             "timestamp": self.timestamp,
         }
 
@@ -249,7 +257,7 @@ def call_text(call: ToolCall) -> str:
             return "\n".join(call.expansion)
         return f"computed: {call.computed_expression or call.tool or ''}".rstrip()
     if call.kind == PATCH and call.files:
-        return "patch " + ", ".join(f.path + (f" → {f.move_to}" if f.move_to else "") for f in call.files)
+        return patch_actions(call.files)  # "delete a.py, add a.py", as every view names a patch
     return call.label
 
 
@@ -551,19 +559,20 @@ class RolloutIndex:
 
     def _apply(self, work: "_Work") -> None:
         values = (work.size, work.mtime_ns, work.stable_bytes, work.stable_lines, work.prefix_hash, work.session_id,
-                  work.session_time, work.turn_line, work.turn_title, work.cwd, work.repo_root, work.repo_url)
+                  work.session_time, work.turn_line, work.turn_title, work.turn_number, work.cwd, work.repo_root,
+                  work.repo_url)
         if work.file_id is None:
             cursor = self.db.execute(
                 "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, session_id, "
-                "session_time, turn_line, turn_title, cwd, repo_root, repo_url, error) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", (work.path, *values))
+                "session_time, turn_line, turn_title, turn_number, cwd, repo_root, repo_url, error) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", (work.path, *values))
             file_id = cursor.lastrowid
         else:
             file_id = work.file_id
             self.db.execute(
                 "UPDATE files SET size = ?, mtime_ns = ?, stable_bytes = ?, stable_lines = ?, prefix_hash = ?, "
-                "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, cwd = ?, repo_root = ?, "
-                "repo_url = ?, error = NULL WHERE id = ?", (*values, file_id))
+                "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, turn_number = ?, cwd = ?, "
+                "repo_root = ?, repo_url = ?, error = NULL WHERE id = ?", (*values, file_id))
             self.db.execute("DELETE FROM calls WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
             self.db.execute("DELETE FROM changes WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
         self.db.executemany(_INSERT_CALL, [(file_id, *call) for call in work.calls])
@@ -635,7 +644,7 @@ class RolloutIndex:
 
 _HIT_COLUMNS = ("f.path", "c.line", "c.start8", "c.end8", "c.start16", "c.end16", "c.start32", "c.end32", "c.tool",
                 "c.kind", "c.text", "c.workdir", "c.files", "c.executed", "c.status", "c.exit_code", "c.output_line",
-                "c.call_id", "c.record", "c.session_id", "c.turn_line", "c.turn_title", "c.timestamp")
+                "c.call_id", "c.record", "c.session_id", "c.turn_line", "c.turn_title", "c.turn_number", "c.timestamp")
 
 
 def _hit(row: tuple) -> Hit:
@@ -691,6 +700,7 @@ class _Work:
     session_time: str | None
     turn_line: int | None
     turn_title: str | None
+    turn_number: int | None = None
     cwd: str | None = None
     repo_root: str | None = None
     repo_url: str | None = None
@@ -722,8 +732,8 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
                  stable_lines, digest.hexdigest(),
                  row["session_id"] if append else None, row["session_time"] if append else None,
                  row["turn_line"] if append else None, row["turn_title"] if append else None,
-                 row["cwd"] if append else None, row["repo_root"] if append else None,
-                 row["repo_url"] if append else None)
+                 row["turn_number"] if append else None, row["cwd"] if append else None,
+                 row["repo_root"] if append else None, row["repo_url"] if append else None)
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
     analysis = analyze_text(text) if text else None
     if analysis is None:
@@ -737,24 +747,28 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
         work.repo_root, work.repo_url = repository_of(place)
     cwds = cwd_at(analysis, work.cwd)
     offsets = _line_offsets(data, base_bytes)
-    turns = [(base_line + t.line, t.title) for t in analysis.turns]
+    before = work.turn_number or 0  # the turns of the lines indexed before an append
+    turns = [(base_line + t.line, t.title, before + n) for n, t in enumerate(analysis.turns, 1)]
     turn_starts = [t[0] for t in turns]
     for located in analysis.calls:
         line = base_line + located.line
         at = bisect_right(turn_starts, line) - 1
-        turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title)
+        turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title, work.turn_number)
         call_row = _call_row(analysis, located, line, offsets[located.line], base_line, offsets,
-                         work.session_id, work.session_time, turn)
+                             work.session_id, work.session_time, turn)
         work.calls.append(call_row)
         if located.call.kind == PATCH:
-            work.changes += _change_rows(analysis, located, line, cwds[located.line], work, call_row[-3:])
+            turn_line, turn_title, _, timestamp = call_row[-4:]
+            work.changes += _change_rows(analysis, located, line, cwds[located.line], work,
+                                         (turn_line, turn_title, timestamp))
     if append:
         _pair_late_outputs(path, data, analysis, base_line, offsets, pending, work)
     within = [c for n, c in enumerate(cwds) if base_line + n < stable_lines]
     work.cwd = within[-1] if within else work.cwd
     earlier = [t for t in turns if t[0] < stable_lines]
     if earlier:
-        work.turn_line, work.turn_title = earlier[-1][0], _clean(earlier[-1][1], _TITLE_LIMIT)
+        work.turn_line, work.turn_title, work.turn_number = earlier[-1][0], _clean(earlier[-1][1], _TITLE_LIMIT), \
+            earlier[-1][2]
     return work
 
 
@@ -884,7 +898,7 @@ def _change_rows(analysis: RolloutAnalysis, located, line: int, cwd: str | None,
 
 def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, base_line: int,
               offsets: list[int], session_id: str | None, session_time: str | None,
-              turn: tuple[int | None, str | None]) -> tuple:
+              turn: tuple[int | None, str | None, int | None]) -> tuple:
     call = located.call
     text = analysis.lines[located.line]
     columns = LineColumns(text)
@@ -901,7 +915,7 @@ def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, b
             _clean(call.workdir), _clean(files) or None, call.executed,
             output.status if output else None, output.exit_code if output else None,
             base_line + output.line if output else None, _first_output_offset(analysis, located, offsets),
-            session_id, turn[0], _clean(turn[1], _TITLE_LIMIT), timestamp or session_time)
+            session_id, turn[0], _clean(turn[1], _TITLE_LIMIT), turn[2], timestamp or session_time)
 
 
 __all__ = ["Hit", "IndexStats", "IndexUnavailable", "RolloutIndex", "call_text", "default_db_path",

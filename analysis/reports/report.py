@@ -5,20 +5,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..jsonl.findings import SCRIPT_SYNTAX, Finding
+from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
+from ..session.files_changed import ChangedFile, call_touches, changed_files
+from ..session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
+                              failed_count, failures,
+                              located_outcome, record_outcome, turn_label, turn_status)
 from ..session.rollout import LocatedCall, RolloutAnalysis
 
 
 def call_json(analysis: RolloutAnalysis, located: LocatedCall,
               encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
     call = located.call
+    outcome = located_outcome(located)
     return {
         "line": located.line,
         "record": located.record.kind,
         "call_id": located.record.call_id,
         "tool": call.tool,
         "kind": call.kind,
+        "outcome": outcome.text if outcome else None,
         "command": call.command,
         "workdir": call.workdir,
         "files": [f.to_json() for f in call.files],
@@ -60,6 +66,7 @@ def outline_json(path: str, analysis: RolloutAnalysis,
         "file": path,
         "records": [record_json(analysis, n) for n in analysis.call_records],
         "calls": [call_json(analysis, c, encoding) for c in analysis.calls],
+        "files": [t.to_json() for t in call_touches(analysis)],
         "diagnostics": [finding_json(analysis, f, encoding) for f in analysis.findings],
     }
 
@@ -67,40 +74,71 @@ def outline_json(path: str, analysis: RolloutAnalysis,
 def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
                   encoding: PositionEncoding) -> str:
     out = [path]
-    turns = {t.line: t for t in analysis.turns}
+    failed = failures(analysis)
+    calls_count = len(analysis.calls)
+    first = f" (first: line {failed[0][0] + 1}, {failed[0][1]})" if failed else ""
+    out.append(f"  session: {calls_count} call{'s' if calls_count != 1 else ''}, {len(failed)} failed{first}")
+    turns = {t.line: (n, t) for n, t in enumerate(analysis.turns, 1)}
     by_line: dict[int, list] = {}
     for located in analysis.calls:
         by_line.setdefault(located.line, []).append(located)
+    chunks = continued_from(analysis)
+    current = None
     for number, record in enumerate(analysis.records):
         if number in turns:
-            out.append(f"  turn (line {number + 1}): {_one_line(turns[number].title, 70)}")
+            if current is not None:
+                _files_text(out, analysis, current, "    ")
+            ordinal, current = turns[number]
+            count = failed_count(analysis, current.line, current.end_line)
+            marks = [m for m in (turn_status(current), f"{count} failed" if count else None) if m]
+            out.append(f"  {turn_label(ordinal, number)}: {_one_line(turns[number][1].title, 70)}"
+                       + (f"  [{', '.join(marks)}]" if marks else ""))
         if not record.is_call:
             continue
         calls = by_line.get(number, [])
         names = " ".join(n for n in (record.name or record.kind, record.call_id) if n)
-        out.append(f"    line {number + 1}: {names}{_state(analysis, number)}")
+        out.append(f"    line {number + 1}: {names}{_state(analysis, number, chunks.get(number))}")
         if not calls and record.is_exec:
             out.append("      (no tool call)")
-        # a call of a script V8 refused (script-syntax) is "no" because the script never ran, not dead code
-        not_run = "never ran" if any(f.code == SCRIPT_SYNTAX for f in record.findings) else "dead"
         for i, located in enumerate(calls):
             call = located.call
             branch = "└─" if i == len(calls) - 1 else "├─"
+            outcome = call_outcome(analysis, located) if located.record.is_exec else None
             marks = "".join(f" ({m})" for m in (
-                not_run if call.executed == "no" else None, "computed" if call.computed else None,
-                _ran(located) if located.record.is_exec else None) if m)
+                "computed" if call.computed else None,
+                _ran(located) if located.record.is_exec and outcome is None else None) if m)
             where = f"  in {call.workdir}" if call.workdir else ""
-            out.append(f"      {branch} {call.tool or '?'}: {_one_line(_describe(call), 100)}{where}{marks}")
-            tools = call.expansion_tools if call.expansion_tools and call.tool is None else None
-            for n, command in enumerate(call.expansion or ()):
-                shown = f"{tools[n]}: {command}" if tools else command
-                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {_one_line(shown, 100)}")
+            mark = outcome.mark if outcome else ""
+            out.append(f"      {branch} {mark}{_one_line(call_label(call, limit=10_000), 110)}{where}{marks}")
+            for shown, ended in zip(expansion_labels(call, limit=10_000), expansion_outcomes(analysis, located)):
+                mark = ended.mark if ended is not None and ended.failed else ""
+                ran = " (ran)" if ended is not None and not ended.failed else ""
+                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {mark}{_one_line(shown, 100)}{ran}")
+    if current is not None:
+        _files_text(out, analysis, current, "    ")
+    changed = changed_files(analysis)
+    if changed:
+        out.append(f"files changed ({len(changed)}):")
+        out.extend(_file_row(f, "  ") for f in changed)
     if findings:
         out.append("findings:")
         for f in findings:
             r = analysis.range_of(f.span, encoding)
             out.append(f"  {r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {f.message}")
     return "\n".join(out)
+
+
+def _files_text(out: list[str], analysis: RolloutAnalysis, turn, indent: str) -> None:
+    changed = changed_files(analysis, turn.line, turn.end_line)
+    if changed:
+        out.append(f"{indent}files changed ({len(changed)}):")
+        out.extend(_file_row(f, indent + "  ") for f in changed)
+
+
+def _file_row(changed: ChangedFile, indent: str) -> str:
+    """``  src/a.py: added (line 171, 216)``; the lines of the calls that touched it."""
+    lines = ", ".join(str(n) for n in dict.fromkeys(t.line + 1 for t in changed.touches))
+    return f"{indent}{changed.path}: {changed.final} (line{'s' if ',' in lines else ''} {lines})"
 
 
 def _ran(located: LocatedCall) -> str | None:
@@ -111,29 +149,23 @@ def _ran(located: LocatedCall) -> str | None:
     return "ran" if located.call.executed == "yes" else None
 
 
-def _state(analysis: RolloutAnalysis, line: int) -> str:
-    """``  [completed, exit 0, 0.7 s]``, ``  [failed, 30.4 s, after 2 waits]``, ``  [no output]``."""
+def _state(analysis: RolloutAnalysis, line: int, continues: int | None = None) -> str:
+    """``  [completed, 0.7 s]``, ``  [exit 1, 0 s]``, ``  [interrupted (exit 130), 10 s, after 1 write_stdin]``,
+    ``  [no output]``; a chunk of a continued process says which call it continues."""
     output = analysis.record_output(line)
+    outcome = record_outcome(analysis, line)
     if output is None:
-        return "  [no output]" if analysis.records[line].call_id else ""
-    facts = [output.status or "no status"]
-    if output.exit_code is not None and not analysis.records[line].is_exec:
+        return f"  [{outcome.text}]" if outcome else ""
+    facts = [outcome.text if outcome else output.status or "no status"]
+    if output.exit_code not in (None, 0) and outcome is None:  # a chunk: its own exit code
         facts.append(f"exit {output.exit_code}")
     if output.wall_time is not None:
         facts.append(f"{output.wall_time:g} s")
     if output.note:
         facts.append(output.note)
+    if continues is not None:
+        facts.append(f"continues line {continues + 1}")
     return "  [" + ", ".join(facts) + "]"
-
-
-def _describe(call) -> str:
-    if call.kind == "patch" and call.files:
-        return ", ".join(f"{f.action} {f.path}" + (f" → {f.move_to}" if f.move_to else "") for f in call.files)
-    if call.kind == "command" and call.command is None and call.computed:
-        return f"computed: {call.computed_expression or ''}"
-    if call.kind == "tool" and call.tool not in ("write_stdin",) and call.arguments:
-        return arguments_text(call.arguments)
-    return call.label
 
 
 def arguments_text(arguments: dict) -> str:

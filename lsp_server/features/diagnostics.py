@@ -16,12 +16,14 @@ from pygls.protocol import default_converter
 
 from analysis.session.rollout import RolloutAnalysis
 from analysis.jsonl.findings import Finding
+from analysis.session.profiles import quiet_findings, severity_in
 
 from ..protocol import Encoded
 from ..convert import output_of_call_record, to_diagnostic
 from ..store import DocumentAnalysis
 from .base import Feature, guarded
 from .invocation_logs import InvocationLogFeature
+from .sessions import uri_path
 
 log = logging.getLogger("rollout_lsp")
 
@@ -68,7 +70,8 @@ class DiagnosticsFeature(Feature):
         logs = server.feature_of(InvocationLogFeature)
         if logs.is_log(result.uri) or not result.is_rollout:
             return [_json(self.converter.unstructure(d)) for d in logs.diagnostics(result)]
-        config = (server.encoding, tuple(sorted(server.settings.severity.items())), server.masker.extra)
+        profile = server.settings.profile_of(uri_path(result.uri))
+        config = (server.encoding, tuple(sorted(server.settings.severity.items())), server.masker.extra, profile)
         cached = self._payloads.get(result.uri)
         if cached is None or cached.config != config:
             cached = self._payloads[result.uri] = _Payloads(config)
@@ -76,16 +79,18 @@ class DiagnosticsFeature(Feature):
         fresh: dict = {}
         out = []
         version = json.dumps(result.version)
+        quiet = quiet_findings(analysis.calls)
         for finding in analysis.findings:
             output = output_of_call_record(analysis, finding)
             texts = _texts(analysis, finding, output)
-            key = (finding, output)
+            severity = severity_in(profile, finding, quiet)
+            key = (finding, output, severity)
             hit = cached.items.get(key)
             if hit is not None and len(hit[0]) == len(texts) and all(a is b for a, b in zip(hit[0], texts)):
                 encoded = hit[1]
             else:
                 diagnostic = to_diagnostic(analysis, finding, result.uri, server.encoding, server.settings.severity,
-                                           server.masker, None)
+                                           server.masker, None, severity)
                 encoded = None if diagnostic is None else _json(self.converter.unstructure(diagnostic))
             fresh[key] = (texts, encoded)
             if encoded is not None:
@@ -159,7 +164,7 @@ class _Payloads:
 
     def __init__(self, config: tuple) -> None:
         self.config = config
-        self.items: dict[tuple[Finding, int | None], tuple[tuple[str, ...], str | None]] = {}
+        self.items: dict[tuple, tuple[tuple[str, ...], str | None]] = {}  # (finding, output line, severity) → …
 
 
 def _texts(analysis: RolloutAnalysis, finding: Finding, output: int | None) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from lsprotocol import types
 from analysis.script.calls import COMMAND, PATCH
 from analysis.session.outputs import ToolOutput, readable_text
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
+from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks
 from analysis.session.record_analysis import LineAnalysis
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
@@ -24,11 +25,12 @@ _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a 
              "cannot know which calls ran)", "no": "no: it is in dead code"}
 _MARKS = {"add": "A", "update": "M", "delete": "D"}
 
-
 class HoverFeature(Feature):
     """Hovers over calls and records."""
 
     markup = types.MarkupKind.Markdown
+    uri: str | None = None
+    max_chunks = 8  # chunks of a continued process shown in full; the rest are listed by their lines
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         hover = capabilities.text_document.hover if capabilities.text_document else None
@@ -51,6 +53,7 @@ class HoverFeature(Feature):
         if blame.handles(params.text_document.uri):  # a workspace file: the patch that added the line
             return await blame.hover(params)
         result = await self.rollout(params.text_document.uri)
+        self.uri = params.text_document.uri  # chunks of a continued process link to their lines
         hover = self.hover_of(result.analysis, params.position, self.server.encoding) if result else None
         return logs.with_invocations(hover, result, params.position)
 
@@ -106,10 +109,13 @@ class HoverFeature(Feature):
                 parts.append("the whole script stands for it:")
                 parts.append(self._code(located.record.script, "js"))
         elif call.arguments:
+            message = call.arguments.get("message")
+            if isinstance(message, str) and message.startswith(ENCRYPTED_PREFIX):
+                parts.append("its `message` is encrypted: the words the subagent was given are in its own rollout")
             parts.append(self._code(json.dumps(call.arguments, indent=2, ensure_ascii=False), "json"))
         if call.workdir:
             parts.append(f"workdir: {self._inline(call.workdir)}")
-        parts.append(self.output_markdown(located))
+        parts.append(self.output_markdown(located, analysis))
         return "\n\n".join(p for p in parts if p)
 
     def files_markdown(self, files) -> str:
@@ -120,24 +126,56 @@ class HoverFeature(Feature):
             rows.append(f"- {mark} {self._inline(f.path)}{target}")
         return "\n".join(rows) if rows else "no file named"
 
-    def output_markdown(self, located: LocatedCall) -> str:
+    def output_markdown(self, located: LocatedCall, analysis: RolloutAnalysis | None = None) -> str:
         output = located.output
         if output is None:
             return "no output record" if located.record.call_id else ""
-        facts = [self._escape(output.status or "no status")]
-        if output.exit_code is not None:
+        outcome = call_outcome(analysis, located) if analysis is not None else None
+        facts = [self._escape(outcome.text if outcome else output.status or "no status")]
+        if output.exit_code is not None and (outcome is None or outcome.exit_code is None):
             facts.append(f"exit {output.exit_code}")
         if output.wall_time is not None:
             facts.append(f"{output.wall_time:g} s")
         if output.note:
             facts.append(self._escape(output.note))
+        if analysis is not None and output.continued_by and output.first_line is not None:
+            return self.chunks_markdown(analysis, located, " · ".join(facts))
         head = f"**output** (line {output.line + 1}): " + " · ".join(facts)
-        if located.event is not None:
-            event_line, event = located.event
-            head += f"\n\n**{self._escape(event.type)}** (line {event_line + 1}): " \
-                f"{self._escape(event.summary(files=True) or 'reported')}"
+        head += self.event_markdown(located)
         text = self.call_output_text(located, output.output)
         return head + ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text else "")
+
+    def event_markdown(self, located: LocatedCall) -> str:
+        if located.event is None:
+            return ""
+        event_line, event = located.event
+        return f"\n\n**{self._escape(event.type)}** (line {event_line + 1}): " \
+            f"{self._escape(event.summary(files=True) or 'reported')}"
+
+    def chunks_markdown(self, analysis: RolloutAnalysis, located: LocatedCall, facts: str) -> str:
+        """A process carried on by ``write_stdin`` (a cell by ``wait``) is one call: the output of every chunk
+        in order, each cut at the hover's line limit; past :attr:`max_chunks` chunks, the rest by their lines.
+        The status and exit code are the last chunk's."""
+        output = located.output
+        chunks = output_chunks(analysis, output)
+        lines = [line for line, _ in chunks]
+        shown = ", ".join(self._line_link(n) for n in lines)
+        parts = [f"**output** in {len(lines)} chunks ({shown}): {facts}" + self.event_markdown(located)]
+        for number, (line, text) in enumerate(chunks[:self.max_chunks], 1):
+            via = "" if number == 1 else f", {self._escape(output.via or 'continued')}"
+            parts.append(f"chunk {number} ({self._line_link(line)}{via}):" +
+                         ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text.strip()
+                          else " no output"))
+        if len(lines) > self.max_chunks:
+            rest = lines[self.max_chunks:]
+            parts.append(f"{len(rest)} more chunks: " + ", ".join(self._line_link(n) for n in rest))
+        return "\n\n".join(parts)
+
+    def _line_link(self, line: int) -> str:
+        """``line 86``, a link to it when the document's URI is known."""
+        if self.uri is None or self.markup != types.MarkupKind.Markdown:
+            return f"line {line + 1}"
+        return f"[line {line + 1}]({self.uri}#L{line + 1})"
 
     def call_output_text(self, located: LocatedCall, output: ToolOutput) -> str:
         producers = [c for c in located.record.calls if c.kind == COMMAND or c.tool == "write_stdin"]

@@ -23,6 +23,7 @@ from typing import Callable
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from analysis.session.labels import DEAD, FAILED, exit_outcome
 from analysis.reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
 from analysis.jsonl.positions import PositionEncoding
 
@@ -95,7 +96,11 @@ class IndexedSymbols:
 
     @staticmethod
     def symbol(hit: Hit, encoding: PositionEncoding, mask: Callable[[str], str] = str) -> types.WorkspaceSymbol:
-        name = " ".join(mask(hit.text).split()) or hit.tool or "call"
+        text = " ".join(mask(hit.text).split())
+        name = f"{hit.tool}: {text}" if hit.tool and text and text != hit.tool else text or hit.tool or "call"
+        outcome = DEAD if hit.executed == "no" else exit_outcome(hit.exit_code) if hit.exit_code not in (None, 0) \
+            else FAILED if hit.status == "failed" else None  # as the Outline of an open rollout marks it
+        name = (outcome.mark if outcome else "") + name
         name = name if len(name) <= 120 else name[:119] + "…"
         where = [hit.session_id or os.path.basename(hit.path), f"line {hit.line + 1}"]
         if hit.turn_title:

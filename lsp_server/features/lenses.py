@@ -3,16 +3,22 @@ ranges for turns (their collapsed text is masked)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.jsonl.positions import PositionEncoding
+from analysis.session.labels import failures
 from analysis.session.rollout import RolloutAnalysis
 
-from .base import Feature, lsp_method
+from .base import Feature, lsp_command, lsp_method
 from .blame import BlameFeature
 from .commands import SHOW_SCRIPT
 from .common import summarize
 from .sessions import inherited_folding, session_lenses
+
+NEXT_FAILURE = "rollout-lsp.nextFailure"
 
 
 class LensFeature(Feature):
@@ -38,7 +44,39 @@ class LensFeature(Feature):
             start = types.Position(number, 0)
             lenses.append(types.CodeLens(types.Range(start, start),
                                          types.Command(title=title, command=SHOW_SCRIPT, arguments=[uri, number])))
+        failed = failures(analysis)
+        if failed:  # the session lens names the first failure; running it goes there
+            start = types.Position(0, 0)
+            title = f"{len(failed)} failed call{'s' if len(failed) != 1 else ''} · first: line {failed[0][0] + 1}, " \
+                f"{failed[0][1]}"
+            lenses.append(types.CodeLens(types.Range(start, start),
+                                         types.Command(title=title, command=NEXT_FAILURE, arguments=[uri, -1])))
         return lenses
+
+    @lsp_command(NEXT_FAILURE)
+    async def next_failure(self, *arguments: Any) -> dict | None:
+        """``[uri, line]``: the first failed call after ``line`` (wrapping around), shown with
+        ``window/showDocument`` when the client can be asked; answers ``{"line", "outcome"}`` or None."""
+        if len(arguments) < 2 or not isinstance(arguments[0], str) or not isinstance(arguments[1], int):
+            raise JsonRpcInvalidParams(f"{NEXT_FAILURE}: expected [document URI, line]")
+        uri, after = arguments[0], arguments[1]
+        result = await self.rollout(uri)
+        found = next_failure_after(result.analysis, after) if result else None
+        if found is None:
+            return None
+        line, outcome = found
+        window = self.server.client_capabilities.window if self.server.client_capabilities else None
+        if window and window.show_document and window.show_document.support:
+            where = types.Range(types.Position(line, 0), types.Position(line, 0))
+            await self.server.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True,
+                                                                                  selection=where))
+        return {"line": line, "outcome": outcome}
+
+
+def next_failure_after(analysis: RolloutAnalysis, line: int) -> tuple[int, str] | None:
+    """The first failed call on a line after ``line``, else the first of all (wrapping around)."""
+    failed = failures(analysis)
+    return next((f for f in failed if f[0] > line), failed[0] if failed else None)
 
 
 class FoldingFeature(Feature):
@@ -78,4 +116,4 @@ def lens_title(analysis: RolloutAnalysis, line: int) -> str:
     return " · ".join(parts)
 
 
-__all__ = ["LensFeature", "FoldingFeature", "lens_title"]
+__all__ = ["LensFeature", "FoldingFeature", "NEXT_FAILURE", "lens_title", "next_failure_after"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from analysis.jsonl.positions import PositionEncoding
+from analysis.session.lineage import lineage
 from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import line_range
@@ -48,6 +49,11 @@ class NavigationFeature(Feature):
         others = session_definitions(analysis, uri, line, workspace)
         if others:
             return others
+        wanted = [s.child for s in lineage(analysis).spawns if s.child and line in (s.line, s.child_line)]
+        if wanted:  # a spawn_agent whose subagent's rollout is nowhere to be found: say so, do not jump
+            self.say(f"The rollout of subagent session {', '.join(wanted)} was not found (looked in the sessions "
+                     "folder of this rollout, its own folder and the workspace folders).")
+            return []
         record = analysis.records[line]
         call_id = record.call_id or ""
         if record.is_call:
@@ -57,6 +63,13 @@ class NavigationFeature(Feature):
         else:
             targets = []
         return [types.Location(uri, line_range(analysis, t, encoding)) for t in targets]
+
+    def say(self, message: str) -> None:
+        """A message the editor shows (why go to definition went nowhere)."""
+        try:
+            self.server.window_show_message(types.ShowMessageParams(types.MessageType.Info, message))
+        except Exception:  # no client attached (the feature called directly): nothing to tell
+            pass
 
     def references(self, analysis: RolloutAnalysis, uri: str, line: int, include_declaration: bool,
                    encoding: PositionEncoding) -> list[types.Location]:

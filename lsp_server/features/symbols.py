@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Callable
 
 from lsprotocol import types
 
 from analysis.script.calls import COMMAND, PATCH
 from analysis.jsonl.positions import PositionEncoding, Span
+from analysis.session.files_changed import changed_files
+from analysis.session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
+                                     failures, record_outcome, turn_label, turn_status)
+from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
 from ..protocol import Encoded
@@ -19,21 +24,14 @@ from .base import Feature, lsp_method
 from .indexed_symbols import IndexedSymbols
 from .invocation_logs import InvocationLogFeature
 from .common import summarize
-from .sessions import SessionOutline, session_workspace_symbols
+from .sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
 
 _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool": types.SymbolKind.Method}
 
 
 def call_name(call, mask: Callable[[str], str] = str) -> str:
-    """A one-line name for a tool call: its command, its patched files, or its tool, masked."""
-    if call.kind == PATCH and call.files:
-        text = "patch " + ", ".join(f.path + (f" → {f.move_to}" if f.move_to else "") for f in call.files)
-    elif call.kind == COMMAND and call.command is None and call.computed:
-        text = f"computed: {call.computed_expression or call.tool}"
-    else:
-        text = call.label
-    text = " ".join(mask(text).split()) or (call.tool or "call")
-    return text if len(text) <= 120 else text[:119] + "…"
+    """A one-line name for a tool call: its tool and what identifies it (the shared label), masked."""
+    return call_label(call, mask)
 
 
 class SymbolFeature(Feature):
@@ -45,6 +43,8 @@ class SymbolFeature(Feature):
         self.converter = default_converter()  # the outline is unstructured once, then sent as it is
         self.indexed = IndexedSymbols()
         self._fragments: dict = {}  # (line, id(record)) → (record, what it shows, its encoded symbol)
+        self._found: dict[tuple, str] = {}  # (subagent session id, where it is looked for) → its rollout, once found
+        self._missing: dict[int, str] = {}  # the outline being built: spawn line → the child id not found
 
     @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
     async def document_symbol(self, params: types.DocumentSymbolParams):
@@ -57,7 +57,8 @@ class SymbolFeature(Feature):
             return []
         if result.symbols is None:  # an outline is asked for again and again: encode it once per version
             name = self.server.workspace.get_text_document(params.text_document.uri).filename or "rollout"
-            result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name))
+            result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name,
+                                                        params.text_document.uri))
         return result.symbols
 
     @lsp_method(types.WORKSPACE_SYMBOL, empty=list)
@@ -75,30 +76,57 @@ class SymbolFeature(Feature):
                                                             1000 - len(found), self.server.masker)
 
     def outline_parts(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                      name: str = "rollout") -> list[bytes]:
+                      name: str = "rollout", uri: str | None = None) -> list[bytes]:
         """The outline as compact JSON, in pieces to be joined.  Each call record's symbol is encoded once and
         reused by the next versions while its line, its text, its output's status and its calls' ``executed``
         stay the same: after an edit only the records it changed are built again."""
         pieces: list[bytes] = []
+        self._missing = self.missing_subagents(analysis, uri)
         _encode(self._outline(analysis, encoding, name, self._cached_record), pieces)
         return pieces
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                         name: str = "rollout") -> list[types.DocumentSymbol]:
+                         name: str = "rollout", uri: str | None = None) -> list[types.DocumentSymbol]:
         """The outline as lsprotocol symbols (what :meth:`outline_parts` encodes)."""
+        self._missing = self.missing_subagents(analysis, uri)
         return self._outline(analysis, encoding, name, self.record_symbol)
+
+    def missing_subagents(self, analysis: RolloutAnalysis, uri: str | None) -> dict[int, str]:
+        """The ``spawn_agent`` lines whose subagent's rollout is not found where go to definition looks (a
+        document that is no file is not looked around).  A rollout once found is remembered."""
+        path = uri_path(uri) if uri else None
+        if path is None:
+            return {}
+        spawns = [s for s in lineage(analysis).spawns if s.child]
+        if not spawns:
+            return {}
+        roots = search_roots(path, workspace_paths(self.server.workspace))
+        out = {}
+        for spawn in spawns:
+            key = (spawn.child, tuple(roots))
+            known = self._found.get(key)
+            if known is None or not os.path.isfile(known):
+                found = find_session_file(spawn.child, roots, exclude=path)
+                if found is None:
+                    out[spawn.line] = spawn.child
+                    continue
+                self._found[key] = found
+        return out
 
     def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol) -> list:
         last = len(analysis.lines) - 1
         whole = to_range(analysis, Span(last, 0, len(analysis.lines[last])), encoding)
         whole = types.Range(types.Position(0, 0), whole.end)
         session = SessionOutline(analysis, encoding)  # usage, inherited history, unknown records
-        root = types.DocumentSymbol(name=session.session_name(name), detail=session.session_detail(),
+        failed = failures(analysis)
+        root = types.DocumentSymbol(name=session.session_name(name),
+                                    detail=_joined(session.session_detail(), _failed_text(failed)),
                                     kind=types.SymbolKind.Module, range=whole,
                                     selection_range=line_range(analysis, 0, encoding), children=[])
-        turns = {t.line: t for t in analysis.turns}
+        turns = {t.line: (n, t) for n, t in enumerate(analysis.turns, 1)}
         parent = root
         fresh: dict = {}
+        turn_files: list[tuple[types.DocumentSymbol, types.DocumentSymbol]] = []
         for number, record in enumerate(analysis.records):
             if session.in_inherited(number):  # a replayed history is one node, not a copy of its turns
                 if number == session.inherited.start:
@@ -108,28 +136,66 @@ class SymbolFeature(Feature):
             if unknown is not None:
                 parent.children.append(unknown)
             if number in turns:
-                turn = turns[number]
+                ordinal, turn = turns[number]
                 title = " ".join(self.server.masker(turn.title).split())
                 end = line_range(analysis, turn.end_line, encoding).end
+                in_turn = [f for f in failed if turn.line <= f[0] <= turn.end_line]
                 parent = types.DocumentSymbol(
-                    name=f"turn: {title[:80] + ('…' if len(title) > 80 else '')}", kind=types.SymbolKind.Namespace,
-                    detail=session.turn_detail(number), range=types.Range(types.Position(number, 0), end),
+                    name=f"{turn_label(ordinal, number)}: {title[:80] + ('…' if len(title) > 80 else '')}",
+                    kind=types.SymbolKind.Namespace,
+                    detail=_joined(turn_status(turn), _failed_text(in_turn), session.turn_detail(number)),
+                    range=types.Range(types.Position(number, 0), end),
                     selection_range=line_range(analysis, number, encoding), children=[])
                 root.children.append(parent)
+                files = self.files_symbol(analysis, encoding, turn.line, turn.end_line)
+                if files is not None:
+                    turn_files.append((parent, files))
             if record.is_call:
                 parent.children.append(record_symbol(analysis, number, encoding, fresh))
+        for turn_symbol, files in turn_files:  # what a turn changed, after its calls
+            turn_symbol.children.append(files)
+        files = self.files_symbol(analysis, encoding)
+        if files is not None:
+            root.children.append(files)
         if record_symbol == self._cached_record:
             self._fragments = fresh  # only the records of this version stay cached
         return [root]
+
+    def files_symbol(self, analysis: RolloutAnalysis, encoding: PositionEncoding, first: int = 0,
+                     last: int | None = None) -> types.DocumentSymbol | None:
+        """``files changed (3)``: each file the calls between two lines touched, going to the first call that
+        touched it, with a row per call when several did."""
+        changed = changed_files(analysis, first, last)
+        if not changed:
+            return None
+        mask = self.server.masker
+        rows = []
+        for item in changed:
+            calls = list(dict.fromkeys((t.line, t.verb if t.applied is not False else "not applied")
+                                       for t in item.touches))
+            rng = line_range(analysis, item.touches[0].line, encoding)
+            lines = ", ".join(str(n + 1) for n in dict.fromkeys(t.line for t in item.touches))
+            children = [types.DocumentSymbol(name=f"{verb} on line {n + 1}", kind=types.SymbolKind.Event,
+                                             range=line_range(analysis, n, encoding),
+                                             selection_range=line_range(analysis, n, encoding))
+                        for n, verb in calls] if len(calls) > 1 else None
+            detail = f"{item.final} · line{'s' if ',' in lines else ''} {lines}"
+            rows.append(types.DocumentSymbol(name=mask(item.path) or "?", kind=types.SymbolKind.File, range=rng,
+                                             selection_range=rng, detail=detail, children=children))
+        start = line_range(analysis, changed[0].touches[0].line, encoding)
+        return types.DocumentSymbol(name=f"files changed ({len(changed)})", kind=types.SymbolKind.Package,
+                                    range=start, selection_range=start, children=rows)
 
     def _cached_record(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding,
                        fresh: dict) -> "_Fragment":
         """The encoded symbol of a call record, from the cache when nothing it shows has changed."""
         record = analysis.records[line]
         output = analysis.record_output(line)
-        key = (encoding, self.server.masker.extra,
-               None if output is None else (output.status, output.note),
-               tuple(c.call.executed for c in analysis.calls_on(line)))
+        outcome = record_outcome(analysis, line)
+        key = (encoding, self.server.masker.extra, self._missing.get(line),
+               None if output is None else (output.status, output.note, output.wall_time),
+               outcome, continued_from(analysis).get(line),
+               tuple((c.call.executed, call_outcome(analysis, c)) for c in analysis.calls_on(line)))
         cached = self._fragments.get((line, id(record)))
         if cached is None or cached[0] is not record or cached[1] != key:
             symbol = self.converter.unstructure(self.record_symbol(analysis, line, encoding))
@@ -139,30 +205,64 @@ class SymbolFeature(Feature):
 
     def record_symbol(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding,
                       fresh: dict | None = None) -> types.DocumentSymbol:
+        """A call record's row: the outcome's mark and the call's label (an exec record: ``exec`` and its
+        calls as children), with its call id, time and continuations as detail."""
         record = analysis.records[line]
         calls = analysis.calls_on(line)
         rng = line_range(analysis, line, encoding)
-        detail = summarize(calls) if record.is_exec else (record.call_id or "")
         output = analysis.record_output(line)
-        if output is not None and (output.status != "completed" or output.note):  # "failed", "completed after 2 waits"
-            detail = " · ".join(p for p in (detail, " ".join(w for w in (output.status, output.note) if w)) if p)
-        children = [self.call_symbol(analysis, c, encoding) for c in calls] if record.is_exec else []
-        name = record.name or record.kind
-        if not record.is_exec and calls and calls[0].call.kind != "tool":  # a tool call's name is its record's
-            name = f"{name}: {call_name(calls[0].call, self.server.masker)}"
+        outcome = record_outcome(analysis, line)
+        continues = continued_from(analysis).get(line)
+        facts = [summarize(calls) if record.is_exec else record.call_id or ""]
+        if output is not None:
+            if outcome is None and output.status not in (None, "completed"):
+                facts.append(output.status)  # a chunk still running
+            if output.wall_time is not None:
+                facts.append(f"{output.wall_time:g} s")
+            if output.note:
+                facts.append(output.note)  # "after 2 waits"
+        if continues is not None:
+            facts.append(f"continues line {continues + 1}")
+        missing = self._missing.get(line)
+        if missing is not None:
+            facts.insert(0, f"rollout of subagent {missing} not found")
+        mark = (outcome.mark if outcome else "") + ("[no rollout] " if missing is not None else "")
+        if record.is_exec:
+            name = f"{mark}exec"
+            children = [self.call_symbol(analysis, c, encoding) for c in calls]
+        else:
+            name = mark + (call_name(calls[0].call, self.server.masker) if calls else record.name or record.kind)
+            children = self.expansion_symbols(analysis, calls[0], rng) if calls else []
         return types.DocumentSymbol(name=name or "call", kind=types.SymbolKind.Function, range=rng,
-                                    selection_range=rng, detail=detail, children=children)
+                                    selection_range=rng, detail=" · ".join(f for f in facts if f),
+                                    children=children)
 
     def call_symbol(self, analysis: RolloutAnalysis, located: LocatedCall,
                     encoding: PositionEncoding) -> types.DocumentSymbol:
         call = located.call
-        marks = [m for m in ("dead" if call.executed == "no" else None,
-                             "computed" if call.computed else None) if m]
+        outcome = call_outcome(analysis, located)
+        facts = [outcome.text if outcome else None, "computed" if call.computed else None,
+                 "ran" if outcome is None and (located.event is not None or call.executed == "yes") else None]
         rng = to_range(analysis, located.span, encoding)
         return types.DocumentSymbol(
-            name=call_name(call, self.server.masker), kind=_KINDS.get(call.kind, types.SymbolKind.Method), range=rng,
-            selection_range=rng, detail=" · ".join([call.tool or "computed tool"] + marks),
-            tags=[types.SymbolTag.Deprecated] if call.executed == "no" else None)
+            name=(outcome.mark if outcome else "") + call_name(call, self.server.masker),
+            kind=_KINDS.get(call.kind, types.SymbolKind.Method), range=rng, selection_range=rng,
+            detail=" · ".join(f for f in facts if f) or None,
+            tags=[types.SymbolTag.Deprecated] if call.executed == "no" else None,
+            children=self.expansion_symbols(analysis, located, rng))
+
+    def expansion_symbols(self, analysis: RolloutAnalysis, located: LocatedCall,
+                          rng: types.Range) -> list[types.DocumentSymbol]:
+        """Each exact command of a known expansion, as a row under its call, with how it ended where an
+        event says."""
+        labels = expansion_labels(located.call, self.server.masker)
+        if not labels:
+            return []
+        outcomes = expansion_outcomes(analysis, located)
+        return [types.DocumentSymbol(name=(o.mark if o is not None and o.failed else "") + label,
+                                     kind=types.SymbolKind.Event, range=rng, selection_range=rng,
+                                     detail=f"element {n + 1} of the list" + (f" · {o.text}" if o else ""))
+                for n, (label, o) in enumerate(zip(labels, outcomes))]
 
     def workspace_symbols(self, analyses: list[tuple[str, RolloutAnalysis]], query: str,
                           encoding: PositionEncoding) -> list[types.WorkspaceSymbol]:
@@ -175,13 +275,26 @@ class SymbolFeature(Feature):
                 haystack = " ".join([call.command or "", call.tool or "", *(f.path for f in call.files),
                                      *(f.move_to or "" for f in call.files), *(call.expansion or ())]).lower()
                 if needle in haystack:
+                    outcome = call_outcome(analysis, located)
                     out.append(types.WorkspaceSymbol(
-                        name=call_name(call, self.server.masker), kind=_KINDS.get(call.kind, types.SymbolKind.Method),
+                        name=(outcome.mark if outcome else "") + call_name(call, self.server.masker),
+                        kind=_KINDS.get(call.kind, types.SymbolKind.Method),
                         location=types.Location(uri, to_range(analysis, located.span, encoding)),
                         container_name=f"line {located.line + 1} {located.record.call_id or ''}".strip()))
                     if len(out) >= 1000:
                         return out
         return out
+
+
+def _joined(*parts: str | None) -> str | None:
+    return " · ".join(p for p in parts if p) or None
+
+
+def _failed_text(failed: list[tuple[int, str]]) -> str | None:
+    """``2 failed (first: line 16, exit 1)``."""
+    if not failed:
+        return None
+    return f"{len(failed)} failed (first: line {failed[0][0] + 1}, {failed[0][1]})"
 
 
 class _Fragment(bytes):

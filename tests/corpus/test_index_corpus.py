@@ -96,12 +96,14 @@ def test_a_real_rollout_grown_by_appending(tmp_path: Path):
     target.write_bytes(data)
     with RolloutIndex.open(db) as index:
         stats = index.update([str(grown)])
-        after = [(h.line, h.columns, h.text, h.status, h.exit_code, h.output_line, h.turn_line, h.turn_title)
+        after = [(h.line, h.columns, h.text, h.status, h.exit_code, h.output_line, h.turn_line, h.turn_title,
+                  h.turn_number)
                  for h in index.search("")]
     new_lines = len(split_lines(data.decode("utf-8"))) - 1 - cut
     assert (stats.appended, stats.full, stats.lines_analysed) == (1, 0, new_lines)
     with RolloutIndex.open(tmp_path / "scratch.sqlite3") as index:
         index.update([str(grown)])
-        whole = [(h.line, h.columns, h.text, h.status, h.exit_code, h.output_line, h.turn_line, h.turn_title)
+        whole = [(h.line, h.columns, h.text, h.status, h.exit_code, h.output_line, h.turn_line, h.turn_title,
+                  h.turn_number)
                  for h in index.search("")]
     assert after == whole

@@ -46,24 +46,31 @@ async def test_outline_of_recorded_rollouts(client: LanguageClient):
             types.TextDocumentIdentifier(uri)))
         records = symbols[0].children[0].children if name.startswith("codex-0.157") else symbols[0].children
         if name.startswith("codex-0.157"):
-            assert symbols[0].children[0].name.startswith("turn: ")
-            assert [(r.range.start.line, r.detail, [c.name for c in r.children]) for r in records] == [
-                (2, "no tool call", []),
-                (3, "1 command", ["computed: cmd"]),
-                (4, "1 patch", ["patch /Users/xxxxxxxxxxxx/Desktop/Development/agent-code/.worktrees/review-cxh55-b/"
-                                "src/CodexHeadless.ts"]),
-                (6, "2 commands", ["git checkout -- src/CodexHeadless.ts",
-                                   "rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts"]),
-                (8, "1 command", ["rm node_modules"])]
+            assert symbols[0].children[0].name.startswith("turn 1 (line 1): ")
+            assert [(r.range.start.line, r.name, r.detail, [c.name for c in r.children or ()]) for r in records] == [
+                (2, "[no output] exec", "no tool call", []),
+                (3, "[no output] exec", "1 command", ["exec_command: 5 commands: cat README.md …"]),
+                (4, "exec", "1 patch · 0.1 s", ["apply_patch: update /Users/xxxxxxxxxxxx/Desktop/Development/"
+                                                 "agent-code/.worktrees/review-cxh55-b/src/CodexHeadless.ts"]),
+                (6, "exec", "2 commands · 0.3 s", ["exec_command: git checkout -- src/CodexHeadless.ts",
+                                                    "exec_command: rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts"]),
+                (8, "exec", "1 command · 0.5 s", ["exec_command: rm node_modules"]),
+                (4, "files changed (1)", None, ["/Users/xxxxxxxxxxxx/Desktop/Development/agent-code/.worktrees/"
+                                                 "review-cxh55-b/src/CodexHeadless.ts"])]
+            [expansion] = records[1].children
+            assert [c.name for c in expansion.children][::4] == ["exec_command: cat README.md",
+                                                                 "exec_command: ls -ld node_modules"]
         else:
             root = "/Users/xxxxxxxxxxxx/Desktop/Development/agent-code/.worktrees/"
-            assert [(r.name, [c.name for c in r.children]) for r in records] == [
-                ("exec", [cut(f"patch {root}review-1326-c/src/renderer/src/workspace/hook/actions/session.ts")]),
-                ("apply_patch: patch src/app/page.tsx", []),
-                ("exec", [cut(f"patch {root}feed-render-rewrite/testing/fixtures/feed-presentation/"
-                              f"operation-families.json, {root}feed-render-rewrite/testing/unit/scripts/"
-                              "renderingFixtureTools.test.ts")]),
-                ("exec", ["mcp__agent_code__orchestration_wait_agents"])]
+            assert [(r.name, [c.name for c in r.children or ()]) for r in records][:4] == [
+                ("[no output] exec", [cut(f"apply_patch: update {root}review-1326-c/src/renderer/src/workspace/hook/"
+                                          "actions/session.ts")]),
+                ("[no output] apply_patch: delete src/app/page.tsx", []),
+                ("[no output] exec", [cut(f"apply_patch: update {root}feed-render-rewrite/testing/fixtures/"
+                                          "feed-presentation/operation-families.json, update "
+                                          f"{root}feed-render-rewrite/testing/unit/scripts/"
+                                          "renderingFixtureTools.test.ts")]),
+                ("[no output] exec", ["mcp__agent_code__orchestration_wait_agents"])]
 
 
 @pytest_lsp.fixture(config=SERVER)

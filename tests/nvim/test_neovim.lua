@@ -83,18 +83,28 @@ local ok, err = pcall(function()
   local text = hover and hover.contents and hover.contents.value or ""
   check("hover shows the decoded command", text:find("```sh\npytest -q tests/test_greet.py\n```", 1, true) ~= nil, text)
 
-  -- outline
+  -- outline: failure marks on the rows, a known expansion's commands as children, the files the turn changed
   local symbols = request(demo, "textDocument/documentSymbol", { textDocument = { uri = demo_uri } }) or {}
   local session = symbols[1] or {}
   local turn = (session.children or {})[1] or {}
-  local calls = {}
+  local calls, records = {}, {}
   for _, record in ipairs(turn.children or {}) do
-    for _, call in ipairs(record.children or {}) do table.insert(calls, call.name) end
+    table.insert(records, record.name)
+    for _, call in ipairs(record.children or {}) do
+      table.insert(calls, call.name)
+      for _, element in ipairs(call.children or {}) do table.insert(calls, "  " .. element.name) end
+    end
   end
   check("outline: session, turn, calls", session.name == "session 019f0000-0000-7000-8000-000000000001"
-    and turn.name == "turn: Fix the failing greeting test"
-    and table.concat(calls, " | ") == "pytest -q tests/test_greet.py | patch src/greet.py | pytest -q | "
-      .. "computed: `git diff --stat -- ${f}` | git push --force", { session.name, turn.name, calls })
+    and session.detail == "1 failed (first: line 5, exit 1)"
+    and turn.name == "turn 1 (line 3): Fix the failing greeting test"
+    and table.concat(records, " | ") == "exec | exec | [no output] exec | files changed (1)"
+    and table.concat(calls, " | ") == "[exit 1] exec_command: pytest -q tests/test_greet.py | "
+      .. "apply_patch: update src/greet.py | exec_command: pytest -q | "
+      .. "exec_command: 2 commands: git diff --stat -- README.md … | "
+      .. "  exec_command: git diff --stat -- README.md |   exec_command: git diff --stat -- CHANGELOG.md | "
+      .. "[dead] exec_command: git push --force | src/greet.py",
+    { session.name, session.detail, turn.name, records, calls })
 
   -- a code lens, executed through the server: it writes the script to a .js file and shows it
   local lenses = request(demo, "textDocument/codeLens", { textDocument = { uri = demo_uri } }) or {}

@@ -27,6 +27,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rolloutLsp.copyCommand", copyCommand),
     vscode.commands.registerCommand("rolloutLsp.restartServer", () => restart(context)),
     vscode.commands.registerCommand("rolloutLsp.exportRollout", exportRollout),
+    vscode.commands.registerCommand("rolloutLsp.nextFailure", nextFailure),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
     }),
@@ -197,6 +198,17 @@ async function copyCommand(): Promise<void> {
   void vscode.window.setStatusBarMessage("Rollout: command copied", 3000);
 }
 
+/** The next failed call after the cursor (the server's `rollout-lsp.nextFailure` moves the cursor there). */
+async function nextFailure(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || !client) return;
+  const found = await client.sendRequest<{ line: number; outcome: string } | null>("workspace/executeCommand", {
+    command: "rollout-lsp.nextFailure", arguments: [editor.document.uri.toString(), editor.selection.active.line],
+  });
+  if (!found) void vscode.window.showInformationMessage("Rollout: no call failed in this session.");
+  else vscode.window.setStatusBarMessage(`Rollout: line ${found.line + 1}, ${found.outcome}`, 5000);
+}
+
 /** The open rollout as a Markdown or HTML document (the server's `rollout-lsp.export`), secrets redacted. */
 async function exportRollout(): Promise<void> {
   const editor = vscode.window.activeTextEditor;
@@ -220,7 +232,14 @@ async function exportRollout(): Promise<void> {
   });
   if (!target) return;
   await vscode.workspace.fs.writeFile(target, Buffer.from(result.text, "utf8"));
-  if (picked.format === "md") await vscode.window.showTextDocument(target, { preview: true });
-  else void vscode.window.showInformationMessage(`Rollout: exported to ${target.fsPath}`);
+  if (picked.format === "md") {
+    await vscode.window.showTextDocument(target, { preview: true });
+    return;
+  }
+  // an HTML export is read in a browser: the notification offers to open it there, or to show its folder
+  const choice = await vscode.window.showInformationMessage(
+    `Rollout: exported to ${target.fsPath}`, "Open", "Reveal in File Explorer");
+  if (choice === "Open") await vscode.env.openExternal(target);
+  else if (choice === "Reveal in File Explorer") await vscode.commands.executeCommand("revealFileInOS", target);
 }
 

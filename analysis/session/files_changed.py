@@ -1,0 +1,132 @@
+"""What a session changed, as a reviewer reads it: the files each call touched (patches at the top level and
+in scripts, and the calls a ``patch_apply_end`` event reports) and the same gathered per file, for the
+Outline, ``outline``, ``files`` and the export.
+
+Each touch is read from one call alone (its patch's files, or its event's, and its outcome), so that a
+streamed reading (``outline --json``) says exactly what the whole-file one says.  The full record of a
+change (hunks, paths resolved against the workdir and the turn's cwd), which the index stores for
+``rollout-lsp blame``, is :mod:`analysis.session.changes`; files are compared here as it compares them.
+
+A ``patch_apply_end`` event's changes are what Codex applied, so they are preferred to the patch's own
+text; a patch that failed, dead code and a script V8 refused touched nothing (``applied`` says which
+attempts did not apply, so a reader can still see them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..script.calls import PATCH
+from .changes import is_absolute, relative_key
+from .events import PATCH_END
+from .labels import located_outcome
+from .rollout import LocatedCall
+from .rollout import RolloutAnalysis
+
+
+@dataclass(frozen=True, slots=True)
+class FileTouch:
+    """One file one call touched: ``line``/``index`` name the call (its record's line, its place in it)."""
+
+    path: str
+    action: str  # add, update, delete
+    line: int
+    index: int
+    move_to: str | None = None
+    applied: bool | None = None  # False: the patch failed; None: nothing says (a call in a script, no event)
+
+    @property
+    def verb(self) -> str:
+        """``added``, ``updated``, ``deleted`` or ``moved``."""
+        if self.move_to:
+            return "moved"
+        return {"add": "added", "update": "updated", "delete": "deleted"}.get(self.action, self.action)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "action": self.action, "move_to": self.move_to, "line": self.line,
+                "index": self.index, "applied": self.applied}
+
+
+@dataclass(slots=True)
+class ChangedFile:
+    """A file and every call that touched it, in order; ``final`` is what the session did to it in all."""
+
+    path: str
+    touches: list[FileTouch] = field(default_factory=list)
+
+    @property
+    def final(self) -> str:
+        applied = [t for t in self.touches if t.applied is not False]
+        if not applied:
+            return "not applied"
+        first, last = applied[0], applied[-1]
+        if last.action == "delete" and not last.move_to:
+            return "added, then deleted" if first.action == "add" else "deleted"
+        if any(t.move_to for t in applied):
+            return "moved"
+        return "added" if first.action == "add" else "updated"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "final": self.final, "touches": [t.to_json() for t in self.touches]}
+
+
+def call_touches(analysis: RolloutAnalysis) -> list[FileTouch]:
+    """Every file every call touched, in the order of the calls (the per-call list a blame index reads)."""
+    found = analysis.__dict__.get("_call_touches")
+    if found is None:
+        found = analysis.__dict__["_call_touches"] = _touches(analysis)
+    return found
+
+
+def _touches(analysis: RolloutAnalysis) -> list[FileTouch]:
+    out: list[FileTouch] = []
+    for located in analysis.calls:
+        out.extend(touches_of(located))
+    return out
+
+
+def touches_of(located: LocatedCall) -> list[FileTouch]:
+    """The files one call touched (none for a call that is not a patch and that no patch event reports)."""
+    call, event = located.call, located.event[1] if located.event is not None else None
+    if call.executed == "no":
+        return []
+    if event is not None and event.type == PATCH_END and event.files:
+        files = [(f.path, f.action, f.move_to) for f in event.files]
+    elif call.kind == PATCH and call.files:
+        files = [(f.path, f.action, f.move_to) for f in call.files]
+    else:
+        return []
+    outcome = located_outcome(located)
+    applied = False if outcome is not None and outcome.failed or event is not None and event.success is False \
+        else True if event is not None or not located.record.is_exec else None
+    return [FileTouch(path, action, located.line, located.index, move_to, applied) for path, action, move_to in files]
+
+
+def changed_files(analysis: RolloutAnalysis, first: int = 0, last: int | None = None) -> list[ChangedFile]:
+    """The files touched by calls between lines ``first`` and ``last``, each with its touches, in the order
+    they were first touched (a move counts for both paths)."""
+    last = len(analysis.records) - 1 if last is None else last
+    cwd = next((r.session.cwd for r in analysis.records if r.session is not None and r.session.cwd), None)
+    by_path: dict[str, ChangedFile] = {}
+    for touch in call_touches(analysis):
+        if first <= touch.line <= last:
+            for path in (touch.path, touch.move_to) if touch.move_to else (touch.path,):
+                path = relative(path, cwd)
+                by_path.setdefault(path, ChangedFile(path)).touches.append(touch)
+    return list(by_path.values())
+
+
+def relative(path: str, cwd: str | None) -> str:
+    """``path`` relative to the session's folder when it is inside it (events name files by absolute
+    paths, patches mostly by relative ones: one file reads as one), compared as
+    :func:`~analysis.session.changes.relative_key` compares paths (a Windows path without regard to case),
+    shown as written (``/`` separated)."""
+    if cwd and is_absolute(path):
+        key = relative_key(path, cwd)
+        if key:
+            shown = path.replace("\\", "/")
+            return shown[-len(key):] if shown[-len(key):].lower() == key.lower() else key
+    return path
+
+
+__all__ = ["ChangedFile", "FileTouch", "call_touches", "changed_files", "relative", "touches_of"]
