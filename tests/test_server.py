@@ -260,7 +260,7 @@ async def test_redact_quick_fix(client: LanguageClient):
     assert first.data == {"fix": "redact", "keep": 3, "version": 1}
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), first.range, types.CodeActionContext(diagnostics=[first])))
-    assert [a.title for a in actions] == ["Redact secret", "Redact all 8 secrets in this file"]
+    assert [a.title for a in actions] == ["Redact sk-…789 (line 2)", "Redact all 8 secrets in this file"]
     [change] = actions[0].edit.document_changes
     assert actions[0].edit.changes is None and change.text_document.version == 1
     edit = change.edits[0]
@@ -274,6 +274,21 @@ async def test_redact_quick_fix(client: LanguageClient):
     after = await diagnostics_of(client, uri)
     assert [d.range.start.line for d in after if d.code == "secret"] == [2, 2, 3, 3, 3, 3, 4]
     assert {d.data["version"] for d in after if d.data} == {2}
+
+
+async def test_a_request_for_every_diagnostic_of_a_line_gets_each_fix_once(client: LanguageClient):
+    """Neovim asks for the actions of every diagnostic of the cursor's line: each secret's fix comes once,
+    titled with the secret it redacts, and the fix of the whole file once."""
+    uri, diagnostics = await opened(client, "rollout-secrets.jsonl")
+    on_line = [d for d in diagnostics if d.range.start.line == 3]
+    assert len(on_line) == 4
+    whole = types.Range(types.Position(3, 0), types.Position(3, 0))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), whole, types.CodeActionContext(diagnostics=on_line + on_line)))
+    assert [a.title for a in actions] == [
+        "Redact Bearer…123 (line 4)", "Redact signingKey… (line 4)", "Redact xoxb-…AKE (line 4)",
+        "Redact github_pat_…000 (line 4)", "Redact all 8 secrets in this file"]
+    assert [len(a.diagnostics or []) for a in actions] == [1, 1, 1, 1, 0]
 
 
 def change_line(client, uri: str, version: int, number: int, old: str, new: str) -> None:
@@ -324,7 +339,7 @@ async def test_add_output_record_fix(client: LanguageClient):
                                                                    "version": 1}
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), unpaired.range, types.CodeActionContext(diagnostics=[unpaired])))
-    assert [a.title for a in actions] == ["Add output record"]
+    assert [a.title for a in actions] == ["Add output record for call_demo3 (line 9)"]
     fixed = apply_edit(text, actions[0].edit, uri, 1)
     lines = split_lines(fixed)
     assert lines[:9] == split_lines(text)[:9] and lines[10:] == split_lines(text)[9:]
@@ -345,7 +360,7 @@ async def test_wrap_patch_fix(client: LanguageClient):
     assert envelope.data == {"fix": "wrap-patch", "version": 1}
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), envelope.range, types.CodeActionContext(diagnostics=[envelope])))
-    wrap = [a for a in actions if a.title == "Wrap in *** Begin Patch … *** End Patch"][0]
+    wrap = [a for a in actions if a.title == "Wrap patch in *** Begin Patch … *** End Patch (line 4)"][0]
     fixed = split_lines(apply_edit(text, wrap.edit, uri, 1))[3]
     script = json.loads(fixed)["payload"]["input"]
     assert "tools.apply_patch(\"*** Begin Patch\\nno patch here\\n*** End Patch\")" in script
