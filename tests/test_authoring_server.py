@@ -206,4 +206,12 @@ async def test_write_script_back_as_one_versioned_edit(versioned_client: Languag
     missing = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.writeScript", [uri, 1, "x"]))
     assert missing == {"applied": False, "changed": False, "line": None, "reason": "no exec record at line 2"}
+    # an editor saving half-typed code asks for a script that parses: nothing is sent to apply
+    half = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.writeScript", [uri, 4, 'text("x");\nawait tools.', "call_uni3", {"requireValid": True}]))
+    assert half == {"applied": False, "changed": False, "line": None, "reason":
+                    "the script does not parse (line 2, column 1): syntax error: unexpected 'await tools.'"}
+    valid = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.writeScript", [uri, 4, source["script"], "call_uni3", {"requireValid": True}]))
+    assert valid == {"applied": True, "changed": False, "line": 4, "reason": None}
     assert len(edits) == 2
