@@ -20,6 +20,7 @@ from .protocol import RolloutProtocol
 from .store import AnalysisStore, DocumentAnalysis
 
 VERSION = "0.1.0"
+ROLLOUT_LANGUAGE = "rollout"
 F = TypeVar("F")
 
 
@@ -68,7 +69,12 @@ class RolloutLanguageServer(LanguageServer):
                 pass
 
     def settings_is_rollout_path(self, uri: str) -> bool:
-        return self.settings.is_rollout_path(uri)
+        """Whether ``uri`` is a rollout whatever its content: its path matches ``files``, or the editor gives it
+        in the ``rollout`` language (VS Code's "Treat as Rollout", an editor's filetype)."""
+        if self.settings.is_rollout_path(uri):
+            return True
+        document = self.workspace.text_documents.get(uri)
+        return getattr(document, "language_id", None) == ROLLOUT_LANGUAGE
 
     async def rollout(self, uri: str) -> DocumentAnalysis | None:
         """The analysis of the newest text of an open rollout; None for other documents."""

@@ -163,3 +163,20 @@ async def test_a_client_that_negotiates_keeps_its_encoding(negotiating_client: L
     open_text(negotiating_client, uri, text)
     [secret] = [d for d in await diagnostics_of(negotiating_client, uri) if d.code == "secret"]
     assert secret.range.start.character == text.split("\n")[0].index("sk-proj-")
+
+
+async def test_a_document_in_the_rollout_language_is_a_rollout_whatever_its_content(bare_client: LanguageClient):
+    """VS Code offers every .jsonl; the server answers for rollouts only, and for any document the editor gives in
+    the rollout language ("Treat as Rollout")."""
+    text = '{"name": "not a rollout"}\n{"broken": [\n'
+    plain, treated = uri_of("notes.jsonl"), uri_of("notes-treated.jsonl")
+    open_text(bare_client, plain, text)
+    assert await diagnostics_of(bare_client, plain) == []
+    bare_client.diagnostics.pop(treated, None)
+    bare_client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=treated, language_id="rollout", version=1, text=text)))
+    assert [(d.range.start.line, d.code) for d in await diagnostics_of(bare_client, treated)] == [
+        (0, "record-shape"), (1, "invalid-json")]
+    symbols = await bare_client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        types.TextDocumentIdentifier(plain)))
+    assert symbols == []

@@ -546,6 +546,7 @@ async def test_analyze_file_by_path(client: LanguageClient, tmp_path):
     assert [c.command for c in result.calls] == ["pytest -q tests/test_greet.py", None, "pytest -q", None,
                                                  "git push --force"]
     assert [d.code for d in result.diagnostics] == ["unpaired-call", "expanded-command", "dead-branch"]
+    assert [(t.line, t.end_line, t.title) for t in result.turns] == [(2, 9, "Fix the failing greeting test")]
     assert result.error is None
     missing = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(tmp_path / "rollout-x.jsonl")})
     assert missing.error.endswith("No such file or directory") and missing.calls == []
