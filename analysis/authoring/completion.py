@@ -242,7 +242,7 @@ def _script_completions(analysis: RolloutAnalysis, line: str, column: int, start
     if _TOOLS_DOT.search(source[:word_start]):
         return [Completion(name, "tool", first, last, name, detail, sort=f"0{name}" if name in CODE_MODE_TOOLS
                            else f"1{name}") for name, detail in _tool_names(analysis).items()]
-    found = _argument_object(script, word_start)
+    found = _argument_object(script, word_start) or _unclosed_argument_object(source[:at], word_start)
     if found is None:
         return []
     tool, present = found
@@ -321,6 +321,21 @@ def _argument_object(script: ExecScript, offset: int) -> tuple[str, set[str]] | 
                 not key.start_byte <= byte <= key.end_byte:
             present.add(script.text(key))
     return tool, present
+
+
+# what may close the object being typed after ``tools.x({`` (editors close no bracket inside a JSON string):
+# the text before the cursor is parsed again with each, the first that gives the object wins
+_CLOSERS = ("})", "}))", "})])", "}]})", "}})")
+
+
+def _unclosed_argument_object(prefix: str, offset: int) -> tuple[str, set[str]] | None:
+    """:func:`_argument_object` for a script whose object argument is not closed yet at the cursor (the end of
+    ``prefix``): tree-sitter reads the text before the cursor with the brackets closed."""
+    for closer in _CLOSERS:
+        script = ExecScript(prefix + closer)
+        if script.tree_problem is None:
+            return _argument_object(script, offset)
+    return None
 
 
 def _tool_names(analysis: RolloutAnalysis) -> dict[str, str]:
