@@ -249,7 +249,8 @@ async def test_the_server_lists_its_commands(client: LanguageClient):
     capabilities = client.initialize_result.capabilities
     assert sorted(capabilities.execute_command_provider.commands) == [
         "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
-        "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript", "rollout-lsp.showInfo",
+        "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptCompletion", "rollout-lsp.scriptSource",
+        "rollout-lsp.showDecodedScript", "rollout-lsp.showInfo",
         "rollout-lsp.writeScript"]
 
 
@@ -618,7 +619,8 @@ def test_every_method_is_a_documented_feature_method():
     manager = server.protocol.fm
     handlers = {**manager.features, **manager.commands}
     assert sorted(manager.commands) == ["rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
-                                        "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptSource",
+                                        "rollout-lsp.linkInvocationLog", "rollout-lsp.scriptCompletion",
+                                        "rollout-lsp.scriptSource",
                                         "rollout-lsp.showDecodedScript", "rollout-lsp.showInfo", "rollout-lsp.writeScript"]
     assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)
     assert all(handler.__doc__ for handler in handlers.values()), [n for n, h in handlers.items() if not h.__doc__]

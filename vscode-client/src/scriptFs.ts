@@ -25,7 +25,34 @@ export function registerScriptEditing(context: vscode.ExtensionContext, client: 
       if (event.document.uri.scheme === EDIT_SCHEME) files.saving(event.document.uri, event.reason);
     }),
     vscode.commands.registerCommand("rolloutLsp.saveScript", () => files.saveExplicitly()),
+    // VS Code's TypeScript service gives a document of this scheme syntax only (no types, so no `tools.`):
+    // the server completes tools and their argument keys from the script's text and the rollout it belongs to
+    vscode.languages.registerCompletionItemProvider({ scheme: EDIT_SCHEME }, new ScriptCompletions(client), ".", "{", ","),
   );
+}
+
+interface ScriptItem { label: string; kind: string; detail: string | null; sort: string | null; text: string; start: number; end: number }
+
+class ScriptCompletions implements vscode.CompletionItemProvider {
+  constructor(private readonly client: () => LanguageClient | undefined) {}
+
+  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.CompletionItem[]> {
+    const client = this.client();
+    const target = parseEditableScriptUri(document.uri.query);
+    if (!client || !target) return [];
+    const answer = await client.sendRequest<{ items: ScriptItem[] } | null>("workspace/executeCommand", {
+      command: "rollout-lsp.scriptCompletion", arguments: [target.uri, document.getText(), document.offsetAt(position)],
+    });
+    return (answer?.items ?? []).map((found) => {
+      const item = new vscode.CompletionItem(found.label,
+        found.kind === "tool" ? vscode.CompletionItemKind.Function : vscode.CompletionItemKind.Property);
+      item.detail = found.detail ?? undefined;
+      item.sortText = found.sort ?? undefined;
+      item.insertText = found.text;
+      item.range = new vscode.Range(document.positionAt(found.start), document.positionAt(found.end));
+      return item;
+    });
+  }
 }
 
 async function editScript(client: LanguageClient | undefined, uri?: string, line?: number): Promise<void> {
