@@ -121,7 +121,7 @@ class RolloutWindows implements vscode.TextDocumentContentProvider {
 /**
  * The view, its commands, Problems for large rollouts, and the watch on tabs that offers the view at once.
  * The view shows the rollout of the active tab (the last one read when the active tab is another file); a
- * file's findings leave Problems, and the view, when its last tab closes.
+ * file's findings leave Problems when its last tab closes.
  * Returns what looks at the tabs already open: call it once the server runs.
  */
 export function registerLargeRollouts(context: vscode.ExtensionContext,
@@ -188,24 +188,20 @@ export function registerLargeRollouts(context: vscode.ExtensionContext,
   const openFiles = (): Set<string> => new Set(vscode.window.tabGroups.all.flatMap((group) => group.tabs)
     .flatMap((tab) => (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === "file" ? [tab.input.uri.fsPath] : [])));
 
-  /** The view follows the active tab; a file no tab shows any more leaves Problems and the view. */
+  /** The view follows the active tab; a file no tab shows any more leaves Problems (the view keeps the last one
+   * shown: its rows open windows of the file, which needs no tab). */
   const follow = (): void => {
     const still = openFiles();
     for (const file of [...results.keys()]) {
       if (still.has(file) || chosen.has(file)) continue;
-      results.delete(file);
       problems.delete(vscode.Uri.file(file));
       for (const key of [...seen]) if (key.startsWith(`${file}\n`)) seen.delete(key);  // reopened: read again
+      if (view.shown !== results.get(file)) results.delete(file);
     }
     const active = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
     const activeFile = active instanceof vscode.TabInputText && active.uri.scheme === "file" ? active.uri.fsPath : undefined;
     const shown = activeFile !== undefined ? results.get(activeFile) : undefined;
-    if (shown) view.show(shown);
-    else if (view.shown?.file && !results.has(view.shown.file)) {
-      const other = [...results.values()].pop();
-      view.show(other);
-      if (!other) void vscode.commands.executeCommand("setContext", "rolloutLsp.largeRolloutOpen", false);
-    }
+    if (shown && shown !== view.shown) view.show(shown);
   };
 
   const pickFilter = async (): Promise<void> => {
