@@ -23,6 +23,8 @@ def test_the_tests_read_the_snippets_they_run():
     emacs = (ROOT / "tests" / "emacs" / "test_eglot.el").read_text(encoding="utf-8")
     assert 'snippet("neovim-0.7")' in neovim and 'snippet("neovim-script")' in neovim
     assert '(rollout-test-snippet "emacs")' in emacs
+    vim = (ROOT / "tests" / "vim" / "test_ale.vim").read_text(encoding="utf-8")
+    assert "s:Snippet('vim-ale')" in vim
 
 
 def test_the_untested_configurations_parse():
