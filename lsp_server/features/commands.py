@@ -47,6 +47,10 @@ class CommandFeature(Feature):
     show_document = False
     message_request = False  # the client answers window/showMessageRequest with its actions
 
+    def __init__(self, server: Any) -> None:
+        super().__init__(server)
+        self._offers: set[asyncio.Future] = set()
+
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         window = capabilities.window
         self.show_document = bool(window and window.show_document and window.show_document.support)
@@ -79,7 +83,9 @@ class CommandFeature(Feature):
         if not (self.message_request and self.show_document):  # "Open" needs window/showDocument
             self.server.window_show_message(types.ShowMessageParams(types.MessageType.Info, message))
             return
-        asyncio.ensure_future(self._offer_open(path, message))  # the command answers without waiting for the user
+        task = asyncio.ensure_future(self._offer_open(path, message))  # answered without waiting for the user
+        self._offers.add(task)  # kept until done: the loop holds only a weak reference to a task
+        task.add_done_callback(self._offers.discard)
 
     async def _offer_open(self, path: Path, message: str) -> None:
         try:

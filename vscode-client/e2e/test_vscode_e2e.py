@@ -3,8 +3,11 @@
 Installs the packaged .vsix, opens a fixture rollout and a recorded Codex 0.157 rollout, and checks what a
 person sees: the Outline view lists the exec calls, the Problems view lists the warnings, a hover over a
 call shows its decoded command; a 20 MB rollout opens with no "Open Anyway" and lists its lenses from the
-status bar; a 60 MB one is read into the Large Rollout view; an invocation log is linked to a rollout from the
-palette.  Screenshots go to docs/images/.  Run with `make e2e`.
+status bar; a 60 MB one is read into the Large Rollout view (by turn; its Problems leave when it closes; a row
+opens a window of it); an invocation log is linked to a rollout from the palette; a rollout under another name
+is found by its content; the editable script view with auto-save on writes nothing into the rollout, completes
+`tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one.  Screenshots go to
+docs/images/.  Run with `make e2e`.
 """
 
 from __future__ import annotations
@@ -409,7 +412,7 @@ def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(pag
         command(page, "View: Close All Editor Groups")
         # the file is closed: its findings leave Problems; the view still lists it, and its rows still open it
         expect(problems).not_to_contain_text("rollout-large-60mb.jsonl", timeout=30_000)
-        row = view.locator(".monaco-list-row").filter(has_text="git push --force").first
+        row = view.locator(".monaco-list-row").filter(has_text="7: apply_patch").first
         expect(row).to_be_visible(timeout=30_000)
         page.keyboard.press("Escape")  # a tooltip of the row clicked before may cover this one
         page.mouse.move(1, 1)
@@ -421,7 +424,7 @@ def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(pag
         expect(page.locator(".tab.active").filter(has_text="rollout-large-60mb.jsonl").first).to_be_visible(
             timeout=60_000)
         # a read-only window of the file around the row's line, at the file's line numbers: no "Open Anyway"
-        expect(page.locator(".editor-group-container.active .view-lines")).to_contain_text("git push --force",
+        expect(page.locator(".editor-group-container.active .view-lines")).to_contain_text("Update File: src/greet.py",
                                                                                             timeout=60_000)
         expect(page.get_by_role("button", name="Open Anyway")).to_have_count(0)
         command(page, "View: Close All Editor Groups")
