@@ -10,6 +10,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from analysis.jsonl.lines import split_lines
 from fixtures import build
 from tests.helpers import fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, push_capabilities, start, uri_of
@@ -180,3 +181,37 @@ async def test_a_document_in_the_rollout_language_is_a_rollout_whatever_its_cont
     symbols = await bare_client.text_document_document_symbol_async(types.DocumentSymbolParams(
         types.TextDocumentIdentifier(plain)))
     assert symbols == []
+
+
+def test_looks_like_rollout_reads_the_first_records_only():
+    from analysis.session.sniff import looks_like_rollout
+
+    rows = [json.dumps({"id": n, "text": "a dataset row"}) for n in range(60)]
+    record = json.dumps({"type": "session_meta", "payload": {"id": "x"}})
+    assert looks_like_rollout(rows) is False
+    assert looks_like_rollout(["", "not json {", record]) is True
+    assert looks_like_rollout(rows[:49] + ["", record]) is True  # blank lines are not records
+    assert looks_like_rollout(rows[:50] + [record]) is False  # the 51st record is past the look
+    assert looks_like_rollout([json.dumps(["type", "session_meta"])]) is False
+
+
+async def test_a_document_that_is_not_a_rollout_is_not_analysed():
+    """VS Code hands the server every .jsonl: a dataset is looked at, not analysed; the same text at a rollout's
+    path (or in the rollout language, or an invocation log) is analysed whatever its content."""
+    from lsp_server.store import AnalysisStore
+
+    rows = "".join(json.dumps({"id": n, "cmd": "ls"}) + "\n" for n in range(200))
+    decides = {"file:///data/rows.jsonl": True, "file:///data/rollout-rows.jsonl": False}
+    store = AnalysisStore(content_decides=decides.__getitem__)
+    try:
+        for uri in decides:
+            store.update(uri, rows, 1, 0)
+        looked = await store.get("file:///data/rows.jsonl")
+        analysed = await store.get("file:///data/rollout-rows.jsonl")
+        assert (len(looked.analysis.records), looked.is_rollout) == (0, False)
+        assert len(analysed.analysis.records) == len(split_lines(rows)) == 201  # the last line is empty
+        store.update("file:///data/rows.jsonl", fixture("rollout-demo.jsonl"), 2, 0)  # now it is one
+        now = await store.get("file:///data/rows.jsonl")
+        assert now.is_rollout and len(now.analysis.records) == len(split_lines(fixture("rollout-demo.jsonl")))
+    finally:
+        store.shutdown()
