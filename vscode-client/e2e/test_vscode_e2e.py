@@ -275,6 +275,36 @@ def test_a_rollout_with_another_name_is_found_by_its_content(page: Page):
         copy.unlink()
 
 
+def test_treat_as_rollout_and_a_compressed_rollout(page: Page):
+    """A rollout saved as .json is not given to the server until Rollout: Treat as Rollout puts it in the rollout
+    language; a .jsonl.zst tab goes to the Large Rollout view, which the server reads from disk."""
+    import zstandard
+
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    demo = (ROOT / "fixtures" / "rollout-demo.jsonl").read_bytes()
+    odd = folder / "exported-session.json"
+    odd.write_bytes(demo)
+    packed = folder / "rollout-packed.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(demo))
+    try:
+        open_file(page, odd.name)
+        command(page, "Rollout: Treat as Rollout")
+        expect(page.locator(".statusbar")).to_contain_text("Codex Rollout", timeout=30_000)
+        command(page, "Explorer: Focus on Outline View")
+        # the server's outline (its session node; VS Code's JSON outline would list the keys of each record)
+        expect(page.locator(".outline-pane")).to_contain_text("session 019f0000-0000-7000-8000-000000000001",
+                                                              timeout=60_000)
+        command(page, "View: Close All Editor Groups")
+        open_file(page, packed.name)
+        view = page.locator(".pane").filter(has=page.locator(".pane-header", has_text="Large Rollout"))
+        expect(view).to_contain_text("rollout-packed.jsonl.zst", timeout=60_000)
+        expect(view).to_contain_text("5 calls")
+        command(page, "View: Close All Editor Groups")
+    finally:
+        odd.unlink()
+        packed.unlink()
+
+
 def test_the_script_view_is_written_on_an_explicit_save_only(page: Page):
     """With auto-save on, half-typed code in the .js view never reaches the rollout; the view completes
     `tools.`; Ctrl+S refuses a script that does not parse, and writes a valid one into the rollout and saves it."""
