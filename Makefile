@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 # `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus;
 # `make vsix-all` builds the .vsix of every platform and tests what is inside (tests/packaging)
-.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz fidelity e2e e2e-nvim vscode vsix-all clean
+.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz fidelity e2e e2e-nvim e2e-emacs e2e-vim vscode vsix-all clean
 TARGETS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
 E2E_VSIX := vscode-client/dist/codex-rollout-lsp-linux-x64.vsix
 
@@ -76,6 +76,18 @@ e2e: $(VENV)/.installed $(E2E_VSIX)
 e2e-nvim: $(VENV)/.installed
 	command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
 	timeout 600 nvim --headless -u NONE -i NONE -n -c "luafile tests/nvim/test_neovim.lua" -c "cquit 2"
+
+# a third: Emacs with eglot (Debian's emacs-nox and elpa-eglot, installed when missing), set up as docs/editors.md says
+e2e-emacs: $(VENV)/.installed
+	command -v emacs >/dev/null || { apt-get update -qq && apt-get install -y -qq emacs-nox; }
+	emacs --batch -Q --eval "(require 'eglot)" >/dev/null 2>&1 || ls -d /usr/share/emacs/site-lisp/elpa/eglot-* \
+		>/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq elpa-eglot; }
+	timeout 600 emacs --batch -Q -l tests/emacs/test_eglot.el
+
+# and Vim with ALE (Debian's vim and vim-ale, installed when missing): byte columns through the positionEncoding option
+e2e-vim: $(VENV)/.installed
+	command -v vim >/dev/null && test -d /usr/share/vim-ale || { apt-get update -qq && apt-get install -y -qq vim vim-ale; }
+	timeout 300 vim -N -u NONE -i NONE -es -S tests/vim/test_ale.vim
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build vscode-client/dist vscode-client/build vscode-client/bundled

@@ -43,6 +43,9 @@ class Settings(BaseModel):
     def profile_of(self, path: str | None) -> str:
         """The findings profile of a document at ``path``."""
         return self.findings or default_profile(path)
+    # the columns of a client that offers no positionEncodings but does not count UTF-16 units (Vim's ALE
+    # sends bytes): read at initialize only; a client that negotiates gets what it negotiated
+    position_encoding: Literal["utf-8", "utf-16", "utf-32"] | None = Field(None, alias="positionEncoding")
 
     @field_validator("severity")
     @classmethod
@@ -70,6 +73,15 @@ class Settings(BaseModel):
 
     def is_invocation_log_path(self, path: str) -> bool:
         return any(_glob(p).search(path.replace("\\", "/")) for p in self.invocation_logs)
+
+
+def position_encoding(settings: Settings, capabilities: Any, negotiated: str) -> str:
+    """The position encoding of the session: the negotiated one, unless the client offered none and the
+    ``positionEncoding`` setting names another (a client that counts bytes without saying so)."""
+    general = getattr(capabilities, "general", None)
+    if settings.position_encoding is None or (general is not None and general.position_encodings):
+        return negotiated
+    return settings.position_encoding
 
 
 def parse_settings(value: Any, previous: Settings | None = None) -> tuple[Settings, list[str]]:

@@ -123,14 +123,14 @@ class RolloutWorkspace(Workspace):
                                encoding=encoding_of(self.position_encoding))
 
 
-def install_workspace(protocol) -> None:
+def install_workspace(protocol, encoding: str | None = None) -> None:
     """Replace the workspace pygls made in ``initialize`` by a :class:`RolloutWorkspace`.
 
     pygls has no public way to choose the workspace class; it creates the workspace just before calling
     our ``initialize`` handler, so this sets its private ``_workspace`` (as esbonio does) and reads the
     private ``_sync_kind``.  Pinned by test_incremental_edits_with_u2028 (which fails with pygls's
-    line splitting).
+    line splitting).  ``encoding`` replaces the negotiated position encoding (the ``positionEncoding`` setting).
     """
     old: Workspace = protocol.workspace
     protocol._workspace = RolloutWorkspace(old.root_uri, old._sync_kind, list(old.folders.values()),
-                                           old.position_encoding)
+                                           encoding or old.position_encoding)

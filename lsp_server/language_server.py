@@ -20,6 +20,7 @@ from .protocol import RolloutProtocol
 from .store import AnalysisStore, DocumentAnalysis
 
 VERSION = "0.1.0"
+ROLLOUT_LANGUAGE = "rollout"
 F = TypeVar("F")
 
 
@@ -54,7 +55,7 @@ class RolloutLanguageServer(LanguageServer):
         """The analyses of open documents (made on first use: it needs the running event loop)."""
         if self._store is None:
             ready, partial = self.analysis_listeners or (lambda result: None, None)
-            self._store = AnalysisStore(ready, self.settings_is_rollout_path, partial)
+            self._store = AnalysisStore(ready, self.settings_is_rollout_path, partial, self.content_decides)
             self._store.reset_caches(self.settings.compiled_secret_patterns())
             self._store.progress = ClientProgress(self)
         return self._store
@@ -68,7 +69,17 @@ class RolloutLanguageServer(LanguageServer):
                 pass
 
     def settings_is_rollout_path(self, uri: str) -> bool:
-        return self.settings.is_rollout_path(uri)
+        """Whether ``uri`` is a rollout whatever its content: its path matches ``files``, or the editor gives it
+        in the ``rollout`` language (VS Code's "Treat as Rollout", an editor's filetype)."""
+        if self.settings.is_rollout_path(uri):
+            return True
+        document = self.workspace.text_documents.get(uri)
+        return getattr(document, "language_id", None) == ROLLOUT_LANGUAGE
+
+    def content_decides(self, uri: str) -> bool:
+        """Whether ``uri`` is analysed only when its first records are a rollout's: not a rollout by its path or
+        language, nor an invocation log (read whatever its content)."""
+        return not (self.settings_is_rollout_path(uri) or self.settings.is_invocation_log_path(uri))
 
     async def rollout(self, uri: str) -> DocumentAnalysis | None:
         """The analysis of the newest text of an open rollout; None for other documents."""

@@ -39,6 +39,7 @@ from urllib.parse import unquote
 from analysis.jsonl.lines import split_lines
 from analysis.session.outputs import forget_read_again
 from analysis.session.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_lines
+from analysis.session.sniff import looks_like_rollout
 
 from .progress import PROGRESS_AFTER, LinesRead, ProgressSink, show_progress
 
@@ -79,11 +80,14 @@ class _State:
 class AnalysisStore:
     def __init__(self, on_ready: Callable[[DocumentAnalysis], Awaitable[None]] | None = None,
                  is_rollout_path: Callable[[str], bool] = lambda uri: False,
-                 on_partial: Callable[[DocumentAnalysis], None] | None = None) -> None:
+                 on_partial: Callable[[DocumentAnalysis], None] | None = None,
+                 content_decides: Callable[[str], bool] | None = None) -> None:
         self._states: dict[str, _State] = {}
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rollout-analysis")
         self.on_ready = on_ready
         self.is_rollout_path = is_rollout_path
+        # documents analysed only when their first records are a rollout's (any other is analysed as no lines)
+        self.content_decides = content_decides
         self.extra_secrets: tuple = ()
         self.progress: ProgressSink | None = None
         self.progress_after = PROGRESS_AFTER
@@ -187,8 +191,12 @@ class AnalysisStore:
                 with state.lock:
                     if stale():
                         raise AnalysisCancelled
-                    result = analyze_lines(split_lines(text) if isinstance(text, str) else text, cache, stale,
-                                           lines.update, partial if self.on_partial is not None else None)
+                    read = split_lines(text) if isinstance(text, str) else text
+                    if self.content_decides is not None and self.content_decides(uri) and \
+                            not looks_like_rollout(read):
+                        read = []  # not a rollout: a look at its first lines, not an analysis of all of them
+                    result = analyze_lines(read, cache, stale, lines.update,
+                                           partial if self.on_partial is not None else None)
                     cache.keep_only(result.lines)
                     return result
 

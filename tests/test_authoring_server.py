@@ -206,4 +206,38 @@ async def test_write_script_back_as_one_versioned_edit(versioned_client: Languag
     missing = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         "rollout-lsp.writeScript", [uri, 1, "x"]))
     assert missing == {"applied": False, "changed": False, "line": None, "reason": "no exec record at line 2"}
+    # an editor saving half-typed code asks for a script that parses: nothing is sent to apply
+    half = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.writeScript", [uri, 4, 'text("x");\nawait tools.', "call_uni3", {"requireValid": True}]))
+    assert half == {"applied": False, "changed": False, "line": None, "reason":
+                    "the script does not parse (line 2, column 1): syntax error: unexpected 'await tools.'"}
+    valid = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.writeScript", [uri, 4, source["script"], "call_uni3", {"requireValid": True}]))
+    assert valid == {"applied": True, "changed": False, "line": 4, "reason": None}
     assert len(edits) == 2
+
+
+async def test_completions_in_a_script_edited_on_its_own(client: LanguageClient):
+    """The editor's JavaScript view of a record asks with the script's text and an offset (UTF-16, after an
+    astral character): tools after `tools.`, argument keys in an unclosed object, nothing in a string."""
+    uri, _ = await opened(client, "rollout-demo.jsonl")
+    script = 'text("😀");\nawait tools.'
+
+    async def ask(text: str, offset: int) -> list[tuple]:
+        answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            "rollout-lsp.scriptCompletion", [uri, text, offset]))
+        return [(i["label"], i["kind"], i["start"], i["end"], i["text"]) for i in answer["items"]]
+
+    length = len(script.encode("utf-16-le")) // 2
+    tools = await ask(script, length)
+    assert [t[0] for t in tools][:6] == ["exec_command", "write_stdin", "apply_patch", "update_plan", "view_image",
+                                         "shell_command"]
+    assert {(t[1], t[2], t[3]) for t in tools} == {("tool", length, length)}
+    keys = await ask(script + "exec_command({cmd: 'ls', wo", length + len("exec_command({cmd: 'ls', wo"))
+    assert keys[0] == ("workdir", "key", length + len("exec_command({cmd: 'ls', "),
+                       length + len("exec_command({cmd: 'ls', wo"), "workdir")
+    assert "cmd" not in [k[0] for k in keys]
+    assert await ask('text("tools.");', 12) == []
+    missing = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.scriptCompletion", [uri_of("rollout-not-open.jsonl"), script, 3]))
+    assert missing is None

@@ -118,6 +118,32 @@ def test_argument_keys_of_the_tools():
     assert [f[0] for f in proposals(DEMO, 10, line, at(line, "{})", 1))][0] == "cmd"
 
 
+def unfinished_exec_line(script: str) -> str:
+    """An exec record typed up to the end of ``script``: the JSON string and the line end there, as in an
+    editor that closes no bracket inside a JSON string."""
+    return '{"type":"response_item","payload":{"type":"custom_tool_call","name":"exec","call_id":"c9","input":"' \
+        + json.dumps(script)[1:-1]
+
+
+def test_argument_keys_after_an_unclosed_object():
+    """`tools.exec_command({` with nothing closed yet: the keys, as inside a balanced `({})`."""
+    line = unfinished_exec_line("await tools.exec_command({")
+    found = proposals(DEMO, 10, line, len(line))
+    assert [f[0] for f in found] == list(ARGUMENT_KEYS["exec_command"]) and {f[2] for f in found} == {""}
+    line = unfinished_exec_line('const r = await tools.exec_command({cmd: "ls -la", wo')
+    found = proposals(DEMO, 10, line, len(line))
+    assert [f[0] for f in found][:2] == ["workdir", "shell"] and "cmd" not in [f[0] for f in found]
+    assert {f[2] for f in found} == {"wo"}
+    line = unfinished_exec_line('await tools.exec_command({cmd: "a"});\nawait tools.write_stdin({')
+    assert [f[0] for f in proposals(DEMO, 10, line, len(line))] == list(ARGUMENT_KEYS["write_stdin"])
+    line = unfinished_exec_line("await tools.exec_command({cmd: [")  # in a value: nothing
+    assert complete(DEMO, 10, line, len(line)) == []
+    line = unfinished_exec_line('text("await tools.exec_command({')  # in a string: nothing
+    assert complete(DEMO, 10, line, len(line)) == []
+    line = unfinished_exec_line("await other({")
+    assert complete(DEMO, 10, line, len(line)) == []
+
+
 def test_no_keys_in_values_or_other_calls():
     line = exec_line('await tools.exec_command({cmd: "ls", workdir: x})')
     assert complete(DEMO, 10, line, at(line, "x})", 1)) == []

@@ -268,8 +268,8 @@ async def test_the_server_lists_its_commands(client: LanguageClient):
     capabilities = client.initialize_result.capabilities
     assert sorted(capabilities.execute_command_provider.commands) == [
         "rollout-lsp.blameLine", "rollout-lsp.blameSessions", "rollout-lsp.callCommand", "rollout-lsp.decodedScript",
-        "rollout-lsp.export", "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure", "rollout-lsp.scriptSource",
-        "rollout-lsp.showDecodedScript", "rollout-lsp.writeScript"]
+        "rollout-lsp.export", "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure", "rollout-lsp.scriptCompletion",
+        "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript", "rollout-lsp.showInfo", "rollout-lsp.writeScript"]
 
 
 async def test_redact_quick_fix(client: LanguageClient):
@@ -279,7 +279,7 @@ async def test_redact_quick_fix(client: LanguageClient):
     assert first.data == {"fix": "redact", "keep": 3, "version": 1}
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), first.range, types.CodeActionContext(diagnostics=[first])))
-    assert [a.title for a in actions] == ["Redact secret", "Redact all 8 secrets in this file"]
+    assert [a.title for a in actions] == ["Redact sk-…789 (line 2)", "Redact all 8 secrets in this file"]
     [change] = actions[0].edit.document_changes
     assert actions[0].edit.changes is None and change.text_document.version == 1
     edit = change.edits[0]
@@ -293,6 +293,21 @@ async def test_redact_quick_fix(client: LanguageClient):
     after = await diagnostics_of(client, uri)
     assert [d.range.start.line for d in after if d.code == "secret"] == [2, 2, 3, 3, 3, 3, 4]
     assert {d.data["version"] for d in after if d.data} == {2}
+
+
+async def test_a_request_for_every_diagnostic_of_a_line_gets_each_fix_once(client: LanguageClient):
+    """Neovim asks for the actions of every diagnostic of the cursor's line: each secret's fix comes once,
+    titled with the secret it redacts, and the fix of the whole file once."""
+    uri, diagnostics = await opened(client, "rollout-secrets.jsonl")
+    on_line = [d for d in diagnostics if d.range.start.line == 3]
+    assert len(on_line) == 4
+    whole = types.Range(types.Position(3, 0), types.Position(3, 0))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), whole, types.CodeActionContext(diagnostics=on_line + on_line)))
+    assert [a.title for a in actions] == [
+        "Redact Bearer…123 (line 4)", "Redact signingKey… (line 4)", "Redact xoxb-…AKE (line 4)",
+        "Redact github_pat_…000 (line 4)", "Redact all 8 secrets in this file"]
+    assert [len(a.diagnostics or []) for a in actions] == [1, 1, 1, 1, 0]
 
 
 def change_line(client, uri: str, version: int, number: int, old: str, new: str) -> None:
@@ -343,7 +358,7 @@ async def test_add_output_record_fix(client: LanguageClient):
                                                                    "version": 1}
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), unpaired.range, types.CodeActionContext(diagnostics=[unpaired])))
-    assert [a.title for a in actions] == ["Add output record"]
+    assert [a.title for a in actions] == ["Add output record for call_demo3 (line 9)"]
     fixed = apply_edit(text, actions[0].edit, uri, 1)
     lines = split_lines(fixed)
     assert lines[:9] == split_lines(text)[:9] and lines[10:] == split_lines(text)[9:]
@@ -364,7 +379,7 @@ async def test_wrap_patch_fix(client: LanguageClient):
     assert envelope.data == {"fix": "wrap-patch", "version": 1}
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), envelope.range, types.CodeActionContext(diagnostics=[envelope])))
-    wrap = [a for a in actions if a.title == "Wrap in *** Begin Patch … *** End Patch"][0]
+    wrap = [a for a in actions if a.title == "Wrap patch in *** Begin Patch … *** End Patch (line 4)"][0]
     fixed = split_lines(apply_edit(text, wrap.edit, uri, 1))[3]
     script = json.loads(fixed)["payload"]["input"]
     assert "tools.apply_patch(\"*** Begin Patch\\nno patch here\\n*** End Patch\")" in script
@@ -550,6 +565,7 @@ async def test_analyze_file_by_path(client: LanguageClient, tmp_path):
     assert [c.command for c in result.calls] == ["pytest -q tests/test_greet.py", None, "pytest -q", None,
                                                  "git push --force"]
     assert [d.code for d in result.diagnostics] == ["unpaired-call", "expanded-command", "dead-branch"]
+    assert [(t.line, t.end_line, t.title) for t in result.turns] == [(2, 9, "Fix the failing greeting test")]
     assert result.error is None
     missing = await client.protocol.send_request_async("rollout/analyzeFile", {"path": str(tmp_path / "rollout-x.jsonl")})
     assert missing.error.endswith("No such file or directory") and missing.calls == []
@@ -623,7 +639,8 @@ def test_every_method_is_a_documented_feature_method():
     assert sorted(manager.commands) == ["rollout-lsp.blameLine", "rollout-lsp.blameSessions",
                                         "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
                                         "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure",
-                                        "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript",
+                                        "rollout-lsp.scriptCompletion", "rollout-lsp.scriptSource",
+                                        "rollout-lsp.showDecodedScript", "rollout-lsp.showInfo",
                                         "rollout-lsp.writeScript"]
     assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)
     assert all(handler.__doc__ for handler in handlers.values()), [n for n, h in handlers.items() if not h.__doc__]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from tree_sitter import Node
@@ -234,19 +234,26 @@ def _script_completions(analysis: RolloutAnalysis, line: str, column: int, start
         return []
     escapes = EscapeMap(raw, start)
     at = len(_decode_prefix(raw[:cut]) or "")
+    return [replace(c, start=escapes.start(c.start), end=escapes.start(c.end))
+            for c in script_completions(analysis, source, at)]
+
+
+def script_completions(analysis: RolloutAnalysis, source: str, at: int) -> list[Completion]:
+    """What to offer at offset ``at`` (code points) of an exec script of this rollout (its record's, or one being
+    edited on its own, as in an editor's JavaScript view); ``start`` and ``end`` are offsets in ``source``."""
+    at = max(0, min(at, len(source)))
     word_start = at - len(_IDENTIFIER_TAIL.search(source[:at]).group())
     script = ExecScript(source)
     if _in_opaque(script, word_start):
         return []
-    first, last = escapes.start(word_start), escapes.start(at)
     if _TOOLS_DOT.search(source[:word_start]):
-        return [Completion(name, "tool", first, last, name, detail, sort=f"0{name}" if name in CODE_MODE_TOOLS
+        return [Completion(name, "tool", word_start, at, name, detail, sort=f"0{name}" if name in CODE_MODE_TOOLS
                            else f"1{name}") for name, detail in _tool_names(analysis).items()]
-    found = _argument_object(script, word_start)
+    found = _argument_object(script, word_start) or _unclosed_argument_object(source[:at], word_start)
     if found is None:
         return []
     tool, present = found
-    return [Completion(key, "key", first, last, key, f"{tool}: {detail}")
+    return [Completion(key, "key", word_start, at, key, f"{tool}: {detail}")
             for key, detail in ARGUMENT_KEYS[tool].items() if key not in present]
 
 
@@ -321,6 +328,21 @@ def _argument_object(script: ExecScript, offset: int) -> tuple[str, set[str]] | 
                 not key.start_byte <= byte <= key.end_byte:
             present.add(script.text(key))
     return tool, present
+
+
+# what may close the object being typed after ``tools.x({`` (editors close no bracket inside a JSON string):
+# the text before the cursor is parsed again with each, the first that gives the object wins
+_CLOSERS = ("})", "}))", "})])", "}]})", "}})")
+
+
+def _unclosed_argument_object(prefix: str, offset: int) -> tuple[str, set[str]] | None:
+    """:func:`_argument_object` for a script whose object argument is not closed yet at the cursor (the end of
+    ``prefix``): tree-sitter reads the text before the cursor with the brackets closed."""
+    for closer in _CLOSERS:
+        script = ExecScript(prefix + closer)
+        if script.tree_problem is None:
+            return _argument_object(script, offset)
+    return None
 
 
 def _tool_names(analysis: RolloutAnalysis) -> dict[str, str]:

@@ -1,12 +1,19 @@
 """Quick fixes, each a versioned edit (it applies only to the document version it was computed for):
 
-- "Redact secret" / "Redact all N secrets": letters and digits past the secret's identifying prefix become
-  ``x``; the line stays valid JSON of the same length.
-- "Add output record": after an unpaired call, a new output line with the same call_id and timestamp.
-- "Wrap in *** Begin Patch … *** End Patch": a patch without its envelope gets it, escaped as its string needs.
+- "Redact sk-…4f2 (line 3)" / "Redact all N secrets in this file": letters and digits past the secret's
+  identifying prefix become ``x``; the line stays valid JSON of the same length.
+- "Add output record for call_1 (line 9)": after an unpaired call, a new output line with the same call_id and
+  timestamp.
+- "Wrap patch in *** Begin Patch … *** End Patch (line 4)": a patch without its envelope gets it, escaped as its
+  string needs.
+
+Each title names its target: a client that asks for the actions of every diagnostic of a line (Neovim does)
+shows one entry per fix, each distinguishable, and each fix once.
 """
 
 from __future__ import annotations
+
+import json
 
 from lsprotocol import types
 
@@ -33,7 +40,9 @@ class ActionFeature(Feature):
         wanted = params.range
         extra = self.server.masker.extra
         actions: list[types.CodeAction] = []
+        seen: set[tuple] = set()
         secrets = [f for f in analysis.findings if f.code == SECRET]
+        redacts = False
         for finding in analysis.findings:
             if not wanted.start.line <= finding.span.line <= wanted.end.line:
                 continue
@@ -41,13 +50,16 @@ class ActionFeature(Feature):
             if data is None:
                 continue
             edits = self.fix(result, finding, data)
-            if not edits:
+            key = tuple(edits)
+            if not edits or key in seen:  # two findings with one fix (a secret matched twice) give one action
                 continue
+            seen.add(key)
+            redacts = redacts or data["fix"] == REDACT
             actions.append(types.CodeAction(
-                title=_TITLES[data["fix"]], kind=types.CodeActionKind.QuickFix, is_preferred=True,
+                title=fix_title(analysis, finding, data), kind=types.CodeActionKind.QuickFix, is_preferred=True,
                 diagnostics=_matching(params.context.diagnostics, finding) or None,
                 edit=self.workspace_edit(result, edits)))
-        if len(secrets) > 1 and any(a.title == _TITLES[REDACT] for a in actions):
+        if len(secrets) > 1 and redacts:
             edits = [redaction(analysis, f.span, fix_data(analysis, f, extra)["keep"]) for f in secrets]
             actions.append(types.CodeAction(title=f"Redact all {len(secrets)} secrets in this file",
                                             kind=types.CodeActionKind.QuickFix,
@@ -79,8 +91,34 @@ class ActionFeature(Feature):
         return self.server.edits.edit(result.uri, result.version, text_edits)
 
 
-_TITLES = {REDACT: "Redact secret", ADD_OUTPUT: "Add output record",
-           WRAP_PATCH: "Wrap in *** Begin Patch … *** End Patch"}
+def fix_title(analysis: RolloutAnalysis, finding: Finding, data: dict) -> str:
+    """What the fix does and to what: ``Redact sk-…4f2 (line 3)``, ``Add output record for call_1 (line 9)``."""
+    line = finding.span.line
+    where = f"(line {line + 1})"
+    if data["fix"] == REDACT:
+        return f"Redact {secret_label(analysis.lines[line], finding, data['keep'])} {where}"
+    if data["fix"] == ADD_OUTPUT:
+        return f"Add output record for {data['callId']} {where}"
+    return f"Wrap patch in *** Begin Patch … *** End Patch {where}"
+
+
+def secret_label(line: str, finding: Finding, keep: int) -> str:
+    """The secret as a title may show it: the prefix that names its kind (which redaction keeps too) and,
+    for a long secret, its last three characters; never more than a sixth of what is hidden."""
+    text = line[finding.span.start:finding.span.end]
+    head = _decoded(text[:keep]).split("\n")[0].rstrip(' :="\'')
+    hidden = _decoded(text[keep:]).rstrip()
+    tail = hidden[-3:] if len(hidden) >= 18 else ""
+    return f"{head}…{tail}" if head or tail else "secret"
+
+
+def _decoded(raw: str) -> str:
+    """Raw characters of a JSON string as the text they stand for (the raw ones when a cut escape does not
+    decode)."""
+    try:
+        return json.loads(f'"{raw}"')
+    except ValueError:
+        return raw
 
 
 def _matching(diagnostics: list[types.Diagnostic], finding: Finding) -> list[types.Diagnostic]:

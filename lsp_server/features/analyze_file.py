@@ -46,7 +46,10 @@ class AnalyzeFileFeature(Feature):
                 return {"file": path, "error": loaded.error, "calls": [], "diagnostics": []}
             from analysis.session.rollout import LineCache
 
-            out = outline_json(path, analyze_text(loaded.text, LineCache(extra), None, lines.update), encoding)
+            analysis = analyze_text(loaded.text, LineCache(extra), None, lines.update)
+            out = outline_json(path, analysis, encoding)
+            # the view groups calls by turn (the title is the user's message: masked like every shown text)
+            out["turns"] = [{"line": t.line, "end_line": t.end_line, "title": mask(t.title)} for t in analysis.turns]
             for call in out["calls"]:
                 call["command"] = mask.optional(call["command"])
                 call["expansion"] = [mask(c) for c in call["expansion"]] if call["expansion"] else None

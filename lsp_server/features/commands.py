@@ -3,6 +3,11 @@
 - ``rollout-lsp.showDecodedScript [uri, line]``: the code lens command.  The exec record's script, masked,
   is written to a read-only ``.js`` file and shown with ``window/showDocument`` (a client with its own
   view, like the VS Code extension, runs its own command instead).  Answers the file's URI and the script.
+  A client that cannot show a document (or refuses to) is told where the file is with ``window/showMessage``,
+  or with ``window/showMessageRequest`` and an "Open" action (which opens it outside the editor) when it has
+  both.
+- ``rollout-lsp.showInfo [text]``: the command of an informational lens (a session's totals): shows its
+  text with ``window/showMessage``, so no lens has an empty command.
 - ``rollout-lsp.decodedScript [uri, line]``: the script (masked), its call_id and line.
 - ``rollout-lsp.callCommand [uri, line, character]``: the exact command, patch or arguments of the call at a
   position, unmasked: it is what "Copy Command" puts on the clipboard to run again.
@@ -10,6 +15,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import os
@@ -33,14 +39,22 @@ log = logging.getLogger("rollout_lsp")
 SHOW_SCRIPT = "rollout-lsp.showDecodedScript"
 DECODED_SCRIPT = "rollout-lsp.decodedScript"
 CALL_COMMAND = "rollout-lsp.callCommand"
+SHOW_INFO = "rollout-lsp.showInfo"
+OPEN = "Open"
 
 
 class CommandFeature(Feature):
     show_document = False
+    message_request = False  # the client answers window/showMessageRequest with its actions
+
+    def __init__(self, server: Any) -> None:
+        super().__init__(server)
+        self._offers: set[asyncio.Future] = set()
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         window = capabilities.window
         self.show_document = bool(window and window.show_document and window.show_document.support)
+        self.message_request = bool(window and window.show_message is not None)
 
     @lsp_command(SHOW_SCRIPT)
     async def show_decoded_script(self, *arguments: Any) -> dict | None:
@@ -58,8 +72,37 @@ class CommandFeature(Feature):
             script["shown"] = bool(shown and shown.success)
         else:
             script["shown"] = False
-            log.info("the decoded script of line %d is in %s (this client cannot be asked to open it)", line + 1, path)
+        if not script["shown"]:
+            self.tell_where(path, line)
         return script
+
+    def tell_where(self, path: Path, line: int) -> None:
+        """Say where the script of ``line`` was written, since the client did not open it."""
+        message = f"The decoded script of line {line + 1} is in {path}"
+        log.info("%s (the client did not open it)", message)
+        if not (self.message_request and self.show_document):  # "Open" needs window/showDocument
+            self.server.window_show_message(types.ShowMessageParams(types.MessageType.Info, message))
+            return
+        task = asyncio.ensure_future(self._offer_open(path, message))  # answered without waiting for the user
+        self._offers.add(task)  # kept until done: the loop holds only a weak reference to a task
+        task.add_done_callback(self._offers.discard)
+
+    async def _offer_open(self, path: Path, message: str) -> None:
+        try:
+            choice = await self.server.window_show_message_request_async(types.ShowMessageRequestParams(
+                types.MessageType.Info, message, [types.MessageActionItem(OPEN)]))
+            if choice is not None and choice.title == OPEN:
+                await self.server.window_show_document_async(types.ShowDocumentParams(
+                    uri=path.as_uri(), external=True))
+        except Exception as error:  # the client went away or cannot open it: the message said where it is
+            log.info("opening %s failed: %s", path, error)
+
+    @lsp_command(SHOW_INFO)
+    async def show_info(self, *arguments: Any) -> None:
+        """Show an informational lens's text."""
+        if not arguments or not isinstance(arguments[0], str):
+            raise JsonRpcInvalidParams(f"{SHOW_INFO}: expected the arguments [text]")
+        self.server.window_show_message(types.ShowMessageParams(types.MessageType.Info, arguments[0]))
 
     @lsp_command(DECODED_SCRIPT)
     async def decoded_script_command(self, *arguments: Any) -> dict | None:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from lsprotocol import types
+from typing import Any
 
-from analysis.authoring.completion import Completion, complete
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from analysis.authoring.completion import Completion, complete, script_completions
 from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.session.rollout import RolloutAnalysis
 
-from .base import Feature, lsp_method
+from .base import Feature, lsp_command, lsp_method
+
+SCRIPT_COMPLETION = "rollout-lsp.scriptCompletion"
 
 TRIGGER_CHARACTERS = [".", '"', "{", ","]
 _KINDS = {
@@ -42,6 +47,25 @@ class CompletionFeature(Feature):
         line = self.server.workspace.get_text_document(uri).line_text(params.position.line)
         return self.completions(result.analysis, params.position.line, line, params.position.character,
                                 self.server.encoding)
+
+    @lsp_command(SCRIPT_COMPLETION)
+    async def script_completion(self, *arguments: Any) -> dict | None:
+        """Completions in an exec script edited on its own (an editor's JavaScript view of a record):
+        ``[rollout URI, script, offset]``, the offset in the client's units from the script's start.  Answers
+        ``{items: [{label, kind, detail, sort, text, start, end}]}``, ``start``/``end`` in the same units; None
+        when the rollout is not open."""
+        if len(arguments) < 3 or not isinstance(arguments[0], str) or not isinstance(arguments[1], str) \
+                or not isinstance(arguments[2], int) or isinstance(arguments[2], bool):
+            raise JsonRpcInvalidParams(f"{SCRIPT_COMPLETION}: expected [rollout URI, script, offset]")
+        result = await self.rollout(arguments[0])
+        if result is None:
+            return None
+        script, encoding = arguments[1], self.server.encoding
+        columns = LineColumns(script)
+        found = script_completions(result.analysis, script, columns.from_units(arguments[2], encoding))
+        return {"items": [{"label": c.label, "kind": c.kind, "detail": c.detail, "sort": c.sort, "text": c.text,
+                           "start": columns.to_units(c.start, encoding), "end": columns.to_units(c.end, encoding)}
+                          for c in found]}
 
     def completions(self, analysis: RolloutAnalysis, line_number: int, line: str, character: int,
                     encoding: PositionEncoding) -> types.CompletionList:

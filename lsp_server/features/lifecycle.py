@@ -9,7 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..config import parse_settings
+from ..config import parse_settings, position_encoding
 from ..documents import install_workspace
 from .base import Feature, lsp_method
 from .blame import BlameFeature
@@ -25,12 +25,13 @@ class LifecycleFeature(Feature):
     def initialize(self, params: types.InitializeParams) -> None:
         """Swap in line-exact documents, configure every feature, and read ``initializationOptions``."""
         server = self.server
-        install_workspace(server.protocol)
         server.configured = asyncio.Event()
         capabilities = params.capabilities
         workspace = capabilities.workspace
         self.pulls_configuration = bool(workspace and workspace.configuration)
         self.apply(params.initialization_options)
+        install_workspace(server.protocol, position_encoding(
+            server.settings, capabilities, server.protocol.workspace.position_encoding))
         server.edits.configure(capabilities)
         for feature in server.features.values():
             feature.configure(capabilities)

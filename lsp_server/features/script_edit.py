@@ -2,10 +2,12 @@
 
 - ``rollout-lsp.scriptSource [uri, line, call_id?]``: the exec record's real script (not masked: it is
   the document's own text, to be edited and written back), its call_id, line and the document version.
-- ``rollout-lsp.writeScript [uri, line, script, call_id?]``: asks the client (``workspace/applyEdit``) to
-  apply one edit, for the document version it was computed on, that changes only the record's ``input``
-  string (:func:`analysis.authoring.script_edit.script_edit` keeps the line's escaping).  Answers
-  ``{applied, changed, line, reason}``.
+- ``rollout-lsp.writeScript [uri, line, script, call_id?, options?]``: asks the client
+  (``workspace/applyEdit``) to apply one edit, for the document version it was computed on, that changes only
+  the record's ``input`` string (:func:`analysis.authoring.script_edit.script_edit` keeps the line's escaping).
+  Answers ``{applied, changed, line, reason}``.  With ``options.requireValid`` a script that does not parse
+  (as the exec tool reads it: a strict ES module) is refused, its reason naming where: an editor saving
+  half-typed code (auto-save) must not turn the rollout's calls dead.
 
 A record is found by its ``call_id`` when lines moved since the script was opened.
 """
@@ -20,6 +22,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.authoring.script_edit import StringEdit, script_edit
+from analysis.script.module_syntax import syntax_problem
+from analysis.script.script import ExecScript
 
 from ..documents import document_lines
 from .base import Feature, lsp_command
@@ -54,12 +58,16 @@ class ScriptEditFeature(Feature):
     @lsp_command(WRITE_SCRIPT)
     async def write_script(self, *arguments: Any) -> dict:
         """Write a new script back into the exec record as one versioned edit, applied by the client."""
-        uri, line, call_id = _arguments(arguments[:2] + arguments[3:], 2)
+        uri, line, call_id = _arguments(arguments[:2] + arguments[3:4], 2)
         script = arguments[2] if len(arguments) > 2 else None
-        if not isinstance(script, str):
-            raise JsonRpcInvalidParams(f"{WRITE_SCRIPT}: expected [document URI, line, script, call_id?]")
+        options = arguments[4] if len(arguments) > 4 and arguments[4] is not None else {}
+        if not isinstance(script, str) or not isinstance(options, dict):
+            raise JsonRpcInvalidParams(f"{WRITE_SCRIPT}: expected [document URI, line, script, call_id?, options?]")
         if uri not in self.server.workspace.text_documents:
             return {"applied": False, "changed": False, "line": None, "reason": f"{uri} is not open"}
+        problem = script_problem(script) if options.get("requireValid") else None
+        if problem is not None:
+            return {"applied": False, "changed": False, "line": None, "reason": problem}
         document = self.server.workspace.get_text_document(uri)
         found = self.edit(document_lines(document), line, call_id, script, self.server.encoding)
         if found is None:
@@ -105,6 +113,17 @@ class ScriptEditFeature(Feature):
             return None
         found = script_edit(lines[number], script)
         return (number, found) if found is not None else None
+
+
+def script_problem(script: str) -> str | None:
+    """Why ``script`` would not run (``line 2, column 5: syntax error …``), or None when it parses."""
+    problem = syntax_problem(ExecScript(script))
+    if problem is None:
+        return None
+    before = script[:problem.start]
+    line = before.count("\n") + 1
+    column = problem.start - (before.rfind("\n") + 1) + 1
+    return f"the script does not parse (line {line}, column {column}): {problem.message}"
 
 
 def edit_of(number: int, text: str, edit: StringEdit, encoding: PositionEncoding) -> types.TextEdit:

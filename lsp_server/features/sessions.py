@@ -19,6 +19,7 @@ from analysis.session.vocabulary import unknown_records
 
 from ..convert import line_range
 from ..markdown import escape, inline_code
+from .commands import SHOW_INFO
 
 
 class SessionOutline:
@@ -149,12 +150,13 @@ def session_lenses(analysis: RolloutAnalysis) -> list[types.CodeLens]:
         if usage.inherited.total:
             title += f" · {tokens(usage.inherited.total)} inherited, not counted"
         at = types.Position(facts.identity.line, 0)
-        out.append(types.CodeLens(types.Range(at, at), types.Command(title=title, command="")))
+        out.append(types.CodeLens(types.Range(at, at), types.Command(title=title, command=SHOW_INFO,
+                                                                     arguments=[title])))
     if facts.inherited is not None:
         at = types.Position(facts.inherited.start, 0)
-        out.append(types.CodeLens(types.Range(at, at), types.Command(
-            title=f"{facts.inherited.label()} · lines {facts.inherited.start + 1}–{facts.inherited.end + 1}",
-            command="")))
+        title = f"{facts.inherited.label()} · lines {facts.inherited.start + 1}–{facts.inherited.end + 1}"
+        out.append(types.CodeLens(types.Range(at, at), types.Command(title=title, command=SHOW_INFO,
+                                                                     arguments=[title])))
     return out
 
 

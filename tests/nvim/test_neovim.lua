@@ -1,11 +1,13 @@
--- A second real editor: Neovim (Debian's 0.7.2) runs `rollout-lsp serve` through its built-in LSP client.
+-- A second real editor: Neovim (Debian's 0.7.2) runs `rollout-lsp serve` through its built-in LSP client,
+-- configured by the Neovim 0.7 block of docs/editors.md (read out of that file and run as it is).
 -- Run by `make e2e-nvim` (nvim --headless … -c "luafile tests/nvim/test_neovim.lua"; an error in it exits 2).
--- It opens fixtures and checks diagnostics, a hover, the outline, a code lens executed through the server
--- (window/showDocument opens the script), a quick fix applied, and a stale quick fix refused.
+-- It opens fixtures and checks the filetype and the client, diagnostics, a hover, the outline, a code lens
+-- executed through the server (the documented window/showDocument handler opens the script), a quick fix
+-- applied, a stale quick fix refused, the named fixes of every diagnostic of a line, and :RolloutScript
+-- (docs/editors.md) refusing a script that does not parse and writing an edited one back.
 -- Exits 0 when every check passes, 1 otherwise.
 
 local root = vim.fn.getcwd()
-local python = os.getenv("ROLLOUT_PYTHON") or (root .. "/.venv/bin/python")
 local failures, checks = 0, 0
 
 local function check(name, ok, detail)
@@ -24,32 +26,45 @@ local function finish()
   vim.cmd(failures == 0 and "qall!" or "cquit 1")
 end
 
--- Neovim 0.7 applies versioned edits (it refuses an edit for an older version) but does not say so;
--- window/showDocument is handled here as a user's configuration would.
-local capabilities = vim.lsp.protocol.make_client_capabilities()
-capabilities.workspace.workspaceEdit.documentChanges = true
-capabilities.window.showDocument = { support = true }
-local shown = {}
-local client_id = vim.lsp.start_client({
-  name = "rollout-lsp",
-  cmd = { python, "-m", "lsp_server", "serve" },
-  cmd_env = { PYTHONPATH = root },
-  root_dir = root,
-  capabilities = capabilities,
-  handlers = {
-    ["window/showDocument"] = function(_, params)
-      table.insert(shown, params.uri)
-      vim.schedule(function() vim.cmd("edit " .. vim.fn.fnameescape(vim.uri_to_fname(params.uri))) end)
-      return { success = true }
-    end,
-  },
-})
-check("the server starts", client_id ~= nil)
+-- The setup a user copies: the Neovim 0.7 block and the :RolloutScript block of docs/editors.md, run as they are.
+local function snippet(name)
+  local doc = table.concat(vim.fn.readfile(root .. "/docs/editors.md"), "\n")
+  local body = doc:match("<!%-%- snippet: " .. vim.pesc(name) .. " %-%->\n```%w+\n(.-)\n```\n")
+  assert(body, "docs/editors.md has no snippet " .. name)
+  return body
+end
 
-local function open(name)
-  vim.cmd("edit " .. vim.fn.fnameescape(root .. "/fixtures/" .. name))
+-- `rollout-lsp` from this clone's .venv (ROLLOUT_BIN: another folder holding it)
+vim.env.PATH = (os.getenv("ROLLOUT_BIN") or (root .. "/.venv/bin")) .. ":" .. vim.env.PATH
+local notified = {}
+vim.notify = function(message, level) table.insert(notified, { message = message, level = level }) end
+-- the documented showDocument handler, watched: the test counts what it was asked to show
+local shown = {}
+local show_document_handler
+local loaded, load_error = pcall(function()
+  assert(loadstring(snippet("neovim-0.7"), "neovim-0.7"))()
+  assert(loadstring(snippet("neovim-script"), "neovim-script"))()
+end)
+check("the documented setup loads", loaded, load_error)
+vim.cmd("filetype on") -- what Neovim does after init.lua (-u NONE skips it)
+
+local client_id
+local function open(path)
+  vim.cmd("edit " .. vim.fn.fnameescape(path:sub(1, 1) == "/" and path or (root .. "/fixtures/" .. path)))
   local bufnr = vim.api.nvim_get_current_buf()
-  vim.lsp.buf_attach_client(bufnr, client_id)
+  vim.wait(20000, function()
+    for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
+      if client.name == "rollout_lsp" then client_id = client.id return true end
+    end
+  end, 50)
+  if client_id and not show_document_handler then
+    local client = vim.lsp.get_client_by_id(client_id)
+    show_document_handler = client.handlers["window/showDocument"]
+    client.handlers["window/showDocument"] = function(err, params, ctx, config)
+      table.insert(shown, params.uri)
+      return show_document_handler(err, params, ctx, config)
+    end
+  end
   return bufnr, vim.uri_from_bufnr(bufnr)
 end
 
@@ -69,8 +84,14 @@ local function codes(bufnr)
 end
 
 local ok, err = pcall(function()
-  -- diagnostics
+  -- the FileType autocommand started the server and attached the rollout
   local demo, demo_uri = open("rollout-demo.jsonl")
+  check("a rollout gets the filetype and the server", vim.bo[demo].filetype == "rollout" and client_id ~= nil,
+    { filetype = vim.bo[demo].filetype, client = client_id })
+  local other = open("rollout-demo.jsonl") -- the same buffer again: still one client
+  check("one client for every rollout", #vim.lsp.get_active_clients() == 1 and other == demo)
+
+  -- diagnostics
   vim.wait(30000, function() return #vim.diagnostic.get(demo) >= 3 end, 50)
   local got = codes(demo)
   check("diagnostics of rollout-demo.jsonl", got == "9:dead-branch 9:expanded-command 9:unpaired-call", got)
@@ -133,7 +154,7 @@ local ok, err = pcall(function()
   local actions = request(secrets, "textDocument/codeAction", { textDocument = { uri = secrets_uri },
     range = lsp_diagnostic.range, context = { diagnostics = { lsp_diagnostic } } }) or {}
   local redact = actions[1] or {}
-  check("the quick fix is a versioned edit", redact.title == "Redact secret" and redact.edit
+  check("the quick fix is a versioned edit", redact.title == "Redact sk-…789 (line 2)" and redact.edit
     and redact.edit.documentChanges and redact.edit.documentChanges[1].textDocument.version ~= nil, redact)
 
   -- first a stale one: the buffer changes, then the fix computed for the older version is refused
@@ -157,6 +178,58 @@ local ok, err = pcall(function()
     and #after == #before, after)
   vim.wait(30000, function() return #vim.diagnostic.get(secrets, { lnum = 1 }) == 0 end, 50)
   check("its finding goes away", #vim.diagnostic.get(secrets, { lnum = 1 }) == 0, codes(secrets))
+
+  -- every diagnostic of a line in one request, as vim.lsp.buf.code_action() sends them: each fix once, named
+  local on_line = vim.lsp.diagnostic.get_line_diagnostics(secrets, 3)
+  actions = request(secrets, "textDocument/codeAction", { textDocument = { uri = secrets_uri },
+    range = { start = { line = 3, character = 0 }, ["end"] = { line = 3, character = 0 } },
+    context = { diagnostics = on_line } }) or {}
+  local titles = {}
+  for _, action in ipairs(actions) do table.insert(titles, action.title) end
+  check("one fix per secret, each named", #on_line == 4 and table.concat(titles, " | ") ==
+    "Redact Bearer…123 (line 4) | Redact signingKey… (line 4) | Redact xoxb-…AKE (line 4) | "
+    .. "Redact github_pat_…000 (line 4) | Redact all 7 secrets in this file", { diagnostics = #on_line, titles = titles })
+
+  -- :RolloutScript (docs/editors.md) on a copy: a script that does not parse is refused; :w of an edited
+  -- one writes it into the rollout's buffer and saves the rollout
+  local folder = vim.fn.tempname()
+  vim.fn.mkdir(folder, "p")
+  local copy = folder .. "/rollout-script.jsonl"
+  vim.fn.writefile(vim.fn.readfile(root .. "/fixtures/rollout-demo.jsonl", "b"), copy, "b")
+  local rollout = open(copy)
+  vim.wait(30000, function() return #vim.diagnostic.get(rollout) >= 3 end, 50)
+  local record_before = vim.api.nvim_buf_get_lines(rollout, 4, 5, false)[1]
+  vim.api.nvim_win_set_cursor(0, { 5, 0 })
+  vim.cmd("RolloutScript")
+  vim.wait(20000, function() return vim.api.nvim_buf_get_name(0):match("^rollout%-script://") ~= nil end, 50)
+  local script_buffer = vim.api.nvim_get_current_buf()
+  check("RolloutScript opens the record's script",
+    vim.api.nvim_buf_get_name(script_buffer) == "rollout-script://call_demo1/line5.js"
+    and vim.bo[script_buffer].filetype == "javascript"
+    and vim.deep_equal(vim.api.nvim_buf_get_lines(script_buffer, 0, -1, false), {
+      'const r = await tools.exec_command({cmd: "pytest -q tests/test_greet.py", workdir: "/home/u/proj"});',
+      "text(r);", "" }), vim.api.nvim_buf_get_lines(script_buffer, 0, -1, false))
+
+  vim.api.nvim_buf_set_lines(script_buffer, 1, 2, false, { "await tools." })
+  notified = {}
+  vim.cmd("write")
+  vim.wait(20000, function() return #notified > 0 end, 50)
+  check("a script that does not parse is not written", #notified == 1 and notified[1].message ==
+    "RolloutScript: not written: the script does not parse (line 2, column 1): syntax error: unexpected 'await tools.'"
+    and vim.bo[script_buffer].modified and vim.api.nvim_buf_get_lines(rollout, 4, 5, false)[1] == record_before,
+    notified)
+
+  vim.api.nvim_buf_set_lines(script_buffer, 0, 2, false, {
+    'const r = await tools.exec_command({cmd: "pytest -q", workdir: "/home/u/proj"});', "text(r);" })
+  notified = {}
+  vim.cmd("write")
+  vim.wait(20000, function() return not vim.bo[script_buffer].modified and not vim.bo[rollout].modified end, 50)
+  local record_after = vim.api.nvim_buf_get_lines(rollout, 4, 5, false)[1]
+  local on_disk = vim.fn.readfile(copy)[5]
+  local expected = record_before:gsub(vim.pesc("pytest -q tests/test_greet.py"), "pytest -q")
+  check(":w writes the script into the rollout and saves it", record_after == expected and on_disk == expected
+    and #notified == 0 and not vim.bo[rollout].modified, { buffer = record_after, disk = on_disk, notified = notified })
+  vim.fn.delete(folder, "rf")
 end)
 check("no error in the test itself", ok, err)
 vim.lsp.stop_client(client_id)

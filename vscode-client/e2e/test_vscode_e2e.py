@@ -3,8 +3,11 @@
 Installs the packaged .vsix, opens a fixture rollout and a recorded Codex 0.157 rollout, and checks what a
 person sees: the Outline view lists the exec calls, the Problems view lists the warnings, a hover over a
 call shows its decoded command; a 20 MB rollout opens with no "Open Anyway" and lists its lenses from the
-status bar; a 60 MB one is read into the Large Rollout view; an invocation log is linked to a rollout from the
-palette.  Screenshots go to docs/images/.  Run with `make e2e`.
+status bar; a 60 MB one is read into the Large Rollout view (by turn; its Problems leave when it closes; a row
+opens a window of it); an invocation log is linked to a rollout from the palette; a rollout under another name
+is found by its content; the editable script view with auto-save on writes nothing into the rollout, completes
+`tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one.  Screenshots go to
+docs/images/.  Run with `make e2e`.
 """
 
 from __future__ import annotations
@@ -258,6 +261,98 @@ def test_colours_inside_the_script_and_the_editable_script(page: Page):
     rollout.write_text(original, encoding="utf-8")
 
 
+def test_a_rollout_with_another_name_is_found_by_its_content(page: Page):
+    """Any .jsonl goes to the server, which answers for rollouts: a copy under another name gets its outline."""
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    copy = folder / "attached-session.jsonl"
+    shutil.copy(ROOT / "fixtures" / "rollout-demo.jsonl", copy)
+    try:
+        open_file(page, copy.name)
+        command(page, "Explorer: Focus on Outline View")
+        expect(page.locator(".outline-pane")).to_contain_text("patch src/greet.py", timeout=60_000)
+        command(page, "View: Close All Editor Groups")
+    finally:
+        copy.unlink()
+
+
+def test_treat_as_rollout_and_a_compressed_rollout(page: Page):
+    """A rollout saved as .json is not given to the server until Rollout: Treat as Rollout puts it in the rollout
+    language; a .jsonl.zst tab goes to the Large Rollout view, which the server reads from disk."""
+    import zstandard
+
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    demo = (ROOT / "fixtures" / "rollout-demo.jsonl").read_bytes()
+    odd = folder / "exported-session.json"
+    odd.write_bytes(demo)
+    packed = folder / "rollout-packed.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(demo))
+    try:
+        open_file(page, odd.name)
+        command(page, "Rollout: Treat as Rollout")
+        expect(page.locator(".statusbar")).to_contain_text("Codex Rollout", timeout=30_000)
+        command(page, "Explorer: Focus on Outline View")
+        # the server's outline (its session node; VS Code's JSON outline would list the keys of each record)
+        expect(page.locator(".outline-pane")).to_contain_text("session 019f0000-0000-7000-8000-000000000001",
+                                                              timeout=60_000)
+        command(page, "View: Close All Editor Groups")
+        open_file(page, packed.name)
+        view = page.locator(".pane").filter(has=page.locator(".pane-header", has_text="Large Rollout"))
+        expect(view).to_contain_text("rollout-packed.jsonl.zst", timeout=60_000)
+        expect(view).to_contain_text("5 calls")
+        command(page, "View: Close All Editor Groups")
+    finally:
+        odd.unlink()
+        packed.unlink()
+
+
+def test_the_script_view_is_written_on_an_explicit_save_only(page: Page):
+    """With auto-save on, half-typed code in the .js view never reaches the rollout; the view completes
+    `tools.`; Ctrl+S refuses a script that does not parse, and writes a valid one into the rollout and saves it."""
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    settings = folder.parent / "data" / "User" / "settings.json"
+    before = settings.read_text(encoding="utf-8")
+    rollout = folder / "rollout-autosave.jsonl"
+    original = (ROOT / "fixtures" / "rollout-demo.jsonl").read_text(encoding="utf-8")
+    rollout.write_text(original, encoding="utf-8")
+    settings.write_text(json.dumps(dict(json.loads(before), **{"files.autoSave": "afterDelay",
+                                                               "files.autoSaveDelay": 300})), encoding="utf-8")
+    try:
+        page.wait_for_timeout(2000)  # VS Code reads the changed settings file
+        open_file(page, rollout.name)
+        go_to(page, 5, 1)
+        command(page, "Rollout: Edit Exec Script as JavaScript")
+        expect(page.locator(".tab.active").filter(has_text="rollout-autosave-call_demo1.js")).to_be_visible(
+            timeout=30_000)
+        editor = page.locator(".editor-group-container.active .view-lines")
+        expect(editor).to_contain_text("text(r);", timeout=30_000)
+        page.keyboard.press("Control+End")
+        page.keyboard.type("await tools.")
+        suggest = page.locator(".suggest-widget")
+        expect(suggest).to_contain_text("exec_command", timeout=30_000)
+        expect(suggest).to_contain_text("write_stdin")
+        page.screenshot(path=str(IMAGES / "script-view-completion.png"))
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(3000)  # auto-save ran (300 ms): the half-typed script stays in the tab
+        assert rollout.read_text(encoding="utf-8") == original
+        page.keyboard.press("Control+S")
+        expect(page.get_by_text("does not parse").first).to_be_visible(timeout=30_000)
+        assert rollout.read_text(encoding="utf-8") == original
+        page.keyboard.press("Shift+Home")
+        page.keyboard.insert_text('await tools.exec_command({cmd: "ls"});')
+        page.keyboard.press("Control+S")
+        deadline = time.time() + 30
+        while "exec_command({cmd: \\\"ls\\\"})" not in rollout.read_text(encoding="utf-8") and time.time() < deadline:
+            page.wait_for_timeout(200)
+        page.wait_for_timeout(500)
+        lines = rollout.read_text(encoding="utf-8").split("\n")
+        assert lines[4] == original.split("\n")[4].replace(
+            'text(r);\\n"', 'text(r);\\nawait tools.exec_command({cmd: \\"ls\\"});"')
+        command(page, "View: Close All Editor Groups")
+    finally:
+        settings.write_text(before, encoding="utf-8")
+        rollout.unlink()
+
+
 def test_link_an_invocation_log_to_a_rollout(page: Page):
     """Rollout: Link Invocation Log to a Rollout… is in the palette only while a log is active; it lists the open
     rollouts and Choose automatically, and the log's findings follow the link picked."""
@@ -339,10 +434,15 @@ def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(pag
         problems = page.locator(".markers-panel")
         expect(problems).to_contain_text("exec_command never runs: it is in dead code", timeout=30_000)
         expect(problems).to_contain_text("rollout-large-60mb.jsonl")
+        view.locator(".monaco-list-row").filter(has_text="rollout-large-60mb.jsonl").first.click()
+        turn = view.locator(".monaco-list-row").filter(has_text="turn 1 (line 3): Fix the failing greeting test").first
+        expect(turn).to_be_visible(timeout=30_000)
+        turn.click()
         page.screenshot(path=str(IMAGES / "large-rollout.png"))
         command(page, "View: Close All Editor Groups")
-        view.locator(".monaco-list-row").filter(has_text="rollout-large-60mb.jsonl").first.click()
-        row = view.locator(".monaco-list-row").filter(has_text="git push --force").first
+        # the file is closed: its findings leave Problems; the view still lists it, and its rows still open it
+        expect(problems).not_to_contain_text("rollout-large-60mb.jsonl", timeout=30_000)
+        row = view.locator(".monaco-list-row").filter(has_text="7: apply_patch").first
         expect(row).to_be_visible(timeout=30_000)
         page.keyboard.press("Escape")  # a tooltip of the row clicked before may cover this one
         page.mouse.move(1, 1)
@@ -353,6 +453,11 @@ def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(pag
             row.dispatch_event("click")  # the list listens for click on the row itself
         expect(page.locator(".tab.active").filter(has_text="rollout-large-60mb.jsonl").first).to_be_visible(
             timeout=60_000)
+        # a read-only window of the file around the row's line, at the file's line numbers: no "Open Anyway"
+        expect(page.locator(".editor-group-container.active .view-lines")).to_contain_text("Update File: src/greet.py",
+                                                                                            timeout=60_000)
+        expect(page.get_by_role("button", name="Open Anyway")).to_have_count(0)
+        command(page, "View: Close All Editor Groups")
     finally:
         large.unlink()
 
@@ -449,12 +554,12 @@ def test_a_20mb_rollout_gets_lenses_in_the_editor_once_the_user_turns_the_optimi
         page.wait_for_selector(".quick-input-widget input")
         page.keyboard.type("Draw lenses")
         row = page.locator(".quick-input-list .monaco-list-row").filter(
-            has_text="Draw lenses in the editor for jsonl files").first
+            has_text="Draw lenses in the editor for rollout files").first
         expect(row).to_be_visible(timeout=30_000)
         row.click()
         reload = page.locator(".notifications-toasts").get_by_role("button", name="Reload Window")
         expect(reload).to_be_visible(timeout=30_000)
-        assert json.loads(settings.read_text(encoding="utf-8"))["[jsonl]"] == {"editor.largeFileOptimizations": False}
+        assert json.loads(settings.read_text(encoding="utf-8"))["[rollout]"] == {"editor.largeFileOptimizations": False}
         with page.expect_navigation(timeout=90_000):
             reload.click()
         page.wait_for_selector(".monaco-workbench", timeout=90_000)

@@ -12,7 +12,10 @@ import { registerInvocationLogLinking } from "./invocationLogs";
 import { registerLargeDocuments } from "./largeDocuments";
 import { registerLargeRollouts } from "./largeRollout";
 import { registerScriptEditing } from "./scriptFs";
-import { MARKDOWN_OPTIONS, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "./settings";
+import {
+  MARKDOWN_OPTIONS, ROLLOUT_LANGUAGE, SERVER_SHOW_INFO, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions,
+  needsRestart, parseScriptUri, scriptUri,
+} from "./settings";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -28,6 +31,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rolloutLsp.restartServer", () => restart(context)),
     vscode.commands.registerCommand("rolloutLsp.exportRollout", exportRollout),
     vscode.commands.registerCommand("rolloutLsp.nextFailure", nextFailure),
+    vscode.commands.registerCommand("rolloutLsp.treatAsRollout", treatAsRollout),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
     }),
@@ -72,10 +76,16 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     middleware: {
       // The server's lenses run its own command, which shows the script through window/showDocument in any
       // editor; VS Code has a view of its own for it, so its lenses run the extension's command instead.
+      // An informational lens (a session's totals) runs a server command that shows its text as a message, for
+      // editors that draw a lens without a command badly; VS Code draws it as plain text.
       provideCodeLenses: async (document, token, next) => {
         const lenses = await next(document, token);
         for (const lens of lenses ?? []) {
           if (lens.command?.command === SERVER_SHOW_SCRIPT) lens.command.command = "rolloutLsp.showDecodedScript";
+          else if (lens.command?.command === SERVER_SHOW_INFO) {
+            lens.command.command = "";
+            lens.command.arguments = undefined;
+          }
         }
         return lenses;
       },
@@ -180,6 +190,25 @@ async function showDecodedScript(uri?: string, line?: number): Promise<void> {
     vscode.Uri.parse(scriptUri(found.uri, found.line, found.answer.call_id)));
   await vscode.languages.setTextDocumentLanguage(document, "javascript");
   await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+}
+
+/** The odd file (another extension, a rollout the server did not recognise by its first records) read as a
+ * rollout: its language becomes `rollout`, which the server takes as a rollout whatever its content. A
+ * compressed `.jsonl.zst` is not text: it goes to the Large Rollout view, which has the server read it. */
+async function treatAsRollout(resource?: vscode.Uri): Promise<void> {
+  const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+  const uri = resource instanceof vscode.Uri ? resource : vscode.window.activeTextEditor?.document.uri
+    ?? (tab?.input instanceof vscode.TabInputText ? tab.input.uri : undefined);
+  if (!uri) {
+    void vscode.window.showWarningMessage("Rollout: open the file to treat as a rollout.");
+    return;
+  }
+  if (uri.path.endsWith(".zst")) {
+    await vscode.commands.executeCommand("rolloutLsp.openLargeRollout", uri);
+    return;
+  }
+  const document = await vscode.workspace.openTextDocument(uri);
+  await vscode.languages.setTextDocumentLanguage(document, ROLLOUT_LANGUAGE);
 }
 
 async function copyCommand(): Promise<void> {

@@ -13,11 +13,16 @@ export interface Range { start: Position; end: Position }
 export interface Call {
   line: number; tool: string | null; kind: string; command: string | null; workdir: string | null;
   files: { action: string; path: string; move_to: string | null }[]; computed: boolean;
-  expansion: string[] | null; executed: string; call_id: string | null; output: { status: string | null } | null;
+  expansion: string[] | null; executed: string; call_id: string | null;
+  output: { status: string | null; exit_code?: number | null } | null;
 }
 export interface Finding { range: Range; severity: string; code: string; message: string }
-/** The answer of the server's `rollout/analyzeFile`. */
-export interface AnalyzedFile { file: string | null; error: string | null; calls: Call[]; diagnostics: Finding[] }
+/** A turn of the rollout: its first and last line and its title (the user's message, masked). */
+export interface Turn { line: number; end_line: number; title: string }
+/** The answer of the server's `rollout/analyzeFile` (`turns` from servers that send them). */
+export interface AnalyzedFile {
+  file: string | null; error: string | null; calls: Call[]; diagnostics: Finding[]; turns?: Turn[];
+}
 
 /** A glob of the `rolloutLsp.files` kind (`**`, `*`, `?`, `{a,b}`) as a regular expression on a `/` path. */
 export function globRegExp(glob: string): RegExp {
@@ -57,8 +62,15 @@ export function isRolloutPath(path: string, patterns: readonly string[]): boolea
  */
 export function largeRolloutAction(path: string, size: number, patterns: readonly string[],
                                    mode: LargeRolloutMode, seen: boolean): "open" | "ask" | "none" {
-  if (mode === "off" || seen || size <= EXTENSION_SYNC_LIMIT) return "none";
+  if (mode === "off" || seen) return "none";
+  if (isCompressed(path)) return mode;  // never text to the editor, whatever its size: only the server reads it
+  if (size <= EXTENSION_SYNC_LIMIT) return "none";
   return isRolloutPath(path, patterns) ? mode : "none";
+}
+
+/** A zstd-compressed JSON Lines file (`rollout-….jsonl.zst`), which the server reads and the editor cannot. */
+export function isCompressed(path: string): boolean {
+  return /\.jsonl\.zst$/i.test(path);
 }
 
 /** Whether the view's findings go to Problems: only for a file the server cannot publish for (too large). */
@@ -131,4 +143,76 @@ export function lensSummary(lenses: readonly Lens[]): string {
   if (session) return session.title;
   const scripts = lenses.filter((lens) => lens.command !== null).length;
   return `${scripts.toLocaleString("en-US")} exec record${scripts === 1 ? "" : "s"}`;
+}
+
+/** What became of a call, as a row of the Large Rollout view marks it. */
+export type CallStatus = "failed" | "completed" | "no output" | "dead";
+
+export function callStatus(call: Call): CallStatus {
+  if (call.executed === "no") return "dead";
+  const output = call.output;
+  if (!output || output.status === null) return "no output";
+  if (output.status !== "completed" || (output.exit_code ?? 0) !== 0) return "failed";
+  return "completed";
+}
+
+/** The Large Rollout view's filter: failed calls only, one tool, and text in the call's command or files. */
+export interface CallFilter { failed?: boolean; tool?: string; text?: string }
+
+export function matchesFilter(call: Call, filter: CallFilter): boolean {
+  if (filter.failed && callStatus(call) !== "failed") return false;
+  if (filter.tool && call.tool !== filter.tool) return false;
+  if (filter.text) {
+    const needle = filter.text.toLowerCase();
+    const haystack = [call.command, ...(call.expansion ?? []), ...call.files.map((f) => f.path), call.tool, call.call_id]
+      .filter(Boolean).join("\n").toLowerCase();
+    if (!haystack.includes(needle)) return false;
+  }
+  return true;
+}
+
+/** The filter as the view's description says it (`failed · exec_command · "pytest"`), empty for none. */
+export function filterLabel(filter: CallFilter): string {
+  return [filter.failed ? "failed" : "", filter.tool ?? "", filter.text ? JSON.stringify(filter.text) : ""]
+    .filter(Boolean).join(" · ");
+}
+
+/** The calls grouped by the turn they are in (calls before the first turn in a group of their own, `turn`
+ * null), in file order; a turn whose calls the filter left out is left out too. */
+export function groupByTurn(calls: readonly Call[], turns: readonly Turn[]): { turn: Turn | null; calls: Call[] }[] {
+  const sorted = [...turns].sort((a, b) => a.line - b.line);
+  const groups: { turn: Turn | null; calls: Call[] }[] = [];
+  let at = -1;
+  for (const call of [...calls].sort((a, b) => a.line - b.line)) {
+    while (at + 1 < sorted.length && sorted[at + 1].line <= call.line) at++;
+    const turn = at >= 0 ? sorted[at] : null;
+    const last = groups[groups.length - 1];
+    if (last && last.turn === turn) last.calls.push(call);
+    else groups.push({ turn, calls: [call] });
+  }
+  return groups;
+}
+
+/** A turn's row: `turn 3 (line 120): Fix the tests`, and how many of its calls failed. */
+export function turnLabel(turn: Turn | null, index: number, calls: readonly Call[]): { label: string; description: string } {
+  const failed = calls.filter((call) => callStatus(call) === "failed").length;
+  const count = `${calls.length} call${calls.length === 1 ? "" : "s"}${failed ? `, ${failed} failed` : ""}`;
+  if (!turn) return { label: "before the first turn", description: count };
+  const title = turn.title.replace(/\s+/g, " ").trim();
+  return { label: `turn ${index} (line ${turn.line + 1}): ${title.length > 60 ? `${title.slice(0, 59)}…` : title}`,
+    description: count };
+}
+
+/** Lines shown around a row's line when the view opens it: the file is too large for the editor. */
+export const WINDOW_LINES = 40;
+
+/** The read-only document a row opens: the file's lines ``start`` onwards (``window``) at their own line
+ * numbers, each line before them a lone `…`, so a position in the file is the same position here. */
+export function windowDocument(window: readonly string[], start: number): string {
+  return "…\n".repeat(start) + window.join("\n");
+}
+
+/** The first line of the window shown for ``line``. */
+export function windowStart(line: number): number {
+  return Math.max(0, line - WINDOW_LINES);
 }

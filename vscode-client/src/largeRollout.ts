@@ -2,41 +2,80 @@
 // (`rollout/analyzeFile`), a tree view lists its calls and findings, and its findings go to Problems.
 import * as fs from "fs";
 import * as path from "path";
+import * as readline from "readline";
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
 
 import {
-  AnalyzedFile, DEFAULT_LARGE_MODE, LargeRolloutMode, Range, callLabel, callRange, largeRolloutAction, megabytes,
-  publishesProblems, severityNumber,
+  AnalyzedFile, Call, CallFilter, CallStatus, DEFAULT_LARGE_MODE, LargeRolloutMode, Range, WINDOW_LINES, callLabel,
+  callRange, callStatus, filterLabel, groupByTurn, isCompressed, largeRolloutAction, matchesFilter, megabytes,
+  publishesProblems, severityNumber, turnLabel, windowDocument, windowStart,
 } from "./largeFiles";
 import { DEFAULT_FILES } from "./settings";
 
 type Node = {
-  label: string; description?: string; tooltip?: string; children?: Node[]; icon?: string;
+  label: string; description?: string; tooltip?: string; children?: Node[]; icon?: string; color?: string;
   at?: { file: string; range: Range };
 };
 
 const OPEN_AT = "rolloutLsp.largeRollout.openAt";
+const FILTER = "rolloutLsp.largeRollout.filter";
+/** Read-only windows of a large rollout: a row opens its line here, since the editor will not open the file. */
+const WINDOW_SCHEME = "rollout-large";
+
+const STATUS_ICONS: Record<CallStatus, { icon: string; color?: string }> = {
+  failed: { icon: "error", color: "testing.iconFailed" },
+  completed: { icon: "pass", color: "testing.iconPassed" },
+  "no output": { icon: "circle-outline" },
+  dead: { icon: "circle-slash" },
+};
 
 export class LargeRolloutView implements vscode.TreeDataProvider<Node> {
   private roots: Node[] = [];
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  shown: AnalyzedFile | undefined;
+  filter: CallFilter = {};
+  treeView: vscode.TreeView<Node> | undefined;
 
-  show(result: AnalyzedFile): void {
+  show(result: AnalyzedFile | undefined): void {
+    this.shown = result;
+    this.roots = result ? this.nodes(result) : [];
+    if (this.treeView) this.treeView.description = filterLabel(this.filter) || undefined;
+    this.changed.fire(undefined);
+  }
+
+  setFilter(filter: CallFilter): void {
+    this.filter = filter;
+    this.show(this.shown);
+  }
+
+  private nodes(result: AnalyzedFile): Node[] {
+    if (result.error) return [{ label: result.error, icon: "error" }];
     const file = result.file ?? "";
-    this.roots = result.error ? [{ label: result.error, icon: "error" }] : [
-      { label: path.basename(file) || "rollout", description: `${result.calls.length} calls`, icon: "file",
-        tooltip: file, children: result.calls.map((call) => ({
-          ...callLabel(call), icon: call.kind === "patch" ? "diff" : call.kind === "command" ? "terminal" : "tools",
-          at: { file, range: callRange(call) } })) },
+    const calls = result.calls.filter((call) => matchesFilter(call, this.filter));
+    const groups = groupByTurn(calls, result.turns ?? []);
+    const turnNumbers = new Map((result.turns ?? []).map((turn, index) => [turn, index + 1]));
+    const callNode = (call: Call): Node => {
+      const status = callStatus(call);
+      return { ...callLabel(call), description: `${callLabel(call).description} · ${status}`, ...STATUS_ICONS[status],
+        at: { file, range: callRange(call) } };
+    };
+    const shown = filterLabel(this.filter);
+    return [
+      { label: path.basename(file) || "rollout", icon: "file", tooltip: file,
+        description: shown ? `${calls.length} of ${result.calls.length} calls (${shown})` : `${result.calls.length} calls`,
+        children: groups.map(({ turn, calls: inTurn }) => ({
+          ...turnLabel(turn, turn ? turnNumbers.get(turn) ?? 0 : 0, inTurn), icon: "comment-discussion",
+          tooltip: turn?.title, children: inTurn.map(callNode),
+          at: turn ? { file, range: { start: { line: turn.line, character: 0 }, end: { line: turn.line, character: 0 } } }
+            : undefined })) },
       { label: "Findings", description: String(result.diagnostics.length), icon: "warning",
         children: result.diagnostics.map((d) => ({
           label: `${d.range.start.line + 1}:${d.range.start.character + 1} ${d.code}`, description: d.message,
           tooltip: `${d.severity}: ${d.message}`, icon: d.severity === "error" ? "error" : "warning",
           at: { file, range: d.range } })) },
     ];
-    this.changed.fire(undefined);
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -44,8 +83,10 @@ export class LargeRolloutView implements vscode.TreeDataProvider<Node> {
       ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.description = node.description;
     item.tooltip = node.tooltip ? new vscode.MarkdownString().appendCodeblock(node.tooltip, "sh") : undefined;
-    if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
-    if (node.at) item.command = { command: OPEN_AT, title: "Open at This Line", arguments: [node.at.file, node.at.range] };
+    if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon, node.color ? new vscode.ThemeColor(node.color) : undefined);
+    if (node.at && !node.children?.length) {
+      item.command = { command: OPEN_AT, title: "Open at This Line", arguments: [node.at.file, node.at.range] };
+    }
     return item;
   }
 
@@ -54,8 +95,33 @@ export class LargeRolloutView implements vscode.TreeDataProvider<Node> {
   }
 }
 
+/** A window of a large rollout's lines around one line, at the file's own line numbers (read from disk). */
+class RolloutWindows implements vscode.TextDocumentContentProvider {
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const line = Number(new URLSearchParams(uri.query).get("line"));
+    const start = windowStart(Number.isInteger(line) && line >= 0 ? line : 0);
+    const end = start + 2 * WINDOW_LINES;
+    const window: string[] = [];
+    const input = fs.createReadStream(uri.fsPath, { encoding: "utf8" });
+    const lines = readline.createInterface({ input, crlfDelay: Infinity });
+    let number = 0;
+    try {
+      for await (const text of lines) {
+        if (number >= start) window.push(text);
+        if (++number > end) break;
+      }
+    } finally {
+      lines.close();
+      input.destroy();
+    }
+    return windowDocument(window, start);
+  }
+}
+
 /**
  * The view, its commands, Problems for large rollouts, and the watch on tabs that offers the view at once.
+ * The view shows the rollout of the active tab (the last one read when the active tab is another file); a
+ * file's findings leave Problems when its last tab closes.
  * Returns what looks at the tabs already open: call it once the server runs.
  */
 export function registerLargeRollouts(context: vscode.ExtensionContext,
@@ -65,6 +131,8 @@ export function registerLargeRollouts(context: vscode.ExtensionContext,
   // files offered or analysed in this window, with their size and modification time: a tab that shows the
   // same file again asks nothing; one that shows it grown (a session still running) reads it again
   const seen = new Set<string>();
+  const results = new Map<string, AnalyzedFile>();  // each file read, while a tab shows it
+  const chosen = new Set<string>();  // files read through "Open Large Rollout…": no tab needs to show them
 
   const analyse = async (file: string, size: number): Promise<void> => {
     const server = client();
@@ -79,9 +147,10 @@ export function registerLargeRollouts(context: vscode.ExtensionContext,
       void vscode.window.showErrorMessage(`Rollout: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
+    results.set(file, result);
     view.show(result);
     const uri = vscode.Uri.file(file);
-    if (publishesProblems(size)) problems.set(uri, result.diagnostics.map(toDiagnostic));
+    if (publishesProblems(size) || isCompressed(file)) problems.set(uri, result.diagnostics.map(toDiagnostic));
     await vscode.commands.executeCommand("setContext", "rolloutLsp.largeRolloutOpen", true);
     await vscode.commands.executeCommand("rolloutLsp.largeRollout.focus");
   };
@@ -116,14 +185,57 @@ export function registerLargeRollouts(context: vscode.ExtensionContext,
     }
   };
 
+  const openFiles = (): Set<string> => new Set(vscode.window.tabGroups.all.flatMap((group) => group.tabs)
+    .flatMap((tab) => (tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === "file" ? [tab.input.uri.fsPath] : [])));
+
+  /** The view follows the active tab; a file no tab shows any more leaves Problems (the view keeps the last one
+   * shown: its rows open windows of the file, which needs no tab). */
+  const follow = (): void => {
+    const still = openFiles();
+    for (const file of [...results.keys()]) {
+      if (still.has(file) || chosen.has(file)) continue;
+      problems.delete(vscode.Uri.file(file));
+      for (const key of [...seen]) if (key.startsWith(`${file}\n`)) seen.delete(key);  // reopened: read again
+      if (view.shown !== results.get(file)) results.delete(file);
+    }
+    const active = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    const activeFile = active instanceof vscode.TabInputText && active.uri.scheme === "file" ? active.uri.fsPath : undefined;
+    const shown = activeFile !== undefined ? results.get(activeFile) : undefined;
+    if (shown && shown !== view.shown) view.show(shown);
+  };
+
+  const pickFilter = async (): Promise<void> => {
+    const tools = [...new Set((view.shown?.calls ?? []).map((call) => call.tool).filter((t): t is string => !!t))].sort();
+    const items: (vscode.QuickPickItem & { apply: () => Promise<CallFilter | undefined> })[] = [
+      { label: "$(error) Failed calls", picked: !!view.filter.failed,
+        apply: async () => ({ ...view.filter, failed: !view.filter.failed }) },
+      { label: "$(search) Text in the command or files…", description: view.filter.text,
+        apply: async () => {
+          const text = await vscode.window.showInputBox({ prompt: "Calls whose command, expansion or files contain",
+            value: view.filter.text ?? "" });
+          return text === undefined ? undefined : { ...view.filter, text: text || undefined };
+        } },
+      ...tools.map((tool) => ({ label: `$(tools) ${tool}`, description: view.filter.tool === tool ? "shown" : undefined,
+        apply: async () => ({ ...view.filter, tool: view.filter.tool === tool ? undefined : tool }) })),
+      { label: "$(clear-all) Every call", apply: async () => ({}) },
+    ];
+    const picked = await vscode.window.showQuickPick(items, { placeHolder: `Large Rollout: ${filterLabel(view.filter) || "every call"}` });
+    const filter = picked ? await picked.apply() : undefined;
+    if (filter) view.setFilter(filter);
+  };
+
+  view.treeView = vscode.window.createTreeView("rolloutLsp.largeRollout", { treeDataProvider: view });
   context.subscriptions.push(
     problems,
-    vscode.window.registerTreeDataProvider("rolloutLsp.largeRollout", view),
+    view.treeView,
+    vscode.workspace.registerTextDocumentContentProvider(WINDOW_SCHEME, new RolloutWindows()),
+    vscode.commands.registerCommand(FILTER, pickFilter),
     vscode.commands.registerCommand("rolloutLsp.openLargeRollout", async (picked?: vscode.Uri) => {
       const uri = picked instanceof vscode.Uri ? picked : (await vscode.window.showOpenDialog({
         canSelectMany: false, openLabel: "Analyse", filters: { Rollouts: ["jsonl", "zst"] },
       }))?.[0];
       if (!uri) return;
+      chosen.add(uri.fsPath);
       let size = 0;
       try {
         const stat = await fs.promises.stat(uri.fsPath);
@@ -136,11 +248,18 @@ export function registerLargeRollouts(context: vscode.ExtensionContext,
     }),
     vscode.commands.registerCommand(OPEN_AT, async (file: string, range: Range) => {
       const selection = new vscode.Range(range.start.line, range.start.character, range.end.line, range.end.character);
-      // `vscode.open` opens the editor without syncing the document to extensions, which a file over 50 MB
-      // cannot be (openTextDocument refuses it)
-      await vscode.commands.executeCommand("vscode.open", vscode.Uri.file(file), { selection, preview: true });
+      // the file itself is too large for the editor (a warning, then no features): its lines around the row's,
+      // read from disk, at their own line numbers, read-only
+      const window = vscode.Uri.file(file).with({ scheme: WINDOW_SCHEME, query: `line=${range.start.line}` });
+      const document = await vscode.workspace.openTextDocument(window);
+      await vscode.languages.setTextDocumentLanguage(document, "rollout");
+      await vscode.window.showTextDocument(document, { selection, preview: true, viewColumn: vscode.ViewColumn.Active });
     }),
-    vscode.window.tabGroups.onDidChangeTabs((event) => considerTabs(event.opened)),
+    vscode.window.tabGroups.onDidChangeTabs((event) => {
+      considerTabs(event.opened);
+      follow();
+    }),
+    vscode.window.tabGroups.onDidChangeTabGroups(() => follow()),
   );
   return () => considerTabs(vscode.window.tabGroups.all.flatMap((group) => group.tabs));
 }

@@ -1,12 +1,15 @@
 // The exec script as a real, editable JavaScript document: a file system provider whose files are exec
-// records.  Reading asks the server for the record's script (rollout-lsp.scriptSource); saving sends the new
-// text to rollout-lsp.writeScript, and the server asks VS Code (workspace/applyEdit) to apply one versioned
-// edit to the rollout that changes only the record's `input` string, escaped as the line escapes it.  The
-// rollout is then modified (VS Code saves a file a workspace edit changed); its undo takes the edit back.
+// records.  Reading asks the server for the record's script (rollout-lsp.scriptSource); an explicit save (Ctrl+S,
+// File > Save) sends the new text to rollout-lsp.writeScript, and the server asks VS Code (workspace/applyEdit)
+// to apply one versioned edit to the rollout that changes only the record's `input` string, escaped as the line
+// escapes it; a script that does not parse is refused, saying where.  The rollout is then saved too when it had
+// no unsaved change before; its undo takes the edit back.  An auto-save keeps the script in the tab (and in this
+// provider) without touching the rollout.
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
 
 import { askAboutExecRecord } from "./execRecord";
+import { KEPT_MESSAGE, MANUAL_SAVE, savesRolloutAfter, writeArguments, writesIntoRollout } from "./scriptSave";
 import { EDIT_SCHEME, ScriptTarget, editableScriptUri, parseEditableScriptUri, writeFailure } from "./scriptTarget";
 
 interface ScriptSource { script: string; call_id: string | null; line: number; version: number | null }
@@ -18,7 +21,38 @@ export function registerScriptEditing(context: vscode.ExtensionContext, client: 
     vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, files, { isCaseSensitive: true }),
     vscode.commands.registerCommand("rolloutLsp.editScript", (uri?: string, line?: number) => editScript(client(), uri, line)),
     vscode.workspace.onDidChangeTextDocument((event) => files.rolloutChanged(event.document.uri.toString())),
+    vscode.workspace.onWillSaveTextDocument((event) => {
+      if (event.document.uri.scheme === EDIT_SCHEME) files.saving(event.document.uri, event.reason);
+    }),
+    vscode.commands.registerCommand("rolloutLsp.saveScript", () => files.saveExplicitly()),
+    // VS Code's TypeScript service gives a document of this scheme syntax only (no types, so no `tools.`):
+    // the server completes tools and their argument keys from the script's text and the rollout it belongs to
+    vscode.languages.registerCompletionItemProvider({ scheme: EDIT_SCHEME }, new ScriptCompletions(client), ".", "{", ","),
   );
+}
+
+interface ScriptItem { label: string; kind: string; detail: string | null; sort: string | null; text: string; start: number; end: number }
+
+class ScriptCompletions implements vscode.CompletionItemProvider {
+  constructor(private readonly client: () => LanguageClient | undefined) {}
+
+  async provideCompletionItems(document: vscode.TextDocument, position: vscode.Position): Promise<vscode.CompletionItem[]> {
+    const client = this.client();
+    const target = parseEditableScriptUri(document.uri.query);
+    if (!client || !target) return [];
+    const answer = await client.sendRequest<{ items: ScriptItem[] } | null>("workspace/executeCommand", {
+      command: "rollout-lsp.scriptCompletion", arguments: [target.uri, document.getText(), document.offsetAt(position)],
+    });
+    return (answer?.items ?? []).map((found) => {
+      const item = new vscode.CompletionItem(found.label,
+        found.kind === "tool" ? vscode.CompletionItemKind.Function : vscode.CompletionItemKind.Property);
+      item.detail = found.detail ?? undefined;
+      item.sortText = found.sort ?? undefined;
+      item.insertText = found.text;
+      item.range = new vscode.Range(document.positionAt(found.start), document.positionAt(found.end));
+      return item;
+    });
+  }
 }
 
 async function editScript(client: LanguageClient | undefined, uri?: string, line?: number): Promise<void> {
@@ -36,6 +70,9 @@ class ExecScriptFiles implements vscode.FileSystemProvider {
   private readonly known = new Map<string, { script: string; mtime: number }>();
   private readonly lines = new Map<string, number>(); // where a record moved to since its file was opened
   private pending: ReturnType<typeof setTimeout> | undefined;
+  private readonly reasons = new Map<string, number>(); // why VS Code is saving each script (onWillSave)
+  private readonly unwritten = new Map<string, string>(); // scripts auto-saved here, not yet in the rollout
+  private readonly told = new Set<string>(); // scripts whose tab was told that auto-save keeps them
 
   constructor(private readonly client: () => LanguageClient | undefined) {}
 
@@ -53,16 +90,64 @@ class ExecScriptFiles implements vscode.FileSystemProvider {
     return new TextEncoder().encode(await this.read(uri));
   }
 
+  saving(uri: vscode.Uri, reason: vscode.TextDocumentSaveReason): void {
+    this.reasons.set(uri.toString(), reason);
+  }
+
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
-    const target = this.target(uri);
+    const key = uri.toString();
+    const reason = this.reasons.get(key);
+    this.reasons.delete(key);
     const script = new TextDecoder().decode(content);
-    const answer = await this.server().sendRequest<WriteAnswer | null>("workspace/executeCommand", {
-      command: "rollout-lsp.writeScript", arguments: [target.uri, target.line, script, target.callId],
-    });
-    const failure = writeFailure(answer);
+    if (!writesIntoRollout(reason)) {  // auto-save: kept here, the rollout is untouched
+      this.unwritten.set(key, script);
+      this.remember(uri, script);
+      if (!this.told.has(key)) {
+        this.told.add(key);
+        void vscode.window.setStatusBarMessage(KEPT_MESSAGE, 8000);
+      }
+      return;
+    }
+    const failure = await this.commit(uri, script);
     if (failure) throw vscode.FileSystemError.Unavailable(failure);
-    if (answer && answer.line !== null) this.lines.set(uri.toString(), answer.line);
+  }
+
+  /** Ctrl+S in a script's tab: the tab's text goes into the rollout even when auto-save left the tab clean. */
+  async saveExplicitly(): Promise<void> {
+    const document = vscode.window.activeTextEditor?.document;
+    if (!document || document.uri.scheme !== EDIT_SCHEME) return;
+    const failure = await this.commit(document.uri, document.getText());
+    if (failure) {
+      void vscode.window.showErrorMessage(failure);
+      return;
+    }
+    if (document.isDirty) {  // the provider has the text already: this save only marks the tab saved
+      this.reasons.set(document.uri.toString(), MANUAL_SAVE);
+      await document.save();
+    }
+  }
+
+  /** Write ``script`` into its record; the failure's message, or null. */
+  private async commit(uri: vscode.Uri, script: string): Promise<string | null> {
+    const key = uri.toString();
+    const target = this.target(uri);
+    const rollout = () => vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.uri);
+    const wasDirty = rollout()?.isDirty ?? false;
+    let answer: WriteAnswer | null;
+    try {
+      answer = await this.server().sendRequest<WriteAnswer | null>("workspace/executeCommand", {
+        command: "rollout-lsp.writeScript", arguments: writeArguments(target, script),
+      });
+    } catch (error) {
+      return `Rollout: the script was not written back (${error instanceof Error ? error.message : String(error)}).`;
+    }
+    const failure = writeFailure(answer);
+    if (failure || !answer) return failure;
+    if (answer.line !== null) this.lines.set(key, answer.line);
+    this.unwritten.delete(key);
     this.remember(uri, script);
+    if (savesRolloutAfter(wasDirty, answer)) await rollout()?.save();
+    return null;
   }
 
   readDirectory(): [string, vscode.FileType][] {
@@ -91,6 +176,8 @@ class ExecScriptFiles implements vscode.FileSystemProvider {
   }
 
   private async read(uri: vscode.Uri): Promise<string> {
+    const unwritten = this.unwritten.get(uri.toString());
+    if (unwritten !== undefined) return unwritten;  // auto-saved, not yet in the rollout: not lost on a reload
     const target = this.target(uri);
     const source = await this.server().sendRequest<ScriptSource | null>("workspace/executeCommand", {
       command: "rollout-lsp.scriptSource", arguments: [target.uri, target.line, target.callId],

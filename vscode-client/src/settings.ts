@@ -15,14 +15,21 @@ export const DEFAULT_INVOCATION_LOGS = ["**/cli_mocks/calls.jsonl"];
 
 /** The server command of its code lenses (it shows the script through window/showDocument). */
 export const SERVER_SHOW_SCRIPT = "rollout-lsp.showDecodedScript";
+/** The server command of an informational lens (a session's totals): it shows the lens's text as a message. */
+export const SERVER_SHOW_INFO = "rollout-lsp.showInfo";
+
+/** The language of rollouts: the extension's, with word wrap on and no word-based suggestions by default. */
+export const ROLLOUT_LANGUAGE = "rollout";
+
+/** Every JSON Lines file, whatever its name: the server answers only when its content is a rollout (its first
+ * records), and stays quiet for other files. `.jsonl.zst` files are not text: they go to the Large Rollout
+ * view, which has the server read them from disk. */
+export const ANY_JSON_LINES = "**/*.jsonl";
 
 /** Hovers show transcript text: never trusted (no command links), never HTML. */
 export const MARKDOWN_OPTIONS = Object.freeze({ isTrusted: false, supportHtml: false });
 
-export interface DocumentFilter {
-  scheme: string;
-  pattern: string;
-}
+export type DocumentFilter = { scheme: string; pattern: string } | { scheme: string; language: string };
 
 /** The URI schemes of the documents the server gets (local files, and files of a remote window). */
 export const SERVER_SCHEMES: readonly string[] = ["file", "vscode-remote"];
@@ -32,12 +39,15 @@ export function rolloutPatterns(patterns: readonly string[] | undefined): readon
   return patterns && patterns.length ? patterns : DEFAULT_FILES;
 }
 
-/** Documents by path pattern, with no language filter, so files mapped to `json` match too: rollouts, and
- * invocation logs (`invocationLogs`; an empty list selects none). */
+/** Documents by path pattern, with no language filter, so files mapped to `json` match too: every JSON Lines
+ * file (the server decides by content), the rollout patterns (which may name other files), invocation logs
+ * (`invocationLogs`; an empty list selects none), and any document in the rollout language (a file switched to
+ * it with "Treat as Rollout"). */
 export function documentSelector(patterns: readonly string[] | undefined,
                                  invocationLogs: readonly string[] = DEFAULT_INVOCATION_LOGS): DocumentFilter[] {
-  const chosen = [...rolloutPatterns(patterns), ...invocationLogs];
-  return chosen.flatMap((pattern) => SERVER_SCHEMES.map((scheme) => ({ scheme, pattern })));
+  const chosen = [...new Set([ANY_JSON_LINES, ...rolloutPatterns(patterns), ...invocationLogs])];
+  const byPattern = chosen.flatMap((pattern) => SERVER_SCHEMES.map((scheme) => ({ scheme, pattern })));
+  return [...byPattern, ...SERVER_SCHEMES.map((scheme) => ({ scheme, language: ROLLOUT_LANGUAGE }))];
 }
 
 export type Getter = <T>(key: string, fallback: T) => T;

@@ -2,9 +2,10 @@ import { strict as assert } from "node:assert";
 import { test } from "node:test";
 
 import {
-  Call, DEFAULT_LARGE_MODE, EXTENSION_SYNC_LIMIT, LENS_LINE_LIMIT, LENS_SIZE_LIMIT, Lens, callLabel, callRange,
-  confirmationLimit, globRegExp, isRolloutPath, largeRolloutAction, lensSummary, lensesRefused, megabytes,
-  opensPastConfirmation, publishesProblems, severityNumber,
+  Call, DEFAULT_LARGE_MODE, EXTENSION_SYNC_LIMIT, LENS_LINE_LIMIT, LENS_SIZE_LIMIT, Lens, Turn, WINDOW_LINES, callLabel,
+  callRange, callStatus, confirmationLimit, filterLabel, globRegExp, groupByTurn, isCompressed, isRolloutPath,
+  largeRolloutAction, lensSummary, lensesRefused, matchesFilter, megabytes, opensPastConfirmation, publishesProblems,
+  severityNumber, turnLabel, windowDocument, windowStart,
 } from "../src/largeFiles";
 import { DEFAULT_FILES } from "../src/settings";
 
@@ -38,6 +39,70 @@ test("only a rollout over VS Code's 50 MB sync limit is read from disk, once, as
   assert.equal(largeRolloutAction(file, 50 * MB, DEFAULT_FILES, "open", false), "none");  // the editor syncs it
   assert.equal(largeRolloutAction(file, 50 * MB + 1, DEFAULT_FILES, "open", false), "open");
   assert.equal(largeRolloutAction("/home/u/big-table.jsonl", 60 * MB, DEFAULT_FILES, "open", false), "none");
+});
+
+test("a compressed rollout goes to the view whatever its size or name: the editor cannot read it", () => {
+  assert.equal(isCompressed("/home/u/rollout-a.jsonl.zst"), true);
+  assert.equal(isCompressed("/home/u/rollout-a.jsonl"), false);
+  assert.equal(largeRolloutAction("/home/u/copied.jsonl.zst", 1 * MB, DEFAULT_FILES, "open", false), "open");
+  assert.equal(largeRolloutAction("/home/u/copied.jsonl.zst", 1 * MB, DEFAULT_FILES, "ask", false), "ask");
+  assert.equal(largeRolloutAction("/home/u/copied.jsonl.zst", 1 * MB, DEFAULT_FILES, "off", false), "none");
+  assert.equal(largeRolloutAction("/home/u/copied.jsonl.zst", 1 * MB, DEFAULT_FILES, "open", true), "none");
+});
+
+const base: Call = {
+  line: 0, tool: "exec_command", kind: "command", command: "pytest -q", workdir: "/w", files: [], computed: false,
+  expansion: null, executed: "yes", call_id: "c1", output: { status: "completed", exit_code: 0 },
+};
+
+test("each call's status: failed (a status or a non-zero exit), completed, no output, dead", () => {
+  assert.equal(callStatus(base), "completed");
+  assert.equal(callStatus({ ...base, output: { status: "completed", exit_code: 1 } }), "failed");
+  assert.equal(callStatus({ ...base, output: { status: "failed" } }), "failed");
+  assert.equal(callStatus({ ...base, output: null }), "no output");
+  assert.equal(callStatus({ ...base, output: { status: null } }), "no output");
+  assert.equal(callStatus({ ...base, executed: "no", output: null }), "dead");
+});
+
+test("the view's filter: failed calls, one tool, text in the command, expansion or files", () => {
+  const failed: Call = { ...base, line: 3, command: "cargo test", output: { status: "completed", exit_code: 101 } };
+  const patch: Call = { ...base, line: 5, tool: "apply_patch", kind: "patch", command: null,
+    files: [{ action: "update", path: "src/Greet.py", move_to: null }] };
+  const computed: Call = { ...base, line: 7, command: null, computed: true, expansion: ["ls docs", "ls src"] };
+  const calls = [base, failed, patch, computed];
+  const lines = (filter: Parameters<typeof matchesFilter>[1]) => calls.filter((c) => matchesFilter(c, filter)).map((c) => c.line);
+  assert.deepEqual(lines({}), [0, 3, 5, 7]);
+  assert.deepEqual(lines({ failed: true }), [3]);
+  assert.deepEqual(lines({ tool: "apply_patch" }), [5]);
+  assert.deepEqual(lines({ text: "greet" }), [5]);  // files, case-insensitive
+  assert.deepEqual(lines({ text: "ls src" }), [7]);  // the expansion of a computed command
+  assert.deepEqual(lines({ tool: "exec_command", text: "test" }), [0, 3]);
+  assert.deepEqual(lines({ failed: true, tool: "apply_patch" }), []);
+  assert.equal(filterLabel({}), "");
+  assert.equal(filterLabel({ failed: true, tool: "exec_command", text: "pytest" }), 'failed · exec_command · "pytest"');
+});
+
+test("calls are grouped by turn, in file order, with a group for calls before the first turn", () => {
+  const turns: Turn[] = [{ line: 10, end_line: 19, title: "Fix   the\ntests" }, { line: 2, end_line: 9, title: "Look around" }];
+  const at = (line: number, status: "ok" | "failed" = "ok"): Call => ({ ...base, line,
+    output: { status: "completed", exit_code: status === "ok" ? 0 : 1 } });
+  const groups = groupByTurn([at(12), at(1), at(4, "failed"), at(15, "failed"), at(5)], turns);
+  assert.deepEqual(groups.map((g) => [g.turn?.line ?? null, g.calls.map((c) => c.line)]),
+    [[null, [1]], [2, [4, 5]], [10, [12, 15]]]);
+  assert.deepEqual(groupByTurn([at(12)], turns).map((g) => g.turn?.line), [10]);  // a turn with no call left out
+  assert.deepEqual(turnLabel(turns[0], 2, groups[2].calls), { label: "turn 2 (line 11): Fix the tests",
+    description: "2 calls, 1 failed" });
+  assert.deepEqual(turnLabel(null, 0, groups[0].calls), { label: "before the first turn", description: "1 call" });
+  assert.equal(turnLabel({ line: 0, end_line: 1, title: "x".repeat(80) }, 1, []).label, `turn 1 (line 1): ${"x".repeat(59)}…`);
+});
+
+test("a row opens a window of the file at the file's own line numbers", () => {
+  assert.equal(WINDOW_LINES, 40);
+  assert.equal(windowStart(10), 0);
+  assert.equal(windowStart(1000), 960);
+  const text = windowDocument(["{\"a\":1}", "{\"b\":2}"], 3);
+  assert.equal(text, "…\n…\n…\n{\"a\":1}\n{\"b\":2}");
+  assert.equal(text.split("\n")[3], "{\"a\":1}");  // line 4 of the file is line 4 here
 });
 
 test("findings go to Problems only for a file the server cannot publish for", () => {

@@ -3,19 +3,24 @@ import { test } from "node:test";
 
 import { DEFAULT_FILES, DEFAULT_INVOCATION_LOGS, MARKDOWN_OPTIONS, documentSelector, initializationOptions, needsRestart, parseScriptUri, scriptUri } from "../src/settings";
 
-test("documents are selected by pattern, with no language filter", () => {
+test("every JSON Lines file, the rollout patterns, invocation logs and the rollout language are selected", () => {
+  const rolloutLanguage = [{ scheme: "file", language: "rollout" }, { scheme: "vscode-remote", language: "rollout" }];
   assert.deepEqual(documentSelector(undefined), [
+    { scheme: "file", pattern: "**/*.jsonl" }, { scheme: "vscode-remote", pattern: "**/*.jsonl" },
     { scheme: "file", pattern: "**/rollout-*.jsonl" }, { scheme: "vscode-remote", pattern: "**/rollout-*.jsonl" },
     { scheme: "file", pattern: "**/.codex/{sessions,archived_sessions}/**/*.jsonl" },
     { scheme: "vscode-remote", pattern: "**/.codex/{sessions,archived_sessions}/**/*.jsonl" },
     { scheme: "file", pattern: "**/cli_mocks/calls.jsonl" }, { scheme: "vscode-remote", pattern: "**/cli_mocks/calls.jsonl" },
+    ...rolloutLanguage,
   ]);
-  assert.deepEqual(documentSelector(["**/*.trace.jsonl"], []), [
-    { scheme: "file", pattern: "**/*.trace.jsonl" }, { scheme: "vscode-remote", pattern: "**/*.trace.jsonl" }]);
-  assert.deepEqual(documentSelector(["**/*.trace.jsonl"], ["**/shims/*.log"]).map((f) => f.pattern),
-    ["**/*.trace.jsonl", "**/*.trace.jsonl", "**/shims/*.log", "**/shims/*.log"]);
-  assert.equal(documentSelector([]).length, 2 * (DEFAULT_FILES.length + DEFAULT_INVOCATION_LOGS.length));
-  assert.ok(documentSelector(undefined).every((f) => !("language" in f)));
+  // a pattern for other files (a user's `*.trace.json`) is kept beside every .jsonl; a repeated one comes once
+  assert.deepEqual(documentSelector(["**/*.trace.json", "**/*.jsonl"], []), [
+    { scheme: "file", pattern: "**/*.jsonl" }, { scheme: "vscode-remote", pattern: "**/*.jsonl" },
+    { scheme: "file", pattern: "**/*.trace.json" }, { scheme: "vscode-remote", pattern: "**/*.trace.json" },
+    ...rolloutLanguage]);
+  assert.deepEqual(documentSelector(["**/*.trace.json"], ["**/shims/*.log"]).map((f) => "pattern" in f ? f.pattern : f.language),
+    ["**/*.jsonl", "**/*.jsonl", "**/*.trace.json", "**/*.trace.json", "**/shims/*.log", "**/shims/*.log", "rollout", "rollout"]);
+  assert.equal(documentSelector([]).length, 2 * (1 + DEFAULT_FILES.length + DEFAULT_INVOCATION_LOGS.length + 1));
 });
 
 test("initialization options carry every server setting and drop unknown codes", () => {
