@@ -22,6 +22,8 @@ from .outputs import ToolOutput, read_output
 from ..script.patch import parse_patch
 from ..jsonl.positions import EscapeMap, Span
 from .prompts import user_words
+from .settings import Settings, read_thread_settings, read_turn_context_settings
+from .turn_events import TurnEnd, TurnItem, read_turn_end, read_turn_item, user_item_words
 from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
                       Message, OtherItem, Record, RecordShapeError, SessionMeta, parse_record)
 from ..script.module_syntax import syntax_problem
@@ -57,7 +59,10 @@ class LineAnalysis:
     turn_start: bool = False  # a task_started event or a turn_context: where Codex starts a turn
     turn_id: str | None = None
     prompt: str | None = None  # the user's own words (injected context removed)
-    prompt_event: bool = False  # the prompt comes from event_msg/user_message (Codex's own record of it)
+    prompt_event: bool = False  # the prompt comes from event_msg/user_message or a UserMessage item (Codex's own record)
+    turn_end: TurnEnd | None = None  # an event that ends, fails, interrupts or takes back a turn
+    turn_item: TurnItem | None = None  # a turn item of paginated history (item_completed): words, reasoning, plan
+    settings: Settings | None = None  # the settings a turn_context or thread_settings_applied record says
 
     @property
     def turn_title(self) -> str | None:
@@ -128,7 +133,8 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
     if record.envelope.type == "event_msg":
         _read_event(item, fields)
     elif record.envelope.type == "turn_context":
-        fields.update(turn_start=True, turn_id=getattr(item, "turn_id", None))
+        fields.update(turn_start=True, turn_id=getattr(item, "turn_id", None),
+                      settings=read_turn_context_settings(item))
     elif isinstance(item, Message):
         fields["text"] = item.text()
         if item.role == "user":
@@ -173,7 +179,19 @@ def _read_event(payload: Any, fields: dict[str, Any]) -> None:
         message = payload.get("message")
         if isinstance(message, str):
             fields.update(prompt=user_words(message), prompt_event=True, text=message)
+    elif kind == "thread_settings_applied":
+        fields["settings"] = read_thread_settings(payload)
     else:
+        end = read_turn_end(payload)
+        if end is not None:
+            fields["turn_end"] = end
+            return
+        item = read_turn_item(payload)
+        if item is not None:
+            fields.update(turn_item=item, text=item.text)
+            if item.type == "UserMessage":
+                fields.update(prompt=user_item_words(item), prompt_event=True)
+            return
         fields["event"] = read_event(payload)
 
 
