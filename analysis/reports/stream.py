@@ -130,7 +130,10 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
             record = _small_payload(rec, ("type", "turn_id", "started_at"))
         elif sessions and la.kind == "event_msg" and la.event is None:
             record = _token_count(rec)
-    if not (la.is_call or la.is_output or la.findings or la.event or la.turn_start or la.prompt_event) and \
+        elif sessions and la.kind == "token_usage_record":
+            record = rec  # a few numbers: session counts read them as token_count records
+    if not (la.is_call or la.is_output or la.findings or la.event or la.turn_start or la.prompt_event or
+            la.turn_end is not None) and \
             (record is None or la.kind == "message"):
         key = (la.kind, record)
         plain = _PLAIN.get(key)

@@ -320,24 +320,22 @@ def failed_turn_findings(analysis: RolloutAnalysis) -> list[Finding]:
     for turn in analysis.turns:
         in_turn.update(range(turn.line, turn.end_line + 1))
         if turn.error_line is not None:
-            out.append(_failed_finding(analysis, turn.error_line, turn.error_info, turn.error, turn.title))
+            out.append(_failed_finding(analysis, turn.error_line, turn.error_info, turn.error))
     for number, record in enumerate(analysis.records):
         end = record.turn_end
         if end is not None and end.failed and number not in in_turn:
-            out.append(_failed_finding(analysis, number, end.error_info, end.error, None))
+            out.append(_failed_finding(analysis, number, end.error_info, end.error))
     return out
 
 
-def _failed_finding(analysis: RolloutAnalysis, line: int, info: str | None, error: str | None,
-                    title: str | None) -> Finding:
+def _failed_finding(analysis: RolloutAnalysis, line: int, info: str | None, error: str | None) -> Finding:
     text = analysis.lines[line]
     path = ("payload", "error") if '"error"' in text and _is_turn_complete(analysis.records[line]) else \
         ("payload", "message")
     where = _span_at(text, path) or Span(0, 0, len(text))
     detail = " — ".join(p for p in (info, error) if p) or "no error message"
-    short = title if title is None or len(title) <= 60 else title[:59] + "…"
-    turn = f"the turn “{' '.join(short.split())}”" if short else "this turn"
-    return Finding(TURN_FAILED, f"{turn} failed: {detail}", Span(line, where.start, where.end))
+    # the message names no turn title: a streamed check (analysis.reports.stream) reads no user's words
+    return Finding(TURN_FAILED, f"the turn failed: {detail}", Span(line, where.start, where.end))
 
 
 def _is_turn_complete(record: LineAnalysis) -> bool:
