@@ -182,12 +182,12 @@ def test_export_command_line(tmp_path):
 
 
 def test_census_token_totals_and_unknown_types(tmp_path):
-    out = json.loads(run_cli("census", "--json", "--jobs", "1", "fixtures/sessions").stdout)
+    out = json.loads(run_cli("census", "--json", "--jobs", "1", "fixtures/sessions/2026/07/20").stdout)
     own = A + B + P2 + C1 + C2
     assert out["tokens"] == {"input": own.input, "cached": own.cached, "output": own.output,
                              "reasoning": own.reasoning, "total": own.total, "inherited_total": (A + B).total,
                              "reported_total": (A + B + P2).total + (A + B + C1 + C2).total,
-                             "sessions_with_usage": 2}
+                             "sessions_with_usage": 2, "cache_write": 0}
     assert out["unknown_types_by_cli_version"] == {"0.157.1": {"event_msg/frobnicated": 2, "future_record": 1}}
 
 

@@ -35,7 +35,7 @@ from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_t
 from ..session.record_analysis import LineAnalysis, analyze_line
 from ..session.records import KNOWN_TYPES
 from .report import finding_json
-from ..session.rollout import LocatedCall, RolloutAnalysis, analyze_text, link_records
+from ..session.rollout import LocatedCall, RolloutAnalysis, analyze_text, failure_groups, link_records
 from ..jsonl.source import STDIN, decode, decompressed_if_zstd, load
 from ..session.vocabulary import unknown_record_finding, unknown_type
 
@@ -446,7 +446,7 @@ class _Stream:
             members += events.get(c, ())
             if len(members) > 1:
                 groups.append((min(members), max(members)))
-        return groups
+        return groups + failure_groups(a.records)
 
     def _report(self, a: RolloutAnalysis, cut: int) -> None:
         g = self.numbers

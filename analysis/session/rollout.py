@@ -313,19 +313,38 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
 
 
 def failed_turn_findings(analysis: RolloutAnalysis) -> list[Finding]:
-    """One ``turn-failed`` finding per failed turn, on the record that says it failed; and one on each error
-    outside any turn (in a window of a file that starts inside the turn, analysis.reports.stream)."""
+    """One ``turn-failed`` finding per failed turn, on the first record that says it failed (an ``error``
+    event, or a ``task_complete`` / ``turn_complete`` with an ``error``).  Read from the records alone, not from
+    :attr:`RolloutAnalysis.turns`, so that a window of a file (analysis.reports.stream) finds the same."""
     out = []
-    in_turn: set[int] = set()
-    for turn in analysis.turns:
-        in_turn.update(range(turn.line, turn.end_line + 1))
-        if turn.error_line is not None:
-            out.append(_failed_finding(analysis, turn.error_line, turn.error_info, turn.error))
+    reported = False
     for number, record in enumerate(analysis.records):
         end = record.turn_end
-        if end is not None and end.failed and number not in in_turn:
+        if record.turn_start and record.kind == "event_msg":
+            reported = False
+        if end is None:
+            continue
+        if end.failed and not reported:
             out.append(_failed_finding(analysis, number, end.error_info, end.error))
+            reported = True
+        if end.kind in ("complete", "aborted"):
+            reported = False
     return out
+
+
+def failure_groups(records: list[LineAnalysis]) -> list[tuple[int, int]]:
+    """(first, last) line of each failure and the end of its turn: a window of a file must not be cut
+    between them (analysis.reports.stream), or the failure would be reported twice."""
+    groups = []
+    for number, record in enumerate(records):
+        end = record.turn_end
+        if end is None or not end.failed or end.kind != "error":
+            continue
+        close = next((n for n in range(number + 1, len(records)) if records[n].turn_end is not None and
+                      records[n].turn_end.kind in ("complete", "aborted") or
+                      records[n].turn_start and records[n].kind == "event_msg"), len(records))
+        groups.append((number, close))
+    return groups
 
 
 def _failed_finding(analysis: RolloutAnalysis, line: int, info: str | None, error: str | None) -> Finding:
@@ -434,4 +453,4 @@ def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None
 
 
 __all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text",
-           "analyze_lines", "link_records", "partial_analysis", "pair_call"]
+           "analyze_lines", "link_records", "partial_analysis", "pair_call", "failed_turn_findings", "failure_groups"]

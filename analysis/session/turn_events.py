@@ -60,6 +60,8 @@ class TurnItem:
 def read_turn_end(payload: dict) -> TurnEnd | None:
     """The :class:`TurnEnd` of an ``event_msg`` payload, or None when it is no such event."""
     kind = payload.get("type")
+    if not isinstance(kind, str):
+        return None
     turn_id = _text(payload.get("turn_id"))
     if kind in _COMPLETE_EVENTS:
         error = payload.get("error")
@@ -87,7 +89,7 @@ def read_turn_item(payload: dict) -> TurnItem | None:
     if not isinstance(item, dict):
         return None
     kind = item.get("type")
-    if kind not in USER_ITEMS and kind not in CONTENT_ITEMS:
+    if not isinstance(kind, str) or kind not in USER_ITEMS and kind not in CONTENT_ITEMS:
         return None
     parts: list[str] = []
     content = item.get("content")

@@ -17,9 +17,11 @@ it.  The context a turn ended with is its last record's ``last_token_usage.total
 Codex 0.147 and later also write a ``token_usage_record`` per model response (``response_id``,
 ``turn_id``, ``usage``: that response's own usage, ``turn_token_usage`` and ``thread_token_usage``: the
 running totals), next to the ``token_count`` records or instead of them.  Both report the same responses,
-so each response counts once: within a turn that has ``token_usage_record`` records, they count (once
-per ``response_id``) and its ``token_count`` records only give the context and the rate limits; a turn
-without them counts its ``token_count`` records as above.  ``token_usage_record`` fields are read from its
+so each response counts once: every ``token_usage_record`` counts (once per ``response_id``), and a
+``token_count`` whose ``last_token_usage`` is a response a ``token_usage_record`` already reports (the same
+input, cached, output and reasoning tokens, each record matched once) only gives the context and the rate
+limits; any other counts as above (a file written partly before 0.147, or by a Codex that left the
+``token_usage_record`` of a response out).  ``token_usage_record`` fields are read from its
 ``payload``, or from the line itself where a writer put them there.  ``cache_write_input_tokens`` (0.147)
 is read with the others.
 """
@@ -205,10 +207,15 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
     out = SessionUsage()
     seen: set[TokenUsage] = set()
     by_response = _usage_records(analysis)
-    # the lines whose token_count records only give context: the turns (or stretches outside turns) that
-    # have token_usage_record records
-    counted_elsewhere = _regions_with(analysis, [line for line, *_ in by_response])
+    # the responses token_usage_records report, which a token_count of the same response must not count again
+    reported: dict[tuple, int] = {}
     responses: set[str] = set()
+    for number, last, _, response_id in by_response.values():
+        key = response_id or f"{number}"
+        if key not in responses:
+            responses.add(key)
+            reported[_key(last)] = reported.get(_key(last), 0) + 1
+    responses = set()
     for number, record in enumerate(analysis.records):
         if record.kind == USAGE_RECORD:
             found = by_response.get(number)
@@ -244,8 +251,11 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
             continue
         window = info.get("model_context_window")
         window = window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
-        new = total not in seen and not counted_elsewhere(number)
+        new = total not in seen
         seen.add(total)
+        if new and reported.get(_key(last)):  # a response its token_usage_record counts
+            reported[_key(last)] -= 1
+            new = False
         counted = last if new else ZERO
         inherited = replay is not None and replay.start <= number <= replay.end
         out.records.append(UsageRecord(number, last, total, window, counted, new, inherited, limits))
@@ -278,21 +288,9 @@ def _usage_records(analysis: RolloutAnalysis) -> dict[int, tuple[int, TokenUsage
     return out
 
 
-def _regions_with(analysis: RolloutAnalysis, lines: list[int]):
-    """A test of whether a line is in a turn (or a stretch between turns) that holds one of ``lines``."""
-    if not lines:
-        return lambda line: False
-    bounds = []  # (first, last) of each turn and of each stretch outside turns
-    at = 0
-    for turn in analysis.turns:
-        if turn.line > at:
-            bounds.append((at, turn.line - 1))
-        bounds.append((turn.line, turn.end_line))
-        at = turn.end_line + 1
-    bounds.append((at, max(at, len(analysis.records) - 1)))
-    starts = [b[0] for b in bounds]
-    marked = {bisect_right(starts, line) - 1 for line in lines}
-    return lambda line: bisect_right(starts, line) - 1 in marked
+def _key(usage: TokenUsage) -> tuple[int, int, int, int]:
+    """What identifies a response's usage in both records (cache writes are not in every token_count)."""
+    return usage.input, usage.cached, usage.output, usage.reasoning
 
 
 def _turn_usage(records: list[UsageRecord], lines: list[int], start: int, end: int) -> TurnUsage:
