@@ -70,6 +70,7 @@ class TurnPart:
     user: str | None
     usage: str | None
     parts: list = field(default_factory=list)
+    outcome: str | None = None  # how the turn ended, when not plainly: failed (with its error), interrupted, …
 
 
 @dataclass
@@ -128,11 +129,15 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
         covered.update(range(region.start, region.end + 1))
     segments = [(start, end, index) for index, start, end in exported]
     segments += [(start, end, 0) for start, end in _gaps(covered, len(analysis.records))]
+    turns_at = {t.line: t for t in analysis.turns}
     for start, end, index in sorted(segments):
         turn_usage = usage.turn_at(start) if index else None
         part = TurnPart(index, start, None,
                         short(turn_usage.usage, turn_usage.context, turn_usage.window)
                         if turn_usage is not None and (turn_usage.requests or turn_usage.context is not None) else None)
+        turn = turns_at.get(start) if index else None
+        if turn is not None and turn.status not in (None, "completed"):
+            part.outcome = clean(" · ".join(p for p in (turn.outcome, turn.timing()) if p))
         _fill(analysis, part, start, end, options, clean)
         if index or part.parts:  # records outside any turn appear only when they hold something
             turns.append(part)
@@ -263,6 +268,8 @@ def render_markdown(document: Document) -> str:
         out += [f"## {_heading(turn)} (line {turn.line + 1})", ""]
         if turn.user is not None:
             out += ["\n".join("> " + _md(line) if line else ">" for line in turn.user.split("\n")), ""]
+        if turn.outcome:
+            out += [f"**Outcome: {_md(turn.outcome)}**", ""]
         if turn.usage:
             out += [f"*Usage: {_md(turn.usage)}*", ""]
         for part in turn.parts:
@@ -323,6 +330,8 @@ def render_html(document: Document) -> str:
         out.append(f'<section><h2>{_h(_heading(turn))} <span class="line">line {turn.line + 1}</span></h2>')
         if turn.user is not None:
             out.append(f"<blockquote>{_h(turn.user)}</blockquote>")
+        if turn.outcome:
+            out.append(f'<p class="outcome"><strong>Outcome: {_h(turn.outcome)}</strong></p>')
         if turn.usage:
             out.append(f'<p class="usage">Usage: {_h(turn.usage)}</p>')
         for part in turn.parts:

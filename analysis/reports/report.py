@@ -8,6 +8,17 @@ from typing import Any
 from ..jsonl.findings import SCRIPT_SYNTAX, Finding
 from ..jsonl.positions import PositionEncoding
 from ..session.rollout import LocatedCall, RolloutAnalysis
+from ..session.settings import SettingsChange, settings_changes
+
+
+def settings_changes_of(analysis: RolloutAnalysis) -> list[SettingsChange]:
+    """The settings changes of a rollout, from its ``thread_settings_applied`` records (and, before 0.144,
+    its ``turn_context`` records): where the model, effort, approvals, permissions or cwd changed."""
+    applied = [(n, r.settings) for n, r in enumerate(analysis.records)
+               if r.settings is not None and r.kind == "event_msg"]
+    if not applied:
+        applied = [(n, r.settings) for n, r in enumerate(analysis.records) if r.settings is not None]
+    return settings_changes(applied)
 
 
 def call_json(analysis: RolloutAnalysis, located: LocatedCall,
@@ -65,15 +76,23 @@ def outline_json(path: str, analysis: RolloutAnalysis,
 
 
 def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
-                  encoding: PositionEncoding) -> str:
-    out = [path]
+                  encoding: PositionEncoding, head: list[str] = ()) -> str:
+    """The outline for people; ``head`` are lines about the session as a whole (its name, its parent)."""
+    out = [path, *head]
     turns = {t.line: t for t in analysis.turns}
     by_line: dict[int, list] = {}
     for located in analysis.calls:
         by_line.setdefault(located.line, []).append(located)
+    changes = {c.line: c for c in settings_changes_of(analysis)}
     for number, record in enumerate(analysis.records):
         if number in turns:
-            out.append(f"  turn (line {number + 1}): {_one_line(turns[number].title, 70)}")
+            turn = turns[number]
+            ended = " · ".join(p for p in (turn.outcome if turn.status != "completed" else None, turn.timing()) if p)
+            out.append(f"  turn (line {number + 1}): {_one_line(turn.title, 70)}" + (f"  [{ended}]" if ended else ""))
+        if number in changes:
+            change = changes[number]
+            folded = f" (and {change.records - 1} more the same)" if change.records > 1 else ""
+            out.append(f"    settings (line {number + 1}): {_one_line(change.text(), 100)}{folded}")
         if not record.is_call:
             continue
         calls = by_line.get(number, [])

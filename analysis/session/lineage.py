@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
+from .record_analysis import bare_tool_name
 from .records import SessionMeta
 from .rollout import RolloutAnalysis
 
@@ -211,7 +212,7 @@ def _turn_start_ms(analysis: RolloutAnalysis, line: int) -> int | None:
 
 def _spawns(analysis: RolloutAnalysis) -> list[Spawn]:
     calls = [(n, r) for n, r in enumerate(analysis.records)
-             if r.kind == "function_call" and r.name in SPAWN_TOOLS]
+             if r.kind == "function_call" and bare_tool_name(r.name) in SPAWN_TOOLS]
     if not calls:
         return []
     named: dict[str, tuple[str, int]] = {}  # call_id → (child thread, line)

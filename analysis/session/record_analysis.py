@@ -232,12 +232,24 @@ def _call_arguments(extra: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in extra.items() if k not in ("id", "call_id", "status", "execution")}
 
 
+NAMESPACE_JOIN = " · "
+
+
 def _tool_name(name: str, namespace: str | None) -> str:
-    """A tool's name: an MCP namespace (``mcp__server__``) is joined to it as code mode joins them; other
-    namespaces (``functions``, ``collaboration``) only group the tools Codex offers, and leave names as they are."""
-    if not namespace or not namespace.startswith("mcp__") or name.startswith(namespace):
+    """A tool's name as Codex shows it: an MCP namespace (``mcp__server__``) is joined to it as code mode joins
+    them; ``functions`` (the namespace of every plain tool) is left out; any other namespace
+    (``multi_agent_v1``, ``collaboration``, ``web``, …, 0.147 and later) is shown before it:
+    ``multi_agent_v1 · spawn_agent``."""
+    if not namespace or namespace == "functions" or name.startswith(namespace):
         return name
-    return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
+    if namespace.startswith("mcp__"):
+        return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
+    return f"{namespace}{NAMESPACE_JOIN}{name}"
+
+
+def bare_tool_name(name: str | None) -> str | None:
+    """``spawn_agent`` of ``multi_agent_v1 · spawn_agent``: the tool without its namespace."""
+    return name.rsplit(NAMESPACE_JOIN, 1)[-1] if name else name
 
 
 def call_id_span(line: str) -> Span | None:
@@ -327,4 +339,4 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
                                     json_arguments=True),)
 
 
-__all__ = ["LineAnalysis", "analyze_line", "call_id_span", "read_output"]
+__all__ = ["LineAnalysis", "analyze_line", "bare_tool_name", "call_id_span", "read_output"]
