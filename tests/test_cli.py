@@ -90,7 +90,8 @@ def test_outline_json_format():
     result = run_cli("outline", "--json", "fixtures/rollout-toplevel.jsonl")
     out = json.loads(result.stdout)
     assert result.returncode == 0
-    assert set(out) == {"file", "records", "calls", "diagnostics"}
+    assert set(out) == {"file", "turns", "records", "calls", "diagnostics"}
+    assert out["turns"] == []  # no task_started, no user message: no turn
     assert out["records"][0] == {"line": 1, "call_id": "call_top1", "name": "exec_command", "record": "function_call",
                                  "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}}
     assert out["calls"][0] == {

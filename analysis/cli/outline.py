@@ -44,13 +44,17 @@ def _json(path: str, encoding: PositionEncoding) -> int:
     """The JSON outline, read as a stream: records and calls go to temporary files as they settle, and are
     printed exactly as ``json.dump(…, indent=2)`` prints the whole object."""
     try:
-        streamed = stream_rollout(path, encoding, make_sink=lambda: _Spool(encoding))
+        streamed = stream_rollout(path, encoding, make_sink=lambda: _Spool(encoding), turns=True)
     except Unreadable as problem:
         print(f"rollout-lsp: {problem}", file=sys.stderr)
         return 2
     spool: _Spool = streamed.sink
+    turns = streamed.turns or []
     out = sys.stdout
     out.write("{\n  \"file\": " + json.dumps(path, ensure_ascii=False) + ",\n")
+    out.write("  \"turns\": ")
+    _list(out, _items([t.to_json() for t in turns]))
+    out.write(",\n")
     for name, items in (("records", spool.records), ("calls", spool.calls)):
         out.write(f"  \"{name}\": ")
         _list(out, items)
@@ -62,6 +66,13 @@ def _json(path: str, encoding: PositionEncoding) -> int:
     _list(out, diagnostics)
     out.write("\n}\n")
     return 0
+
+
+def _items(items: list[dict]) -> TextIO:
+    spool = _Spool.open()
+    for item in items:
+        _Spool.add(spool, item)
+    return spool
 
 
 def _list(out: TextIO, items: TextIO) -> None:

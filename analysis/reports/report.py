@@ -69,6 +69,7 @@ def outline_json(path: str, analysis: RolloutAnalysis,
                  encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
     return {
         "file": path,
+        "turns": [t.to_json() for t in analysis.turns],
         "records": [record_json(analysis, n) for n in analysis.call_records],
         "calls": [call_json(analysis, c, encoding) for c in analysis.calls],
         "diagnostics": [finding_json(analysis, f, encoding) for f in analysis.findings],

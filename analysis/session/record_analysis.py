@@ -105,6 +105,42 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
     return LineAnalysis(**fields)
 
 
+# what a line that starts, names, ends or takes back a turn holds somewhere (its type, or a user message's role)
+_TURN_MARKS = ("turn_context", "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted",
+               "thread_rolled_back", "error", "user_message", "serMessage", "user")
+_OTHER = None
+
+
+def turn_facts(line: str) -> LineAnalysis:
+    """What :func:`analysis.session.turns.read_turns` reads of a line, without the rest of its analysis (no
+    script parsed, no secret searched): for reading the turns of a file too large to keep analysed whole."""
+    global _OTHER
+    if _OTHER is None:
+        _OTHER = LineAnalysis("other")
+    if not line.strip():
+        return LineAnalysis("blank")
+    if not any(mark in line for mark in _TURN_MARKS):
+        return _OTHER
+    try:
+        value = json.loads(bom_as_space(line))
+    except (ValueError, RecursionError):
+        return _OTHER
+    if not isinstance(value, dict):
+        return _OTHER
+    kind, payload = value.get("type"), value.get("payload")
+    if kind == "event_msg" and isinstance(payload, dict):
+        fields: dict[str, Any] = {"kind": "event_msg"}
+        _read_event(payload, fields)
+        fields.pop("event", None)
+        return LineAnalysis(**fields)
+    if kind == "turn_context" or kind == "response_item" and isinstance(payload, dict) and \
+            payload.get("type") == "message" and payload.get("role") == "user":
+        found = analyze_line(line)
+        return LineAnalysis(found.kind, record=found.record, turn_start=found.turn_start, turn_id=found.turn_id,
+                            prompt=found.prompt, text=found.text)
+    return _OTHER
+
+
 def _outside_opaque(line: str, value: Any, found: list) -> list:
     paths = opaque_paths(value)
     if not paths:
@@ -339,4 +375,4 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
                                     json_arguments=True),)
 
 
-__all__ = ["LineAnalysis", "analyze_line", "bare_tool_name", "call_id_span", "read_output"]
+__all__ = ["LineAnalysis", "analyze_line", "turn_facts", "bare_tool_name", "call_id_span", "read_output"]

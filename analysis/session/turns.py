@@ -17,9 +17,9 @@ back from the event); None while no event says (the turn is still running, or th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
-from .record_analysis import LineAnalysis
+from .record_analysis import LineAnalysis, turn_facts
 from .turn_events import ABORTED, COMPLETE, ERROR, ROLLED_BACK, TurnEnd
 
 NO_PROMPT = "(no user message)"
@@ -72,10 +72,11 @@ class Turn:
                 "time_to_first_token_ms": self.time_to_first_token_ms}
 
 
-def read_turns(records: Sequence[LineAnalysis], lines: Sequence[str]) -> list[Turn]:
-    """The turns of a rollout, in order; lines before the first turn (``session_meta``) belong to none."""
+def read_turns(records: Sequence[LineAnalysis], lines: Sequence[str], last: int | None = None) -> list[Turn]:
+    """The turns of a rollout, in order; lines before the first turn (``session_meta``) belong to none.
+    ``last``: the last line that is not blank, when ``lines`` are not kept."""
     starts = _starts(records)
-    last = last_written_line(lines)
+    last = last_written_line(lines) if last is None else last
     turns = []
     for i, (line, turn_id) in enumerate(starts):
         end = starts[i + 1][0] - 1 if i + 1 < len(starts) else max(line, last)
@@ -122,6 +123,18 @@ def _rolled_back(records: Sequence[LineAnalysis], turns: list[Turn]) -> list[Tur
             out[i] = Turn(t.line, t.end_line, t.title, t.turn_id, ROLLED_BACK_STATUS, t.error, t.error_info,
                           t.error_line, t.reason, t.ended_line, line, t.duration_ms, t.time_to_first_token_ms)
     return out
+
+
+def scan_turns(lines: Iterable[str]) -> list[Turn]:
+    """The turns of a rollout read line by line, keeping only what turns read of each line (for a file read as a
+    stream: ``rollout-lsp outline --json``); the same turns as :attr:`RolloutAnalysis.turns` of the whole file."""
+    records: list[LineAnalysis] = []
+    last = 0
+    for number, line in enumerate(lines):
+        records.append(turn_facts(line))
+        if line.strip():
+            last = number
+    return read_turns(records, (), last)
 
 
 def last_written_line(lines: Sequence[str]) -> int:
@@ -194,4 +207,4 @@ def _title(records: Sequence[LineAnalysis], start: int, end: int) -> str:
     return fallback or NO_PROMPT
 
 
-__all__ = ["NO_PROMPT", "COMPLETED", "FAILED", "INTERRUPTED", "ROLLED_BACK_STATUS", "Turn", "read_turns"]
+__all__ = ["NO_PROMPT", "COMPLETED", "FAILED", "INTERRUPTED", "ROLLED_BACK_STATUS", "Turn", "read_turns", "scan_turns"]
