@@ -84,7 +84,7 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
     by_line: dict[int, list] = {}
     for located in analysis.calls:
         by_line.setdefault(located.line, []).append(located)
-    changes = {c.line: c for c in settings_changes_of(analysis)}
+    changes = {c.line: c for c in settings_changes_of(analysis)[1:]}  # the first is what the session starts with
     for number, record in enumerate(analysis.records):
         if number in turns:
             turn = turns[number]
@@ -93,7 +93,7 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
         if number in changes:
             change = changes[number]
             folded = f" (and {change.records - 1} more the same)" if change.records > 1 else ""
-            out.append(f"    settings (line {number + 1}): {_one_line(change.text(), 100)}{folded}")
+            out.append(f"    settings changed (line {number + 1}): {_one_line(change.text(), 100)}{folded}")
         if not record.is_call:
             continue
         calls = by_line.get(number, [])
