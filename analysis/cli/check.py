@@ -15,6 +15,7 @@ from ..jsonl.positions import PositionEncoding
 from ..reports.report import finding_json
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
 from ..reports.stream import parallel_worth_it, stream_rollout
+from ..session.references import head_parents, parent_findings
 from .common import analyze, encoding_option, error, jobs_option
 
 
@@ -78,6 +79,18 @@ def run(args: argparse.Namespace) -> int:
     return 1 if worst <= fail_on else 0
 
 
+def with_parent_findings(path: str, findings: list[tuple[Finding, dict]],
+                         encoding: PositionEncoding) -> list[tuple[Finding, dict]]:
+    """``findings`` and a ``parent-missing`` finding for each fork or segment whose parent rollout is not found
+    (analysis.session.references), in order."""
+    head, resolved = head_parents(path)
+    extra = [(f, finding_json(head, f, encoding)) for f in parent_findings(head, resolved)]
+    if not extra:
+        return findings
+    return sorted(findings + extra, key=lambda item: (item[0].span.line, item[0].span.start, item[0].span.end,
+                                                      item[0].code))
+
+
 def _findings(path: str, encoding: PositionEncoding, pool, jobs: int) -> list[tuple[Finding, dict]] | None:
     """The findings of one file with their JSON form, None when it is not a rollout; a rollout is read as a
     stream (analysis.reports.stream), an invocation log (and standard input) whole."""
@@ -85,7 +98,7 @@ def _findings(path: str, encoding: PositionEncoding, pool, jobs: int) -> list[tu
         streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs)
         if not (is_rollout_path(path) or streamed.is_rollout):
             return None
-        return streamed.findings
+        return with_parent_findings(path, list(streamed.findings), encoding)
     loaded = load(path)
     if loaded.error:
         raise Unreadable(loaded.error)

@@ -14,6 +14,10 @@ from ..jsonl.positions import PositionEncoding
 from ..reports.report import call_json, outline_text, record_json
 from ..jsonl.source import load
 from ..reports.stream import stream_rollout
+from ..session.lineage import lineage, search_roots
+from ..session.references import parent_findings, parents
+from ..session.thread_names import thread_name
+from .check import with_parent_findings
 from .common import analyze, encoding_option
 
 
@@ -36,7 +40,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"rollout-lsp: {loaded.error}", file=sys.stderr)
         return 2
     analysis, findings = analyze(loaded)
-    print(outline_text(args.file, analysis, findings, encoding))
+    head: list[str] = []
+    if args.file != "-":
+        resolved = parents(analysis, args.file, search_roots(args.file))
+        findings = sorted(findings + parent_findings(analysis, resolved),
+                          key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+        head = [f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else "its rollout is not found")
+                for p in resolved]
+        name = thread_name(args.file, lineage(analysis).identity)
+        if name:
+            head.insert(0, f"  thread name: {name}")
+    print(outline_text(args.file, analysis, findings, encoding, head))
     return 0
 
 
@@ -60,7 +74,10 @@ def _json(path: str, encoding: PositionEncoding) -> int:
         _list(out, items)
         out.write(",\n")
     diagnostics = spool.open()
-    for _, finding in streamed.findings:
+    found = list(streamed.findings)
+    if path != "-":
+        found = with_parent_findings(path, found, encoding)
+    for _, finding in found:
         spool.add(diagnostics, finding)
     out.write("  \"diagnostics\": ")
     _list(out, diagnostics)

@@ -8,17 +8,7 @@ from typing import Any
 from ..jsonl.findings import SCRIPT_SYNTAX, Finding
 from ..jsonl.positions import PositionEncoding
 from ..session.rollout import LocatedCall, RolloutAnalysis
-from ..session.settings import SettingsChange, settings_changes
-
-
-def settings_changes_of(analysis: RolloutAnalysis) -> list[SettingsChange]:
-    """The settings changes of a rollout, from its ``thread_settings_applied`` records (and, before 0.144,
-    its ``turn_context`` records): where the model, effort, approvals, permissions or cwd changed."""
-    applied = [(n, r.settings) for n, r in enumerate(analysis.records)
-               if r.settings is not None and r.kind == "event_msg"]
-    if not applied:
-        applied = [(n, r.settings) for n, r in enumerate(analysis.records) if r.settings is not None]
-    return settings_changes(applied)
+from ..session.settings import record_settings_changes
 
 
 def call_json(analysis: RolloutAnalysis, located: LocatedCall,
@@ -84,7 +74,7 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
     by_line: dict[int, list] = {}
     for located in analysis.calls:
         by_line.setdefault(located.line, []).append(located)
-    changes = {c.line: c for c in settings_changes_of(analysis)[1:]}  # the first is what the session starts with
+    changes = {c.line: c for c in record_settings_changes(analysis.records)[1:]}  # the first is what the session starts with
     for number, record in enumerate(analysis.records):
         if number in turns:
             turn = turns[number]

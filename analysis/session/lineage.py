@@ -267,12 +267,18 @@ def search_roots(path: str, workspace: Iterable[str] = ()) -> list[str]:
     """Where a rollout's relatives are looked for: the Codex sessions folder it is in (or its own
     folder), then the workspace folders."""
     folder = Path(path).resolve().parent
-    roots = [folder]
-    for parent in folder.parents:
-        if parent.name in ("sessions", "archived_sessions") and parent.parent.name == ".codex":
-            roots = [parent.parent / "sessions", parent.parent / "archived_sessions"]
-            break
+    home = codex_home(path)
+    roots = [home / "sessions", home / "archived_sessions"] if home is not None else [folder]
     return [str(r) for r in roots] + [w for w in workspace if w]
+
+
+def codex_home(path: str) -> Path | None:
+    """The Codex home a rollout is in: the folder holding the ``sessions`` (or ``archived_sessions``) folder
+    above it (``~/.codex``, or wherever ``$CODEX_HOME`` put it), else None."""
+    for parent in Path(path).resolve().parents:
+        if parent.name in ("sessions", "archived_sessions"):
+            return parent.parent
+    return None
 
 
 # -- small readers ---------------------------------------------------------------------------------
@@ -330,4 +336,4 @@ def _uuid7_ms(value: Any) -> int | None:
 
 
 __all__ = ["Identity", "Inheritance", "Spawn", "Lineage", "lineage", "identity_of", "find_session_file",
-           "search_roots"]
+           "search_roots", "codex_home"]

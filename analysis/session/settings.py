@@ -83,6 +83,17 @@ def settings_changes(found: Sequence[tuple[int, Settings]]) -> list[SettingsChan
     return out
 
 
+def record_settings_changes(records: Sequence[Any]) -> list[SettingsChange]:
+    """The settings changes of a rollout's records (:class:`~analysis.session.record_analysis.LineAnalysis`), from
+    its ``thread_settings_applied`` records, or, in a file without them (before 0.144), its ``turn_context``
+    records: where the model, effort, approvals, permissions or cwd changed.  The first is what the session
+    started with."""
+    applied = [(n, r.settings) for n, r in enumerate(records) if r.settings is not None and r.kind == "event_msg"]
+    if not applied:
+        applied = [(n, r.settings) for n, r in enumerate(records) if r.settings is not None]
+    return settings_changes(applied)
+
+
 def _permissions(value: dict) -> str | None:
     active = value.get("active_permission_profile")
     if isinstance(active, dict) and _text(active.get("id")):
@@ -110,4 +121,5 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-__all__ = ["Settings", "SettingsChange", "read_thread_settings", "read_turn_context_settings", "settings_changes"]
+__all__ = ["Settings", "SettingsChange", "read_thread_settings", "read_turn_context_settings", "settings_changes",
+           "record_settings_changes"]

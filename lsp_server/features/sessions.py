@@ -16,6 +16,7 @@ from analysis.session.rollout import RolloutAnalysis
 from analysis.session.usage import (context_sentence, limits_sentence, sentence, session_usage, short, token_count_payload,
                             tokens)
 from analysis.session.vocabulary import unknown_records
+from analysis.session.settings import record_settings_changes
 
 from ..convert import line_range
 from ..markdown import escape, inline_code
@@ -31,6 +32,8 @@ class SessionOutline:
         self.lineage = lineage(analysis)
         self.inherited = self.lineage.inherited
         self._unknown = {line: name for name, lines in unknown_records(analysis).items() for line in lines}
+        self._turns = {t.line: t for t in analysis.turns}
+        self._changes = record_settings_changes(analysis.records)[1:]
 
     def session_name(self, default: str) -> str:
         ident = self.lineage.identity
@@ -47,9 +50,23 @@ class SessionOutline:
 
     def turn_detail(self, line: int) -> str | None:
         turn = self.usage.turn_at(line)
-        if turn is None or not turn.requests and turn.context is None:
-            return None
-        return short(turn.usage, turn.context, turn.window)
+        ended = self._turns.get(line)
+        outcome = ended.outcome if ended is not None and ended.status not in (None, "completed") else None
+        used = short(turn.usage, turn.context, turn.window) if turn is not None and \
+            (turn.requests or turn.context is not None) else None
+        return " · ".join(p for p in (outcome, used) if p) or None
+
+    def settings_symbols(self, start: int, end: int) -> list[types.DocumentSymbol]:
+        """The settings changes on lines ``start``..``end``, one symbol each (records that changed nothing are
+        folded into the change before them), after the settings the session started with."""
+        out = []
+        for change in self._changes:
+            if start <= change.line <= end:
+                rng = line_range(self.analysis, change.line, self.encoding)
+                more = f" · {change.records} records" if change.records > 1 else ""
+                out.append(types.DocumentSymbol(name=f"settings: {change.text()}", kind=types.SymbolKind.Property,
+                                                range=rng, selection_range=rng, detail=f"changed{more}"))
+        return out
 
     def in_inherited(self, line: int) -> bool:
         return self.inherited is not None and self.inherited.start <= line <= self.inherited.end
@@ -79,13 +96,23 @@ def usage_hover(analysis: RolloutAnalysis, line: int) -> str | None:
     """Markdown for a ``token_count`` record, the first line of a turn, or the session line."""
     usage = session_usage(analysis)
     record = usage.record_at(line)
+    if record is not None and record.source == "token_usage_record":
+        parts = [f"**token usage record**{' (inherited from the parent session)' if record.inherited else ''}"
+                 + (f" of response {inline_code(record.response_id)}" if record.response_id else ""),
+                 escape(f"This response: {sentence(record.last)}.")]
+        if record.total is not None:
+            parts.append(escape(f"Running total of the thread: {sentence(record.total)}."))
+        if not record.new:
+            parts.append(escape("A response already counted: it adds nothing."))
+        return "\n\n".join(parts)
     if record is not None:
         parts = [f"**token count**{' (inherited from the parent session)' if record.inherited else ''}",
                  escape(f"This response: {sentence(record.last)}."),
                  escape(f"Context: {context_sentence(record.context, record.window)}."),
                  escape(f"Running total as Codex wrote it: {sentence(record.total)}.")]
         if not record.new:
-            parts.append(escape("A repeat of a running total already counted: it adds nothing."))
+            parts.append(escape("A repeat of a running total, or a response its token_usage_record counts: "
+                                "it adds nothing."))
         limits = limits_sentence(record.rate_limits)
         if limits:
             parts.append(escape(limits[0].upper() + limits[1:] + "."))
@@ -94,9 +121,20 @@ def usage_hover(analysis: RolloutAnalysis, line: int) -> str | None:
         limits = limits_sentence(next((r.rate_limits for r in usage.limits if r.line == line), None))
         return "**token count** without usage" + (f"\n\n{escape(limits[0].upper() + limits[1:])}." if limits else "")
     turn = usage.turn_at(line)
+    ended = turn_hover(analysis, line)
     if turn is not None and (turn.requests or turn.context is not None):
-        return "**usage of this turn**\n\n" + escape(f"{sentence(turn.usage, turn.requests)}; at its end, "
+        used = "**usage of this turn**\n\n" + escape(f"{sentence(turn.usage, turn.requests)}; at its end, "
                                                       f"{context_sentence(turn.context, turn.window)}.")
+        return "\n\n".join(p for p in (ended, used) if p)
+    if ended:
+        return ended
+    settings = analysis.records[line].settings if 0 <= line < len(analysis.records) else None
+    if settings is not None and analysis.records[line].kind == "event_msg":
+        change = next((c for c in record_settings_changes(analysis.records) if c.line == line), None)
+        what = escape(settings.text()) or "no setting named"
+        if change is None:
+            return f"**thread settings applied**: {what}\n\nThe same as before: nothing changed."
+        return f"**thread settings applied**: {what}\n\nChanged: {escape(', '.join(change.changed))}."
     facts = lineage(analysis)
     if facts.identity is not None and facts.identity.line == line:
         return session_markdown(analysis)
@@ -106,6 +144,23 @@ def usage_hover(analysis: RolloutAnalysis, line: int) -> str | None:
             "a thread this rollout does not name"
         return f"**spawns an agent**{' ' + inline_code(spawn.task) if spawn.task else ''}: {what}"
     return None
+
+
+def turn_hover(analysis: RolloutAnalysis, line: int) -> str | None:
+    """How the turn starting on ``line`` ended, and how long it took, when an event says."""
+    turn = next((t for t in analysis.turns if t.line == line), None)
+    if turn is None or turn.status is None and turn.duration_ms is None:
+        return None
+    parts = [f"**turn** {escape(turn.outcome or 'still running, or the file was cut')}"]
+    if turn.status == "failed" and turn.error_line is not None:
+        parts.append(escape(f"Line {turn.error_line + 1} says it failed."))
+    if turn.status == "rolled_back" and turn.rolled_back_line is not None:
+        parts.append(escape(f"Taken back by the thread_rolled_back on line {turn.rolled_back_line + 1}: "
+                            "it is no longer in the thread."))
+    timing = turn.timing()
+    if timing:
+        parts.append(escape(f"Took {timing}."))
+    return "\n\n".join(parts)
 
 
 def session_markdown(analysis: RolloutAnalysis) -> str:

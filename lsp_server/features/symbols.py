@@ -116,6 +116,7 @@ class SymbolFeature(Feature):
                     detail=session.turn_detail(number), range=types.Range(types.Position(number, 0), end),
                     selection_range=line_range(analysis, number, encoding), children=[])
                 root.children.append(parent)
+                parent.children.extend(session.settings_symbols(turn.line, turn.end_line))
             if record.is_call:
                 parent.children.append(record_symbol(analysis, number, encoding, fresh))
         if record_symbol == self._cached_record:
