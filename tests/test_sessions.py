@@ -82,7 +82,8 @@ def test_spawn_agent_names_its_child_and_the_child_is_found():
         (5, "call_spawn1", "timer_audit", build.CHILD_ID, 6)]
     assert facts.links_at(5) == [build.CHILD_ID] and facts.links_at(6) == [build.CHILD_ID]
     roots = search_roots(str(FIXTURES / PARENT))
-    assert roots == [str((FIXTURES / PARENT).parent)]
+    # fixtures/sessions is a sessions tree: the Codex home is fixtures/, wherever CODEX_HOME pointed
+    assert roots == [str(FIXTURES / "sessions"), str(FIXTURES / "archived_sessions")]
     assert find_session_file(build.CHILD_ID, roots) == str(FIXTURES / CHILD)
     assert find_session_file(build.PARENT_ID, roots, exclude=str(FIXTURES / PARENT)) is None
     assert find_session_file("*", roots) is None

@@ -22,6 +22,7 @@ from .outputs import ToolOutput, read_output
 from ..script.patch import parse_patch
 from ..jsonl.positions import EscapeMap, Span
 from .prompts import user_words
+from .compaction import LARGE_LINE, CompactedSummary, is_compacted_line, summarise
 from .settings import Settings, read_thread_settings, read_turn_context_settings
 from .turn_events import TurnEnd, TurnItem, read_turn_end, read_turn_item, user_item_words
 from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
@@ -63,6 +64,7 @@ class LineAnalysis:
     turn_end: TurnEnd | None = None  # an event that ends, fails, interrupts or takes back a turn
     turn_item: TurnItem | None = None  # a turn item of paginated history (item_completed): words, reasoning, plan
     settings: Settings | None = None  # the settings a turn_context or thread_settings_applied record says
+    compacted: CompactedSummary | None = None  # a compacted record's summary (its history is not kept)
 
     @property
     def turn_title(self) -> str | None:
@@ -80,7 +82,9 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
     if not line.strip():
         return LineAnalysis("blank")
     text = bom_as_space(line)
-    found = find_secrets(line, extra_secrets)
+    # a large compacted record's history repeats the transcript before it (where its secrets were found) and
+    # its images: not searched again
+    found = [] if len(line) > LARGE_LINE and is_compacted_line(line) else find_secrets(line, extra_secrets)
     value = None
     problem = None
     try:
@@ -168,6 +172,11 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
     item = record.item
     if record.envelope.type == "event_msg":
         _read_event(item, fields)
+    elif record.envelope.type == "compacted":
+        summary = summarise(item, len(line))
+        if summary is not None:  # the history is most of a large file: the record keeps the rest
+            kept = {k: v for k, v in item.items() if k != "replacement_history"}
+            fields.update(compacted=summary, record=Record(record.envelope, kept))
     elif record.envelope.type == "turn_context":
         fields.update(turn_start=True, turn_id=getattr(item, "turn_id", None),
                       settings=read_turn_context_settings(item))

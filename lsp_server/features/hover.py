@@ -18,7 +18,7 @@ from .base import Feature, lsp_method
 from .blame import BlameFeature
 from .common import call_at, summarize
 from .invocation_logs import InvocationLogFeature
-from .sessions import usage_hover
+from .sessions import uri_path, usage_hover, workspace_paths
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}
@@ -51,11 +51,12 @@ class HoverFeature(Feature):
         if blame.handles(params.text_document.uri):  # a workspace file: the patch that added the line
             return await blame.hover(params)
         result = await self.rollout(params.text_document.uri)
-        hover = self.hover_of(result.analysis, params.position, self.server.encoding) if result else None
+        hover = self.hover_of(result.analysis, params.position, self.server.encoding,
+                              uri_path(params.text_document.uri)) if result else None
         return logs.with_invocations(hover, result, params.position)
 
     def hover_of(self, analysis: RolloutAnalysis, position: types.Position,
-                 encoding: PositionEncoding) -> types.Hover | None:
+                 encoding: PositionEncoding, path: str | None = None) -> types.Hover | None:
         line = position.line
         if not 0 <= line < len(analysis.records):
             return None
@@ -68,7 +69,8 @@ class HoverFeature(Feature):
             span = located.span if located.record.is_exec else Span(line, 0, len(text))
         else:
             body = self.record_markdown(analysis, line, record)
-            usage = usage_hover(analysis, line)  # token counts, a turn's usage, the session, a spawned agent
+            # token counts, a turn's usage and outcome, the session, a spawned agent, settings, compaction
+            usage = usage_hover(analysis, line, path, workspace_paths(self.server.workspace))
             body = "\n\n".join(p for p in (usage, body) if p)
             span = Span(line, 0, len(text))
         if not body:

@@ -19,7 +19,7 @@ from .base import Feature, lsp_method
 from .indexed_symbols import IndexedSymbols
 from .invocation_logs import InvocationLogFeature
 from .common import summarize
-from .sessions import SessionOutline, session_workspace_symbols
+from .sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
 
 _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool": types.SymbolKind.Method}
 
@@ -57,7 +57,8 @@ class SymbolFeature(Feature):
             return []
         if result.symbols is None:  # an outline is asked for again and again: encode it once per version
             name = self.server.workspace.get_text_document(params.text_document.uri).filename or "rollout"
-            result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name))
+            result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name,
+                                                        uri_path(params.text_document.uri)))
         return result.symbols
 
     @lsp_method(types.WORKSPACE_SYMBOL, empty=list)
@@ -75,27 +76,30 @@ class SymbolFeature(Feature):
                                                             1000 - len(found), self.server.masker)
 
     def outline_parts(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                      name: str = "rollout") -> list[bytes]:
+                      name: str = "rollout", path: str | None = None) -> list[bytes]:
         """The outline as compact JSON, in pieces to be joined.  Each call record's symbol is encoded once and
         reused by the next versions while its line, its text, its output's status and its calls' ``executed``
         stay the same: after an edit only the records it changed are built again."""
         pieces: list[bytes] = []
-        _encode(self._outline(analysis, encoding, name, self._cached_record), pieces)
+        _encode(self._outline(analysis, encoding, name, self._cached_record, path), pieces)
         return pieces
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                         name: str = "rollout") -> list[types.DocumentSymbol]:
+                         name: str = "rollout", path: str | None = None) -> list[types.DocumentSymbol]:
         """The outline as lsprotocol symbols (what :meth:`outline_parts` encodes)."""
-        return self._outline(analysis, encoding, name, self.record_symbol)
+        return self._outline(analysis, encoding, name, self.record_symbol, path)
 
-    def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol) -> list:
+    def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol,
+                 path: str | None = None) -> list:
         last = len(analysis.lines) - 1
         whole = to_range(analysis, Span(last, 0, len(analysis.lines[last])), encoding)
         whole = types.Range(types.Position(0, 0), whole.end)
-        session = SessionOutline(analysis, encoding)  # usage, inherited history, unknown records
+        # usage, inherited history (copied, or by reference), thread name, unknown records
+        session = SessionOutline(analysis, encoding, path, workspace_paths(self.server.workspace))
         root = types.DocumentSymbol(name=session.session_name(name), detail=session.session_detail(),
                                     kind=types.SymbolKind.Module, range=whole,
                                     selection_range=line_range(analysis, 0, encoding), children=[])
+        root.children.extend(session.parent_symbols())
         turns = {t.line: t for t in analysis.turns}
         parent = root
         fresh: dict = {}
