@@ -84,6 +84,8 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
             change = changes[number]
             folded = f" (and {change.records - 1} more the same)" if change.records > 1 else ""
             out.append(f"    settings changed (line {number + 1}): {_one_line(change.text(), 100)}{folded}")
+        if record.compacted is not None:
+            out.append(f"    compacted (line {number + 1}): {_one_line(record.compacted.sentence(), 140)}")
         if not record.is_call:
             continue
         calls = by_line.get(number, [])
