@@ -39,7 +39,7 @@ class SessionOutline:
         self.inherited = self.lineage.inherited
         self._unknown = {line: name for name, lines in unknown_records(analysis).items() for line in lines}
         self._turns = {t.line: t for t in analysis.turns}
-        self._changes = record_settings_changes(analysis.records)[1:]
+        self._changes = {c.line: c for c in record_settings_changes(analysis.records)[1:]}
 
     def session_name(self, default: str) -> str:
         ident = self.lineage.identity
@@ -75,17 +75,16 @@ class SessionOutline:
             (turn.requests or turn.context is not None) else None
         return " · ".join(p for p in (outcome, used) if p) or None
 
-    def settings_symbols(self, start: int, end: int) -> list[types.DocumentSymbol]:
-        """The settings changes on lines ``start``..``end``, one symbol each (records that changed nothing are
-        folded into the change before them), after the settings the session started with."""
-        out = []
-        for change in self._changes:
-            if start <= change.line <= end:
-                rng = line_range(self.analysis, change.line, self.encoding)
-                more = f" · {change.records} records" if change.records > 1 else ""
-                out.append(types.DocumentSymbol(name=f"settings: {change.text()}", kind=types.SymbolKind.Property,
-                                                range=rng, selection_range=rng, detail=f"changed{more}"))
-        return out
+    def settings_symbol(self, line: int) -> types.DocumentSymbol | None:
+        """The settings change on ``line``, after the settings the session started with (records that changed
+        nothing are folded into the change before them: no row of their own)."""
+        change = self._changes.get(line)
+        if change is None:
+            return None
+        rng = line_range(self.analysis, line, self.encoding)
+        more = f" · {change.records} records" if change.records > 1 else ""
+        return types.DocumentSymbol(name=f"settings: {change.text()}", kind=types.SymbolKind.Property,
+                                    range=rng, selection_range=rng, detail=f"changed{more}")
 
     def in_inherited(self, line: int) -> bool:
         return self.inherited is not None and self.inherited.start <= line <= self.inherited.end

@@ -120,7 +120,9 @@ class SymbolFeature(Feature):
                     detail=session.turn_detail(number), range=types.Range(types.Position(number, 0), end),
                     selection_range=line_range(analysis, number, encoding), children=[])
                 root.children.append(parent)
-                parent.children.extend(session.settings_symbols(turn.line, turn.end_line))
+            settings = session.settings_symbol(number) if record.settings is not None else None
+            if settings is not None:
+                parent.children.append(settings)
             if record.is_call:
                 parent.children.append(record_symbol(analysis, number, encoding, fresh))
         if record_symbol == self._cached_record:
