@@ -172,6 +172,10 @@ def test_export_says_how_a_turn_ended():
         "429 Too Many Requests · 95.0 s, first token after 2.1 s**",
         "**Outcome: interrupted · 4.3 s**",
         "**Outcome: rolled back · 3.0 s, first token after 0.8 s**"]
+    assert "- **thread name**: Fix the tests and deploy" in md.splitlines()
+    fork = export(analysis_of(FORK), str(FIXTURES / FORK), "md")
+    assert f"> This rollout continues session {build.PAGED_ID}: its first 17 lines (1 turn, in {FIXTURES / PAGED}) " \
+           "are inherited and not repeated here." in fork.splitlines()
     html = export(analysis_of(PAGED), str(FIXTURES / PAGED), "html")
     assert '<p class="outcome"><strong>Outcome: interrupted · 4.3 s</strong></p>' in html
 

@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..script.calls import COMMAND, PATCH, ToolCall
-from ..session.lineage import lineage
+from ..session.references import parents, references
+from ..session.thread_names import thread_name
+from ..session.lineage import lineage, search_roots
 from ..session.outputs import readable_text
 from ..session.record_analysis import LineAnalysis
 from ..session.records import Message, TurnContext
@@ -97,6 +99,9 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
     facts: list[tuple[str, str]] = [("file", path)]
     if ident is not None:
         facts.append(("session", ident.id or "?"))
+        named = thread_name(path, ident)
+        if named:
+            facts.append(("thread name", clean(named)))
         if ident.parent:
             facts.append(("subagent of", ident.parent + (f" ({ident.nickname})" if ident.nickname else "")))
         elif ident.forked_from:
@@ -119,6 +124,11 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
                      f"({region.turns} turn{'s' if region.turns != 1 else ''}); it is not repeated here"
                      + (f", and its {usage.inherited.total:,} tokens count for that session." if usage.inherited.total
                         else "."))
+    for parent in parents(analysis, path, search_roots(path)) if references(analysis) else ():
+        who = parent.reference.parent_id or "?"
+        notes.append(f"This rollout continues session {who}: its first {parent.lines} lines ({parent.turns} "
+                     f"turn{'s' if parent.turns != 1 else ''}, in {parent.path}) are inherited and not repeated here."
+                     if parent.path else f"This rollout continues session {who}, whose rollout is not found.")
     turns: list[TurnPart] = []
     exported = [(i, t.line, t.end_line) for i, t in enumerate(analysis.turns, 1)
                 if region is None or not region.start <= t.line <= region.end]
