@@ -291,3 +291,16 @@ def test_a_large_compacted_record_is_read_once_and_not_searched_for_secrets():
     summary = analysis.records[3].compacted
     assert (summary.items, summary.images, summary.image_chars) == (2, 1, len(image))
     assert [f.code for f in analysis.findings] == []  # the secret is in the history: reported where it was said
+
+
+def test_search_names_the_thread(tmp_path):
+    home = tmp_path / "home"
+    shutil.copytree(FIXTURES / "sessions" / "2026" / "09", home / "sessions" / "2026" / "09")
+    shutil.copy(FIXTURES / "session_index.jsonl", home / "session_index.jsonl")
+    db = str(tmp_path / "index.sqlite3")
+    assert run_cli("index", str(home / "sessions"), "--db", db).returncode == 0
+    hits = json.loads(run_cli("search", "--json", "npm test --", "--db", db).stdout)
+    assert [(h["session_id"], h["thread_name"]) for h in hits] == [(build.FORK_ID, "Faster tests"),
+                                                                  (build.ORPHAN_ID, None)]
+    text = run_cli("search", "npm test --", "--db", db).stdout.splitlines()
+    assert f'session {build.FORK_ID} "Faster tests"' in text[0] and f"session {build.ORPHAN_ID}," in text[1]

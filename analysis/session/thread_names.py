@@ -77,6 +77,14 @@ def thread_name(rollout_path: str | None, identity: Any, home: str | None = None
     return read_index(index).get(identity.id)
 
 
+def name_of(rollout_path: str | None, session_id: str | None, home: str | None = None) -> str | None:
+    """The name of thread ``session_id``, from the index of the rollout at ``rollout_path``'s Codex home."""
+    if not session_id:
+        return None
+    index = index_path(rollout_path, home)
+    return read_index(index).get(session_id) if index is not None else None
+
+
 def _entry(line: str) -> tuple[str, str, str] | None:
     try:
         value = json.loads(line)
@@ -90,4 +98,4 @@ def _entry(line: str) -> tuple[str, str, str] | None:
     return thread, " ".join(name.split()), updated if isinstance(updated, str) else ""
 
 
-__all__ = ["INDEX_NAME", "index_path", "read_index", "thread_name"]
+__all__ = ["INDEX_NAME", "index_path", "read_index", "thread_name", "name_of"]
