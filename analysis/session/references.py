@@ -114,8 +114,34 @@ def _read(analysis: RolloutAnalysis) -> list[Reference]:
     return out
 
 
+_RESOLVED: dict[tuple, tuple[tuple[int, int] | None, Parent]] = {}  # what resolve found, while the file is unchanged
+_KEEP = 64
+
+
 def resolve(reference: Reference, path: str | None, roots: Iterable[str]) -> Parent:
-    """The parent a reference names, found from the rollout at ``path`` (the sessions tree in ``roots``)."""
+    """The parent a reference names, found from the rollout at ``path`` (the sessions tree in ``roots``).  An
+    editor asks again after every edit of the child: the parent is read again only when its file changed."""
+    roots = list(roots)
+    key = (reference, path, tuple(roots))
+    cached = _RESOLVED.get(key)
+    if cached is not None and cached[1].path is not None and cached[0] == _stamp(cached[1].path):
+        return cached[1]
+    parent = _resolve(reference, path, roots)
+    if len(_RESOLVED) >= _KEEP:
+        _RESOLVED.clear()
+    _RESOLVED[key] = (_stamp(parent.path) if parent.path else None, parent)
+    return parent
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent:
     found = None
     if reference.rollout_path and os.path.isfile(reference.rollout_path) and \
             (path is None or os.path.realpath(reference.rollout_path) != os.path.realpath(path)):
