@@ -65,6 +65,10 @@ async def test_hovers_on_a_failed_turn_and_the_session(client: LanguageClient):
     settings = await client.text_document_hover_async(types.HoverParams(doc, types.Position(17, 5)))
     assert settings.contents.value.replace("\\", "").startswith("**thread settings applied**: model gpt-5.6-sol")
     assert settings.contents.value.replace("\\", "").endswith("The same as before: nothing changed.")
+    answer = await client.text_document_hover_async(types.HoverParams(doc, types.Position(13, 5)))
+    assert answer.contents.value == "**AgentMessage** (final\\_answer)\n\n```text\nAll 12 tests pass.\n```"
+    world = await client.text_document_hover_async(types.HoverParams(doc, types.Position(20, 5)))
+    assert world.contents.value.replace("\\", "").startswith("**world state**: a full snapshot of agents_md")
     record = await client.text_document_hover_async(types.HoverParams(doc, types.Position(9, 5)))
     assert record.contents.value.replace("\\", "").startswith(
         "**token usage record** of response `resp_1`\n\nThis response: 12,000 input tokens")

@@ -169,6 +169,16 @@ class HoverFeature(Feature):
             text = readable_text(out)
             return f"**output**{self._escape(where)} · {self._escape(' · '.join(facts))}\n\n" + \
                 self._code(first_lines(text, self.output_lines), "text")
+        if record.turn_item is not None:  # paginated history: the user's or the agent's words, reasoning, a plan
+            item = record.turn_item
+            head = f"**{self._escape(item.type)}**" + (f" ({self._escape(item.phase)})" if item.phase else "")
+            return head + "\n\n" + self._code(first_lines(item.text, self.output_lines), "text") if item.text else head
+        if record.kind == "world_state" and record.record is not None and isinstance(record.record.item, dict):
+            state = record.record.item.get("state")
+            keys = ", ".join(sorted(state)) if isinstance(state, dict) else ""
+            full = "a full snapshot" if record.record.item.get("full") else "an update"
+            return f"**world state**: {full}" + (f" of {self._escape(keys)}" if keys else "") + \
+                " (bookkeeping Codex keeps for the model; not shown in the outline)"
         if record.text is not None and record.kind == "message":
             role = getattr(record.record.item, "role", "") if record.record else ""
             return f"**{self._escape(role)} message**\n\n" + self._code(first_lines(record.text, self.output_lines), "text")
