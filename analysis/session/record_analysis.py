@@ -112,17 +112,15 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
 # what a line that starts, names, ends or takes back a turn holds somewhere (its type, or a user message's role)
 _TURN_MARKS = ("turn_context", "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted",
                "thread_rolled_back", "error", "user_message", "serMessage", "user")
-_OTHER = None
+_OTHER = LineAnalysis("other")
+_BLANK = LineAnalysis("blank")
 
 
 def turn_facts(line: str) -> LineAnalysis:
     """What :func:`analysis.session.turns.read_turns` reads of a line, without the rest of its analysis (no
     script parsed, no secret searched): for reading the turns of a file too large to keep analysed whole."""
-    global _OTHER
-    if _OTHER is None:
-        _OTHER = LineAnalysis("other")
     if not line.strip():
-        return LineAnalysis("blank")
+        return _BLANK
     if not any(mark in line for mark in _TURN_MARKS):
         return _OTHER
     try:
