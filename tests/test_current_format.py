@@ -140,8 +140,8 @@ def test_outline_text_of_a_paginated_session():
         "  turn (line 37): Show me the deploy log  [interrupted · 4.3 s]",
         "  turn (line 43): Delete the staging database  [rolled back · 3.0 s, first token after 0.8 s]",
         "  turn (line 51): Ask an agent to review the deploy script  [5.0 s, first token after 0.9 s]",
-        "    line 56: multi_agent_v1 · spawn_agent call_ns1  [completed]",
-        '      └─ multi_agent_v1 · spawn_agent: message: "Review deploy.sh", task_name: "deploy_review", '
+        "    line 56: multi_agent_v1__spawn_agent call_ns1  [completed]",
+        '      └─ multi_agent_v1__spawn_agent: message: "Review deploy.sh", task_name: "deploy_review", '
         'agent_type: "reviewer", fork_turns: "none"',
         "findings:",
         "  28:244: information turn-failed the turn failed: unauthorized — Your access token could not be refreshed. "
@@ -159,7 +159,7 @@ def test_outline_json_turns_of_a_paginated_session():
         (36, "interrupted", None, "interrupted", 4300, None), (42, "rolled_back", None, None, 3000, 800),
         (50, "completed", None, None, 5000, 900)]
     assert out["turns"][1]["error"] == "Your access token could not be refreshed. Please log in again."
-    assert [c["tool"] for c in out["calls"]] == ["exec_command", "multi_agent_v1 · spawn_agent"]
+    assert [c["tool"] for c in out["calls"]] == ["exec_command", "multi_agent_v1__spawn_agent"]
     assert [d["code"] for d in out["diagnostics"]] == ["turn-failed", "turn-failed"]
 
 
@@ -182,7 +182,10 @@ def test_export_says_how_a_turn_ended():
 
 def test_a_namespaced_top_level_spawn_is_a_spawn():
     analysis = analysis_of(PAGED)
-    assert analysis.records[55].name == "multi_agent_v1 · spawn_agent"
+    assert analysis.records[55].name == "multi_agent_v1__spawn_agent"  # as a script calls it
+    [call] = analysis.calls_on(55)
+    assert (call.call.namespace, call.call.bare_tool, call.call.shown_tool, call.call.key_text) == (
+        "multi_agent_v1", "spawn_agent", "multi_agent_v1 · spawn_agent", "deploy_review")
     spawns = lineage(analysis).spawns
     assert [(s.line, s.task, s.child) for s in spawns] == [(55, "deploy_review", build._uuid7(build.T9_MS + 400_000,
                                                                                                  "a7"))]

@@ -28,6 +28,7 @@ from .turn_events import TurnEnd, TurnItem, read_turn_end, read_turn_item, user_
 from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
                       Message, OtherItem, Record, RecordShapeError, SessionMeta, parse_record)
 from ..script.module_syntax import syntax_problem
+from ..script.tool_names import split_tool
 from ..script.script import ExecScript
 from ..jsonl.secrets import find_secrets, opaque_paths
 
@@ -275,24 +276,20 @@ def _call_arguments(extra: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in extra.items() if k not in ("id", "call_id", "status", "execution")}
 
 
-NAMESPACE_JOIN = " · "
-
-
 def _tool_name(name: str, namespace: str | None) -> str:
-    """A tool's name as Codex shows it: an MCP namespace (``mcp__server__``) is joined to it as code mode joins
-    them; ``functions`` (the namespace of every plain tool) is left out; any other namespace
-    (``multi_agent_v1``, ``collaboration``, ``web``, …, 0.147 and later) is shown before it:
-    ``multi_agent_v1 · spawn_agent``."""
+    """A tool's name as code mode names it (reference §7.5): ``functions`` (the namespace of every plain tool) is
+    left out; any other namespace is joined to the name, with nothing after a namespace ending in ``_`` (MCP's
+    ``mcp__server__``) or before a name starting with one, else with ``__``: ``multi_agent_v1__spawn_agent``
+    (0.147 and later), the name a script calls it by.  Shown as Codex shows it, ``multi_agent_v1 ·
+    spawn_agent``, by :func:`analysis.script.tool_names.shown_tool`."""
     if not namespace or namespace == "functions" or name.startswith(namespace):
         return name
-    if namespace.startswith("mcp__"):
-        return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
-    return f"{namespace}{NAMESPACE_JOIN}{name}"
+    return namespace + name if namespace.endswith("_") or name.startswith("_") else f"{namespace}__{name}"
 
 
 def bare_tool_name(name: str | None) -> str | None:
-    """``spawn_agent`` of ``multi_agent_v1 · spawn_agent``: the tool without its namespace."""
-    return name.rsplit(NAMESPACE_JOIN, 1)[-1] if name else name
+    """``spawn_agent`` of ``multi_agent_v1__spawn_agent``: the tool without its namespace."""
+    return split_tool(name)[1] if name else name
 
 
 def call_id_span(line: str) -> Span | None:
