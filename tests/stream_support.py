@@ -58,7 +58,7 @@ class Collected:
 
 def streamed(path: str, encoding: PositionEncoding = PositionEncoding.UTF16, **tuning) -> tuple[dict, Streamed]:
     """The same, streamed (``tuning``: margin, chunk_chars, force_lines, pool, jobs)."""
-    result = stream_rollout(path, encoding, make_sink=lambda: Collected(encoding), sessions=True, **tuning)
+    result = stream_rollout(path, encoding, make_sink=lambda: Collected(encoding), sessions=True, turns=True, **tuning)
     sink: Collected = result.sink
     if is_rollout_path(path) or result.is_rollout:
         census = sink.census
@@ -68,7 +68,8 @@ def streamed(path: str, encoding: PositionEncoding = PositionEncoding.UTF16, **t
         census.sessions.add(result.sessions)
     else:
         census = Census(skipped=[path], problems=[f"{path}: {NOT_A_ROLLOUT}"])
-    outline = {"file": path, "records": sink.records, "calls": sink.calls, "files": sink.files,
+    outline = {"file": path, "turns": [t.to_json() for t in result.turns], "records": sink.records, "calls": sink.calls,
+               "files": sink.files,
                "diagnostics": [out for _, out in result.findings]}
     return {"findings": [out for _, out in result.findings], "is_rollout": result.is_rollout,
             "census": census.to_json(), "outline": json.dumps(outline, indent=2, ensure_ascii=False)}, result

@@ -17,8 +17,9 @@ FILES = rollout_files([str(FIXTURES)])
 
 def test_counts_of_the_fixtures():
     census = run_census(FILES, jobs=1)
-    assert census.to_json()["counts"]["rollouts"] == len(FILES) - 1
-    assert census.skipped == [str(FIXTURES / "not-a-rollout.jsonl")]  # the server stays quiet on it too
+    assert census.to_json()["counts"]["rollouts"] == len(FILES) - 2
+    # the server stays quiet on them too (session_index.jsonl is Codex's list of thread names)
+    assert census.skipped == [str(FIXTURES / "not-a-rollout.jsonl"), str(FIXTURES / "session_index.jsonl")]
     demo = census_of_file(str(FIXTURES / "rollout-demo.jsonl")).to_json()
     assert demo == {
         "counts": {"rollouts": 1, "lines": 10, "exec scripts": 3, "literal commands": 3, "computed commands": 1,
@@ -26,7 +27,7 @@ def test_counts_of_the_fixtures():
         "calls_by_tool": {"exec_command": 4, "apply_patch": 1},
         "findings_by_code": {"dead-branch": 1, "expanded-command": 1, "unpaired-call": 1},
         "tokens": {"input": 0, "cached": 0, "output": 0, "reasoning": 0, "total": 0, "inherited_total": 0,
-                   "reported_total": 0, "sessions_with_usage": 0},
+                   "reported_total": 0, "sessions_with_usage": 0, "cache_write": 0},
         "unknown_types_by_cli_version": {},
         "unreadable_files": 0, "skipped_files": 0,
     }
@@ -78,6 +79,7 @@ def test_files_are_given_out_largest_first_and_their_problems_listed_in_the_orde
     assert two.problems == one.problems == [
         f"cannot read {tmp_path / 'a-missing.jsonl'}: No such file or directory",
         f"{FIXTURES / 'not-a-rollout.jsonl'}: {census_module.NOT_A_ROLLOUT}",
+        f"{FIXTURES / 'session_index.jsonl'}: {census_module.NOT_A_ROLLOUT}",
         f"cannot read {tmp_path / 'z-missing.jsonl'}: No such file or directory"]
     assert two.unreadable == one.unreadable and two.skipped == one.skipped
 

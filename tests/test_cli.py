@@ -90,7 +90,8 @@ def test_outline_json_format():
     result = run_cli("outline", "--json", "fixtures/rollout-toplevel.jsonl")
     out = json.loads(result.stdout)
     assert result.returncode == 0
-    assert set(out) == {"file", "records", "calls", "files", "diagnostics"}
+    assert set(out) == {"file", "turns", "records", "calls", "files", "diagnostics"}
+    assert out["turns"] == []  # no task_started, no user message: no turn
     assert out["records"][0] == {"line": 1, "call_id": "call_top1", "name": "exec_command", "record": "function_call",
                                  "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}}
     assert out["calls"][0] == {
@@ -134,13 +135,14 @@ def test_outline_text_for_people():
 def test_census_counts():
     result = run_cli("census", "--json", "fixtures")
     out = json.loads(result.stdout)
-    assert (out["counts"]["rollouts"], out["skipped_files"]) == (18, 1)  # fixtures/not-a-rollout.jsonl
+    # fixtures/not-a-rollout.jsonl and fixtures/session_index.jsonl (thread names, not a rollout)
+    assert (out["counts"]["rollouts"], out["skipped_files"]) == (24, 2)
     assert out["counts"]["scripts that do not parse"] == 2
-    assert out["calls_by_tool"]["exec_command"] == 64
+    assert out["calls_by_tool"]["exec_command"] == 67  # 64, and the 3 of fixtures/sessions/2026/09/01
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
     # "git " + "status" in rollout-computed.jsonl is exactly known: a literal command
-    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (63, 7)
+    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (66, 7)
     assert isinstance(out["seconds"], float)
 
 

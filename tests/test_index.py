@@ -30,7 +30,8 @@ def sessions(tmp_path: Path) -> Path:
     """A copy of the fixture rollouts, as a sessions folder."""
     folder = tmp_path / "sessions"
     # fixtures/sessions (a parent and its subagent, tests/test_sessions.py) is left out: these tests count files
-    shutil.copytree(FIXTURES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "sessions"))
+    shutil.copytree(FIXTURES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "sessions",
+                                                                    "session_index.jsonl"))
     return folder
 
 
@@ -50,7 +51,7 @@ def test_every_call_of_every_fixture_is_indexed_at_its_exact_range(sessions: Pat
         stats = index.update([str(sessions)])
         hits = index.search("")
     files = sorted(sessions.glob("*.jsonl"))
-    assert stats.files == len(files) == 17 and stats.full == 17 and stats.errors == []
+    assert stats.files == len(files) == 18 and stats.full == 18 and stats.errors == []
     expected = []
     for path in files:
         analysis = analyze_text(path.read_text(encoding="utf-8"))
@@ -138,7 +139,7 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
-    assert (stats.files, stats.unchanged, stats.full, stats.appended, stats.lines_analysed) == (17, 17, 0, 0, 0)
+    assert (stats.files, stats.unchanged, stats.full, stats.appended, stats.lines_analysed) == (18, 18, 0, 0, 0)
     assert analysed == []
 
 
@@ -237,8 +238,8 @@ def test_a_rewritten_or_removed_rollout(sessions: Path, tmp_path: Path):
         stats = index.update([str(sessions)])
         assert [h.text for h in index.search("git push")] == ["git push --dry-run"]
         assert index.search("d.py") == []
-        assert index.count() == (16, 105)
-    assert (stats.files, stats.full, stats.appended, stats.unchanged, stats.removed) == (16, 1, 0, 15, 1)
+        assert index.count() == (17, 105)
+    assert (stats.files, stats.full, stats.appended, stats.unchanged, stats.removed) == (17, 1, 0, 16, 1)
 
 
 def test_compressed_rollouts_are_indexed(tmp_path: Path):
@@ -302,7 +303,7 @@ def test_a_database_of_another_schema_version_is_rebuilt(sessions: Path, tmp_pat
     with RolloutIndex.open(db) as index:
         assert index.count() == (0, 0)
         stats = index.update([str(sessions)])
-    assert (stats.full, stats.unchanged) == (17, 0)
+    assert (stats.full, stats.unchanged) == (18, 0)
 
 
 def test_a_corrupt_database_is_rebuilt_by_index_and_reported_by_search(sessions: Path, tmp_path: Path):
@@ -318,7 +319,7 @@ def test_a_corrupt_database_is_rebuilt_by_index_and_reported_by_search(sessions:
     assert searched.stderr.startswith("rollout-lsp search: ") and "rollout-lsp index" in searched.stderr
     indexed = run_cli("index", str(sessions), "--db", str(db))
     assert indexed.returncode == 0, indexed.stderr
-    assert "17 read whole" in indexed.stdout
+    assert "18 read whole" in indexed.stdout
     found = run_cli("search", "git push", "--db", str(db))
     assert found.returncode == 0 and found.stdout.startswith(f"{sessions / DEMO}:9:362: git push --force")
 
@@ -368,21 +369,21 @@ def test_two_processes_indexing_at_once(tmp_path: Path):
     results = [(p.wait(timeout=300), *p.communicate()) for p in runs]
     assert [(code, err) for code, _, err in results] == [(0, ""), (0, "")]
     reports = [json.loads(out) for _, out, _ in results]
-    assert sum(r["full"] for r in reports) >= 12 * 16  # every file read whole by one of them (or both)
-    assert all(r["full"] + r["unchanged"] == 12 * 16 for r in reports)
+    assert sum(r["full"] for r in reports) >= 12 * 17  # every file read whole by one of them (or both)
+    assert all(r["full"] + r["unchanged"] == 12 * 17 for r in reports)
     with RolloutIndex.open(tmp_path / "alone.sqlite3") as alone:
         alone.update([str(folder)])
         expected = rows(alone)
     with RolloutIndex.open_existing(db) as shared:
         assert rows(shared) == expected
-        assert shared.count() == (12 * 16, len(expected))
+        assert shared.count() == (12 * 17, len(expected))
 
 
 def test_cli_search_output(sessions: Path, tmp_path: Path):
     db = tmp_path / "index.sqlite3"
     indexed = run_cli("index", str(sessions), "--db", str(db))
     assert indexed.returncode == 0
-    assert indexed.stdout == ("17 rollouts: 17 read whole, 0 appended to, 0 unchanged, 0 removed; 187 lines analysed, "
+    assert indexed.stdout == ("18 rollouts: 18 read whole, 0 appended to, 0 unchanged, 0 removed; 193 lines analysed, "
                               f"114 calls added, 0 paired with a later output in {indexed.stdout.split(' in ')[1]}")
     found = run_cli("search", "git push", "--db", str(db))
     assert (found.returncode, found.stdout) == (0, (
@@ -455,7 +456,7 @@ def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tm
         assert index.search("git push") == []
         assert len(index.search("")) == 114 - 5
     assert stats.errors == [f"cannot index {sessions / DEMO}: RuntimeError: a bug"]
-    assert (stats.full, stats.files) == (16, 17)
+    assert (stats.full, stats.files) == (17, 18)
 
 
 def _open_at_the_barrier(path: str, barrier) -> None:

@@ -82,7 +82,7 @@ async def test_a_missing_subagent_rollout_is_said_and_marked(client: LanguageCli
 
     parent = await opened(client, PARENT)  # beside its child's rollout: found, not marked
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(parent))
-    assert [name for name, _ in spawn_rows(symbols)] == ["spawn_agent: timer_audit"]
+    assert [name for name, _ in spawn_rows(symbols)] == ["collaboration · spawn_agent: timer_audit"]
     alone = (tmp_path / PARENT.rsplit("/", 1)[1]).as_uri()  # the same rollout where no other session is
     open_text(client, alone, fixture(PARENT))
     await diagnostics_of(client, alone)
@@ -93,7 +93,7 @@ async def test_a_missing_subagent_rollout_is_said_and_marked(client: LanguageCli
         "rollout, its own folder and the workspace folders).")
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(doc))
     [(name, detail)] = spawn_rows(symbols)
-    assert name == "[no rollout] spawn_agent: timer_audit"
+    assert name == "[no rollout] collaboration · spawn_agent: timer_audit"
     assert detail.startswith(f"rollout of subagent {build.CHILD_ID} not found · call_")
 
 

@@ -82,7 +82,8 @@ def test_spawn_agent_names_its_child_and_the_child_is_found():
         (5, "call_spawn1", "timer_audit", build.CHILD_ID, 6)]
     assert facts.links_at(5) == [build.CHILD_ID] and facts.links_at(6) == [build.CHILD_ID]
     roots = search_roots(str(FIXTURES / PARENT))
-    assert roots == [str((FIXTURES / PARENT).parent)]
+    # fixtures/sessions is a sessions tree: the Codex home is fixtures/, wherever CODEX_HOME pointed
+    assert roots == [str(FIXTURES / "sessions"), str(FIXTURES / "archived_sessions")]
     assert find_session_file(build.CHILD_ID, roots) == str(FIXTURES / CHILD)
     assert find_session_file(build.PARENT_ID, roots, exclude=str(FIXTURES / PARENT)) is None
     assert find_session_file("*", roots) is None
@@ -203,12 +204,12 @@ def test_export_command_line(tmp_path):
 
 
 def test_census_token_totals_and_unknown_types(tmp_path):
-    out = json.loads(run_cli("census", "--json", "--jobs", "1", "fixtures/sessions").stdout)
+    out = json.loads(run_cli("census", "--json", "--jobs", "1", "fixtures/sessions/2026/07/20").stdout)
     own = A + B + P2 + C1 + C2
     assert out["tokens"] == {"input": own.input, "cached": own.cached, "output": own.output,
                              "reasoning": own.reasoning, "total": own.total, "inherited_total": (A + B).total,
                              "reported_total": (A + B + P2).total + (A + B + C1 + C2).total,
-                             "sessions_with_usage": 2}
+                             "sessions_with_usage": 2, "cache_write": 0}
     assert out["unknown_types_by_cli_version"] == {"0.157.1": {"event_msg/frobnicated": 2, "future_record": 1}}
 
 

@@ -17,6 +17,7 @@ from ..reports.report import finding_json
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
 from ..reports.stream import parallel_worth_it, stream_rollout
 from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
+from ..session.references import head_parents, parent_findings
 from .common import analyze, encoding_option, error, jobs_option
 
 
@@ -87,6 +88,18 @@ def run(args: argparse.Namespace) -> int:
     return 1 if worst <= fail_on else 0
 
 
+def with_parent_findings(path: str, findings: list[tuple[Finding, dict]],
+                         encoding: PositionEncoding) -> list[tuple[Finding, dict]]:
+    """``findings`` and a ``parent-missing`` finding for each fork or segment whose parent rollout is not found
+    (analysis.session.references), in order."""
+    head, resolved = head_parents(path)
+    extra = [(f, finding_json(head, f, encoding)) for f in parent_findings(head, resolved)]
+    if not extra:
+        return findings
+    return sorted(findings + extra, key=lambda item: (item[0].span.line, item[0].span.start, item[0].span.end,
+                                                      item[0].code))
+
+
 def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
               profile: str = AUTHOR) -> list[tuple[Finding, dict]] | None:
     """The findings of one file with their JSON form, at their severity in ``profile``; None when it is not
@@ -98,8 +111,9 @@ def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
         if not (is_rollout_path(path) or streamed.is_rollout):
             return None
         if streamed.sink is None:
-            return streamed.findings
-        return _profiled(streamed.findings, profile, quiet_findings(streamed.sink.calls))
+            return with_parent_findings(path, list(streamed.findings), encoding)
+        return with_parent_findings(path, _profiled(streamed.findings, profile, quiet_findings(streamed.sink.calls)),
+                                    encoding)
     loaded = load(path)
     if loaded.error:
         raise Unreadable(loaded.error)

@@ -15,6 +15,10 @@ from ..reports.report import call_json, outline_text, record_json
 from ..jsonl.source import load
 from ..reports.stream import stream_rollout
 from ..session.files_changed import touches_of
+from ..session.lineage import lineage, search_roots
+from ..session.references import parent_findings, parents
+from ..session.thread_names import thread_name
+from .check import with_parent_findings
 from .common import analyze, encoding_option
 
 
@@ -38,7 +42,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"rollout-lsp: {loaded.error}", file=sys.stderr)
         return 2
     analysis, findings = analyze(loaded)
-    print(outline_text(args.file, analysis, findings, encoding))
+    head: list[str] = []
+    if args.file != "-":
+        resolved = parents(analysis, args.file, search_roots(args.file))
+        findings = sorted(findings + parent_findings(analysis, resolved),
+                          key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+        head = [f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else "its rollout is not found")
+                for p in resolved]
+        name = thread_name(args.file, lineage(analysis).identity)
+        if name:
+            head.insert(0, f"  thread name: {name}")
+    print(outline_text(args.file, analysis, findings, encoding, head))
     return 0
 
 
@@ -46,24 +60,38 @@ def _json(path: str, encoding: PositionEncoding) -> int:
     """The JSON outline, read as a stream: records and calls go to temporary files as they settle, and are
     printed exactly as ``json.dump(…, indent=2)`` prints the whole object."""
     try:
-        streamed = stream_rollout(path, encoding, make_sink=lambda: _Spool(encoding))
+        streamed = stream_rollout(path, encoding, make_sink=lambda: _Spool(encoding), turns=True)
     except Unreadable as problem:
         print(f"rollout-lsp: {problem}", file=sys.stderr)
         return 2
     spool: _Spool = streamed.sink
+    turns = streamed.turns or []
     out = sys.stdout
     out.write("{\n  \"file\": " + json.dumps(path, ensure_ascii=False) + ",\n")
+    out.write("  \"turns\": ")
+    _list(out, _items([t.to_json() for t in turns]))
+    out.write(",\n")
     for name, items in (("records", spool.records), ("calls", spool.calls), ("files", spool.files)):
         out.write(f"  \"{name}\": ")
         _list(out, items)
         out.write(",\n")
     diagnostics = spool.open()
-    for _, finding in streamed.findings:
+    found = list(streamed.findings)
+    if path != "-":
+        found = with_parent_findings(path, found, encoding)
+    for _, finding in found:
         spool.add(diagnostics, finding)
     out.write("  \"diagnostics\": ")
     _list(out, diagnostics)
     out.write("\n}\n")
     return 0
+
+
+def _items(items: list[dict]) -> TextIO:
+    spool = _Spool.open()
+    for item in items:
+        _Spool.add(spool, item)
+    return spool
 
 
 def _list(out: TextIO, items: TextIO) -> None:

@@ -10,6 +10,7 @@ import sys
 from ..reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
 from ..jsonl.positions import PositionEncoding
 from ..session.labels import turn_label
+from ..session.thread_names import name_of
 from .common import encoding_option
 from .index import db_option
 
@@ -49,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"rollout-lsp search: {error}", file=sys.stderr)
         return 2
     if args.json:
-        json.dump([h.to_json(encoding) for h in hits], sys.stdout, indent=2, ensure_ascii=False)
+        json.dump([{**h.to_json(encoding), "thread_name": name_of(h.path, h.session_id)} for h in hits], sys.stdout,
+                  indent=2, ensure_ascii=False)
         print()
     else:
         for hit in hits:
@@ -68,7 +70,8 @@ def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
     elif hit.status and hit.status != "completed":
         about.append(hit.status)
     if hit.session_id:
-        about.append(f"session {hit.session_id}")
+        named = name_of(hit.path, hit.session_id)
+        about.append(f"session {hit.session_id}" + (f" \"{one_line(named, 60)}\"" if named else ""))
     if hit.turn_line is not None:  # "turn 2 (line 125)", as outline and export number turns
         turn = turn_label(hit.turn_number, hit.turn_line) if hit.turn_number else f"turn (line {hit.turn_line + 1})"
         about.append(f"{turn} \"{one_line(hit.turn_title or '', 60)}\"")

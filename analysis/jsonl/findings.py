@@ -49,6 +49,8 @@ EXIT_MISMATCH = "exit-mismatch"
 UNKNOWN_RECORD = "unknown-record"
 UNMATCHED_EVENT = "unmatched-event"
 EVENT_CONTRADICTS = "event-contradicts"
+TURN_FAILED = "turn-failed"
+PARENT_MISSING = "parent-missing"
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     INVALID_JSON: Severity.ERROR,
@@ -74,6 +76,8 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     UNKNOWN_RECORD: Severity.INFORMATION,
     UNMATCHED_EVENT: Severity.INFORMATION,
     EVENT_CONTRADICTS: Severity.WARNING,
+    TURN_FAILED: Severity.INFORMATION,
+    PARENT_MISSING: Severity.INFORMATION,
 }
 CODES = tuple(DEFAULT_SEVERITY)
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..session.files_changed import ChangedFile, changed_files
-from ..session.labels import (call_label, call_outcome, failures, output_chunks, record_outcome, turn_label,
-                              turn_status)
-from ..session.lineage import lineage
+from ..session.labels import call_label, call_outcome, failures, output_chunks, record_outcome, turn_label
+from ..session.lineage import lineage, search_roots
+from ..session.references import parents, references
+from ..session.thread_names import thread_name
 from ..session.record_analysis import LineAnalysis
 from ..session.records import Message, TurnContext
 from ..session.rollout import RolloutAnalysis
@@ -73,8 +74,9 @@ class TurnPart:
     user: str | None
     usage: str | None
     parts: list = field(default_factory=list)
-    summary: str | None = None  # ``2 failed (first: line 16, exit 1)``, a turn's status
+    summary: str | None = None  # ``2 failed (first: line 16, exit 1)``
     files: list[str] = field(default_factory=list)  # ``src/a.py: added (lines 171, 216)``
+    outcome: str | None = None  # how the turn ended, when not plainly: failed (with its error), interrupted, …
 
 
 @dataclass
@@ -102,6 +104,9 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
     facts: list[tuple[str, str]] = [("file", path)]
     if ident is not None:
         facts.append(("session", ident.id or "?"))
+        named = thread_name(path, ident)
+        if named:
+            facts.append(("thread name", clean(named)))
         if ident.parent:
             facts.append(("subagent of", ident.parent + (f" ({ident.nickname})" if ident.nickname else "")))
         elif ident.forked_from:
@@ -126,6 +131,11 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
                      f"({region.turns} turn{'s' if region.turns != 1 else ''}); it is not repeated here"
                      + (f", and its {usage.inherited.total:,} tokens count for that session." if usage.inherited.total
                         else "."))
+    for parent in parents(analysis, path, search_roots(path)) if references(analysis) else ():
+        who = parent.reference.parent_id or "?"
+        notes.append(f"This rollout continues session {who}: its first {parent.lines} lines ({parent.turns} "
+                     f"turn{'s' if parent.turns != 1 else ''}, in {parent.path}) are inherited and not repeated here."
+                     if parent.path else f"This rollout continues session {who}, whose rollout is not found.")
     turns: list[TurnPart] = []
     exported = [(i, t.line, t.end_line) for i, t in enumerate(analysis.turns, 1)
                 if region is None or not region.start <= t.line <= region.end]
@@ -136,15 +146,19 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
         covered.update(range(region.start, region.end + 1))
     segments = [(start, end, index) for index, start, end in exported]
     segments += [(start, end, 0) for start, end in _gaps(covered, len(analysis.records))]
+    turns_at = {t.line: t for t in analysis.turns}
     for start, end, index in sorted(segments):
         turn_usage = usage.turn_at(start) if index else None
         part = TurnPart(index, start, None,
                         short(turn_usage.usage, turn_usage.context, turn_usage.window)
                         if turn_usage is not None and (turn_usage.requests or turn_usage.context is not None) else None)
+        turn = turns_at.get(start) if index else None
+        if turn is not None and turn.status not in (None, "completed"):
+            part.outcome = clean(" · ".join(p for p in (turn.outcome, turn.timing()) if p))
         _fill(analysis, part, start, end, options, clean)
         if index:
             turn = analysis.turns[index - 1]
-            part.summary = _join(turn_status(turn), _failed([f for f in failed if start <= f[0] <= end]))
+            part.summary = _failed([f for f in failed if start <= f[0] <= end])  # its status is the outcome
             part.files = [clean(_file_row(f)) for f in changed_files(analysis, start, end)]
         if index or part.parts:  # records outside any turn appear only when they hold something
             turns.append(part)
@@ -297,6 +311,8 @@ def render_markdown(document: Document) -> str:
         out += [f"## {_heading(turn)}" + (f" · {_md(turn.summary)}" if turn.summary else ""), ""]
         if turn.user is not None:
             out += ["\n".join("> " + _md(line) if line else ">" for line in turn.user.split("\n")), ""]
+        if turn.outcome:
+            out += [f"**Outcome: {_md(turn.outcome)}**", ""]
         if turn.usage:
             out += [f"*Usage: {_md(turn.usage)}*", ""]
         for part in turn.parts:
@@ -370,6 +386,8 @@ def render_html(document: Document) -> str:
         out.append(f'<section><h2>{_h(_heading(turn))}{summary}</h2>')
         if turn.user is not None:
             out.append(f"<blockquote>{_h(turn.user)}</blockquote>")
+        if turn.outcome:
+            out.append(f'<p class="outcome"><strong>Outcome: {_h(turn.outcome)}</strong></p>')
         if turn.usage:
             out.append(f'<p class="usage">Usage: {_h(turn.usage)}</p>')
         for part in turn.parts:

@@ -12,6 +12,7 @@ from ..session.labels import (call_label, call_outcome, continued_from, expansio
                               failed_count, failures,
                               located_outcome, record_outcome, turn_label, turn_status)
 from ..session.rollout import LocatedCall, RolloutAnalysis
+from ..session.settings import record_settings_changes
 
 
 def call_json(analysis: RolloutAnalysis, located: LocatedCall,
@@ -64,6 +65,7 @@ def outline_json(path: str, analysis: RolloutAnalysis,
                  encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
     return {
         "file": path,
+        "turns": [t.to_json() for t in analysis.turns],
         "records": [record_json(analysis, n) for n in analysis.call_records],
         "calls": [call_json(analysis, c, encoding) for c in analysis.calls],
         "files": [t.to_json() for t in call_touches(analysis)],
@@ -72,8 +74,9 @@ def outline_json(path: str, analysis: RolloutAnalysis,
 
 
 def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
-                  encoding: PositionEncoding) -> str:
-    out = [path]
+                  encoding: PositionEncoding, head: list[str] = ()) -> str:
+    """The outline for people; ``head`` are lines about the session as a whole (its name, its parent)."""
+    out = [path, *head]
     failed = failures(analysis)
     calls_count = len(analysis.calls)
     first = f" (first: line {failed[0][0] + 1}, {failed[0][1]})" if failed else ""
@@ -83,6 +86,7 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
     for located in analysis.calls:
         by_line.setdefault(located.line, []).append(located)
     chunks = continued_from(analysis)
+    changes = {c.line: c for c in record_settings_changes(analysis.records)[1:]}  # the first is what the session starts with
     current = None
     for number, record in enumerate(analysis.records):
         if number in turns:
@@ -90,9 +94,15 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
                 _files_text(out, analysis, current, "    ")
             ordinal, current = turns[number]
             count = failed_count(analysis, current.line, current.end_line)
-            marks = [m for m in (turn_status(current), f"{count} failed" if count else None) if m]
-            out.append(f"  {turn_label(ordinal, number)}: {_one_line(turns[number][1].title, 70)}"
-                       + (f"  [{', '.join(marks)}]" if marks else ""))
+            marks = [m for m in (turn_status(current), current.timing(), f"{count} failed" if count else None) if m]
+            out.append(f"  {turn_label(ordinal, number)}: {_one_line(current.title, 70)}"
+                       + (f"  [{' · '.join(marks)}]" if marks else ""))
+        if number in changes:
+            change = changes[number]
+            folded = f" (and {change.records - 1} more the same)" if change.records > 1 else ""
+            out.append(f"    settings changed (line {number + 1}): {_one_line(change.text(), 100)}{folded}")
+        if record.compacted is not None:
+            out.append(f"    compacted (line {number + 1}): {_one_line(record.compacted.sentence(), 140)}")
         if not record.is_call:
             continue
         calls = by_line.get(number, [])

@@ -35,9 +35,10 @@ from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_t
 from ..session.record_analysis import LineAnalysis, analyze_line
 from ..session.records import KNOWN_TYPES
 from .report import finding_json
-from ..session.rollout import LocatedCall, RolloutAnalysis, analyze_text, link_records
+from ..session.rollout import LocatedCall, RolloutAnalysis, analyze_text, failure_groups, link_records
 from ..jsonl.source import STDIN, decode, decompressed_if_zstd, load
 from ..session.vocabulary import unknown_record_finding, unknown_type
+from ..session.turns import scan_turns
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -130,7 +131,10 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
             record = _small_payload(rec, ("type", "turn_id", "started_at"))
         elif sessions and la.kind == "event_msg" and la.event is None:
             record = _token_count(rec)
-    if not (la.is_call or la.is_output or la.findings or la.event or la.turn_start or la.prompt_event) and \
+        elif sessions and la.kind == "token_usage_record":
+            record = rec  # a few numbers: session counts read them as token_count records
+    if not (la.is_call or la.is_output or la.findings or la.event or la.turn_start or la.prompt_event or
+            la.turn_end is not None) and \
             (record is None or la.kind == "message"):
         key = (la.kind, record)
         plain = _PLAIN.get(key)
@@ -255,6 +259,7 @@ class Streamed:
     whole: str | None = None  # why it was analysed whole after all (a later line referred back to a settled one)
     sink: Any = None
     sessions: RolloutAnalysis | None = None  # what session counts read (a sparse analysis when streamed)
+    turns: list | None = None  # the file's turns (``turns=True``), as the whole-file analysis reads them
 
 
 class _ReferredBack(Exception):
@@ -443,7 +448,7 @@ class _Stream:
             members += events.get(c, ())
             if len(members) > 1:
                 groups.append((min(members), max(members)))
-        return groups
+        return groups + failure_groups(a.records)
 
     def _report(self, a: RolloutAnalysis, cut: int) -> None:
         g = self.numbers
@@ -605,9 +610,10 @@ def _analysed(chunks: Iterator[tuple[list[str], list]], pool: Executor | None, j
 def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF16,
                    make_sink: Callable[[], Sink] | None = None, sessions: bool = False,
                    pool: Executor | None = None, jobs: int = 1, margin: int = MARGIN,
-                   force_lines: int = FORCE_LINES, chunk_chars: int = CHUNK_CHARS) -> Streamed:
+                   force_lines: int = FORCE_LINES, chunk_chars: int = CHUNK_CHARS, turns: bool = False) -> Streamed:
     """Findings (and, to ``make_sink()``'s sink, records and calls) of the rollout at ``path`` (``-``: standard
-    input), exactly as the whole-file analysis gives them.  Raises :class:`Unreadable`."""
+    input), exactly as the whole-file analysis gives them; with ``turns``, its turns too (read in a second, light
+    pass: a turn spans windows).  Raises :class:`Unreadable`."""
     with opened(path) as readable:
         name = "standard input" if path == STDIN else path
         sniff = path == STDIN
@@ -620,6 +626,8 @@ def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF1
                 state.take(texts, bad, facts, base)
                 base += len(texts)
             state.finish(result)
+            if turns:
+                result.turns = scan_turns(line for line, _ in read_lines(readable, name, sniff))
             return result
         except _ReferredBack as back:
             why = str(back)
@@ -644,7 +652,8 @@ def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionE
     analysis = analyze_text(loaded.text)
     findings = sorted(loaded.findings + analysis.findings, key=_order)
     result = Streamed(path, Reports([(f, analysis) for f in findings], encoding), len(analysis.lines),
-                      analysis.lines[-1] == "", analysis.is_rollout, whole=why, sink=sink, sessions=analysis)
+                      analysis.lines[-1] == "", analysis.is_rollout, whole=why, sink=sink, sessions=analysis,
+                      turns=analysis.turns)
     if sink is not None:
         for number in analysis.call_records:
             sink.record(number, analysis.records[number], analysis.record_output(number))

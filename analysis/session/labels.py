@@ -359,7 +359,9 @@ def turn_status(turn: Any) -> str | None:
     """A turn's status when it did not simply complete (``interrupted``, ``rolled back``, …), from the
     ``status`` a :class:`~analysis.session.turns.Turn` carries when its reading knows it; None otherwise."""
     status = getattr(turn, "status", None)
-    return status if isinstance(status, str) and status not in ("", "completed") else None
+    if not isinstance(status, str) or status in ("", "completed"):
+        return None
+    return getattr(turn, "outcome", None) or status  # in words: "failed: unauthorized — …", "rolled back"
 
 
 def turn_label(number: int, line: int) -> str:

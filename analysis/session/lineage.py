@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable
 
+from .record_analysis import bare_tool_name
 from .records import SessionMeta
 from .rollout import RolloutAnalysis
 
@@ -211,7 +212,7 @@ def _turn_start_ms(analysis: RolloutAnalysis, line: int) -> int | None:
 
 def _spawns(analysis: RolloutAnalysis) -> list[Spawn]:
     calls = [(n, r) for n, r in enumerate(analysis.records)
-             if r.kind == "function_call" and r.name in SPAWN_TOOLS]
+             if r.kind == "function_call" and bare_tool_name(r.name) in SPAWN_TOOLS]
     if not calls:
         return []
     named: dict[str, tuple[str, int]] = {}  # call_id → (child thread, line)
@@ -266,12 +267,18 @@ def search_roots(path: str, workspace: Iterable[str] = ()) -> list[str]:
     """Where a rollout's relatives are looked for: the Codex sessions folder it is in (or its own
     folder), then the workspace folders."""
     folder = Path(path).resolve().parent
-    roots = [folder]
-    for parent in folder.parents:
-        if parent.name in ("sessions", "archived_sessions") and parent.parent.name == ".codex":
-            roots = [parent.parent / "sessions", parent.parent / "archived_sessions"]
-            break
+    home = codex_home(path)
+    roots = [home / "sessions", home / "archived_sessions"] if home is not None else [folder]
     return [str(r) for r in roots] + [w for w in workspace if w]
+
+
+def codex_home(path: str) -> Path | None:
+    """The Codex home a rollout is in: the folder holding the ``sessions`` (or ``archived_sessions``) folder
+    above it (``~/.codex``, or wherever ``$CODEX_HOME`` put it), else None."""
+    for parent in Path(path).resolve().parents:
+        if parent.name in ("sessions", "archived_sessions"):
+            return parent.parent
+    return None
 
 
 # -- small readers ---------------------------------------------------------------------------------
@@ -329,4 +336,4 @@ def _uuid7_ms(value: Any) -> int | None:
 
 
 __all__ = ["Identity", "Inheritance", "Spawn", "Lineage", "lineage", "identity_of", "find_session_file",
-           "search_roots"]
+           "search_roots", "codex_home"]

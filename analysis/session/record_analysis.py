@@ -22,9 +22,13 @@ from .outputs import ToolOutput, read_output
 from ..script.patch import parse_patch
 from ..jsonl.positions import EscapeMap, Span
 from .prompts import user_words
+from .compaction import LARGE_LINE, CompactedSummary, is_compacted_line, summarise
+from .settings import Settings, read_thread_settings, read_turn_context_settings
+from .turn_events import TurnEnd, TurnItem, read_turn_end, read_turn_item, user_item_words
 from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
                       Message, OtherItem, Record, RecordShapeError, SessionMeta, parse_record)
 from ..script.module_syntax import syntax_problem
+from ..script.tool_names import split_tool
 from ..script.script import ExecScript
 from ..jsonl.secrets import find_secrets, opaque_paths
 
@@ -57,7 +61,11 @@ class LineAnalysis:
     turn_start: bool = False  # a task_started event or a turn_context: where Codex starts a turn
     turn_id: str | None = None
     prompt: str | None = None  # the user's own words (injected context removed)
-    prompt_event: bool = False  # the prompt comes from event_msg/user_message (Codex's own record of it)
+    prompt_event: bool = False  # the prompt comes from event_msg/user_message or a UserMessage item (Codex's own record)
+    turn_end: TurnEnd | None = None  # an event that ends, fails, interrupts or takes back a turn
+    turn_item: TurnItem | None = None  # a turn item of paginated history (item_completed): words, reasoning, plan
+    settings: Settings | None = None  # the settings a turn_context or thread_settings_applied record says
+    compacted: CompactedSummary | None = None  # a compacted record's summary (its history is not kept)
 
     @property
     def turn_title(self) -> str | None:
@@ -75,7 +83,9 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
     if not line.strip():
         return LineAnalysis("blank")
     text = bom_as_space(line)
-    found = find_secrets(line, extra_secrets)
+    # a large compacted record's history repeats the transcript before it (where its secrets were found) and
+    # its images: not searched again
+    found = [] if len(line) > LARGE_LINE and is_compacted_line(line) else find_secrets(line, extra_secrets)
     value = None
     problem = None
     try:
@@ -98,6 +108,40 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
     _read_record(text, record, fields, line)
     fields["findings"] = tuple(sorted(fields["findings"] + list(secrets), key=_order))
     return LineAnalysis(**fields)
+
+
+# what a line that starts, names, ends or takes back a turn holds somewhere (its type, or a user message's role)
+_TURN_MARKS = ("turn_context", "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted",
+               "thread_rolled_back", "error", "user_message", "serMessage", "user")
+_OTHER = LineAnalysis("other")
+_BLANK = LineAnalysis("blank")
+
+
+def turn_facts(line: str) -> LineAnalysis:
+    """What :func:`analysis.session.turns.read_turns` reads of a line, without the rest of its analysis (no
+    script parsed, no secret searched): for reading the turns of a file too large to keep analysed whole."""
+    if not line.strip():
+        return _BLANK
+    if not any(mark in line for mark in _TURN_MARKS):
+        return _OTHER
+    try:
+        value = json.loads(bom_as_space(line))
+    except (ValueError, RecursionError):
+        return _OTHER
+    if not isinstance(value, dict):
+        return _OTHER
+    kind, payload = value.get("type"), value.get("payload")
+    if kind == "event_msg" and isinstance(payload, dict):
+        fields: dict[str, Any] = {"kind": "event_msg"}
+        _read_event(payload, fields)
+        fields.pop("event", None)
+        return LineAnalysis(**fields)
+    if kind == "turn_context" or kind == "response_item" and isinstance(payload, dict) and \
+            payload.get("type") == "message" and payload.get("role") == "user":
+        found = analyze_line(line)
+        return LineAnalysis(found.kind, record=found.record, turn_start=found.turn_start, turn_id=found.turn_id,
+                            prompt=found.prompt, text=found.text)
+    return _OTHER
 
 
 def _outside_opaque(line: str, value: Any, found: list) -> list:
@@ -127,8 +171,14 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
     item = record.item
     if record.envelope.type == "event_msg":
         _read_event(item, fields)
+    elif record.envelope.type == "compacted":
+        summary = summarise(item, len(line))
+        if summary is not None:  # the history is most of a large file: the record keeps the rest
+            kept = {k: v for k, v in item.items() if k != "replacement_history"}
+            fields.update(compacted=summary, record=Record(record.envelope, kept))
     elif record.envelope.type == "turn_context":
-        fields.update(turn_start=True, turn_id=getattr(item, "turn_id", None))
+        fields.update(turn_start=True, turn_id=getattr(item, "turn_id", None),
+                      settings=read_turn_context_settings(item))
     elif isinstance(item, Message):
         fields["text"] = item.text()
         if item.role == "user":
@@ -173,7 +223,19 @@ def _read_event(payload: Any, fields: dict[str, Any]) -> None:
         message = payload.get("message")
         if isinstance(message, str):
             fields.update(prompt=user_words(message), prompt_event=True, text=message)
+    elif kind == "thread_settings_applied":
+        fields["settings"] = read_thread_settings(payload)
     else:
+        end = read_turn_end(payload)
+        if end is not None:
+            fields["turn_end"] = end
+            return
+        item = read_turn_item(payload)
+        if item is not None:
+            fields.update(turn_item=item, text=item.text)
+            if item.type == "UserMessage":
+                fields.update(prompt=user_item_words(item), prompt_event=True)
+            return
         fields["event"] = read_event(payload)
 
 
@@ -215,11 +277,19 @@ def _call_arguments(extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool_name(name: str, namespace: str | None) -> str:
-    """A tool's name: an MCP namespace (``mcp__server__``) is joined to it as code mode joins them; other
-    namespaces (``functions``, ``collaboration``) only group the tools Codex offers, and leave names as they are."""
-    if not namespace or not namespace.startswith("mcp__") or name.startswith(namespace):
+    """A tool's name as code mode names it (reference §7.5): ``functions`` (the namespace of every plain tool) is
+    left out; any other namespace is joined to the name, with nothing after a namespace ending in ``_`` (MCP's
+    ``mcp__server__``) or before a name starting with one, else with ``__``: ``multi_agent_v1__spawn_agent``
+    (0.147 and later), the name a script calls it by.  Shown as Codex shows it, ``multi_agent_v1 ·
+    spawn_agent``, by :func:`analysis.script.tool_names.shown_tool`."""
+    if not namespace or namespace == "functions" or name.startswith(namespace):
         return name
-    return namespace + name if namespace.endswith("_") else f"{namespace}__{name}"
+    return namespace + name if namespace.endswith("_") or name.startswith("_") else f"{namespace}__{name}"
+
+
+def bare_tool_name(name: str | None) -> str | None:
+    """``spawn_agent`` of ``multi_agent_v1__spawn_agent``: the tool without its namespace."""
+    return split_tool(name)[1] if name else name
 
 
 def call_id_span(line: str) -> Span | None:
@@ -309,4 +379,4 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
                                     json_arguments=True),)
 
 
-__all__ = ["LineAnalysis", "analyze_line", "call_id_span", "read_output"]
+__all__ = ["LineAnalysis", "analyze_line", "turn_facts", "bare_tool_name", "call_id_span", "read_output"]

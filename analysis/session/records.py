@@ -206,6 +206,7 @@ KNOWN_TYPES = frozenset({
     "session_meta", "response_item", "compacted", "turn_context", "event_msg",
     "inter_agent_communication", "inter_agent_communication_metadata", "world_state",
     "token_usage_record", "security_risk_score", "retained_context", "realtime_item",
+    "rollout_reference", "fork_reference",  # 0.147 and later: a segment or fork naming the rollout it continues
 })
 _PARTS: tuple[type[_Item], ...] = (Envelope, *RESPONSE_ITEMS.values(), *PAYLOADS.values(), ContentItem,
                                    LocalShellAction)

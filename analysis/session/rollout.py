@@ -14,7 +14,8 @@ from ..script.calls import COMMAND, PATCH, ToolCall
 from .continuations import CallOutput, RecordOutputs
 from .event_pairing import match_events
 from .events import ToolEvent
-from ..jsonl.findings import UNPAIRED_CALL, Finding
+from ..jsonl.findings import TURN_FAILED, UNPAIRED_CALL, Finding
+from ..jsonl.jsonspans import locate
 from ..jsonl.lines import split_lines
 from .outputs import forget_read_again
 from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_to_range
@@ -268,6 +269,7 @@ def _index(analysis: RolloutAnalysis) -> list[Finding]:
 
 def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) -> None:
     analysis.turns = _turns(analysis, cache)
+    findings.extend(failed_turn_findings(analysis))
     continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records,
                                   cache.outputs_made)
     for number in analysis.call_records:
@@ -310,12 +312,67 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
 
 
+def failed_turn_findings(analysis: RolloutAnalysis) -> list[Finding]:
+    """One ``turn-failed`` finding per failed turn, on the first record that says it failed (an ``error``
+    event, or a ``task_complete`` / ``turn_complete`` with an ``error``).  Read from the records alone, not from
+    :attr:`RolloutAnalysis.turns`, so that a window of a file (analysis.reports.stream) finds the same."""
+    out = []
+    reported = False
+    for number, record in enumerate(analysis.records):
+        end = record.turn_end
+        if record.turn_start and record.kind == "event_msg":
+            reported = False
+        if end is None:
+            continue
+        if end.failed and not reported:
+            out.append(_failed_finding(analysis, number, end.error_info, end.error))
+            reported = True
+        if end.kind in ("complete", "aborted"):
+            reported = False
+    return out
+
+
+def failure_groups(records: list[LineAnalysis]) -> list[tuple[int, int]]:
+    """(first, last) line of each failure and the end of its turn: a window of a file must not be cut
+    between them (analysis.reports.stream), or the failure would be reported twice."""
+    groups = []
+    for number, record in enumerate(records):
+        end = record.turn_end
+        if end is None or not end.failed or end.kind != "error":
+            continue
+        close = next((n for n in range(number + 1, len(records)) if records[n].turn_end is not None and
+                      records[n].turn_end.kind in ("complete", "aborted") or
+                      records[n].turn_start and records[n].kind == "event_msg"), len(records))
+        groups.append((number, close))
+    return groups
+
+
+def _failed_finding(analysis: RolloutAnalysis, line: int, info: str | None, error: str | None) -> Finding:
+    text = analysis.lines[line]
+    path = ("payload", "error") if '"error"' in text and _is_turn_complete(analysis.records[line]) else \
+        ("payload", "message")
+    where = _span_at(text, path) or Span(0, 0, len(text))
+    detail = " — ".join(p for p in (info, error) if p) or "no error message"
+    # the message names no turn title: a streamed check (analysis.reports.stream) reads no user's words
+    return Finding(TURN_FAILED, f"the turn failed: {detail}", Span(line, where.start, where.end))
+
+
+def _is_turn_complete(record: LineAnalysis) -> bool:
+    return record.turn_end is not None and record.turn_end.kind == "complete"
+
+
+def _span_at(line: str, path: tuple) -> Span | None:
+    found = locate(line, [path]).get(path)
+    return Span(0, found[0], found[1]) if found else None
+
+
 def _turns(analysis: RolloutAnalysis, cache: LineCache) -> list[Turn]:
     """:func:`read_turns`, reused from the previous linking when the records it reads (turn starts, user
     messages and their words) are the same objects on the same lines and the last non-blank line is too."""
     records, lines = analysis.records, analysis.lines
     relevant = [(n, r) for n, r in enumerate(records)
-                if r.turn_start or r.prompt is not None or r.prompt_event or r.kind == "message"]
+                if r.turn_start or r.prompt is not None or r.prompt_event or r.kind == "message" or
+                r.turn_end is not None]
     key = (len(lines), last_written_line(lines))
     made = cache.turns_made
     if made is None or made[0] != key or len(made[1]) != len(relevant) or \
@@ -396,4 +453,4 @@ def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None
 
 
 __all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text",
-           "analyze_lines", "link_records", "partial_analysis", "pair_call"]
+           "analyze_lines", "link_records", "partial_analysis", "pair_call", "failed_turn_findings", "failure_groups"]

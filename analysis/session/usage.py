@@ -13,6 +13,17 @@ restarts lower, the new process's count is still that record's own).  Records in
 replayed history (see :mod:`analysis.session.lineage`) are the parent's usage and count only for
 it.  The context a turn ended with is its last record's ``last_token_usage.total_tokens``
 (what the model had in its window, the figure Codex itself shows) over the model's window.
+
+Codex 0.147 and later also write a ``token_usage_record`` per model response (``response_id``,
+``turn_id``, ``usage``: that response's own usage, ``turn_token_usage`` and ``thread_token_usage``: the
+running totals), next to the ``token_count`` records or instead of them.  Both report the same responses,
+so each response counts once: every ``token_usage_record`` counts (once per ``response_id``), and a
+``token_count`` whose ``last_token_usage`` is a response a ``token_usage_record`` already reports (the same
+input, cached, output and reasoning tokens, each record matched once) only gives the context and the rate
+limits; any other counts as above (a file written partly before 0.147, or by a Codex that left the
+``token_usage_record`` of a response out).  ``token_usage_record`` fields are read from its
+``payload``, or from the line itself where a writer put them there.  ``cache_write_input_tokens`` (0.147)
+is read with the others.
 """
 
 from __future__ import annotations
@@ -24,7 +35,9 @@ from typing import Any
 from .lineage import lineage
 from .rollout import RolloutAnalysis
 
-_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens",
+           "cache_write_input_tokens")
+TOKEN_COUNT, USAGE_RECORD = "token_count", "token_usage_record"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +47,7 @@ class TokenUsage:
     output: int = 0
     reasoning: int = 0
     total: int = 0
+    cache_write: int = 0  # cache_write_input_tokens (0.147 and later)
 
     @classmethod
     def from_json(cls, value: Any) -> "TokenUsage | None":
@@ -49,16 +63,18 @@ class TokenUsage:
             numbers.append(number)
         usage = cls(*numbers)
         if not usage.total:  # some writers leave the sum out
-            usage = cls(usage.input, usage.cached, usage.output, usage.reasoning, usage.input + usage.output)
+            usage = cls(usage.input, usage.cached, usage.output, usage.reasoning, usage.input + usage.output,
+                        usage.cache_write)
         return usage
 
     def __add__(self, other: "TokenUsage") -> "TokenUsage":
         return TokenUsage(self.input + other.input, self.cached + other.cached, self.output + other.output,
-                          self.reasoning + other.reasoning, self.total + other.total)
+                          self.reasoning + other.reasoning, self.total + other.total,
+                          self.cache_write + other.cache_write)
 
     def to_json(self) -> dict[str, int]:
         return {"input": self.input, "cached": self.cached, "output": self.output, "reasoning": self.reasoning,
-                "total": self.total}
+                "total": self.total, "cache_write": self.cache_write}
 
 
 ZERO = TokenUsage()
@@ -66,16 +82,18 @@ ZERO = TokenUsage()
 
 @dataclass(frozen=True, slots=True)
 class UsageRecord:
-    """One ``token_count`` record with usage."""
+    """One ``token_count`` record with usage, or one ``token_usage_record``."""
 
     line: int
     last: TokenUsage
-    total: TokenUsage
+    total: TokenUsage | None  # the thread's running total (a token_usage_record may leave it out)
     window: int | None
-    counted: TokenUsage  # what it adds: ``last`` for a new running total, nothing for a repeat
-    new: bool  # its running total was not seen before in the file
+    counted: TokenUsage  # what it adds: ``last`` for a new response, nothing for a repeat
+    new: bool  # it counts a response (a running total, or a response id, not seen before in the file)
     inherited: bool  # in a replayed history: the parent's usage
     rate_limits: dict | None
+    source: str = TOKEN_COUNT  # token_count or token_usage_record
+    response_id: str | None = None
 
     @property
     def context(self) -> int:
@@ -165,6 +183,17 @@ def token_count_payload(analysis: RolloutAnalysis, line: int) -> dict | None:
     return None
 
 
+def usage_record_payload(analysis: RolloutAnalysis, line: int) -> dict | None:
+    """The fields of a ``token_usage_record`` (its payload, or the line's own fields), else None."""
+    record = analysis.records[line].record
+    if record is None or record.envelope.type != USAGE_RECORD:
+        return None
+    payload = record.item if isinstance(record.item, dict) else None
+    if payload is None or not any(k in payload for k in ("usage", "thread_token_usage", "turn_token_usage")):
+        payload = dict(record.envelope.model_extra)
+    return payload
+
+
 def session_usage(analysis: RolloutAnalysis) -> SessionUsage:
     """The usage of a rollout (computed once per analysis)."""
     cached = analysis.__dict__.get("_session_usage")
@@ -177,7 +206,37 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
     replay = lineage(analysis).inherited
     out = SessionUsage()
     seen: set[TokenUsage] = set()
+    by_response = _usage_records(analysis)
+    # the responses token_usage_records report, which a token_count of the same response must not count again
+    reported: dict[tuple, int] = {}
+    responses: set[str] = set()
+    for number, last, _, response_id in by_response.values():
+        key = response_id or f"{number}"
+        if key not in responses:
+            responses.add(key)
+            reported[_key(last)] = reported.get(_key(last), 0) + 1
+    responses = set()
     for number, record in enumerate(analysis.records):
+        if record.kind == USAGE_RECORD:
+            found = by_response.get(number)
+            if found is None:
+                continue
+            _, last, total, response_id = found
+            key = response_id or f"{number}"
+            new = key not in responses
+            responses.add(key)
+            counted = last if new else ZERO
+            inherited = replay is not None and replay.start <= number <= replay.end
+            out.records.append(UsageRecord(number, last, total, None, counted, new, inherited, None, USAGE_RECORD,
+                                           response_id))
+            if inherited:
+                out.inherited += counted
+            else:
+                out.own += counted
+                out.requests += new
+            if total is not None:
+                out.reported = total
+            continue
         if record.kind != "event_msg":
             continue
         payload = token_count_payload(analysis, number)
@@ -194,6 +253,9 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
         window = window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
         new = total not in seen
         seen.add(total)
+        if new and reported.get(_key(last)):  # a response its token_usage_record counts
+            reported[_key(last)] -= 1
+            new = False
         counted = last if new else ZERO
         inherited = replay is not None and replay.start <= number <= replay.end
         out.records.append(UsageRecord(number, last, total, window, counted, new, inherited, limits))
@@ -206,6 +268,29 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
     lines = [r.line for r in out.records]
     out.turns = [_turn_usage(out.records, lines, t.line, t.end_line) for t in analysis.turns]
     return out
+
+
+def _usage_records(analysis: RolloutAnalysis) -> dict[int, tuple[int, TokenUsage, TokenUsage | None, str | None]]:
+    """Every ``token_usage_record`` with a response's usage: line → (line, usage, thread total, response id)."""
+    out = {}
+    for number, record in enumerate(analysis.records):
+        if record.kind != USAGE_RECORD:
+            continue
+        payload = usage_record_payload(analysis, number)
+        if payload is None:
+            continue
+        last = TokenUsage.from_json(payload.get("usage"))
+        if last is None:
+            continue
+        total = TokenUsage.from_json(payload.get("thread_token_usage"))
+        response = payload.get("response_id")
+        out[number] = (number, last, total, response if isinstance(response, str) and response else None)
+    return out
+
+
+def _key(usage: TokenUsage) -> tuple[int, int, int, int]:
+    """What identifies a response's usage in both records (cache writes are not in every token_count)."""
+    return usage.input, usage.cached, usage.output, usage.reasoning
 
 
 def _turn_usage(records: list[UsageRecord], lines: list[int], start: int, end: int) -> TurnUsage:
@@ -283,4 +368,4 @@ def _window_name(minutes: int) -> str:
 
 
 __all__ = ["TokenUsage", "UsageRecord", "RateLimitRecord", "TurnUsage", "SessionUsage", "session_usage",
-           "token_count_payload", "tokens", "share", "short", "sentence", "context_sentence", "limits_sentence"]
+           "token_count_payload", "usage_record_payload", "TOKEN_COUNT", "USAGE_RECORD", "tokens", "share", "short", "sentence", "context_sentence", "limits_sentence"]

@@ -54,6 +54,9 @@ EVENT_TYPES = frozenset({
     "collab_agent_interaction_end", "collab_waiting_begin", "collab_waiting_end", "collab_close_begin",
     "collab_close_end", "collab_resume_begin", "collab_resume_end", "model_reroute",
     "sub_agent_activity",  # not in the protocol this was written against; read by analysis.session.lineage
+    # Codex 0.144 to 0.157 (docs/sessions.md): settings (analysis.session.settings), the Desktop app's guardian
+    # reviews, thread goals and names
+    "thread_settings_applied", "guardian_assessment", "thread_goal_updated", "thread_name_updated",
 })
 
 

@@ -20,6 +20,7 @@ from analysis.session.profiles import quiet_findings, severity_in
 
 from ..protocol import Encoded
 from ..convert import output_of_call_record, to_diagnostic
+from .sessions import parent_finding_list, workspace_paths
 from ..store import DocumentAnalysis
 from .base import Feature, guarded
 from .invocation_logs import InvocationLogFeature
@@ -100,6 +101,11 @@ class DiagnosticsFeature(Feature):
         cached.items = fresh
         if not result.complete:  # a partial analysis: the invocation logs are matched with the whole one
             return out
+        for finding in parent_finding_list(analysis, result.uri, workspace_paths(server.workspace)):
+            diagnostic = to_diagnostic(analysis, finding, result.uri, server.encoding, server.settings.severity,
+                                       server.masker, None)
+            if diagnostic is not None:
+                out.append(_json(self.converter.unstructure(diagnostic)))
         return out + [_json(self.converter.unstructure(d)) for d in logs.diagnostics(result)]
 
     def publish(self, result: DocumentAnalysis) -> None:

@@ -19,7 +19,7 @@ from .base import Feature, lsp_method
 from .blame import BlameFeature
 from .common import call_at, summarize
 from .invocation_logs import InvocationLogFeature
-from .sessions import usage_hover
+from .sessions import uri_path, usage_hover, workspace_paths
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}
@@ -54,11 +54,12 @@ class HoverFeature(Feature):
             return await blame.hover(params)
         result = await self.rollout(params.text_document.uri)
         self.uri = params.text_document.uri  # chunks of a continued process link to their lines
-        hover = self.hover_of(result.analysis, params.position, self.server.encoding) if result else None
+        hover = self.hover_of(result.analysis, params.position, self.server.encoding,
+                              uri_path(params.text_document.uri)) if result else None
         return logs.with_invocations(hover, result, params.position)
 
     def hover_of(self, analysis: RolloutAnalysis, position: types.Position,
-                 encoding: PositionEncoding) -> types.Hover | None:
+                 encoding: PositionEncoding, path: str | None = None) -> types.Hover | None:
         line = position.line
         if not 0 <= line < len(analysis.records):
             return None
@@ -71,7 +72,8 @@ class HoverFeature(Feature):
             span = located.span if located.record.is_exec else Span(line, 0, len(text))
         else:
             body = self.record_markdown(analysis, line, record)
-            usage = usage_hover(analysis, line)  # token counts, a turn's usage, the session, a spawned agent
+            # token counts, a turn's usage and outcome, the session, a spawned agent, settings, compaction
+            usage = usage_hover(analysis, line, path, workspace_paths(getattr(self.server, "workspace", None)))
             body = "\n\n".join(p for p in (usage, body) if p)
             span = Span(line, 0, len(text))
         if not body:
@@ -91,7 +93,8 @@ class HoverFeature(Feature):
     # -- calls ----------------------------------------------------------------------------------
     def call_markdown(self, analysis: RolloutAnalysis, located: LocatedCall) -> str:
         call = located.call
-        parts = [f"**{self._escape(call.tool or 'computed tool')}** · {self._escape(call.kind)} · executed: "
+        shown = call.shown_tool if call.namespace and not call.namespace.startswith("mcp__") else call.tool
+        parts = [f"**{self._escape(shown or 'computed tool')}** · {self._escape(call.kind)} · executed: "
                  f"{self._escape(executed_text(located))}"]
         if call.kind == COMMAND and call.command is not None:
             parts.append(self._code(call.command, "sh"))
@@ -205,6 +208,16 @@ class HoverFeature(Feature):
             text = readable_text(out)
             return f"**output**{self._escape(where)} · {self._escape(' · '.join(facts))}\n\n" + \
                 self._code(first_lines(text, self.output_lines), "text")
+        if record.turn_item is not None:  # paginated history: the user's or the agent's words, reasoning, a plan
+            item = record.turn_item
+            head = f"**{self._escape(item.type)}**" + (f" ({self._escape(item.phase)})" if item.phase else "")
+            return head + "\n\n" + self._code(first_lines(item.text, self.output_lines), "text") if item.text else head
+        if record.kind == "world_state" and record.record is not None and isinstance(record.record.item, dict):
+            state = record.record.item.get("state")
+            keys = ", ".join(sorted(state)) if isinstance(state, dict) else ""
+            full = "a full snapshot" if record.record.item.get("full") else "an update"
+            return f"**world state**: {full}" + (f" of {self._escape(keys)}" if keys else "") + \
+                " (bookkeeping Codex keeps for the model; not shown in the outline)"
         if record.text is not None and record.kind == "message":
             role = getattr(record.record.item, "role", "") if record.record else ""
             return f"**{self._escape(role)} message**\n\n" + self._code(first_lines(record.text, self.output_lines), "text")

@@ -11,11 +11,15 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from analysis.session.lineage import find_session_file, lineage, search_roots
+from analysis.session.references import Parent, parent_findings, parents, references
+from analysis.session.thread_names import thread_name
+from analysis.session.compaction import compacted_summary
 from analysis.jsonl.positions import PositionEncoding
 from analysis.session.rollout import RolloutAnalysis
 from analysis.session.usage import (context_sentence, limits_sentence, sentence, session_usage, short, token_count_payload,
                             tokens)
 from analysis.session.vocabulary import unknown_records
+from analysis.session.settings import record_settings_changes
 
 from ..convert import line_range
 from ..markdown import escape, inline_code
@@ -25,20 +29,38 @@ from .commands import SHOW_INFO
 class SessionOutline:
     """What the outline adds for one analysis: details with usage, the inherited node, unknown records."""
 
-    def __init__(self, analysis: RolloutAnalysis, encoding: PositionEncoding) -> None:
+    def __init__(self, analysis: RolloutAnalysis, encoding: PositionEncoding, path: str | None = None,
+                 workspace: list[str] = ()) -> None:
         self.analysis = analysis
         self.encoding = encoding
+        self.path = path
+        self.parents = session_parents(analysis, path, workspace)
         self.usage = session_usage(analysis)
         self.lineage = lineage(analysis)
         self.inherited = self.lineage.inherited
         self._unknown = {line: name for name, lines in unknown_records(analysis).items() for line in lines}
+        self._turns = {t.line: t for t in analysis.turns}
+        self._changes = {c.line: c for c in record_settings_changes(analysis.records)[1:]}
 
     def session_name(self, default: str) -> str:
         ident = self.lineage.identity
         if ident is None or ident.id is None:
             return default
         who = f" ({ident.nickname})" if ident.nickname else ""
-        return f"session {ident.id}{who}"
+        name = thread_name(self.path, ident)
+        return f"{name} · session {ident.id}{who}" if name else f"session {ident.id}{who}"
+
+    def parent_symbols(self) -> list[types.DocumentSymbol]:
+        """One node per history this rollout continues by reference (a fork's history_base, a segment's
+        rollout_reference): the parent it names and the turns inherited, or that it is not found."""
+        out = []
+        for parent in self.parents:
+            rng = line_range(self.analysis, parent.reference.line, self.encoding)
+            detail = f"{Path(parent.path).name} · lines 1–{parent.lines}" if parent.path else \
+                "its rollout is not found"
+            out.append(types.DocumentSymbol(name=parent.label(), kind=types.SymbolKind.Package, range=rng,
+                                            selection_range=rng, detail=detail, children=[]))
+        return out
 
     def session_detail(self) -> str | None:
         usage = self.usage
@@ -48,9 +70,22 @@ class SessionOutline:
 
     def turn_detail(self, line: int) -> str | None:
         turn = self.usage.turn_at(line)
-        if turn is None or not turn.requests and turn.context is None:
+        ended = self._turns.get(line)
+        outcome = ended.outcome if ended is not None and ended.status not in (None, "completed") else None
+        used = short(turn.usage, turn.context, turn.window) if turn is not None and \
+            (turn.requests or turn.context is not None) else None
+        return " · ".join(p for p in (outcome, used) if p) or None
+
+    def settings_symbol(self, line: int) -> types.DocumentSymbol | None:
+        """The settings change on ``line``, after the settings the session started with (records that changed
+        nothing are folded into the change before them: no row of their own)."""
+        change = self._changes.get(line)
+        if change is None:
             return None
-        return short(turn.usage, turn.context, turn.window)
+        rng = line_range(self.analysis, line, self.encoding)
+        more = f" · {change.records} records" if change.records > 1 else ""
+        return types.DocumentSymbol(name=f"settings: {change.text()}", kind=types.SymbolKind.Property,
+                                    range=rng, selection_range=rng, detail=f"changed{more}")
 
     def in_inherited(self, line: int) -> bool:
         return self.inherited is not None and self.inherited.start <= line <= self.inherited.end
@@ -76,17 +111,41 @@ class SessionOutline:
                                     detail="unknown record type")
 
 
-def usage_hover(analysis: RolloutAnalysis, line: int) -> str | None:
-    """Markdown for a ``token_count`` record, the first line of a turn, or the session line."""
+def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: list[str] = ()) -> list[Parent]:
+    """The histories a rollout continues by reference, resolved from where it is (none for a rollout without
+    a file)."""
+    if not references(analysis):
+        return []
+    return parents(analysis, path, search_roots(path, workspace) if path else list(workspace))
+
+
+def parent_finding_list(analysis: RolloutAnalysis, uri: str, workspace: list[str] = ()) -> list:
+    """``parent-missing`` findings of a rollout (a fork or segment whose parent's rollout is not found)."""
+    return parent_findings(analysis, session_parents(analysis, uri_path(uri), workspace))
+
+
+def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, workspace: list[str] = ()) -> str | None:
+    """Markdown for a ``token_count`` record, the first line of a turn, the session line (``path``: where the
+    rollout is, for its thread name and the history it continues), a settings change, a compacted record."""
     usage = session_usage(analysis)
     record = usage.record_at(line)
+    if record is not None and record.source == "token_usage_record":
+        parts = [f"**token usage record**{' (inherited from the parent session)' if record.inherited else ''}"
+                 + (f" of response {inline_code(record.response_id)}" if record.response_id else ""),
+                 escape(f"This response: {sentence(record.last)}.")]
+        if record.total is not None:
+            parts.append(escape(f"Running total of the thread: {sentence(record.total)}."))
+        if not record.new:
+            parts.append(escape("A response already counted: it adds nothing."))
+        return "\n\n".join(parts)
     if record is not None:
         parts = [f"**token count**{' (inherited from the parent session)' if record.inherited else ''}",
                  escape(f"This response: {sentence(record.last)}."),
                  escape(f"Context: {context_sentence(record.context, record.window)}."),
                  escape(f"Running total as Codex wrote it: {sentence(record.total)}.")]
         if not record.new:
-            parts.append(escape("A repeat of a running total already counted: it adds nothing."))
+            parts.append(escape("A repeat of a running total, or a response its token_usage_record counts: "
+                                "it adds nothing."))
         limits = limits_sentence(record.rate_limits)
         if limits:
             parts.append(escape(limits[0].upper() + limits[1:] + "."))
@@ -95,12 +154,29 @@ def usage_hover(analysis: RolloutAnalysis, line: int) -> str | None:
         limits = limits_sentence(next((r.rate_limits for r in usage.limits if r.line == line), None))
         return "**token count** without usage" + (f"\n\n{escape(limits[0].upper() + limits[1:])}." if limits else "")
     turn = usage.turn_at(line)
+    ended = turn_hover(analysis, line)
     if turn is not None and (turn.requests or turn.context is not None):
-        return "**usage of this turn**\n\n" + escape(f"{sentence(turn.usage, turn.requests)}; at its end, "
+        used = "**usage of this turn**\n\n" + escape(f"{sentence(turn.usage, turn.requests)}; at its end, "
                                                       f"{context_sentence(turn.context, turn.window)}.")
+        return "\n\n".join(p for p in (ended, used) if p)
+    if ended:
+        return ended
+    settings = analysis.records[line].settings if 0 <= line < len(analysis.records) else None
+    if settings is not None and analysis.records[line].kind == "event_msg":
+        change = next((c for c in record_settings_changes(analysis.records) if c.line == line), None)
+        what = escape(settings.text()) or "no setting named"
+        if change is None:
+            return f"**thread settings applied**: {what}\n\nThe same as before: nothing changed."
+        return f"**thread settings applied**: {what}\n\nChanged: {escape(', '.join(change.changed))}."
     facts = lineage(analysis)
     if facts.identity is not None and facts.identity.line == line:
-        return session_markdown(analysis)
+        return session_markdown(analysis, path, workspace)
+    for parent in session_parents(analysis, path, list(workspace)):
+        if parent.reference.line == line:
+            return parent_markdown(parent)
+    compacted = compacted_markdown(analysis, line)
+    if compacted:
+        return compacted
     spawn = next((s for s in facts.spawns if s.line == line), None)
     if spawn is not None:
         what = f"thread {inline_code(spawn.child)} (go to definition opens its rollout)" if spawn.child else \
@@ -109,11 +185,49 @@ def usage_hover(analysis: RolloutAnalysis, line: int) -> str | None:
     return None
 
 
-def session_markdown(analysis: RolloutAnalysis) -> str:
+def turn_hover(analysis: RolloutAnalysis, line: int) -> str | None:
+    """How the turn starting on ``line`` ended, and how long it took, when an event says."""
+    turn = next((t for t in analysis.turns if t.line == line), None)
+    if turn is None or turn.status is None and turn.duration_ms is None:
+        return None
+    parts = [f"**turn** {escape(turn.outcome or 'still running, or the file was cut')}"]
+    if turn.status == "failed" and turn.error_line is not None:
+        parts.append(escape(f"Line {turn.error_line + 1} says it failed."))
+    if turn.status == "rolled_back" and turn.rolled_back_line is not None:
+        parts.append(escape(f"Taken back by the thread_rolled_back on line {turn.rolled_back_line + 1}: "
+                            "it is no longer in the thread."))
+    timing = turn.timing()
+    if timing:
+        parts.append(escape(f"Took {timing}."))
+    return "\n\n".join(parts)
+
+
+def parent_markdown(parent: Parent) -> str:
+    ref = parent.reference
+    what = "a fork by reference (history_base)" if ref.kind == "history_base" else "a segment (rollout_reference)"
+    head = f"**{escape(parent.label())}**: {escape(what)}"
+    if parent.path is None:
+        return head + "\n\n" + escape(f"Its parent's rollout is not found ({parent.problem}).")
+    return head + "\n\n" + escape(f"Inherited: lines 1–{parent.lines} of {parent.path} "
+                                    f"({parent.turns} turn{'s' if parent.turns != 1 else ''}); they are not in this "
+                                    "file, and their usage counts for that session. Go to definition opens it "
+                                    "where this one forked.")
+
+
+def compacted_markdown(analysis: RolloutAnalysis, line: int) -> str | None:
+    summary = compacted_summary(analysis, line)
+    if summary is None:
+        return None
+    return "**compacted**\n\n" + escape(summary.sentence())
+
+
+def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspace: list[str] = ()) -> str:
     facts = lineage(analysis)
     ident = facts.identity
     usage = session_usage(analysis)
-    parts = [f"**session** {inline_code(ident.id) if ident and ident.id else ''}"]
+    named = thread_name(path, ident)
+    parts = [f"**session** {inline_code(ident.id) if ident and ident.id else ''}"
+             + (f" · {escape(named)}" if named else "")]
     if ident is not None:
         if ident.parent:
             who = " ".join(x for x in (ident.nickname, f"({ident.role})" if ident.role else None) if x)
@@ -126,6 +240,8 @@ def session_markdown(analysis: RolloutAnalysis) -> str:
         parts.append(escape(f"Lines {region.start + 1}–{region.end + 1} replay the history of session "
                             f"{region.session_id} ({region.turns} turn{'s' if region.turns != 1 else ''}); their usage counts "
                             "for that session."))
+    for parent in session_parents(analysis, path, list(workspace)):
+        parts.append(parent_markdown(parent))
     if facts.resumes:
         parts.append(escape(f"Resumed {len(facts.resumes)} time{'s' if len(facts.resumes) != 1 else ''} "
                             "(a session_meta line repeats its id; nothing is replayed)."))
@@ -174,11 +290,16 @@ def session_definitions(analysis: RolloutAnalysis, uri: str, line: int,
     session line (``forked_from_id``, ``parent_thread_id``) or a replayed parent ``session_meta`` to the
     parent's; found under the same sessions folder or a workspace folder."""
     ids = lineage(analysis).links_at(line)
-    if not ids:
-        return []
     path = uri_path(uri)
-    roots = search_roots(path, workspace) if path else list(workspace)
     out = []
+    for parent in session_parents(analysis, path, list(workspace)):
+        if parent.reference.line == line and parent.path is not None:
+            at = types.Position(parent.fork_line, 0)
+            out.append(types.Location(Path(parent.path).resolve().as_uri(), types.Range(at, at)))
+            ids = [i for i in ids if i not in (parent.reference.rollout_id, parent.reference.thread_id)]
+    if not ids:
+        return out
+    roots = search_roots(path, workspace) if path else list(workspace)
     for session_id in ids:
         found = find_session_file(session_id, roots, exclude=path)
         if found is not None:
@@ -195,8 +316,11 @@ def session_workspace_symbols(analyses: list[tuple[str, RolloutAnalysis]], query
         ident = lineage(analysis).identity
         if ident is None or ident.id is None:
             continue
-        if needle in ident.id.lower() or (ident.nickname and needle in ident.nickname.lower()):
+        named = thread_name(uri_path(uri), ident)
+        if needle in ident.id.lower() or (ident.nickname and needle in ident.nickname.lower()) or \
+                (named and needle in named.lower()):
             name = f"session {ident.id}" + (f" ({ident.nickname})" if ident.nickname else "")
+            name = f"{named} · {name}" if named else name
             start = types.Position(ident.line, 0)
             container = f"subagent of {ident.parent}" if ident.parent else \
                 f"fork of {ident.forked_from}" if ident.forked_from else None
@@ -216,5 +340,5 @@ def uri_path(uri: str) -> str | None:
     return to_fs_path(uri) if uri.startswith("file:") else None
 
 
-__all__ = ["SessionOutline", "usage_hover", "session_markdown", "session_lenses", "inherited_folding",
+__all__ = ["SessionOutline", "session_parents", "parent_finding_list", "turn_hover", "usage_hover", "session_markdown", "session_lenses", "inherited_folding",
            "session_definitions", "session_workspace_symbols", "uri_path", "workspace_paths"]

@@ -12,7 +12,7 @@ from analysis.script.calls import COMMAND, PATCH
 from analysis.jsonl.positions import PositionEncoding, Span
 from analysis.session.files_changed import changed_files
 from analysis.session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
-                                     failures, record_outcome, turn_label, turn_status)
+                                     failures, record_outcome, turn_label)
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
@@ -58,7 +58,7 @@ class SymbolFeature(Feature):
         if result.symbols is None:  # an outline is asked for again and again: encode it once per version
             name = self.server.workspace.get_text_document(params.text_document.uri).filename or "rollout"
             result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name,
-                                                        params.text_document.uri))
+                                                        uri_path(params.text_document.uri)))
         return result.symbols
 
     @lsp_method(types.WORKSPACE_SYMBOL, empty=list)
@@ -76,25 +76,24 @@ class SymbolFeature(Feature):
                                                             1000 - len(found), self.server.masker)
 
     def outline_parts(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                      name: str = "rollout", uri: str | None = None) -> list[bytes]:
+                      name: str = "rollout", path: str | None = None) -> list[bytes]:
         """The outline as compact JSON, in pieces to be joined.  Each call record's symbol is encoded once and
         reused by the next versions while its line, its text, its output's status and its calls' ``executed``
         stay the same: after an edit only the records it changed are built again."""
         pieces: list[bytes] = []
-        self._missing = self.missing_subagents(analysis, uri)
-        _encode(self._outline(analysis, encoding, name, self._cached_record), pieces)
+        self._missing = self.missing_subagents(analysis, path)
+        _encode(self._outline(analysis, encoding, name, self._cached_record, path), pieces)
         return pieces
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                         name: str = "rollout", uri: str | None = None) -> list[types.DocumentSymbol]:
+                         name: str = "rollout", path: str | None = None) -> list[types.DocumentSymbol]:
         """The outline as lsprotocol symbols (what :meth:`outline_parts` encodes)."""
-        self._missing = self.missing_subagents(analysis, uri)
-        return self._outline(analysis, encoding, name, self.record_symbol)
+        self._missing = self.missing_subagents(analysis, path)
+        return self._outline(analysis, encoding, name, self.record_symbol, path)
 
-    def missing_subagents(self, analysis: RolloutAnalysis, uri: str | None) -> dict[int, str]:
+    def missing_subagents(self, analysis: RolloutAnalysis, path: str | None) -> dict[int, str]:
         """The ``spawn_agent`` lines whose subagent's rollout is not found where go to definition looks (a
-        document that is no file is not looked around).  A rollout once found is remembered."""
-        path = uri_path(uri) if uri else None
+        document that is no file, ``path`` None, is not looked around).  A rollout once found is remembered."""
         if path is None:
             return {}
         spawns = [s for s in lineage(analysis).spawns if s.child]
@@ -113,16 +112,19 @@ class SymbolFeature(Feature):
                 self._found[key] = found
         return out
 
-    def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol) -> list:
+    def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol,
+                 path: str | None = None) -> list:
         last = len(analysis.lines) - 1
         whole = to_range(analysis, Span(last, 0, len(analysis.lines[last])), encoding)
         whole = types.Range(types.Position(0, 0), whole.end)
-        session = SessionOutline(analysis, encoding)  # usage, inherited history, unknown records
+        # usage, inherited history (copied, or by reference), thread name, unknown records
+        session = SessionOutline(analysis, encoding, path, workspace_paths(self.server.workspace))
         failed = failures(analysis)
         root = types.DocumentSymbol(name=session.session_name(name),
                                     detail=_joined(session.session_detail(), _failed_text(failed)),
                                     kind=types.SymbolKind.Module, range=whole,
                                     selection_range=line_range(analysis, 0, encoding), children=[])
+        root.children.extend(session.parent_symbols())
         turns = {t.line: (n, t) for n, t in enumerate(analysis.turns, 1)}
         parent = root
         fresh: dict = {}
@@ -143,13 +145,16 @@ class SymbolFeature(Feature):
                 parent = types.DocumentSymbol(
                     name=f"{turn_label(ordinal, number)}: {title[:80] + ('…' if len(title) > 80 else '')}",
                     kind=types.SymbolKind.Namespace,
-                    detail=_joined(turn_status(turn), _failed_text(in_turn), session.turn_detail(number)),
+                    detail=_joined(_failed_text(in_turn), session.turn_detail(number)),  # its outcome and usage
                     range=types.Range(types.Position(number, 0), end),
                     selection_range=line_range(analysis, number, encoding), children=[])
                 root.children.append(parent)
                 files = self.files_symbol(analysis, encoding, turn.line, turn.end_line)
                 if files is not None:
                     turn_files.append((parent, files))
+            settings = session.settings_symbol(number) if record.settings is not None else None
+            if settings is not None:
+                parent.children.append(settings)
             if record.is_call:
                 parent.children.append(record_symbol(analysis, number, encoding, fresh))
         for turn_symbol, files in turn_files:  # what a turn changed, after its calls

@@ -40,7 +40,7 @@ def analysis_of(name: str):
 def outline(name: str):
     """The Outline the server sends for the rollout (its document symbols)."""
     feature = SymbolFeature.__new__(SymbolFeature)
-    feature.server = SimpleNamespace(masker=Masker())
+    feature.server = SimpleNamespace(masker=Masker(), workspace=SimpleNamespace(folders={}))
     feature._missing = {}
     [root] = feature.document_symbols(analysis_of(name), PositionEncoding.UTF16)
     return root
@@ -69,8 +69,8 @@ def test_failed_non_zero_and_interrupted_rows_are_marked():
     assert shown[633][0] == "[failed] apply_patch: update dataset/preprocess_dataset.py"
     root = outline(MOTION)
     assert root.detail.endswith(" · 16 failed (first: line 16, exit 1)")
-    assert root.children[2].name.startswith("turn 1 (line 4): ")  # after two unknown records
-    assert root.children[2].detail.startswith("3 failed (first: line 16, exit 1) · ")
+    assert root.children[0].name.startswith("turn 1 (line 4): ")  # its thread_settings_applied records are read
+    assert root.children[0].detail.startswith("3 failed (first: line 16, exit 1) · ")
 
 
 def test_the_cli_outline_says_the_same():
@@ -132,7 +132,7 @@ def label_at(name: str, line: int, index: int = 0) -> str:
 
 
 def test_labels_of_each_tool_kind():
-    assert label_at(AGENTS, 17) == "spawn_agent: timer_audit (message encrypted)"
+    assert label_at(AGENTS, 17) == "collaboration · spawn_agent: timer_audit (message encrypted)"
     assert label_at(MCP, 1101) == "mcp__desktop-commander__write_file: /mnt/d/mybitcoin/2/cuda-bsgs-production-full/" \
                                   "RCKangaroo/.claude/context-summary-res…"
     assert label_at(MCP, 1058) == "mcp__context7__resolve-library-id: libraryName: CUDA"
@@ -175,7 +175,8 @@ def test_profiles_on_a_session_a_reader_opens():
     assert {severity_in(READER, f, quiet).label for f in computed} == {"hint"}  # every script completed
     assert {severity_in(AUTHOR, f, quiet).label for f in computed} == {"warning"}
     shown = json.loads(run_cli("check", "--json", "--profile", "reader", str(WILD / HWP)).stdout)
-    assert [(d["code"], d["severity"]) for d in shown if d["severity"] != "hint"] == [("unknown-record", "information")]
+    # its one information finding was thread_settings_applied's unknown-record: a record read now (issue 21)
+    assert [(d["code"], d["severity"]) for d in shown if d["severity"] != "hint"] == []
 
 
 def test_export_of_a_real_session():
@@ -199,7 +200,7 @@ def hover(name: str, line: int, column: int, uri: str = "file:///r.jsonl") -> st
 
 def test_hovers_say_what_a_reviewer_asks():
     spawn = hover(AGENTS, 17, 5)
-    assert spawn.startswith("**spawn\\_agent** · tool · executed: yes \\(a call Codex made\\)\n\n"
+    assert spawn.startswith("**collaboration · spawn\\_agent** · tool · executed: yes \\(a call Codex made\\)\n\n"
                             "its `message` is encrypted: the words the subagent was given are in its own rollout\n\n")
     interrupted = hover(MOTION, 84, 10)  # the command continued by write_stdin: both chunks, the listing first
     assert "**output** in 2 chunks ([line 86](file:///r.jsonl#L86), [line 93](file:///r.jsonl#L93)): " \

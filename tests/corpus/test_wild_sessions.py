@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -96,22 +95,34 @@ def test_session_meta_lines_of_the_corpus():
     assert (len(files), metas, inherited, resumes) == (58, 209, 2, 149)
 
 
-def test_unknown_record_types_by_version_and_one_finding_per_type_per_file():
+def test_no_unknown_record_type_in_the_corpus():
+    """Every record type of the corpus is known (thread_settings_applied, 0.144 to 0.146, was the last)."""
     out = json.loads(run_cli("census", "--json", "--jobs", "1", str(WILD)).stdout)
-    assert out["unknown_types_by_cli_version"] == {
-        "0.144.0-alpha.4": {"event_msg/thread_settings_applied": 19},
-        "0.145.0": {"event_msg/thread_settings_applied": 35},
-        "0.145.0-alpha.18": {"event_msg/thread_settings_applied": 15},
-        "0.145.0-alpha.27": {"event_msg/thread_settings_applied": 19},
-        "0.146.0": {"event_msg/thread_settings_applied": 17},
-        "0.146.0-alpha.3.1": {"event_msg/thread_settings_applied": 51}}
-    assert out["findings_by_code"]["unknown-record"] == 20  # files with such records, one finding each
+    assert out["unknown_types_by_cli_version"] == {}
+    assert "unknown-record" not in out["findings_by_code"]
     assert out["tokens"]["total"] == 266237432 and out["tokens"]["inherited_total"] == 279800
     name = "doudouqie66__CommonTools__rollout-2026-07-10T20-37-56-019f4c08-c7e9-71d3-8898-dc4df991d60e.jsonl"
     analysis = analysis_of(name)
-    found = [f for f in analysis.findings if f.code == "unknown-record"]
-    assert [(f.span.line + 1, analysis.lines[f.span.line][f.span.start:f.span.end]) for f in found] == [
-        (37, '"thread_settings_applied"')]
+    assert [f for f in analysis.findings if f.code == "unknown-record"] == []
+    assert analysis.records[36].settings is not None and analysis.records[36].settings.model == "gpt-5.6-terra"
+
+
+def test_how_the_turns_of_the_corpus_ended():
+    """16 turn_aborted events (11 turns left interrupted, 5 taken back by the thread_rolled_back after them),
+    6 thread_rolled_back of one turn each, 2 turns failed with an error event (codex_error_info "other")."""
+    statuses: dict = {}
+    failed = []
+    for path in sorted(WILD.glob("*.jsonl")):
+        analysis = analyze_text(load(str(path)).text)
+        for turn in analysis.turns:
+            statuses[turn.status] = statuses.get(turn.status, 0) + 1
+            if turn.status == "failed":
+                failed.append((turn.line + 1, turn.title, turn.error_info, turn.error))
+    assert statuses == {"completed": 304, None: 104, "interrupted": 11, "rolled_back": 6, "failed": 2}
+    assert failed == [(2, "Good evening, traveler", "other",
+                       "registry.ollama.ai/library/mistral:7b-instruct-q4_K_M does not support tools"),
+                      (18, "Hello?", "other",
+                       "registry.ollama.ai/library/mistral:7b-instruct-q4_K_M does not support tools")]
 
 
 @pytest.mark.parametrize("name", [SUBAGENT, "seokhyeonhong__motion-jepa__rollout-2026-08-01T07-19-28-"

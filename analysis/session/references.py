@@ -1,0 +1,265 @@
+"""Forks and segments by reference: a rollout that holds only what happened after the history it inherits.
+
+From Codex 0.147 on, a fork in paginated history does not copy its parent's records.  Its ``session_meta``
+carries ``history_base`` (``thread_id``, ``end_ordinal_exclusive``, ``end_byte_offset``): the inherited
+history is the parent's rollout up to that byte offset (of its plain text; ``thread_id`` there is the
+parent's *rollout* id, the last id in its file name, which for a reverted thread is the ``_<rollout id>``
+after the thread's id).  A segmented thread starts a new file with a ``rollout_reference`` record
+(``rollout_path``, ``thread_id``, ``rollout_id``, ``segment_id``, ``max_depth``, ``nth_user_message``, …)
+naming the previous segment, inherited whole (or, for an old-style fork, up to its ``nth_user_message``).
+
+:func:`references` reads them from one rollout; :func:`resolve` finds the parent's file (its
+``rollout_path`` when it exists here, else by id in the sessions tree, ``.jsonl`` or ``.jsonl.zst``) and
+what is inherited of it (lines, turns).  A parent that cannot be found is a ``parent-missing`` finding,
+never an error.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..jsonl.findings import PARENT_MISSING, Finding
+from ..jsonl.jsonspans import locate
+from ..jsonl.lines import split_lines
+from ..jsonl.positions import Span
+from ..jsonl.source import load
+from .lineage import find_session_file
+from .rollout import RolloutAnalysis
+from .turns import scan_turns
+
+HISTORY_BASE, ROLLOUT_REFERENCE = "history_base", "rollout_reference"
+_REFERENCE_RECORDS = frozenset({"rollout_reference", "fork_reference"})
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A record naming the rollout whose history this one continues."""
+
+    line: int  # the session_meta (history_base) or the rollout_reference record
+    kind: str  # HISTORY_BASE or ROLLOUT_REFERENCE
+    rollout_id: str | None  # the id in the parent's file name
+    thread_id: str | None = None
+    rollout_path: str | None = None  # where the parent was on the machine that wrote this rollout
+    end_byte_offset: int | None = None
+    end_ordinal: int | None = None  # end_ordinal_exclusive
+    nth_user_message: int | None = None
+    segment_id: str | None = None
+
+    @property
+    def parent_id(self) -> str | None:
+        return self.rollout_id or self.thread_id
+
+
+@dataclass(frozen=True, slots=True)
+class Parent:
+    """A reference, resolved: the parent's file and what of it is inherited, or why it was not found."""
+
+    reference: Reference
+    path: str | None  # None: not found
+    lines: int = 0  # the parent's lines inherited (its first ``lines`` lines)
+    turns: int = 0  # turns that start in them
+    problem: str | None = None
+
+    @property
+    def fork_line(self) -> int:
+        """The parent's last inherited line (where go to definition opens it)."""
+        return max(self.lines - 1, 0)
+
+    def label(self) -> str:
+        who = self.reference.parent_id or "?"
+        if self.path is None:
+            return f"inherited from session {who} (not found)"
+        return f"inherited from session {who} ({self.turns} turn{'s' if self.turns != 1 else ''})"
+
+    def to_json(self) -> dict[str, Any]:
+        ref = self.reference
+        return {"line": ref.line, "kind": ref.kind, "rollout_id": ref.rollout_id, "thread_id": ref.thread_id,
+                "end_byte_offset": ref.end_byte_offset, "path": self.path, "lines": self.lines,
+                "turns": self.turns, "problem": self.problem}
+
+
+def references(analysis: RolloutAnalysis) -> list[Reference]:
+    """The references of a rollout, in line order (computed once per analysis)."""
+    cached = analysis.__dict__.get("_references")
+    if cached is None:
+        cached = analysis.__dict__["_references"] = _read(analysis)
+    return cached
+
+
+def _read(analysis: RolloutAnalysis) -> list[Reference]:
+    out: list[Reference] = []
+    first_meta = True
+    for number, record in enumerate(analysis.records):
+        if record.record is None:
+            continue
+        kind = record.record.envelope.type
+        if kind == "session_meta" and record.session is not None:
+            if first_meta:
+                base = (record.session.model_extra or {}).get("history_base")
+                if isinstance(base, dict):
+                    out.append(Reference(number, HISTORY_BASE, _text(base.get("thread_id")) or
+                                         _text(base.get("rollout_id")), _text(base.get("thread_id")),
+                                         end_byte_offset=_count(base.get("end_byte_offset")),
+                                         end_ordinal=_count(base.get("end_ordinal_exclusive"))))
+            first_meta = False
+        elif kind in _REFERENCE_RECORDS:
+            payload = record.record.item if isinstance(record.record.item, dict) else {}
+            out.append(Reference(number, ROLLOUT_REFERENCE, _text(payload.get("rollout_id")),
+                                 _text(payload.get("thread_id")), _text(payload.get("rollout_path")),
+                                 nth_user_message=_count(payload.get("nth_user_message")),
+                                 segment_id=_text(payload.get("segment_id"))))
+    return out
+
+
+_RESOLVED: dict[tuple, tuple[tuple[int, int] | None, Parent]] = {}  # what resolve found, while the file is unchanged
+_KEEP = 64
+
+
+def resolve(reference: Reference, path: str | None, roots: Iterable[str]) -> Parent:
+    """The parent a reference names, found from the rollout at ``path`` (the sessions tree in ``roots``).  An
+    editor asks again after every edit of the child: the parent is read again only when its file changed."""
+    roots = list(roots)
+    key = (reference, path, tuple(roots))
+    cached = _RESOLVED.get(key)
+    if cached is not None and cached[1].path is not None and cached[0] == _stamp(cached[1].path):
+        return cached[1]
+    parent = _resolve(reference, path, roots)
+    if len(_RESOLVED) >= _KEEP:
+        _RESOLVED.clear()
+    _RESOLVED[key] = (_stamp(parent.path) if parent.path else None, parent)
+    return parent
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent:
+    found = None
+    if reference.rollout_path and os.path.isfile(reference.rollout_path) and \
+            (path is None or os.path.realpath(reference.rollout_path) != os.path.realpath(path)):
+        found = reference.rollout_path
+    for session_id in dict.fromkeys(i for i in (reference.rollout_id, reference.thread_id) if i):
+        if found is None:
+            found = find_rollout(session_id, roots, exclude=path)
+    if found is None:
+        return Parent(reference, None, problem="no rollout of it in this sessions tree")
+    loaded = load(found)
+    if loaded.error:
+        return Parent(reference, None, problem=loaded.error)
+    text = loaded.text
+    if reference.end_byte_offset is not None:
+        data = text.encode("utf-8", "surrogateescape")[:reference.end_byte_offset]
+        text = data.decode("utf-8", "replace")
+        if not text.endswith("\n"):  # an offset inside a line: that line is not inherited
+            text = text[:text.rfind("\n") + 1]
+    lines = split_lines(text)
+    if lines and lines[-1] == "":
+        lines = lines[:-1]
+    if reference.end_ordinal is not None and reference.end_byte_offset is None:
+        lines = _before_ordinal(lines, reference.end_ordinal)
+    turns = scan_turns(lines)
+    if reference.nth_user_message is not None and reference.end_byte_offset is None:
+        kept = turns[:reference.nth_user_message]
+        lines = lines[:kept[-1].end_line + 1] if kept and len(kept) < len(turns) else lines
+        turns = kept
+    return Parent(reference, found, len(lines), len(turns))
+
+
+def parents(analysis: RolloutAnalysis, path: str | None, roots: Iterable[str]) -> list[Parent]:
+    """Every reference of a rollout, resolved (computed once per analysis and place)."""
+    roots = list(roots)
+    key = (path, tuple(roots))
+    cached = analysis.__dict__.get("_parents")
+    if cached is None or cached[0] != key:
+        cached = analysis.__dict__["_parents"] = (key, [resolve(r, path, roots) for r in references(analysis)])
+    return cached[1]
+
+
+def parent_findings(analysis: RolloutAnalysis, resolved: list[Parent]) -> list[Finding]:
+    """A ``parent-missing`` finding on each reference whose parent was not found."""
+    out = []
+    for parent in resolved:
+        if parent.path is not None:
+            continue
+        ref = parent.reference
+        text = analysis.lines[ref.line]
+        path = ("payload", "history_base") if ref.kind == HISTORY_BASE else ("type",)
+        found = locate(text, [path]).get(path)
+        span = Span(ref.line, *found) if found else Span(ref.line, 0, len(text))
+        what = "fork" if ref.kind == HISTORY_BASE else "segment"
+        out.append(Finding(PARENT_MISSING, f"this {what} continues session {ref.parent_id or '?'} ({parent.problem}): "
+                                           "its inherited history cannot be shown", span))
+    return out
+
+
+HEAD_LINES = 16  # a rollout's references are in its first lines: its session_meta, a rollout_reference after it
+
+
+def head_parents(path: str, roots: Iterable[str] | None = None) -> tuple[RolloutAnalysis, list[Parent]]:
+    """The references of the rollout at ``path`` read from its first lines alone (for a file read as a stream),
+    resolved; with the analysis of those lines (for the findings' ranges)."""
+    from ..jsonl.line_stream import Unreadable, read_lines
+    from .lineage import search_roots
+    from .rollout import analyze_lines
+
+    head: list[str] = []
+    try:
+        for line, _ in read_lines(path):
+            head.append(line)
+            if len(head) >= HEAD_LINES:
+                break
+    except Unreadable:
+        head = []
+    analysis = analyze_lines(head or [""])
+    return analysis, parents(analysis, path, search_roots(path) if roots is None else roots)
+
+
+def find_rollout(rollout_id: str, roots: Iterable[str], exclude: str | None = None) -> str | None:
+    """The rollout whose file name ends with ``rollout_id`` (``rollout-<time>-<id>.jsonl``, or
+    ``…-<thread id>_<id>.jsonl`` for a reverted thread; ``.jsonl.zst`` when compressed), else any that names it."""
+    if not rollout_id or any(c in rollout_id for c in "*?[]/\\"):
+        return None
+    skip = os.path.realpath(exclude) if exclude else None
+    for root in dict.fromkeys(roots):
+        if not root or not os.path.isdir(root):
+            continue
+        for pattern in (f"*{rollout_id}.jsonl", f"*{rollout_id}.jsonl.zst"):
+            for candidate in sorted(Path(root).rglob(pattern)):
+                if candidate.is_file() and os.path.realpath(candidate) != skip:
+                    return str(candidate)
+    return find_session_file(rollout_id, roots, exclude)
+
+
+def _before_ordinal(lines: list[str], end: int) -> list[str]:
+    """The lines before the first whose ``ordinal`` reaches ``end`` (ordinals can repeat: openai/codex#35746)."""
+    import json
+
+    for number, line in enumerate(lines):
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        ordinal = value.get("ordinal") if isinstance(value, dict) else None
+        if isinstance(ordinal, int) and not isinstance(ordinal, bool) and ordinal >= end:
+            return lines[:number]
+    return lines
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+__all__ = ["HISTORY_BASE", "ROLLOUT_REFERENCE", "Reference", "Parent", "references", "resolve", "parents",
+           "parent_findings", "head_parents", "find_rollout"]
