@@ -156,3 +156,28 @@ def check_redaction(line: str) -> None:
             continue
         json.loads(out)  # still valid JSON
         assert not any(m.start == match.start for m in find_secrets(out))
+
+
+# -- hostile files, written at test time ---------------------------------------------------------------------
+
+TERMINAL_ATTACKS = "\x1b]0;TITLE\x07 \x1b]52;c;aGVsbG8=\x07 \x1b[2J \r\x08"  # title, clipboard, clear, CR, BS
+
+
+def hostile_rollout(text: str) -> str:
+    """A small rollout whose command, output, user message and session id all hold ``text`` (written with
+    ``ensure_ascii``, so a lone surrogate or a control character is a JSON escape in the file)."""
+    records = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta",
+         "payload": {"id": "s-" + text, "cwd": "/tmp", "cli_version": "0.1"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "ask " + text}]}},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "exec_command", "call_id": "c1",
+                     "arguments": json.dumps({"cmd": "echo " + text})}},
+        {"timestamp": "2026-01-01T00:00:03Z", "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": "c1", "output": "said " + text}},
+        {"timestamp": "2026-01-01T00:00:04Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "exec_command", "call_id": "c2",
+                     "arguments": json.dumps({"cmd": "true"})}},
+    ]
+    return "".join(json.dumps(r) + "\n" for r in records)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
@@ -17,7 +18,8 @@ from analysis.reports.report import call_json, finding_json
 from analysis.session.rollout import LineCache
 from analysis.script.script import ExecScript
 from tests.helpers import FIXTURES, run_cli
-from tests.hostile import check_invariants, check_redaction, documents, exec_line, mutated, real_lines, \
+from tests.hostile import TERMINAL_ATTACKS, check_invariants, check_redaction, documents, exec_line, \
+    hostile_rollout, mutated, real_lines, \
     real_scripts, record_lines
 
 
@@ -241,3 +243,88 @@ def test_every_value_of_every_fixture_record_replaced_by_another_json_type():
                 check_invariants(text)
                 mutations += 1
     assert mutations > 7_000  # every fixture line was read (7,620 mutations when this was written)
+
+
+# -- lone surrogates and terminal control characters in every output (issue 23, points 1 and 6) -------------
+
+CUT_EMOJI = "\ud83d"  # half of a surrogate pair: what a tool that cut its output mid-character leaves
+
+
+@pytest.mark.parametrize("command", [["outline"], ["outline", "--json"], ["export"], ["export", "--format", "html"],
+                                     ["check"], ["check", "--json"]])
+def test_a_lone_surrogate_is_written_safely(tmp_path, command):
+    path = tmp_path / "rollout-cut.jsonl"
+    path.write_text(hostile_rollout(CUT_EMOJI + " sk-abc"), encoding="utf-8")
+    result = run_cli(*command, str(path))
+    assert result.returncode in (0, 1), result.stderr
+    assert result.stderr == ""
+    if command == ["outline", "--json"]:  # exact: the surrogate is a JSON escape that decodes to itself
+        assert "\\ud83d" in result.stdout
+        assert json.loads(result.stdout)["calls"][0]["command"] == "echo \ud83d sk-abc"
+    elif command[0] != "check":  # for people: U+FFFD
+        assert "echo \ufffd sk-abc" in result.stdout
+
+
+def test_index_skips_what_it_cannot_store_and_indexes_the_rest(tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "rollout-a-cut.jsonl").write_text(hostile_rollout(CUT_EMOJI), encoding="utf-8")
+    (folder / "rollout-b-huge-exit.jsonl").write_text(hostile_rollout("x").replace(
+        '"output": "said x"', '"output": {"output": "x", "metadata": {"exit_code": 99999999999999999999999}}'))
+    (folder / "rollout-c-name-\udcff.jsonl".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+     ).write_text(hostile_rollout("y"))
+    (folder / "rollout-d-fine.jsonl").write_text(hostile_rollout("fine"))
+    db = tmp_path / "index.sqlite3"
+    result = run_cli("index", "--db", str(db), str(folder))
+    assert "Traceback" not in result.stderr
+    assert result.stderr == f"rollout-lsp index: cannot index {folder}/rollout-c-name-\ufffd.jsonl: its name is not UTF-8\n"
+    assert result.returncode == 1
+    found = run_cli("search", "--db", str(db), "--json", "echo")
+    texts = sorted((Path(h["file"]).name, h["text"]) for h in json.loads(found.stdout))
+    assert texts == [("rollout-a-cut.jsonl", "echo \ufffd"), ("rollout-b-huge-exit.jsonl", "echo x"),
+                     ("rollout-d-fine.jsonl", "echo fine")]
+
+
+@pytest.mark.parametrize("command", [["outline"], ["check", "--fail-on", "error"], ["export"],
+                                     ["export", "--format", "html"]])
+def test_control_characters_reach_no_terminal(tmp_path, command):
+    path = tmp_path / "rollout-escapes.jsonl"
+    path.write_text(hostile_rollout(TERMINAL_ATTACKS + ' {"password": "hunter2hunter2'))
+    result = run_cli(*command, str(path))
+    assert result.returncode == 0, result.stderr
+    shown = result.stdout + result.stderr
+    assert not any(c in shown for c in "\x1b\x07\x08\r"), shown
+    if command[0] != "check":
+        assert "echo \\x1b]0;TITLE\\x07" in result.stdout
+
+
+def test_control_characters_in_search_and_match(tmp_path):
+    path = tmp_path / "rollout-escapes.jsonl"
+    path.write_text(hostile_rollout(TERMINAL_ATTACKS))
+    db = tmp_path / "index.sqlite3"
+    assert run_cli("index", "--db", str(db), str(path)).returncode == 0
+    found = run_cli("search", "--db", str(db), "TITLE")
+    assert found.returncode == 0
+    assert "echo \\x1b]0;TITLE\\x07 \\x1b]52;c;aGVsbG8=\\x07 \\x1b[2J \\x08  [exec_command, session s-\\x1b]0" in found.stdout
+    assert not any(c in found.stdout for c in "\x1b\x07\x08\r")
+    exact = json.loads(run_cli("search", "--db", str(db), "--json", "TITLE").stdout)
+    assert exact[0]["text"] == "echo " + TERMINAL_ATTACKS  # machine output stays exact
+    log = tmp_path / "calls.jsonl"
+    log.write_text(json.dumps({"ts": 1.5, "tool": "echo", "argv": [TERMINAL_ATTACKS], "exit": 0}) + "\n")
+    matched = run_cli("match", str(path), str(log))
+    assert "Traceback" not in matched.stderr
+    assert not any(c in matched.stdout + matched.stderr for c in "\x1b\x07\x08\r")
+
+
+def test_export_refuses_to_overwrite_its_input(tmp_path):
+    path = tmp_path / "rollout-a.jsonl"
+    text = hostile_rollout("x")
+    path.write_text(text)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(path)
+    for out in (path, link, tmp_path / "." / "rollout-a.jsonl"):
+        result = run_cli("export", "-o", str(out), str(path))
+        assert result.returncode == 2
+        assert result.stderr == f"rollout-lsp: refusing to write {out}: it is the rollout being exported\n"
+    assert path.read_text() == text
+    assert run_cli("export", "-o", str(tmp_path / "a.md"), str(path)).returncode == 0

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+
+from ..jsonl.display import for_people
 
 from ..reports.export import FORMATS, ExportOptions, export
 from ..jsonl.source import load
@@ -26,6 +29,9 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output and args.file != "-" and _same_file(args.output, args.file):
+        print(f"rollout-lsp: refusing to write {args.output}: it is the rollout being exported", file=sys.stderr)
+        return 2
     loaded = load(args.file)
     if loaded.error:
         print(f"rollout-lsp: {loaded.error}", file=sys.stderr)
@@ -36,10 +42,18 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(text)
+                handle.write(for_people(text))  # a document for people, as on standard output
         except OSError as error:
             print(f"rollout-lsp: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
             return 2
         return 0
     sys.stdout.write(text)
     return 0
+
+
+def _same_file(output: str, source: str) -> bool:
+    """Whether ``output`` is ``source`` (by path, or the same file through a link)."""
+    try:
+        return os.path.samefile(output, source)
+    except OSError:  # one of them does not exist (yet): compare what the paths resolve to
+        return os.path.realpath(output) == os.path.realpath(source)

@@ -33,6 +33,7 @@ from typing import Any, Iterator
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
+from ..jsonl.display import storable
 from ..jsonl.secrets import redact_all
 from ..jsonl.source import MAX_BYTES, decode, rollout_files
 
@@ -430,6 +431,9 @@ class RolloutIndex:
             found = [os.path.abspath(p) for p in rollout_files([r for r in roots if os.path.exists(r)])]
             stats.files = len(found)
             for path in found:
+                if not _utf8(path):  # SQLite keeps UTF-8 text: a name that is not cannot be a row
+                    stats.errors.append(f"cannot index {storable(path)}: its name is not UTF-8")
+                    continue
                 self._update_file(path, stats)
             self._remove_missing([r for r in roots if os.path.isdir(r)], set(found), stats)
         except sqlite3.DatabaseError as error:
@@ -461,8 +465,11 @@ class RolloutIndex:
             try:
                 size, mtime_ns, data = _read(path, row)
             except Exception as error:  # unreadable or undecompressable: recorded, retried next time
-                stats.errors.append(f"cannot read {path}: {_reason(error)}")
-                self._record_error(path, row, str(_reason(error)))
+                stats.errors.append(f"cannot read {storable(path)}: {_reason(error)}")
+                try:
+                    self._record_error(path, row, str(_reason(error)))
+                except (sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError, UnicodeError):
+                    pass  # a path SQLite cannot store (not UTF-8): reported above, nothing to remember
                 return
             if data is None:
                 stats.unchanged += 1
@@ -472,10 +479,15 @@ class RolloutIndex:
             except Exception as error:  # the analysis never fails on bad input; should it, one file is lost
                 stats.errors.append(f"cannot index {path}: {type(error).__name__}: {error}")
                 return
-            with self._transaction():
-                if self._file_row(path) != row:
-                    continue  # another process indexed it meanwhile: plan again from its row
-                self._apply(work)
+            try:
+                with self._transaction():
+                    if self._file_row(path) != row:
+                        continue  # another process indexed it meanwhile: plan again from its row
+                    self._apply(work)
+            except (sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError, UnicodeError,
+                    OverflowError) as error:  # a value SQLite refuses: this file is skipped, the others indexed
+                stats.errors.append(f"cannot index {storable(path)}: {type(error).__name__}: {error}")
+                return
             stats.lines_analysed += work.lines_analysed
             stats.lines_reread += work.lines_reread
             stats.calls_added += len(work.calls)
@@ -608,6 +620,19 @@ def _reason(error: Exception) -> str:
     return str(error) or type(error).__name__
 
 
+def _integer(value: int | None) -> int | None:
+    """``value`` when SQLite can store it (64 bits); an exit code beyond that is no exit code."""
+    return value if value is None or -(1 << 63) <= value < (1 << 63) else None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None]:
     """The file's size, modification time and bytes; no bytes when size and time are as indexed."""
     with open(path, "rb") as handle:
@@ -678,8 +703,9 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
         return work
     work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
     if work.session_id is None:
-        work.session_id = analysis.session_id
-        work.session_time = next((r.session.timestamp for r in analysis.records if r.session is not None), None)
+        work.session_id = _clean(analysis.session_id)
+        work.session_time = _clean(next((r.session.timestamp for r in analysis.records if r.session is not None),
+                                        None))
     offsets = _line_offsets(data, base_bytes)
     turns = [(base_line + t.line, t.title) for t in analysis.turns]
     turn_starts = [t[0] for t in turns]
@@ -746,7 +772,7 @@ def _line_offsets(data: bytes, base: int) -> list[int]:
 def _clean(text: str | None, limit: int | None = None) -> str | None:
     if text is None:
         return None
-    text = redact_all(text)
+    text = storable(redact_all(text))
     return text[:limit] if limit is not None and len(text) > limit else text
 
 
@@ -773,11 +799,11 @@ def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, b
             columns.to_units(span.start, PositionEncoding.UTF8), columns.to_units(span.end, PositionEncoding.UTF8),
             columns.to_units(span.start, PositionEncoding.UTF16), columns.to_units(span.end, PositionEncoding.UTF16),
             span.start, span.end,
-            located.record.name, located.record.call_id, call.tool, call.kind, _clean(call_text(call)),
-            _clean(call.workdir), _clean(files) or None, call.executed,
-            output.status if output else None, output.exit_code if output else None,
+            _clean(located.record.name), _clean(located.record.call_id), _clean(call.tool), call.kind,
+            _clean(call_text(call)), _clean(call.workdir), _clean(files) or None, call.executed,
+            _clean(output.status) if output else None, _integer(output.exit_code) if output else None,
             base_line + output.line if output else None, _first_output_offset(analysis, located, offsets),
-            session_id, turn[0], _clean(turn[1], _TITLE_LIMIT), timestamp or session_time)
+            _clean(session_id), turn[0], _clean(turn[1], _TITLE_LIMIT), _clean(timestamp or session_time))
 
 
 __all__ = ["Hit", "IndexStats", "IndexUnavailable", "RolloutIndex", "call_text", "default_db_path",
