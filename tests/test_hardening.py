@@ -328,3 +328,30 @@ def test_export_refuses_to_overwrite_its_input(tmp_path):
         assert result.stderr == f"rollout-lsp: refusing to write {out}: it is the rollout being exported\n"
     assert path.read_text() == text
     assert run_cli("export", "-o", str(tmp_path / "a.md"), str(path)).returncode == 0
+
+
+# -- linear in the number of calls (issue 23, point 2; times are shown by bench/hostile.py) ------------------
+
+class _CountingBytes(bytes):
+    """A script's bytes that count the substring searches made over them (each a pass over the script)."""
+
+    searches = 0
+
+    def __contains__(self, item) -> bool:
+        type(self).searches += 1
+        return super().__contains__(item)
+
+
+@pytest.mark.parametrize("chain", ["", "hooks?.before?.("])
+def test_whole_script_searches_do_not_grow_with_its_calls(chain):
+    def searches(n: int) -> int:
+        closing = ")" if chain else ""
+        script = ExecScript("".join(f'{chain}await tools.exec_command({{cmd: "echo {i}"}}){closing};\n'
+                                    for i in range(n)))
+        script.data = _CountingBytes(script.data)
+        _CountingBytes.searches = 0
+        result = find_calls(script)
+        assert len(result.calls) == n
+        return _CountingBytes.searches
+
+    assert searches(10) == searches(60)
