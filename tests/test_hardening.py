@@ -3,6 +3,7 @@ same inside a document and alone, redaction keeps JSON valid, and no regex backt
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 from contextlib import contextmanager
@@ -355,3 +356,24 @@ def test_whole_script_searches_do_not_grow_with_its_calls(chain):
         return _CountingBytes.searches
 
     assert searches(10) == searches(60)
+
+
+def test_index_rebuild_refuses_a_database_that_is_not_an_index(tmp_path):
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with contextlib.closing(sqlite3.connect(other)) as db:
+        db.execute("CREATE TABLE calls(x)")
+        db.execute("INSERT INTO calls VALUES (1)")
+        db.commit()
+    (tmp_path / "rollout-a.jsonl").write_text(hostile_rollout("x"))
+    for flags in (["--rebuild"], []):
+        result = run_cli("index", *flags, "--db", str(other), str(tmp_path / "rollout-a.jsonl"))
+        assert result.returncode == 2
+        assert result.stderr.endswith(f"{other} is an SQLite database of something else; not overwriting it\n") \
+            if not flags else result.stderr == f"rollout-lsp index: {other} is not a rollout-lsp index; not overwriting it\n"
+    with contextlib.closing(sqlite3.connect(other)) as db:
+        assert db.execute("SELECT x FROM calls").fetchall() == [(1,)]
+    index = tmp_path / "index.sqlite3"
+    assert run_cli("index", "--db", str(index), str(tmp_path / "rollout-a.jsonl")).returncode == 0
+    assert run_cli("index", "--rebuild", "--db", str(index), str(tmp_path / "rollout-a.jsonl")).returncode == 0

@@ -297,6 +297,25 @@ def _may_rebuild(path: Path) -> bool:
     return head in (b"", SQLITE_HEADER) or path.resolve().parent == default_cache_dir().resolve()
 
 
+def _other_database(path: Path) -> bool:
+    """Whether ``path`` is a readable SQLite database of something else (another application's id, or
+    tables without ours): ``--rebuild`` must not delete it, as opening it without ``--rebuild`` does not."""
+    if not path.is_file():
+        return False
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
+    except sqlite3.Error:
+        return False
+    try:
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+        names = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.Error:
+        return False  # corrupt: what _may_rebuild allows may be rebuilt
+    finally:
+        db.close()
+    return app != APPLICATION_ID and (app != 0 or names > 0)
+
+
 class RolloutIndex:
     """The index database.  Open it with :meth:`open` (the writer) or :meth:`open_existing` (readers)."""
 
@@ -315,7 +334,7 @@ class RolloutIndex:
         except OSError as error:
             raise IndexUnavailable(f"cannot create {path.parent}: {error.strerror or error}") from error
         if rebuild:
-            if not _may_rebuild(path):
+            if not _may_rebuild(path) or _other_database(path):
                 raise IndexUnavailable(f"{path} is not a rollout-lsp index; not overwriting it")
             _remove_database(path)
         try:
