@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
+import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from analysis.jsonl.lines import split_lines
 from analysis.reports.report import call_json, finding_json
 from analysis.session.rollout import LineCache
 from analysis.script.script import ExecScript
-from tests.helpers import FIXTURES, run_cli
+from tests.helpers import FIXTURES, ROOT, run_cli
 from tests.hostile import TERMINAL_ATTACKS, check_invariants, check_redaction, documents, exec_line, \
     hostile_rollout, mutated, real_lines, \
     real_scripts, record_lines
@@ -377,3 +379,58 @@ def test_index_rebuild_refuses_a_database_that_is_not_an_index(tmp_path):
     index = tmp_path / "index.sqlite3"
     assert run_cli("index", "--db", str(index), str(tmp_path / "rollout-a.jsonl")).returncode == 0
     assert run_cli("index", "--rebuild", "--db", str(index), str(tmp_path / "rollout-a.jsonl")).returncode == 0
+
+
+# -- folders scanned safely, compressed files whole (issue 23, points 5 and 8) --------------------------------
+
+def test_fifos_and_devices_in_a_folder_are_skipped_with_a_message(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "rollout-fifo.jsonl")  # opening it would wait for a writer forever
+    (tmp_path / "rollout-zero.jsonl").symlink_to("/dev/zero")  # reading it never ends
+    (tmp_path / "rollout-ok.jsonl").write_text(hostile_rollout("ok"))
+    skipped = [f"skipped {tmp_path}/rollout-fifo.jsonl: a FIFO, not a regular file",
+               f"skipped {tmp_path}/rollout-zero.jsonl: a character device, not a regular file"]
+    for command in (["check"], ["census"]):
+        result = subprocess.run([sys.executable, "-m", "lsp_server", *command, str(tmp_path)], cwd=ROOT,
+                                capture_output=True, text=True, timeout=120)
+        assert result.stderr.splitlines() == [f"rollout-lsp: {s}" for s in skipped]
+        assert result.returncode in (0, 1)
+    index = subprocess.run([sys.executable, "-m", "lsp_server", "index", "--db", str(tmp_path / "i.db"),
+                            str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert index.stderr.splitlines() == [f"rollout-lsp index: {s}" for s in skipped]
+    assert index.stdout.splitlines()[-1].endswith(": 1 files, 2 calls")
+    named = run_cli("check", "/dev/zero")
+    assert (named.returncode, named.stderr) == (2, "rollout-lsp: cannot read /dev/zero: not a regular file "
+                                                   "(a character device)\n")
+
+
+def _zst(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+@pytest.mark.parametrize("command", [["check"], ["check", "--json"], ["outline"], ["outline", "--json"], ["census"],
+                                     ["export"]])
+def test_a_truncated_or_corrupt_zst_is_an_error(tmp_path, command):
+    whole = _zst(hostile_rollout("x").encode() * 20)
+    for name, data in (("head", whole[:60]), ("half", whole[:len(whole) // 2]),
+                       ("corrupt", whole[:len(whole) // 2] + bytes(range(256)) * 4)):
+        path = tmp_path / f"rollout-{name}.jsonl.zst"
+        path.write_bytes(data)
+        result = run_cli(*command, str(path))
+        assert result.returncode == 2, (name, result.stdout)
+        assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(f"rollout-lsp: cannot read {path}:")
+        assert "Traceback" not in result.stderr
+    concatenated = tmp_path / "rollout-two-frames.jsonl.zst"
+    concatenated.write_bytes(_zst(hostile_rollout("a").encode()) + _zst(hostile_rollout("b").encode()))
+    assert run_cli(*command, str(concatenated)).returncode in (0, 1)
+
+
+def test_index_reports_a_truncated_zst(tmp_path):
+    (tmp_path / "rollout-cut.jsonl.zst").write_bytes(_zst(hostile_rollout("x").encode())[:-5])
+    result = run_cli("index", "--db", str(tmp_path / "i.db"), str(tmp_path))
+    assert result.returncode == 1
+    assert result.stderr == (f"rollout-lsp index: cannot read {tmp_path}/rollout-cut.jsonl.zst: truncated zstd "
+                             "data: the file ends inside a frame\n")

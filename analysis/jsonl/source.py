@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import BinaryIO
 
 from .findings import INVALID_JSON, Finding
 from .lines import split_lines, strip_bom
@@ -35,6 +38,7 @@ class LoadedFile:
 class FileList:
     files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # one line per named folder that is unreadable or empty
+    skipped: list[str] = field(default_factory=list)  # one line per FIFO, socket or device found in a folder
 
 
 def rollout_files(paths: list[str]) -> list[str]:
@@ -52,10 +56,17 @@ def find_rollout_files(paths: list[str]) -> FileList:
             found: list[str] = []
             errors: list[OSError] = []
             for folder, _, names in os.walk(path, onerror=errors.append, followlinks=False):
-                found.extend(os.path.join(folder, n) for n in names
-                             if n.endswith(".jsonl") or n.endswith(".jsonl.zst"))
+                for name in names:
+                    if not (name.endswith(".jsonl") or name.endswith(".jsonl.zst")):
+                        continue
+                    full = os.path.join(folder, name)
+                    kind = special_kind(full)  # reading a FIFO blocks forever, /dev/zero never ends
+                    if kind is not None:
+                        out.skipped.append(f"skipped {full}: {kind}, not a regular file")
+                    else:
+                        found.append(full)
             out.problems.extend(f"cannot read {e.filename}: {_reason(e)}" for e in errors)
-            if not found and not errors:
+            if not found and not errors and not out.skipped:
                 out.problems.append(f"no .jsonl or .jsonl.zst files in {path}")
             out.files.extend(sorted(found))
         else:
@@ -131,17 +142,99 @@ def decode(path: str, data: bytes) -> LoadedFile:
 def _read_bytes(path: str) -> bytes:
     if path == STDIN:
         return decompressed_if_zstd(sys.stdin.buffer.read())
-    if path.endswith(".zst"):
+    with open_regular(path) as handle:
+        if path.endswith(".zst"):
+            data = ZstdReader(handle).read_up_to(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:
+                raise ValueError("decompressed size over 2 GiB")
+            return data
+        return handle.read()
+
+
+def open_regular(path: str) -> BinaryIO:
+    """``path`` opened for reading, unless it is a device or a socket (a FIFO named on the command line,
+    ``<(zstdcat f)``, is read: its user meant it; a folder scan skips FIFOs too, see :func:`find_rollout_files`)."""
+    handle = open(path, "rb", buffering=1 << 20)
+    kind = os.fstat(handle.fileno()).st_mode
+    if stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind):
+        handle.close()
+        raise ValueError(f"not a regular file ({_KINDS.get(stat.S_IFMT(kind), 'a special file')})")
+    return handle
+
+
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device"}
+
+
+def special_kind(path: str) -> str | None:
+    """What ``path`` is when it is not a regular file (``a FIFO``, ``a socket``, ``a character device``);
+    None for a regular file or one that cannot be examined (reading it says why)."""
+    try:
+        kind = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(kind):
+        return None
+    return _KINDS.get(stat.S_IFMT(kind), "not a regular file")
+
+
+class ZstdReader(io.RawIOBase):
+    """The decompressed bytes of a Zstandard stream, frame after frame, in constant memory.  Unlike
+    ``zstandard``'s stream reader, a stream that ends inside a frame (a truncated file) is an error, never a
+    shorter rollout; corrupt data raises ``zstandard.ZstdError``."""
+
+    def __init__(self, source: BinaryIO, chunk: int = 1 << 17) -> None:
         import zstandard
 
-        with open(path, "rb") as handle:
-            reader = zstandard.ZstdDecompressor().stream_reader(handle)
-            data = reader.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            raise ValueError("decompressed size over 2 GiB")
-        return data
-    with open(path, "rb") as handle:
-        return handle.read()
+        self._zstd = zstandard.ZstdDecompressor()
+        self._source = source
+        self._chunk = chunk
+        self._frame = self._zstd.decompressobj()
+        self._started = False  # bytes of the current frame have been read
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._source.close()
+        super().close()
+
+    def read_up_to(self, limit: int) -> bytes:
+        """Everything, or the first ``limit`` bytes: a bomb stops there."""
+        out = bytearray()
+        piece = bytearray(1 << 20)
+        while len(out) < limit:
+            got = self.readinto(piece)
+            if not got:
+                break
+            out += piece[:got]
+        return bytes(out[:limit])
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        view = memoryview(buffer).cast("B")
+        while not self._pending:
+            data = self._source.read(self._chunk)
+            if not data:
+                if self._started and not self._frame.eof:
+                    raise ValueError("truncated zstd data: the file ends inside a frame")
+                return 0
+            self._pending = self._feed(data)
+        size = min(len(view), len(self._pending))
+        view[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def _feed(self, data: bytes) -> bytes:
+        out = []
+        while data:
+            if self._frame.eof:  # the next frame of a concatenated stream
+                self._frame = self._zstd.decompressobj()
+            self._started = True
+            out.append(self._frame.decompress(data))
+            data = self._frame.unused_data if self._frame.eof else b""
+        return b"".join(out)
 
 
 def decompressed_if_zstd(data: bytes) -> bytes:
@@ -150,10 +243,7 @@ def decompressed_if_zstd(data: bytes) -> bytes:
 
 
 def _decompressed(data: bytes) -> bytes:
-    import zstandard
-
-    with zstandard.ZstdDecompressor().stream_reader(data) as reader:
-        out = reader.read(MAX_BYTES + 1)
+    out = ZstdReader(io.BytesIO(data)).read_up_to(MAX_BYTES + 1)
     if len(out) > MAX_BYTES:
         raise ValueError("decompressed size over 2 GiB")
     return out

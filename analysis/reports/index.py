@@ -35,7 +35,7 @@ from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
 from ..jsonl.display import storable
 from ..jsonl.secrets import redact_all
-from ..jsonl.source import MAX_BYTES, decode, rollout_files
+from ..jsonl.source import MAX_BYTES, ZstdReader, decode, find_rollout_files, open_regular
 
 SCHEMA_VERSION = 2
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
@@ -447,7 +447,9 @@ class RolloutIndex:
             with self._transaction():
                 self.db.executemany("INSERT OR IGNORE INTO roots(path) VALUES (?)",
                                     [(r,) for r in roots if os.path.exists(r)])
-            found = [os.path.abspath(p) for p in rollout_files([r for r in roots if os.path.exists(r)])]
+            listing = find_rollout_files([r for r in roots if os.path.exists(r)])
+            stats.errors += [p for p in listing.problems if not p.startswith("no .jsonl")] + listing.skipped
+            found = [os.path.abspath(p) for p in listing.files]
             stats.files = len(found)
             for path in found:
                 if not _utf8(path):  # SQLite keeps UTF-8 text: a name that is not cannot be a row
@@ -654,15 +656,13 @@ def _utf8(text: str) -> bool:
 
 def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None]:
     """The file's size, modification time and bytes; no bytes when size and time are as indexed."""
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         stat = os.fstat(handle.fileno())
         if row is not None and row["error"] is None and row["size"] == stat.st_size and \
                 row["mtime_ns"] == stat.st_mtime_ns:
             return stat.st_size, stat.st_mtime_ns, None
         if path.endswith(".zst"):
-            import zstandard
-
-            data = zstandard.ZstdDecompressor().stream_reader(handle).read(MAX_BYTES + 1)
+            data = ZstdReader(handle).read_up_to(MAX_BYTES + 1)
             if len(data) > MAX_BYTES:
                 raise ValueError("decompressed size over 2 GiB")
             return stat.st_size, stat.st_mtime_ns, data
