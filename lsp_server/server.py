@@ -114,15 +114,20 @@ class OneLineRefusals(logging.Filter):
 
 
 def configure_logging(server: LanguageServer, log_level: str = "WARNING") -> None:
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper(), logging.WARNING),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    """Standard error gets ``log_level`` and above (warnings by default: Neovim records every stderr line
+    as an error); the client's log (window/logMessage) still gets the server's INFO lines."""
+    level = getattr(logging, log_level.upper(), logging.WARNING)
+    logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     pygls_log = logging.getLogger("pygls")
     pygls_log.setLevel(logging.WARNING)  # it logs every message body at INFO
     for handler in logging.getLogger().handlers:
+        handler.setLevel(level)
         handler.addFilter(QuietNormalOperation())
         handler.addFilter(OneLineRefusals())
-    log.addHandler(_ClientLogHandler(server))
-    logging.getLogger("lsp_server").addHandler(_ClientLogHandler(server))
+    for name in ("rollout_lsp", "lsp_server"):
+        logger = logging.getLogger(name)
+        logger.setLevel(min(level, logging.INFO))
+        logger.addHandler(_ClientLogHandler(server))
 
 
 def is_loopback(host: str) -> bool:
