@@ -22,7 +22,7 @@ from analysis.session.rollout import LineCache
 from analysis.script.script import ExecScript
 from tests.helpers import FIXTURES, ROOT, run_cli
 from tests.hostile import TERMINAL_ATTACKS, check_invariants, check_redaction, documents, exec_line, \
-    hostile_rollout, mutated, real_lines, \
+    PLACEHOLDER_FORMS, hostile_rollout, mutated, real_lines, secret_forms, \
     real_scripts, record_lines
 
 
@@ -124,6 +124,8 @@ REDOS = [
     "-----BEGIN PRIVATE KEY-----" + "\\\\" * 100_000, "\\" * 200_000, "\\u" * 100_000, "\\ud83d" * 50_000,
     "Script completed\nWall time " + "1" * 200_000, "Exit code: " + "1" * 200_000, "Wall time: " + "9." * 100_000,
     "*** Begin Patch\n" + "*** " * 100_000, "// @exec:" + " " * 200_000, "${" * 100_000,
+    "PASSWORD=" * 50_000, "A" * 200_000 + "_PASSWORD=x", "postgres://" + "a" * 200_000, "://a:" * 50_000,
+    "mysql " * 50_000 + "-p", " -u a:" * 50_000, "1" * 200_000 + ":AA", "0" * 200_000 + "-us1", "eyJ" * 70_000,
 ]
 
 
@@ -434,3 +436,87 @@ def test_index_reports_a_truncated_zst(tmp_path):
     assert result.returncode == 1
     assert result.stderr == (f"rollout-lsp index: cannot read {tmp_path}/rollout-cut.jsonl.zst: truncated zstd "
                              "data: the file ends inside a frame\n")
+
+
+# -- secrets, both ways (issue 23, point 7) ------------------------------------------------------------------
+
+def _detect_secrets_types(text: str) -> list[str]:
+    """What detect-secrets' plugins (their rule set, without the two entropy heuristics and public IPs)
+    flag in ``text``."""
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import default_settings
+
+    noise = {"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)"}
+    with default_settings():
+        return sorted({s.type for line in text.split("\n") for s in scan_line(line) if s.type not in noise})
+
+
+def secret_coverage() -> list[tuple[str, bool, list[str], str]]:
+    """For each form: its name, whether our redaction hides it (in the raw JSON line, as the server and the
+    index see it, and in the decoded text, as export does), what detect-secrets flags, the gitleaks rule."""
+    from analysis.jsonl.secrets import redact_all
+
+    rows = []
+    for name, text, secret, rule in secret_forms():
+        line = json.dumps({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c",
+                                                                "output": text}})
+        hidden = secret not in json.loads(redact_all(line))["payload"]["output"] and secret not in redact_all(text)
+        rows.append((name, hidden, _detect_secrets_types(text), rule))
+    return rows
+
+
+def coverage_table(rows) -> str:
+    lines = ["| form | redacted | detect-secrets plugin | gitleaks rule |", "| --- | --- | --- | --- |"]
+    for name, hidden, types, rule in rows:
+        lines.append(f"| {name} | {'yes' if hidden else 'NO'} | {', '.join(types) or '—'} | {rule} |")
+    flagged = [r for r in rows if r[2]]
+    lines.append("")
+    lines.append(f"{sum(r[1] for r in rows)} of {len(rows)} forms redacted; of the {len(flagged)} forms "
+                 f"detect-secrets' plugins flag, {sum(r[1] for r in flagged)} redacted; "
+                 f"{sum(1 for r in rows if r[1] and not r[2])} redacted that no detect-secrets plugin flags.")
+    return "\n".join(lines)
+
+
+def test_every_secret_form_is_redacted_and_the_coverage_is_documented():
+    rows = secret_coverage()
+    assert len(rows) >= 40
+    assert [name for name, hidden, _, _ in rows if not hidden] == []
+    doc = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    start = doc.index("<!-- secret-coverage -->\n") + len("<!-- secret-coverage -->\n")
+    end = doc.index("<!-- /secret-coverage -->")
+    assert doc[start:end].strip() == coverage_table(rows), "regenerate: python -m tests.test_hardening"
+
+
+@pytest.mark.parametrize("text", PLACEHOLDER_FORMS)
+def test_placeholders_are_not_secrets(text):
+    from analysis.jsonl.secrets import find_secrets
+
+    line = json.dumps({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c",
+                                                            "output": text}})
+    assert find_secrets(line) == [] and find_secrets(text) == []
+
+
+def test_the_index_stores_nothing_export_would_redact(tmp_path):
+    from analysis.jsonl.secrets import find_secrets
+
+    forms = secret_forms()
+    records = [{"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}]
+    for n, (_, text, _, _) in enumerate(forms):
+        records.append({"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": {
+            "type": "function_call", "name": "exec_command", "call_id": f"c{n}",
+            "arguments": json.dumps({"cmd": text, "workdir": "/w"})}})
+    path = tmp_path / "rollout-secrets.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    db = tmp_path / "i.db"
+    assert run_cli("index", "--db", str(db), str(path)).returncode == 0
+    hits = json.loads(run_cli("search", "--db", str(db), "--json", "").stdout)
+    assert len(hits) == len(forms)
+    stored = "\n".join(h["text"] for h in hits)
+    assert [name for name, _, secret, _ in forms if secret in stored] == []
+    assert [h["text"] for h in hits if find_secrets(h["text"])] == []
+    exported = run_cli("export", str(path)).stdout
+    assert [name for name, _, secret, _ in forms if secret in exported] == []
+
+
+if __name__ == "__main__":  # prints the coverage table for docs/findings.md
+    print(coverage_table(secret_coverage()))

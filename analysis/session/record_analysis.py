@@ -90,6 +90,9 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
         problem = Finding(RECORD_SHAPE, str(error), _path_span(text, error.loc))
     except RecursionError:
         problem = Finding(INVALID_JSON, "JSON nested too deeply to read", Span(0, 0, len(line)))
+    except ValueError:  # an integer of over 4,300 digits: Python refuses it (its conversion is quadratic)
+        problem = Finding(INVALID_JSON, "not JSON this reader accepts: a number too long to read",
+                          Span(0, 0, len(line)))
     secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
                             Span(0, s.start, s.end)) for s in found)
     if problem is not None:
