@@ -280,3 +280,22 @@ PLACEHOLDER_FORMS = [
     'api_key="YOUR_API_KEY"', "--password=<password>", '"client_secret": "changeme"', "password = os.environ['DB']",
     "const token = getToken();", "SECRET_KEY=secret", '"token": "abc"',
 ]
+
+
+def zstd_bomb(prefix: bytes, byte: bytes, repeats: int, suffix: bytes) -> bytes:
+    """One Zstandard frame of ``prefix``, ``byte`` ``repeats`` times and ``suffix``, written by hand: the
+    repeats are RLE blocks of 4 bytes per 128 KiB, so 4 GB is 128 KB on disk and costs nothing to make."""
+    block = 1 << 17
+    out = [b"\x28\xb5\x2f\xfd", bytes([0x00, 7 << 3])]  # magic; no content size, a 128 KiB window
+
+    def header(kind: int, size: int, last: bool = False) -> bytes:
+        return (int(last) | kind << 1 | size << 3).to_bytes(3, "little")
+
+    for at in range(0, len(prefix), block):
+        out += [header(0, len(prefix[at:at + block])), prefix[at:at + block]]
+    while repeats:
+        size = min(block, repeats)
+        out += [header(1, size), byte]
+        repeats -= size
+    out += [header(0, len(suffix), last=True), suffix]
+    return b"".join(out)

@@ -22,7 +22,7 @@ from analysis.session.rollout import LineCache
 from analysis.script.script import ExecScript
 from tests.helpers import FIXTURES, ROOT, run_cli
 from tests.hostile import TERMINAL_ATTACKS, check_invariants, check_redaction, documents, exec_line, \
-    PLACEHOLDER_FORMS, hostile_rollout, mutated, real_lines, secret_forms, \
+    PLACEHOLDER_FORMS, hostile_rollout, mutated, real_lines, secret_forms, zstd_bomb, \
     real_scripts, record_lines
 
 
@@ -520,3 +520,83 @@ def test_the_index_stores_nothing_export_would_redact(tmp_path):
 
 if __name__ == "__main__":  # prints the coverage table for docs/findings.md
     print(coverage_table(secret_coverage()))
+
+
+# -- bounded memory on long lines (issue 23, point 4) --------------------------------------------------------
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", "\r", "\n"]), max_size=40), st.integers(1, 8))
+def test_lines_over_the_limit_are_skipped_and_the_rest_read_exactly(tmp_path_factory, text, limit):
+    import os
+
+    from analysis.jsonl import line_stream
+    from analysis.jsonl.source import load
+
+    path = tmp_path_factory.mktemp("lines") / "rollout-x.jsonl"
+    path.write_bytes(text.encode("utf-8"))
+    old = os.environ.get("ROLLOUT_LSP_MAX_LINE")
+    os.environ["ROLLOUT_LSP_MAX_LINE"] = str(limit)
+    try:
+        streamed = list(line_stream.read_lines(str(path)))
+        loaded = load(str(path))
+    finally:
+        os.environ.pop("ROLLOUT_LSP_MAX_LINE") if old is None else os.environ.__setitem__("ROLLOUT_LSP_MAX_LINE", old)
+    lines = split_lines(text)
+    assert len(streamed) == len(lines) == len(split_lines(loaded.text))
+    for number, ((got, finding), line) in enumerate(zip(streamed, lines)):
+        if len(line) > limit:
+            assert (got, finding.message, finding.span.line) == (
+                "", f"a line of {len(line)} characters, over the limit of {limit} (ROLLOUT_LSP_MAX_LINE): skipped, "
+                    "not read", number)
+        else:
+            assert (got, finding) == (line, None)
+    assert [f.message for f in loaded.findings] == [f.message for _, f in streamed if f is not None]
+
+
+def _run_limited(*args: str, limit: int) -> subprocess.CompletedProcess:
+    import os
+    import tempfile
+
+    env = {**os.environ, "ROLLOUT_LSP_MAX_LINE": str(limit)}
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "lsp_server", *args], cwd=ROOT, stdout=out, stderr=err,
+                                env=env, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak memory
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        result = subprocess.CompletedProcess(proc.args, proc.returncode, out.read(), err.read())
+    result.peak_kb = usage.ru_maxrss
+    return result
+
+
+@pytest.mark.parametrize("command", [["check"], ["check", "--json"], ["outline"], ["outline", "--json"],
+                                     ["census"], ["export"]])
+def test_a_zstd_bomb_line_is_skipped_without_being_read(tmp_path, command):
+    prefix = json.dumps({"timestamp": "t", "type": "response_item",
+                         "payload": {"type": "function_call_output", "call_id": "c", "output": ""}})[:-3].encode()
+    after = hostile_rollout("after the bomb").encode()
+    bomb = tmp_path / "rollout-bomb.jsonl.zst"  # 300 MB of one line, 9 KB on disk
+    bomb.write_bytes(zstd_bomb(prefix, b"a", 300 << 20, b'"}}\n' + after))
+    result = _run_limited(*command, str(bomb), limit=1 << 20)
+    assert "Traceback" not in result.stderr and result.returncode in (0, 1), result.stderr
+    size = len(prefix) + (300 << 20) + 3
+    if command[0] == "check":
+        assert f"a line of {size} characters, over the limit of 1048576 (ROLLOUT_LSP_MAX_LINE): skipped, not read" \
+            in result.stdout
+    if command[0] in ("outline", "export"):
+        assert "after the bomb" in result.stdout
+    assert result.peak_kb < 150_000  # the 300 MB line was never held (about 70 MB here)
+
+
+def test_a_long_plain_line_is_skipped(tmp_path):
+    path = tmp_path / "rollout-long.jsonl"
+    long = json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user",
+                                                            "content": [{"type": "input_text", "text": "a" * 5000}]}})
+    path.write_text(hostile_rollout("before") + long + "\n" + hostile_rollout("after"))
+    for command in (["check", "--json"], ["outline", "--json"]):
+        result = _run_limited(*command, str(path), limit=4096)
+        out = json.loads(result.stdout)
+        findings = out if command[0] == "check" else out["diagnostics"]
+        assert [f["message"] for f in findings if f["code"] == "invalid-json"] == [
+            f"a line of {len(long)} characters, over the limit of 4096 (ROLLOUT_LSP_MAX_LINE): skipped, not read"]
+        assert [f["range"]["start"]["line"] for f in findings if f["code"] == "invalid-json"] == [5]

@@ -510,3 +510,33 @@ def test_info_logging_is_asked_for():
     finally:
         client.proc.stderr.close()
         client.close()
+
+
+def test_show_decoded_script_takes_a_null_answer_as_not_shown():
+    """A client that answers window/showDocument with null: the command answers, "not shown", with the file."""
+    text = (ROOT / "fixtures" / "rollout-demo.jsonl").read_text(encoding="utf-8")
+    uri = (ROOT / "fixtures" / "rollout-demo.jsonl").as_uri()
+    client = RawClient()
+    try:
+        client.request(1, "initialize", {"processId": None, "rootUri": None,
+                                         "capabilities": {"window": {"showDocument": {"support": True}}}})
+        client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "jsonl", "version": 1, "text": text}}})
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+                     "params": {"command": "rollout-lsp.showDecodedScript", "arguments": [uri, 4]}})
+        asked = False
+        while True:
+            message = client.read()
+            if message.get("method") == "window/showDocument":
+                client.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                asked = True
+            elif message.get("method") == "workspace/configuration":
+                client.send({"jsonrpc": "2.0", "id": message["id"], "result": [None]})
+            elif message.get("id") == 2 and "method" not in message:
+                break
+        assert asked
+        result = message["result"]
+        assert result["shown"] is False and result["file"].endswith(".js") and result["line"] == 4
+    finally:
+        client.close()

@@ -20,7 +20,7 @@ from typing import BinaryIO, Iterator
 from .findings import INVALID_JSON, Finding
 from .lines import BOM
 from .positions import Span
-from .source import STDIN, ZSTD_MAGIC, ZstdReader, open_regular
+from .source import STDIN, ZSTD_MAGIC, ZstdReader, long_line, max_line, open_regular, raw_lines
 
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 READ_BUFFER = 1 << 20
@@ -75,11 +75,12 @@ def read_lines(path: str, name: str | None = None, sniff: bool = False) -> Itera
     except Exception as error:
         raise Unreadable(f"cannot read {name}: {reason(error)}") from error
     text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
+    limit = max_line()
     number = 0
     ended = True  # the text so far ends with a line terminator (or is empty): a last empty line follows
     try:
         with text:
-            for raw in text:
+            for raw, skipped in raw_lines(text, limit):
                 if number == 0 and raw.startswith(BOM):
                     raw = raw[1:]
                 if raw.endswith("\n"):
@@ -89,7 +90,10 @@ def read_lines(path: str, name: str | None = None, sniff: bool = False) -> Itera
                     line, ended = raw[:-1], True
                 else:
                     line, ended = raw, False
-                yield _clean(line, number)
+                if skipped:
+                    yield "", long_line(number, skipped, limit)
+                else:
+                    yield _clean(line, number)
                 number += 1
     except Unreadable:
         raise

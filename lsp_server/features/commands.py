@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import os
@@ -33,6 +34,7 @@ log = logging.getLogger("rollout_lsp")
 SHOW_SCRIPT = "rollout-lsp.showDecodedScript"
 DECODED_SCRIPT = "rollout-lsp.decodedScript"
 CALL_COMMAND = "rollout-lsp.callCommand"
+SHOW_TIMEOUT = 10.0  # seconds a client has to answer window/showDocument
 
 
 class CommandFeature(Feature):
@@ -52,13 +54,16 @@ class CommandFeature(Feature):
             return None
         path = script_file(uri, line, script["call_id"], script["script"])
         script["file"] = path.as_uri()
+        script["shown"] = False
         if self.show_document:
-            shown = await self.server.window_show_document_async(types.ShowDocumentParams(
-                uri=path.as_uri(), take_focus=True))
-            script["shown"] = bool(shown and shown.success)
-        else:
-            script["shown"] = False
-            log.info("the decoded script of line %d is in %s (this client cannot be asked to open it)", line + 1, path)
+            try:  # a client may answer null, or never: either is "not shown", never a request left waiting
+                shown = await asyncio.wait_for(self.server.window_show_document_async(types.ShowDocumentParams(
+                    uri=path.as_uri(), take_focus=True)), SHOW_TIMEOUT)
+                script["shown"] = bool(getattr(shown, "success", False))
+            except Exception as error:  # a timeout, or an answer that is not a ShowDocumentResult
+                log.debug("window/showDocument failed: %r", error)
+        if not script["shown"]:
+            log.info("the decoded script of line %d is in %s (the client did not open it)", line + 1, path)
         return script
 
     @lsp_command(DECODED_SCRIPT)
