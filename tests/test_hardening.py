@@ -600,3 +600,70 @@ def test_a_long_plain_line_is_skipped(tmp_path):
         assert [f["message"] for f in findings if f["code"] == "invalid-json"] == [
             f"a line of {len(long)} characters, over the limit of 4096 (ROLLOUT_LSP_MAX_LINE): skipped, not read"]
         assert [f["range"]["start"]["line"] for f in findings if f["code"] == "invalid-json"] == [5]
+
+
+# -- the smaller ones (issue 23, point 10) -----------------------------------------------------------------
+
+def test_search_limit_must_be_positive_and_output_lines_zero_keeps_none(tmp_path):
+    for limit in ("0", "-1"):
+        result = run_cli("search", "--limit", limit, "x")
+        assert result.returncode == 2 and "argument --limit: must be 1 or more" in result.stderr
+    path = tmp_path / "rollout-a.jsonl"
+    path.write_text(hostile_rollout("x"))
+    none = run_cli("export", "--output-lines", "0", str(path)).stdout
+    assert "said x" not in none and "… (1 more line)" in none
+    assert "said x" in run_cli("export", "--output-lines", "1", str(path)).stdout
+    negative = run_cli("export", "--output-lines", "-1", str(path))
+    assert negative.returncode == 2 and "argument --output-lines: must be 0 or more" in negative.stderr
+
+
+def test_match_with_its_arguments_swapped_says_so(tmp_path):
+    rollout = tmp_path / "rollout-a.jsonl"
+    rollout.write_text(hostile_rollout("x"))
+    log = tmp_path / "calls.jsonl"
+    log.write_text(json.dumps({"ts": 1.5, "tool": "echo", "argv": ["x"], "exit": 0}) + "\n")
+    result = run_cli("match", str(log), str(rollout))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (f"rollout-lsp: {log} is an invocation log, not a rollout: the rollout comes first "
+                             "(rollout-lsp match ROLLOUT CALLS)\n")
+
+
+def test_since_keeps_fractional_seconds():
+    from analysis.reports.index import parse_since
+
+    since = parse_since("2026-03-01T10:00:00.5Z")
+    assert since == "2026-03-01T10:00:00.5"
+    assert "2026-03-01T10:00:00.123Z" < since <= "2026-03-01T10:00:00.500Z" < "2026-03-01T10:00:00.600Z"
+    assert parse_since("2026-03-01T11:00:00.250+01:00") == "2026-03-01T10:00:00.25"
+    assert parse_since("2026-03-01T10:00:00Z") == "2026-03-01T10:00:00"
+
+
+def test_invocation_order_prints_timestamps_as_written():
+    from analysis.reports.invocations import read_invocation_log
+
+    log = read_invocation_log(json.dumps({"ts": 1784540001.25, "tool": "a", "argv": [], "exit": 0}) + "\n" +
+                              json.dumps({"ts": 1784540000.125, "tool": "b", "argv": [], "exit": 0}) + "\n")
+    assert [f.message for f in log.findings if f.code == "invocation-order"] == [
+        "ts 1784540000.125 is earlier than the line before (1784540001.25): appends from several processes "
+        "interleaved, or the log was edited"]
+
+
+def test_invalid_json_messages_say_where():
+    messages = [f.message for f in analyze_text('{"a": "abc').findings]
+    assert messages == ["not JSON: Unterminated string starting at column 7"]
+    assert [f.message for f in analyze_text('{"a": "a\x01"}').findings] == [
+        "not JSON: Invalid control character at column 9"]
+
+
+def test_index_skips_json_lines_that_are_not_rollouts(tmp_path):
+    import shutil
+
+    shutil.copy(FIXTURES / "not-a-rollout.jsonl", tmp_path / "not-a-rollout.jsonl")
+    (tmp_path / "rollout-a.jsonl").write_text(hostile_rollout("x"))
+    result = run_cli("index", "--json", "--db", str(tmp_path / "i.db"), str(tmp_path))
+    assert result.returncode == 0
+    out = json.loads(result.stdout)
+    assert (out["files"], out["indexed_files"], out["skipped"]) == (
+        1, 1, [f"{tmp_path}/not-a-rollout.jsonl: skipped: not a Codex rollout (no rollout record in its first 50 "
+               "lines, and its name matches no rollout pattern such as rollout-*.jsonl)"])
+    assert result.stderr == f"rollout-lsp index: {out['skipped'][0]}\n"

@@ -37,6 +37,16 @@ def positive(text: str) -> int:
     return value
 
 
+def non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
 def analyze(loaded: LoadedFile) -> tuple[RolloutAnalysis, list[Finding]]:
     analysis = analyze_text(loaded.text)
     findings = sorted(loaded.findings + analysis.findings,

@@ -10,7 +10,7 @@ from ..jsonl.display import for_people
 
 from ..reports.export import FORMATS, ExportOptions, export
 from ..jsonl.source import load
-from .common import analyze
+from .common import analyze, non_negative
 
 
 def register(sub) -> None:
@@ -21,8 +21,8 @@ def register(sub) -> None:
     parser.add_argument("--format", choices=FORMATS, default="md", help="md (Markdown, the default) or html "
                         "(one self-contained file)")
     parser.add_argument("--no-redact", action="store_true", help="keep credential-shaped strings as they are")
-    parser.add_argument("--output-lines", type=int, default=20, metavar="N",
-                        help="lines of each output to keep (default 20)")
+    parser.add_argument("--output-lines", type=non_negative, default=20, metavar="N",
+                        help="lines of each output to keep (default 20; 0 keeps none, only how many there were)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
     parser.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst); - reads standard input")
     parser.set_defaults(run=run)
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     analysis, _ = analyze(loaded)
     text = export(analysis, args.file, args.format,
-                  ExportOptions(redact=not args.no_redact, output_lines=max(1, args.output_lines)))
+                  ExportOptions(redact=not args.no_redact, output_lines=args.output_lines))
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:

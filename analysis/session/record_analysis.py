@@ -85,7 +85,8 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
         record = parse_record(value)
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
-        problem = Finding(INVALID_JSON, f"not JSON: {error.msg}", Span(0, at, at + 1 if at < len(line) else at))
+        message = f"{error.msg} column {at + 1}" if error.msg.endswith(" at") else error.msg  # "…starting at"
+        problem = Finding(INVALID_JSON, f"not JSON: {message}", Span(0, at, at + 1 if at < len(line) else at))
     except RecordShapeError as error:
         problem = Finding(RECORD_SHAPE, str(error), _path_span(text, error.loc))
     except RecursionError:
