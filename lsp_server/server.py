@@ -36,7 +36,7 @@ from .features.symbols import SymbolFeature
 from .features.sync import DocumentSyncFeature
 from .language_server import RolloutLanguageServer
 from .transport import DEFAULT_MAX_MESSAGE, MessageStdout, ReleasingStdin, allowed_origins, refusal_message, \
-    serve_websocket
+    serve_tcp, serve_websocket
 
 log = logging.getLogger("rollout_lsp")
 
@@ -164,7 +164,7 @@ def run(tcp: str | None = None, ws: str | None = None, log_level: str = "WARNING
                   "server protocol has no authentication: anyone who connects can read rollouts through it",
                   file=sys.stderr)
         if tcp:
-            server.start_tcp(host.strip("[]"), int(port))
+            serve_tcp(server, host.strip("[]"), int(port), max_message)
         else:
             serve_websocket(server, host.strip("[]"), int(port), allowed_origins(allow_origins), max_message)
     else:

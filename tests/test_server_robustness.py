@@ -540,3 +540,23 @@ def test_show_decoded_script_takes_a_null_answer_as_not_shown():
         assert result["shown"] is False and result["file"].endswith(".js") and result["line"] == 4
     finally:
         client.close()
+
+
+def test_a_bad_header_over_tcp_is_answered_and_the_connection_closed():
+    with _serve("--tcp", "--max-message-bytes", "100000") as port, _connect(port) as sock:
+        body = json.dumps(INITIALIZE).encode()
+        sock.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        data = b""
+        while b'"serverInfo"' not in data:
+            chunk = sock.recv(65536)
+            assert chunk, "the server closed the connection before answering"
+            data += chunk
+        sock.sendall(b"Content-Length: 4000000000\r\n\r\n")
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break  # closed by the server
+            data += chunk
+        assert data.endswith(b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "rollout-lsp: '
+                             b'Content-Length 4000000000 is over the limit of 100000 bytes (serve --max-message-bytes); '
+                             b'closing the connection"}}')
