@@ -60,8 +60,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for problem in stats.errors:
         print(f"rollout-lsp index: {problem}", file=sys.stderr)
-    for skipped in stats.skipped:  # said, as check says it, without failing
-        print(f"rollout-lsp index: {skipped}", file=sys.stderr)
     if args.json:
         json.dump({"database": str(path), "folders": dirs, **stats.to_json(), "indexed_files": files,
                    "indexed_calls": calls}, sys.stdout, indent=2)

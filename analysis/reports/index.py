@@ -35,8 +35,7 @@ from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
 from ..jsonl.display import storable
 from ..jsonl.secrets import redact_all
-from ..jsonl.source import MAX_BYTES, NOT_A_ROLLOUT, ZstdReader, decode, find_rollout_files, is_rollout_path, \
-    open_regular
+from ..jsonl.source import MAX_BYTES, ZstdReader, decode, find_rollout_files, open_regular
 
 SCHEMA_VERSION = 2
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
@@ -153,7 +152,6 @@ class IndexStats:
     calls_added: int = 0
     calls_paired: int = 0  # earlier calls updated with an output appended later
     errors: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # JSON Lines files that are not rollouts (as check skips)
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -505,10 +503,6 @@ class RolloutIndex:
             except Exception as error:  # the analysis never fails on bad input; should it, one file is lost
                 stats.errors.append(f"cannot index {path}: {type(error).__name__}: {error}")
                 return
-            if work.not_rollout:
-                stats.files -= 1
-                stats.skipped.append(f"{path}: {NOT_A_ROLLOUT}")
-                return
             try:
                 with self._transaction():
                     if self._file_row(path) != row:
@@ -703,7 +697,6 @@ class _Work:
     paired: list[tuple[int, int, tuple]] = field(default_factory=list)  # (line, call index, new output fields)
     lines_analysed: int = 0
     lines_reread: int = 0
-    not_rollout: bool = False  # read whole, and neither its name nor its content is a rollout's
 
 
 def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], size: int, mtime_ns: int,
@@ -729,9 +722,6 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
     analysis = analyze_text(text) if text else None
     if analysis is None:
-        return work
-    if not append and not (is_rollout_path(path) or analysis.is_rollout):
-        work.not_rollout = True
         return work
     work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
     if work.session_id is None:
