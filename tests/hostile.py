@@ -279,6 +279,8 @@ PLACEHOLDER_FORMS = [
     "postgres://app:${DB_PASS}@db/app", "mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app",
     'api_key="YOUR_API_KEY"', "--password=<password>", '"client_secret": "changeme"', "password = os.environ['DB']",
     "const token = getToken();", "SECRET_KEY=secret", '"token": "abc"',
+    "export KIPRIS_PLUS_API_KEY=your-service-key", "## Basic Functionality Tests",  # seen in real rollouts
+    'DatabaseURL: "postgres://postgres:postgres@localhost:5432/db"',
 ]
 
 

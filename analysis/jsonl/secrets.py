@@ -99,6 +99,8 @@ def is_placeholder(value: str, name: str = "") -> bool:
         return True
     if "example" in folded or "xxx" in folded or "***" in plain or "..." in plain or "…" in plain:
         return True
+    if folded.startswith(("your", "insert", "replace", "enter")):  # your-service-key, <insert token>
+        return True
     if name and folded == name.lower().replace("_", "").replace("-", ""):
         return True  # "password": "Password" in a translation table, API_KEY=API_KEY
     return len(set(folded)) <= 2  # aaaaaaa, 0000000, abababab
@@ -119,6 +121,9 @@ def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[Sec
         if pattern.needle not in line:  # a substring test is several times cheaper than the regex's scan
             continue
         for m in pattern.regex.finditer(line):
+            if pattern.kind == "Basic credentials" and \
+                    "authorization" not in line[max(0, m.start() - 40):m.start()].lower():
+                continue  # "Basic Functionality" in prose: only an Authorization header's value is one
             if pattern.anywhere or _word_start(line, m.start(), pattern.kind):
                 found.append(SecretMatch(pattern.kind, m.start(), m.end(), pattern.keep))
     found.extend(_credential_fields(line))
@@ -224,7 +229,7 @@ def _url_credentials(line: str) -> list[SecretMatch]:
     at = line.find("://")
     while at != -1:
         m = _URL_CREDENTIALS.match(line, at + 3)
-        if m is not None and at > 0 and line[at - 1].isalpha() and not is_placeholder(m.group(2)):
+        if m is not None and at > 0 and line[at - 1].isalpha() and not is_placeholder(m.group(2), m.group(1)):
             out.append(SecretMatch("URL password", m.start(2), m.end(2), 0))
         at = line.find("://", at + 3)
     return out
