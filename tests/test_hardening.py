@@ -664,3 +664,28 @@ def test_invalid_json_messages_say_where():
     assert messages == ["not JSON: Unterminated string starting at column 7"]
     assert [f.message for f in analyze_text('{"a": "a\x01"}').findings] == [
         "not JSON: Invalid control character at column 9"]
+
+
+def test_index_reports_a_folder_it_cannot_list(tmp_path, monkeypatch):
+    """As root every folder can be listed: the refusal is made by os.walk's error callback, as the OS makes it."""
+    import os
+
+    from analysis.jsonl import source
+    from analysis.reports.index import RolloutIndex
+
+    (tmp_path / "sessions" / "locked").mkdir(parents=True)
+    (tmp_path / "sessions" / "rollout-a.jsonl").write_text(hostile_rollout("x"))
+    walk = os.walk
+
+    def walking(top, onerror=None, followlinks=False):
+        for folder, dirs, names in walk(top, onerror=onerror, followlinks=followlinks):
+            if folder.endswith("locked"):
+                onerror(PermissionError(13, "Permission denied", folder))
+                continue
+            yield folder, dirs, names
+
+    monkeypatch.setattr(source.os, "walk", walking)
+    with RolloutIndex.open(tmp_path / "i.db") as index:
+        stats = index.update([str(tmp_path / "sessions")])
+    assert stats.errors == [f"cannot read {tmp_path}/sessions/locked: Permission denied"]
+    assert stats.calls_added == 2
