@@ -8,7 +8,9 @@ import json
 import logging
 from typing import Any
 
-from pygls.exceptions import JsonRpcException
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest, \
+    JsonRpcServerNotInitialized
 from pygls.protocol import LanguageServerProtocol
 
 from .transport import MessageStdout
@@ -47,6 +49,28 @@ class RolloutProtocol(LanguageServerProtocol):
     """
 
     message_stdout: MessageStdout | None = None  # set when serving on stdio
+    initialized_by_client = False  # an initialize request has come
+
+    def handle_message(self, message: Any) -> None:
+        """The lifecycle of the specification: a request before ``initialize`` fails with -32002 (a
+        notification is dropped, ``exit`` aside), and one after ``shutdown`` with InvalidRequest (pygls leaves
+        it unanswered, and the client waits forever)."""
+        method = getattr(message, "method", None)
+        request = method is not None and getattr(message, "id", None) is not None
+        if method == types.INITIALIZE:
+            self.initialized_by_client = True
+        elif method is not None and method != types.EXIT:
+            if self._shutdown:
+                if request:
+                    self._send_response(message.id, error=JsonRpcInvalidRequest(
+                        f"{method}: the server is shutting down (shutdown was received)").to_response_error())
+                return
+            if not self.initialized_by_client:
+                if request:
+                    self._send_response(message.id, error=JsonRpcServerNotInitialized(
+                        f"{method}: the server is not initialized (initialize first)").to_response_error())
+                return
+        super().handle_message(message)
 
     def _send_data(self, data: Any):
         result = getattr(data, "result", None)

@@ -17,8 +17,15 @@ def register(sub) -> None:
                            help="listen on a WebSocket instead of stdio")
     serve.add_argument("--allow-remote", action="store_true",
                        help="let --tcp/--ws listen on an address other than loopback (LSP has no authentication)")
-    serve.add_argument("--log-level", default="INFO", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
-                       help=f"what the server logs on standard error: {', '.join(LOG_LEVELS)} (default INFO)")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                       help="with --ws, also accept a connection from a web page of ORIGIN (https://host:port); "
+                            "by default only clients that send no Origin and pages of loopback addresses are")
+    serve.add_argument("--max-message-bytes", type=_size, default=None, metavar="N",
+                       help="refuse a message whose Content-Length is over N bytes and close the connection "
+                            "(default 268435456, 256 MB)")
+    serve.add_argument("--log-level", default="WARNING", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
+                       help=f"what the server logs on standard error: {', '.join(LOG_LEVELS)} (default WARNING; "
+                            "INFO adds each session's start)")
     serve.set_defaults(run=run, stdio=True)
 
 
@@ -33,4 +40,13 @@ def host_port(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from .server import run as serve  # imported here: --help needs no pygls
 
-    return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level, allow_remote=args.allow_remote)
+    from .transport import DEFAULT_MAX_MESSAGE
+
+    return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level, allow_remote=args.allow_remote,
+                 allow_origins=tuple(args.allow_origin), max_message=args.max_message_bytes or DEFAULT_MAX_MESSAGE)
+
+
+def _size(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, not {text!r}")
+    return int(text)

@@ -13,6 +13,7 @@ import logging
 import sys
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 
@@ -35,7 +36,8 @@ from .features.semantic_tokens import SemanticTokensFeature
 from .features.symbols import SymbolFeature
 from .features.sync import DocumentSyncFeature
 from .language_server import RolloutLanguageServer
-from .transport import MessageStdout, ReleasingStdin
+from .transport import DEFAULT_MAX_MESSAGE, MessageStdout, ReleasingStdin, allowed_origins, refusal_message, \
+    serve_tcp, serve_websocket
 
 log = logging.getLogger("rollout_lsp")
 
@@ -97,15 +99,37 @@ class QuietNormalOperation(logging.Filter):
         return not (isinstance(record.msg, str) and record.msg.startswith(self.NORMAL))
 
 
-def configure_logging(server: LanguageServer, log_level: str = "INFO") -> None:
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper(), logging.INFO),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+class OneLineRefusals(logging.Filter):
+    """A request refused with a JSON-RPC error (a path not allowed, bad params) is normal operation: one
+    line, not pygls's traceback of it.  An internal error keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+            record.msg, record.args = "request refused: %s", (str(error) or type(error).__name__,)
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        elif isinstance(record.msg, str) and record.msg == "%s" and record.args and \
+                isinstance(record.args[0], JsonRpcException) and not isinstance(record.args[0], JsonRpcInternalError):
+            return False  # pygls's report_server_error says it a second time
+        return True
+
+
+def configure_logging(server: LanguageServer, log_level: str = "WARNING") -> None:
+    """Standard error gets ``log_level`` and above (warnings by default: Neovim records every stderr line
+    as an error); the client's log (window/logMessage) still gets the server's INFO lines."""
+    level = getattr(logging, log_level.upper(), logging.WARNING)
+    logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     pygls_log = logging.getLogger("pygls")
     pygls_log.setLevel(logging.WARNING)  # it logs every message body at INFO
     for handler in logging.getLogger().handlers:
+        handler.setLevel(level)
         handler.addFilter(QuietNormalOperation())
-    log.addHandler(_ClientLogHandler(server))
-    logging.getLogger("lsp_server").addHandler(_ClientLogHandler(server))
+        handler.addFilter(OneLineRefusals())
+    for name in ("rollout_lsp", "lsp_server"):
+        logger = logging.getLogger(name)
+        logger.setLevel(min(level, logging.INFO))
+        logger.addHandler(_ClientLogHandler(server))
 
 
 def is_loopback(host: str) -> bool:
@@ -118,11 +142,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def run(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO", allow_remote: bool = False) -> int:
+def run(tcp: str | None = None, ws: str | None = None, log_level: str = "WARNING", allow_remote: bool = False,
+        allow_origins: tuple[str, ...] = (), max_message: int = DEFAULT_MAX_MESSAGE) -> int:
     """Serve over stdio, or listen on ``HOST:PORT`` (TCP or WebSocket).
 
     Anyone who can connect can ask the server to read files (LSP has no authentication), so it listens on
-    loopback only unless ``allow_remote`` is given, and then says so on stderr.
+    loopback only unless ``allow_remote`` is given, and then says so on stderr; a WebSocket is refused to a
+    web page of another origin than loopback and ``allow_origins`` (docs/security.md).  The exit status is
+    the specification's: 0 after ``shutdown`` then ``exit``, 1 when input ends or ``exit`` comes without
+    ``shutdown``.
     """
     server = create_server()
     configure_logging(server, log_level)
@@ -137,12 +165,23 @@ def run(tcp: str | None = None, ws: str | None = None, log_level: str = "INFO", 
             print(f"rollout-lsp serve: WARNING: listening on {host}, reachable from other machines; the language "
                   "server protocol has no authentication: anyone who connects can read rollouts through it",
                   file=sys.stderr)
-        start = server.start_tcp if tcp else server.start_ws
-        start(host.strip("[]"), int(port))
+        if tcp:
+            serve_tcp(server, host.strip("[]"), int(port), max_message)
+        else:
+            serve_websocket(server, host.strip("[]"), int(port), allowed_origins(allow_origins), max_message)
     else:
         stdout = server.protocol.message_stdout = MessageStdout(sys.stdout.buffer)
-        server.start_io(ReleasingStdin(sys.stdin.buffer), stdout)
-    return 0
+
+        def refused(reason: str) -> None:
+            log.warning("refused input: %s; closing the connection", reason)
+            try:
+                stdout.write(refusal_message(reason))
+                stdout.flush()
+            except OSError:
+                pass
+
+        server.start_io(ReleasingStdin(sys.stdin.buffer, max_message, refused), stdout)
+    return 0 if server.protocol._shutdown else 1
 
 
 __all__ = ["create_server", "run", "RolloutLanguageServer", "RolloutDocument", "FEATURES", "guarded"]

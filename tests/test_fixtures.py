@@ -148,7 +148,7 @@ def test_invalid_lines_do_not_stop_the_analysis():
         (5, 47, "unknown-record", "record type some_future_record is unknown to this version of rollout-lsp "
                                   "(1 record in this file): listed, not read"),
         (7, 0, "record-shape", "a rollout line must be a JSON object, not an array"),
-        (11, 100, "invalid-json", "not JSON: Unterminated string starting at"),
+        (11, 100, "invalid-json", "not JSON: Unterminated string starting at column 101"),
     ]
     assert range_text(text, out["diagnostics"][1]["range"]) == "42"
     assert range_text(text, out["diagnostics"][2]["range"]) == '"just a string"'

@@ -15,13 +15,14 @@ from lsp_server.transport import ReleasingStdin
 
 def test_body_is_read_whole_then_emptied_when_the_next_header_is_read():
     body = json.dumps({"text": "a\u2028b" * 10}).encode()
-    stdin = ReleasingStdin(io.BufferedReader(io.BytesIO(b"Content-Length: %d\r\n\r\n" % len(body) + body + b"X")))
+    stdin = ReleasingStdin(io.BufferedReader(io.BytesIO(b"Content-Length: %d\r\n\r\n" % len(body) + body +
+                                                        b"Content-Type: x\r\n")))
     assert stdin.readline() == b"Content-Length: %d\r\n" % len(body)
     assert stdin.readline() == b"\r\n"
     read = stdin.read(len(body))
     assert isinstance(read, bytearray) and bytes(read) == body
     assert json.loads(read) == {"text": "a\u2028b" * 10}
-    assert stdin.readline() == b"X"
+    assert stdin.readline() == b"Content-Type: x\r\n"
     assert read == bytearray()  # emptied: the reader loop's reference no longer holds the body
 
 
@@ -122,7 +123,7 @@ def test_serving_on_stdio_writes_pieced_messages_through_the_locked_output(monke
     monkeypatch.setattr(server_module.RolloutLanguageServer, "start_io",
                         lambda self, stdin, stdout: started.append((stdin, stdout)))
     monkeypatch.setattr(server_module, "configure_logging", lambda server, level: None)
-    assert server_module.run() == 0
+    assert server_module.run() == 1  # input ended without shutdown: status 1, as the specification says
     [(stdin, stdout)] = started
     assert isinstance(stdin, ReleasingStdin) and isinstance(stdout, transport.MessageStdout)
     assert made[0].protocol.message_stdout is stdout

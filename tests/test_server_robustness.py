@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Iterator
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -35,9 +36,10 @@ SOAK_EDITS = int(os.environ.get("ROLLOUT_SOAK_EDITS", "1000"))
 class RawClient:
     """Speaks JSON-RPC over the server's stdio byte by byte, so it can also send what no client should."""
 
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "lsp_server", "serve"], cwd=ROOT,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def __init__(self, *args: str, stderr=subprocess.DEVNULL) -> None:
+        self.stderr = stderr
+        self.proc = subprocess.Popen([sys.executable, "-m", "lsp_server", "serve", *args], cwd=ROOT,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
         self.buffer = b""
 
     def close(self) -> None:
@@ -252,11 +254,11 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"processId": None, "rootUri": None, "capabilities": {}}}
 
 @contextlib.contextmanager
-def _serve(flag: str) -> Iterator[int]:
+def _serve(flag: str, *more: str) -> Iterator[int]:
     """``rollout-lsp serve FLAG 127.0.0.1:PORT`` for the time of the block: yields the port, then ends the
     server and waits for it, so no process or pipe outlives the test."""
     port = _free_port()
-    with subprocess.Popen([sys.executable, "-m", "lsp_server", "serve", flag, f"127.0.0.1:{port}"], cwd=ROOT,
+    with subprocess.Popen([sys.executable, "-m", "lsp_server", "serve", flag, f"127.0.0.1:{port}", *more], cwd=ROOT,
                           stderr=subprocess.DEVNULL) as proc:
         try:
             yield port
@@ -371,3 +373,190 @@ def test_no_warning_for_a_cancelled_request_that_was_already_answered(tmp_path):
             client.proc.stdout.close()
     text = log.read_text()
     assert "Cancel notification" not in text and "WARNING" not in text and "ERROR" not in text, text
+
+
+# -- hostile clients (issue 23, points 3, 4 and 9) -------------------------------------------------------------
+
+async def _ws_connect(port: int, origin: str | None):
+    import websockets
+
+    for attempt in range(200):
+        try:
+            return await websockets.connect(f"ws://127.0.0.1:{port}", origin=origin)
+        except OSError:
+            if attempt == 199:
+                raise
+            await asyncio.sleep(0.1)
+
+
+async def test_a_websocket_from_another_origin_is_refused():
+    """A browser lets any web page open a WebSocket to localhost: only loopback pages (or none) are served."""
+    from websockets.exceptions import InvalidStatus
+
+    # a server serves one connection (pygls): one server per accepted origin; no Origin at all is
+    # test_serve_over_websocket
+    for origin in ("http://localhost:3000", "https://trusted.example"):
+        with _serve("--ws", "--allow-origin", "https://trusted.example") as port:
+            for evil in ("https://evil.example.com", "null", "http://localhost.evil.example.com"):
+                with pytest.raises(InvalidStatus) as refused:
+                    await _ws_connect(port, evil)
+                assert refused.value.response.status_code == 403
+            async with await _ws_connect(port, origin) as ws:
+                await ws.send(json.dumps(INITIALIZE))
+                while True:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                    if message.get("id") == 1:
+                        break
+                assert message["result"]["serverInfo"]["name"] == "rollout-lsp"
+
+
+def _initialized(*args: str, stderr=subprocess.PIPE) -> RawClient:
+    client = RawClient(*args, stderr=stderr)
+    assert "result" in client.request(1, "initialize", INITIALIZE["params"])
+    return client
+
+
+@pytest.mark.parametrize("header, reason", [
+    (b"Content-Length: 1000000000000\r\n", "Content-Length 1000000000000 is over the limit of 268435456 bytes "
+                                            "(serve --max-message-bytes)"),
+    (b"Content-Length: 4000000000\r\n", "Content-Length 4000000000 is over the limit of 268435456 bytes "
+                                         "(serve --max-message-bytes)"),
+    (b"Content-Length: -5\r\n", "Content-Length '-5' is not a number of bytes"),
+    (b"Content-Length: many\r\n", "Content-Length 'many' is not a number of bytes"),
+    (b"Content-Type: application/json\r\n", "a message without a Content-Length header"),
+    (b"garbage\r\n", "a malformed header line 'garbage'"),
+    (b"X-Long: " + b"a" * 10_000 + b"\r\n", "a header line longer than 8192 bytes"),
+])
+def test_a_bad_header_is_answered_and_the_connection_closed(header, reason):
+    client = _initialized()
+    try:
+        client.send_raw(header + b"\r\n")
+        answer = client.response(None)
+        assert answer["error"] == {"code": -32600, "message": f"rollout-lsp: {reason}; closing the connection"}
+        assert client.proc.wait(20) == 1
+        log = client.proc.stderr.read().decode()
+        assert log.endswith(f" WARNING rollout_lsp: refused input: {reason}; closing the connection\n")
+        assert log.count("\n") == 1
+    finally:
+        client.proc.stderr.close()
+        client.close()
+
+
+def test_the_message_limit_is_configurable():
+    client = _initialized("--max-message-bytes", "1000")
+    try:
+        hover = {"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover",
+                 "params": {"textDocument": {"uri": "file:///x.jsonl"}, "position": {"line": 0, "character": 0},
+                            "padding": "x" * 1000}}
+        client.send(hover)
+        assert client.response(None)["error"]["message"].startswith("rollout-lsp: Content-Length 11")
+        assert client.proc.wait(20) == 1
+    finally:
+        client.proc.stderr.close()
+        client.close()
+
+
+def test_the_lifecycle_of_the_specification():
+    hover = {"textDocument": {"uri": "file:///x.jsonl"}, "position": {"line": 0, "character": 0}}
+    client = RawClient(stderr=subprocess.PIPE)
+    try:
+        early = client.request(0, "textDocument/hover", hover)
+        assert early["error"] == {"code": -32002,
+                                  "message": "textDocument/hover: the server is not initialized (initialize first)"}
+        assert "result" in client.request(1, "initialize", INITIALIZE["params"])
+        refused = client.request(2, "rollout/analyzeFile", {"path": "/etc/passwd"})
+        assert refused["error"]["code"] == -32602
+        assert client.request(3, "shutdown", None)["result"] is None
+        late = client.request(4, "textDocument/hover", hover)
+        assert late["error"] == {"code": -32600,
+                                 "message": "textDocument/hover: the server is shutting down (shutdown was received)"}
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.proc.wait(20) == 0
+        log = client.proc.stderr.read().decode()
+        # quiet by default (warnings only): the refused request is one line, no traceback, no INFO
+        assert log.splitlines() == [log.splitlines()[0]]
+        assert log.endswith(" WARNING pygls.protocol.json_rpc: request refused: refused to read /etc/passwd: "
+                            "nothing under the system folder /etc is read\n")
+    finally:
+        client.proc.stderr.close()
+        client.close()
+
+
+def test_exit_without_shutdown_is_status_1_and_closed_input_ends_quietly():
+    client = _initialized()
+    try:
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.proc.wait(20) == 1
+    finally:
+        client.proc.stderr.close()
+        client.close()
+    client = _initialized()
+    try:
+        client.proc.stdin.close()
+        assert client.proc.wait(20) == 1
+        assert client.proc.stderr.read().decode() == ""
+    finally:
+        client.proc.stderr.close()
+        client.close()
+
+
+def test_info_logging_is_asked_for():
+    client = _initialized("--log-level", "info")
+    try:
+        client.request(2, "shutdown", None)
+        client.send({"jsonrpc": "2.0", "method": "exit"})
+        assert client.proc.wait(20) == 0
+        assert " INFO rollout_lsp: rollout-lsp " in client.proc.stderr.read().decode()
+    finally:
+        client.proc.stderr.close()
+        client.close()
+
+
+def test_show_decoded_script_takes_a_null_answer_as_not_shown():
+    """A client that answers window/showDocument with null: the command answers, "not shown", with the file."""
+    text = (ROOT / "fixtures" / "rollout-demo.jsonl").read_text(encoding="utf-8")
+    uri = (ROOT / "fixtures" / "rollout-demo.jsonl").as_uri()
+    client = RawClient()
+    try:
+        client.request(1, "initialize", {"processId": None, "rootUri": None,
+                                         "capabilities": {"window": {"showDocument": {"support": True}}}})
+        client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "jsonl", "version": 1, "text": text}}})
+        client.send({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+                     "params": {"command": "rollout-lsp.showDecodedScript", "arguments": [uri, 4]}})
+        asked = False
+        while True:
+            message = client.read()
+            if message.get("method") == "window/showDocument":
+                client.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                asked = True
+            elif message.get("method") == "workspace/configuration":
+                client.send({"jsonrpc": "2.0", "id": message["id"], "result": [None]})
+            elif message.get("id") == 2 and "method" not in message:
+                break
+        assert asked
+        result = message["result"]
+        assert result["shown"] is False and result["file"].endswith(".js") and result["line"] == 4
+    finally:
+        client.close()
+
+
+def test_a_bad_header_over_tcp_is_answered_and_the_connection_closed():
+    with _serve("--tcp", "--max-message-bytes", "100000") as port, _connect(port) as sock:
+        body = json.dumps(INITIALIZE).encode()
+        sock.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        data = b""
+        while b'"serverInfo"' not in data:
+            chunk = sock.recv(65536)
+            assert chunk, "the server closed the connection before answering"
+            data += chunk
+        sock.sendall(b"Content-Length: 4000000000\r\n\r\n")
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break  # closed by the server
+            data += chunk
+        assert data.endswith(b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "rollout-lsp: '
+                             b'Content-Length 4000000000 is over the limit of 100000 bytes (serve --max-message-bytes); '
+                             b'closing the connection"}}')

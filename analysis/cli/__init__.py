@@ -36,13 +36,15 @@ def main(argv: Sequence[str] | None = None, commands: Mapping[str, str] = COMMAN
         return 2
     if getattr(args, "stdio", False):  # the language server speaks LSP on standard output itself
         return args.run(args)
-    stdout = sys.stdout
-    sys.stdout = guard = ClosedPipeGuard(stdout)  # `rollout-lsp check … | head -1` exits as the findings say
+    stdout, stderr = sys.stdout, sys.stderr
+    # `rollout-lsp check … | head -1` exits as the findings say; text from a rollout is shown safely
+    sys.stdout = guard = ClosedPipeGuard(stdout, human=not getattr(args, "json", False))
+    sys.stderr = ClosedPipeGuard(stderr)  # messages name files and quote rollouts: for people
     try:
         return args.run(args)
     finally:
         guard.flush()  # here, where a closed pipe is caught, rather than at exit
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 class _Version(argparse.Action):

@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     listing = find_rollout_files(args.paths)
     for problem in listing.problems:
         error(problem)
+    for skipped in listing.skipped:
+        error(skipped)
     files = [f for f in listing.files if f != STDIN]
     census = run_census(files, args.jobs, args.dask_scheduler)
     if STDIN in listing.files:  # standard input is this process's: read here, never in a worker

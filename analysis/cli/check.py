@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     for problem in listing.problems:
         error(problem)
         status = 2
+    for skipped in listing.skipped:  # said, not failed: the user did not name them
+        error(skipped)
     with ExitStack() as stack:
         pool = None
         if args.jobs > 1 and any(p != STDIN and parallel_worth_it(p) for p in listing.files):

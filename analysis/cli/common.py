@@ -9,6 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from ..jsonl.display import for_people, json_exact
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import LoadedFile
@@ -38,6 +39,16 @@ def positive(text: str) -> int:
     return value
 
 
+def non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
 def analyze(loaded: LoadedFile) -> tuple[RolloutAnalysis, list[Finding]]:
     from ..session.rollout import analyze_text  # here: --help, --version and index's unchanged files need none
 
@@ -64,16 +75,21 @@ def version() -> str:
 class ClosedPipeGuard(io.TextIOBase):
     """Standard output that a reader may close early (``rollout-lsp check … | head -1``): once the pipe is
     closed, further output is dropped, so the command still finishes its work and exits with the status its
-    findings call for, without a traceback."""
+    findings call for, without a traceback.
 
-    def __init__(self, stream: TextIO) -> None:
+    Whatever a rollout holds is written safely (:mod:`analysis.jsonl.display`): output for people with its
+    control characters escaped and lone surrogates as U+FFFD, JSON (``human=False``) exact, a lone surrogate
+    as its ``\\uXXXX`` escape."""
+
+    def __init__(self, stream: TextIO, human: bool = True) -> None:
         self.stream = stream
         self.pipe_closed = False
+        self.shown = for_people if human else json_exact
 
     def write(self, text: str) -> int:
         if not self.pipe_closed:
             try:
-                self.stream.write(text)
+                self.stream.write(self.shown(text))
             except BrokenPipeError:
                 self._drop_output()
         return len(text)

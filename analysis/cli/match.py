@@ -7,7 +7,8 @@ import json
 import sys
 
 from ..jsonl.findings import EXIT_MISMATCH, Finding
-from ..reports.invocations import InvocationLog, MatchResult, RolloutCommand, match_invocations, read_invocation_log
+from ..reports.invocations import InvocationLog, MatchResult, RolloutCommand, looks_like_invocation_log, \
+    match_invocations, read_invocation_log
 from ..jsonl.positions import PositionEncoding
 from ..reports.report import finding_json
 from ..session.rollout import RolloutAnalysis
@@ -35,6 +36,11 @@ def run(args: argparse.Namespace) -> int:
         if loaded.error:
             print(f"rollout-lsp: {loaded.error}", file=sys.stderr)
             return 2
+    if looks_like_invocation_log(args.rollout, rollout_file.text) and \
+            not looks_like_invocation_log(args.log, log_file.text):
+        print(f"rollout-lsp: {args.rollout} is an invocation log, not a rollout: the rollout comes first "
+              "(rollout-lsp match ROLLOUT CALLS)", file=sys.stderr)
+        return 2
     analysis, _ = analyze(rollout_file)
     log = read_invocation_log(log_file.text)
     result = match_invocations(analysis, log)

@@ -115,7 +115,8 @@ class _Spool:
 
     @staticmethod
     def open() -> TextIO:
-        return tempfile.TemporaryFile("w+", encoding="utf-8")
+        # a lone surrogate is written as its JSON escape, which reads back as the same string
+        return tempfile.TemporaryFile("w+", encoding="utf-8", errors="backslashreplace")
 
     @staticmethod
     def add(items: TextIO, item: dict) -> None:

@@ -11,7 +11,7 @@ from ..reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
 from ..jsonl.positions import PositionEncoding
 from ..session.labels import turn_label
 from ..session.thread_names import name_of
-from .common import encoding_option
+from .common import encoding_option, positive
 from .index import db_option
 
 TEXT_LIMIT = 160
@@ -29,7 +29,7 @@ def register(sub) -> None:
                                                         "2026-03-01T10:00:00Z)")
     search.add_argument("--failed", action="store_true",
                         help="only calls that failed: a non-zero exit code, or a failed script without one")
-    search.add_argument("--limit", type=int, default=None, metavar="N", help="at most N hits")
+    search.add_argument("--limit", type=positive, default=None, metavar="N", help="at most N hits (1 or more)")
     search.add_argument("--json", action="store_true", help="a JSON list of hits (docs/output-format.md)")
     db_option(search)
     search.set_defaults(run=run)

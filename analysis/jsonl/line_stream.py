@@ -20,7 +20,7 @@ from typing import BinaryIO, Iterator
 from .findings import INVALID_JSON, Finding
 from .lines import BOM
 from .positions import Span
-from .source import STDIN, ZSTD_MAGIC
+from .source import STDIN, ZSTD_MAGIC, ZstdReader, long_line, max_line, open_regular, raw_lines
 
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 READ_BUFFER = 1 << 20
@@ -57,14 +57,11 @@ def opened(path: str) -> Iterator[str]:
 
 def _binary(path: str, sniff: bool) -> BinaryIO:
     """The file's bytes, decompressed when it is zstd (by its name, or by its first bytes when ``sniff``)."""
-    handle = open(path, "rb", buffering=READ_BUFFER)
+    handle = open_regular(path)
     compressed = path.endswith(".zst") or sniff and handle.peek(4)[:4] == ZSTD_MAGIC
     if not compressed:
         return handle
-    import zstandard
-
-    reader = zstandard.ZstdDecompressor().stream_reader(handle, read_size=READ_BUFFER, closefd=True)
-    return io.BufferedReader(reader, READ_BUFFER)  # type: ignore[arg-type]
+    return io.BufferedReader(ZstdReader(handle), READ_BUFFER)  # a truncated file is an error
 
 
 def read_lines(path: str, name: str | None = None, sniff: bool = False) -> Iterator[tuple[str, Finding | None]]:
@@ -78,11 +75,12 @@ def read_lines(path: str, name: str | None = None, sniff: bool = False) -> Itera
     except Exception as error:
         raise Unreadable(f"cannot read {name}: {reason(error)}") from error
     text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
+    limit = max_line()
     number = 0
     ended = True  # the text so far ends with a line terminator (or is empty): a last empty line follows
     try:
         with text:
-            for raw in text:
+            for raw, skipped in raw_lines(text, limit):
                 if number == 0 and raw.startswith(BOM):
                     raw = raw[1:]
                 if raw.endswith("\n"):
@@ -92,7 +90,10 @@ def read_lines(path: str, name: str | None = None, sniff: bool = False) -> Itera
                     line, ended = raw[:-1], True
                 else:
                     line, ended = raw, False
-                yield _clean(line, number)
+                if skipped:
+                    yield "", long_line(number, skipped, limit)
+                else:
+                    yield _clean(line, number)
                 number += 1
     except Unreadable:
         raise

@@ -21,31 +21,89 @@ class SecretPattern:
     regex: re.Pattern[str]
     keep: int = 0  # leading characters left readable (the prefix that names the kind)
     needle: str = ""  # text every match holds: a line without it is not scanned
+    anywhere: bool = False  # a prefix distinctive enough to be found right after a letter (``keysk-proj-…``)
 
 
-def _p(kind: str, pattern: str, keep: int = 0, needle: str = "") -> SecretPattern:
-    return SecretPattern(kind, re.compile(pattern), keep, needle)
+def _p(kind: str, pattern: str, keep: int = 0, needle: str = "", anywhere: bool = False) -> SecretPattern:
+    return SecretPattern(kind, re.compile(pattern), keep, needle, anywhere)
 
 
 # No pattern starts with a lookbehind: that keeps the regex engine's fast literal-prefix scan;
-# the word boundary before a match is checked in Python instead.
+# the word boundary before a match is checked in Python instead.  The forms, and how they compare with
+# detect-secrets' plugins and gitleaks' rules, are listed in docs/findings.md (secret).
 BUILTIN_PATTERNS: tuple[SecretPattern, ...] = (
-    _p("OpenAI API key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", 3, "sk-"),
+    _p("OpenAI API key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}", 3, "sk-", anywhere=True),
+    _p("Anthropic API key", r"sk-ant-[a-z]{3,5}\d\d-[A-Za-z0-9_\-]{20,}", 7, "sk-ant-", anywhere=True),
+    _p("OpenAI API key", r"sk-(?!ant-)[A-Za-z0-9_\-]{20,}", 3, "sk-"),
     _p("GitHub token", r"gh[pousr]_[A-Za-z0-9]{36,}", 4, "gh"),
     _p("GitHub token", r"github_pat_[A-Za-z0-9_]{22,}", 11, "github_pat_"),
+    _p("GitLab token", r"glpat-[A-Za-z0-9_\-]{20,}", 6, "glpat-"),
     _p("AWS access key", r"A[KS]IA[A-Z0-9]{16}(?![A-Z0-9])", 4, "IA"),
     _p("Slack token", r"xox[abposr]-[A-Za-z0-9\-]{10,}", 5, "xox"),
+    _p("Slack webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{16,}", 24,
+       "hooks.slack.com/"),
     _p("Bearer token", r"Bearer [A-Za-z0-9._~+/=\-]{16,}", 7, "Bearer "),
+    _p("Basic credentials", r"Basic [A-Za-z0-9+/]{12,}={0,2}", 6, "Basic "),
+    _p("Google API key", r"AIza[0-9A-Za-z_\-]{35}", 4, "AIza"),
+    _p("Stripe key", r"[rs]k_live_[0-9A-Za-z]{16,}", 8, "k_live_"),
+    _p("Stripe key", r"[rs]k_test_[0-9A-Za-z]{16,}", 8, "k_test_"),
+    _p("JSON Web Token", r"eyJ[A-Za-z0-9_\-]{8,512}\.eyJ[A-Za-z0-9_\-]{8,16384}\.[A-Za-z0-9_\-]{8,}", 0, "eyJ"),
+    _p("npm token", r"npm_[A-Za-z0-9]{36}", 4, "npm_"),
+    _p("Hugging Face token", r"hf_[A-Za-z0-9]{30,}", 3, "hf_"),
+    _p("PyPI token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}", 5, "pypi-AgEI"),
+    _p("SendGrid key", r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", 3, "SG."),
+    _p("Twilio key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])", 2, "SK"),
+    _p("Mailchimp key", r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9])", 0, "-us"),
+    _p("Telegram bot token", r"[0-9]{8,10}:AA[0-9A-Za-z_\-]{33}", 0, ":AA", anywhere=True),  # …/bot<token>
+    _p("Azure storage key", r"AccountKey=[A-Za-z0-9+/]{86}==", 11, "AccountKey="),
+    _p("Square token", r"sq0(?:csp|atp)-[0-9A-Za-z_\-]{22,}", 7, "sq0"),
+    _p("Shopify token", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", 6, "shp"),
+    _p("DigitalOcean token", r"do[por]_v1_[a-f0-9]{64}", 7, "_v1_"),
+    _p("Databricks token", r"dapi[a-f0-9]{32}(?![a-f0-9])", 4, "dapi"),
 )
 # credential fields, matched on the lower-cased line from the end of the key name
 _FIELD = re.compile(r"(?:key|secret|token|passwd|password)(?:\\?[\"'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?[\"'])"
                     r"[a-z0-9+/=_.\-]{8,}")
+# a field's name (lower-cased, without ``_`` and ``-``) ends with one of these
 FIELD_NAMES = frozenset({"signingkey", "secretkey", "clientsecret", "apikey", "accesstoken", "authtoken",
                          "privatekey", "password", "passwd", "secret", "token", "refreshtoken", "sessiontoken",
-                         "secretaccesskey"})
+                         "secretaccesskey", "accountkey", "apitoken", "bottoken"})
 _FIELD_VALUE = re.compile(r"[:=][ \t]{0,8}(?:\\?[\"'])")
 _STRING_END = re.compile(r'(?<!\\)(?:\\\\)*"')
 _PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY-----")
+# values that name a secret rather than hold one: documentation, templates, demo logins, translations
+PLACEHOLDERS = frozenset({"password", "passwd", "changeme", "changeit", "secret", "example", "placeholder",
+                          "redacted", "dummy", "sample", "test", "testing", "null", "none", "undefined", "true",
+                          "false", "yourpassword", "mypassword", "yoursecret", "yourtoken", "yourapikey",
+                          "apikey", "token", "value", "hidden", "masked", "notset", "empty", "default"})
+MIN_VALUE = 6  # a shorter value is no credential worth the name (and most often a placeholder)
+# the end of a value that is not quoted: a space, a quote, a JSON escape, shell punctuation
+_BARE_VALUE = re.compile(r"[^\s\\\"'`;&|<>(){}\[\],$=]{%d,512}" % MIN_VALUE)  # base64 padding aside
+_MAX_NAME = 64
+_ASSIGNMENT_WORDS = ("PASSWORD=", "PASSWD=", "SECRET=", "TOKEN=", "KEY=", "password=", "secret=", "token=",
+                     "passwd=", "key=")
+_URL_CREDENTIALS = re.compile(r"([^\s:/@\\\"'`<>]{1,256}):([^\s@/\\\"'`<>]{1,256})@[A-Za-z0-9\[]")
+_MYSQL = re.compile(r"\bmysql(?:dump|admin|sh)?\b[^\n|;&\\]{0,200}?[ \t]-p([^\s\\\"'`;&|]{%d,256})" % MIN_VALUE)
+_CURL_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t]+([^\s:\\\"'`]{1,128}):([^\s\\\"'`]{%d,256})" % MIN_VALUE)
+
+
+def is_placeholder(value: str, name: str = "") -> bool:
+    """Whether a credential's ``value`` is a stand-in (``password``, ``changeme``, ``<token>``, ``${PASS}``,
+    ``****``, ``xxx``, anything with ``example``, the field's own ``name``, under :data:`MIN_VALUE`
+    characters) rather than a secret."""
+    plain = value.strip().strip("\\\"'")
+    folded = plain.lower().replace("_", "").replace("-", "")
+    if len(plain) < MIN_VALUE or folded in PLACEHOLDERS:
+        return True
+    if plain[0] in "<$%{*[" or plain.startswith(("{{", "$(", "%(")):
+        return True
+    if "example" in folded or "xxx" in folded or "***" in plain or "..." in plain or "…" in plain:
+        return True
+    if folded.startswith(("your", "insert", "replace", "enter")):  # your-service-key, <insert token>
+        return True
+    if name and folded == name.lower().replace("_", "").replace("-", ""):
+        return True  # "password": "Password" in a translation table, API_KEY=API_KEY
+    return len(set(folded)) <= 2  # aaaaaaa, 0000000, abababab
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +121,20 @@ def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[Sec
         if pattern.needle not in line:  # a substring test is several times cheaper than the regex's scan
             continue
         for m in pattern.regex.finditer(line):
-            if _word_start(line, m.start(), pattern.kind):
+            if pattern.kind == "Basic credentials" and \
+                    "authorization" not in line[max(0, m.start() - 40):m.start()].lower():
+                continue  # "Basic Functionality" in prose: only an Authorization header's value is one
+            if pattern.anywhere or _word_start(line, m.start(), pattern.kind):
                 found.append(SecretMatch(pattern.kind, m.start(), m.end(), pattern.keep))
     found.extend(_credential_fields(line))
+    found.extend(_assignments(line))
+    found.extend(_url_credentials(line))
+    if "mysql" in line:
+        found.extend(SecretMatch("command-line password", m.start(1), m.end(1), 0) for m in _MYSQL.finditer(line)
+                     if not is_placeholder(m.group(1)))
+    if "-u" in line:
+        found.extend(SecretMatch("command-line password", m.start(2), m.end(2), 0)
+                     for m in _CURL_USER.finditer(line) if not is_placeholder(m.group(2)))
     for begin in _PRIVATE_KEY_BEGIN.finditer(line) if "-----BEGIN " in line else ():
         marker = f"-----END {begin.group(1)}PRIVATE KEY-----"
         end = line.find(marker, begin.end())
@@ -109,10 +178,60 @@ def _credential_fields(line: str) -> list[SecretMatch]:
             start -= 1
         suffix_end = m.start() + next(len(w) for w in ("password", "passwd", "secret", "token", "key")
                                       if lowered.startswith(w, m.start()))
-        if lowered[start:suffix_end].replace("_", "") not in FIELD_NAMES:
+        name = line[start:suffix_end]
+        if not _field_name(name):
             continue
         value = _FIELD_VALUE.search(lowered, suffix_end, m.end())
+        if value is not None and is_placeholder(_value_at(line, value.end(), m.end()), name):
+            continue
         out.append(SecretMatch("credential field", start, m.end(), value.end() - start if value else 0))
+    return out
+
+
+def _field_name(name: str) -> bool:
+    folded = name.lower().replace("_", "").replace("-", "")
+    return any(folded.endswith(n) for n in FIELD_NAMES)
+
+
+def _value_at(line: str, start: int, end: int) -> str:
+    """The whole value from ``start`` (the match may stop inside it, at a character outside its class)."""
+    close = _BARE_VALUE.match(line, start)
+    return line[start:close.end()] if close is not None and close.end() > end else line[start:end]
+
+
+def _assignments(line: str) -> list[SecretMatch]:
+    """``AWS_SECRET_ACCESS_KEY=…``, ``DB_PASSWORD=…``, ``--password=…``: a shell variable (upper case) or a
+    long option (``--``) named like a credential, assigned a bare value."""
+    out = []
+    for word in _ASSIGNMENT_WORDS:
+        at = line.find(word)
+        while at != -1:
+            equals = at + len(word) - 1
+            start = equals
+            upper = word[0].isupper()
+            floor = max(0, equals - _MAX_NAME)  # a name is short: a run of capitals is not scanned back whole
+            while start > floor and (line[start - 1].isupper() or line[start - 1].isdigit() or line[start - 1] == "_"
+                                 if upper else line[start - 1].islower() or line[start - 1] == "-"):
+                start -= 1
+            name = line[start:equals]
+            value = _BARE_VALUE.match(line, equals + 1)
+            if value is not None and (upper or name.startswith("--")) and _field_name(name) and \
+                    (start == 0 or not (line[start - 1].isalnum() or line[start - 1] == "_")) and \
+                    not is_placeholder(value.group(), name.lstrip("-")):
+                out.append(SecretMatch("credential field", equals + 1, value.end(), 0))
+            at = line.find(word, at + 1)
+    return out
+
+
+def _url_credentials(line: str) -> list[SecretMatch]:
+    """The password of ``scheme://user:password@host`` (postgres, mysql, redis, amqp, https)."""
+    out = []
+    at = line.find("://")
+    while at != -1:
+        m = _URL_CREDENTIALS.match(line, at + 3)
+        if m is not None and at > 0 and line[at - 1].isalpha() and not is_placeholder(m.group(2), m.group(1)):
+            out.append(SecretMatch("URL password", m.start(2), m.end(2), 0))
+        at = line.find("://", at + 3)
     return out
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import BinaryIO, Iterator
 
 from .findings import INVALID_JSON, Finding
 from .lines import split_lines, strip_bom
@@ -35,6 +38,7 @@ class LoadedFile:
 class FileList:
     files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # one line per named folder that is unreadable or empty
+    skipped: list[str] = field(default_factory=list)  # one line per FIFO, socket or device found in a folder
 
 
 def rollout_files(paths: list[str]) -> list[str]:
@@ -52,10 +56,17 @@ def find_rollout_files(paths: list[str]) -> FileList:
             found: list[str] = []
             errors: list[OSError] = []
             for folder, _, names in os.walk(path, onerror=errors.append, followlinks=False):
-                found.extend(os.path.join(folder, n) for n in names
-                             if n.endswith(".jsonl") or n.endswith(".jsonl.zst"))
+                for name in names:
+                    if not (name.endswith(".jsonl") or name.endswith(".jsonl.zst")):
+                        continue
+                    full = os.path.join(folder, name)
+                    kind = special_kind(full)  # reading a FIFO blocks forever, /dev/zero never ends
+                    if kind is not None:
+                        out.skipped.append(f"skipped {full}: {kind}, not a regular file")
+                    else:
+                        found.append(full)
             out.problems.extend(f"cannot read {e.filename}: {_reason(e)}" for e in errors)
-            if not found and not errors:
+            if not found and not errors and not out.skipped:
                 out.problems.append(f"no .jsonl or .jsonl.zst files in {path}")
             out.files.extend(sorted(found))
         else:
@@ -102,8 +113,78 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("(?:^|/)" + "".join(out) + "$")
 
 
+LIMIT_ENV = "ROLLOUT_LSP_MAX_LINE"
+DEFAULT_MAX_LINE = 128 * 1024 * 1024  # characters; the largest line of the real corpora is 222 thousand
+_SKIP_PIECE = 1 << 20
+
+
+def max_line() -> int:
+    """The longest line read (characters): ``$ROLLOUT_LSP_MAX_LINE``, else :data:`DEFAULT_MAX_LINE`."""
+    value = os.environ.get(LIMIT_ENV, "")
+    return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_LINE
+
+
+def raw_lines(text: io.TextIOWrapper, limit: int) -> Iterator[tuple[str, int]]:
+    """Each line with its terminator, as iterating ``text`` gives it, but never more than ``limit``
+    characters at once: a longer line is read through in pieces and dropped, and given as its terminator
+    alone with its length (a zstd bomb's 4 GB line is never held)."""
+    pending: str | None = None
+
+    def next_piece(size: int) -> str:
+        nonlocal pending
+        if pending is not None:
+            piece, pending = pending, None
+            return piece
+        return text.readline(size)
+
+    def completes_crlf(piece: str) -> str:
+        """``piece`` ends with ``\r`` where a size limit cut: its ``\n`` may be the next piece."""
+        nonlocal pending
+        following = next_piece(limit + 1)
+        if following == "\n":
+            return piece + "\n"
+        pending = following or None
+        return piece
+
+    while True:
+        raw = next_piece(limit + 1)
+        if not raw:
+            return
+        if len(raw) <= limit:
+            yield raw, 0
+            continue
+        if raw.endswith("\r"):
+            raw = completes_crlf(raw)
+        if raw.endswith(("\n", "\r")) and len(raw.rstrip("\r\n")) <= limit:
+            yield raw, 0
+            continue
+        size = len(raw.rstrip("\r\n"))
+        ending = raw[len(raw.rstrip("\r\n")):]
+        while not ending:
+            piece = next_piece(_SKIP_PIECE)
+            if not piece:
+                break
+            if piece.endswith("\r"):
+                piece = completes_crlf(piece)
+            body = piece.rstrip("\r\n")
+            size += len(body)
+            ending = piece[len(body):]
+        yield ending, size
+
+
+def long_line(number: int, size: int, limit: int) -> Finding:
+    """The finding for line ``number``, of ``size`` characters, skipped."""
+    return Finding(INVALID_JSON, f"a line of {size} characters, over the limit of {limit} ({LIMIT_ENV}): "
+                                 "skipped, not read", Span(number, 0, 0))
+
+
 def load(path: str) -> LoadedFile:
+    """The text of ``path`` (``-``: standard input), never raising: an unreadable file is ``error``.  A
+    compressed file, or one larger than the line limit, is read line by line, so that a line over the limit
+    (:func:`max_line`) is skipped with a finding instead of read (its text is an empty line)."""
     try:
+        if path != STDIN and (path.endswith(".zst") or os.path.getsize(path) > max_line()):
+            return _load_lines(path)
         data = _read_bytes(path)
     except Exception as error:  # any I/O or decompression failure is reported, never raised
         name = "standard input" if path == STDIN else path
@@ -111,9 +192,35 @@ def load(path: str) -> LoadedFile:
     return decode(path, data)
 
 
+def _load_lines(path: str) -> LoadedFile:
+    limit = max_line()
+    pieces: list[str] = []
+    findings: list[Finding] = []
+    total = 0
+    with open_regular(path) as handle:
+        binary = io.BufferedReader(ZstdReader(handle), 1 << 20) if path.endswith(".zst") else handle
+        with io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="") as text:
+            for number, (raw, skipped) in enumerate(raw_lines(text, limit)):
+                if skipped:
+                    findings.append(long_line(number, skipped, limit))
+                body = raw.rstrip("\r\n")
+                # every terminator as \n: a skipped line's own must not join a \r before it into one \r\n
+                pieces.append(body + "\n" if len(body) < len(raw) else body)
+                total += len(raw)
+                if total > MAX_BYTES:
+                    raise ValueError("decompressed size over 2 GiB")
+    loaded = decode_text(path, "".join(pieces))
+    loaded.findings = sorted(findings + loaded.findings, key=lambda f: f.span.line)
+    return loaded
+
+
 def decode(path: str, data: bytes) -> LoadedFile:
     """Text of ``data``; bytes that are not UTF-8 become U+FFFD and an ``invalid-json`` finding."""
-    text = data.decode("utf-8", "surrogateescape")
+    return decode_text(path, data.decode("utf-8", "surrogateescape"))
+
+
+def decode_text(path: str, text: str) -> LoadedFile:
+    """``text`` decoded with ``surrogateescape``: each escaped byte becomes U+FFFD and a finding."""
     loaded = LoadedFile(path)
     text = strip_bom(text)
     if _BAD_BYTE.search(text):
@@ -131,17 +238,104 @@ def decode(path: str, data: bytes) -> LoadedFile:
 def _read_bytes(path: str) -> bytes:
     if path == STDIN:
         return decompressed_if_zstd(sys.stdin.buffer.read())
-    if path.endswith(".zst"):
+    with open_regular(path) as handle:
+        if path.endswith(".zst"):
+            data = ZstdReader(handle).read_up_to(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:
+                raise ValueError("decompressed size over 2 GiB")
+            return data
+        return handle.read()
+
+
+def open_regular(path: str) -> BinaryIO:
+    """``path`` opened for reading, unless it is a device or a socket (a FIFO named on the command line,
+    ``<(zstdcat f)``, is read: its user meant it; a folder scan skips FIFOs too, see :func:`find_rollout_files`)."""
+    handle = open(path, "rb", buffering=1 << 20)
+    kind = os.fstat(handle.fileno()).st_mode
+    if stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind):
+        handle.close()
+        raise ValueError(f"not a regular file ({_KINDS.get(stat.S_IFMT(kind), 'a special file')})")
+    return handle
+
+
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device"}
+
+
+def special_kind(path: str) -> str | None:
+    """What ``path`` is when it is not a regular file (``a FIFO``, ``a socket``, ``a character device``);
+    None for a regular file or one that cannot be examined (reading it says why)."""
+    try:
+        kind = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(kind):
+        return None
+    return _KINDS.get(stat.S_IFMT(kind), "not a regular file")
+
+
+# compressed bytes decompressed at once: a zstd block of 4 bytes (an RLE block) can make 128 KiB, so 512
+# bytes make at most 16 MiB, whatever the file (zstandard's decompressor object returns all it can make)
+ZSTD_FEED = 512
+
+
+class ZstdReader(io.RawIOBase):
+    """The decompressed bytes of a Zstandard stream, frame after frame, in constant memory.  Unlike
+    ``zstandard``'s stream reader, a stream that ends inside a frame (a truncated file) is an error, never a
+    shorter rollout; corrupt data raises ``zstandard.ZstdError``."""
+
+    def __init__(self, source: BinaryIO) -> None:
         import zstandard
 
-        with open(path, "rb") as handle:
-            reader = zstandard.ZstdDecompressor().stream_reader(handle)
-            data = reader.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            raise ValueError("decompressed size over 2 GiB")
-        return data
-    with open(path, "rb") as handle:
-        return handle.read()
+        self._zstd = zstandard.ZstdDecompressor()
+        self._source = source
+        self._frame = self._zstd.decompressobj()
+        self._started = False  # bytes of the current frame have been read
+        self._pending = b""
+        self._at = 0  # bytes of _pending already handed out
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._source.close()
+        super().close()
+
+    def read_up_to(self, limit: int) -> bytes:
+        """Everything, or the first ``limit`` bytes: a bomb stops there."""
+        out = bytearray()
+        piece = bytearray(1 << 20)
+        while len(out) < limit:
+            got = self.readinto(piece)
+            if not got:
+                break
+            out += piece[:got]
+        return bytes(out[:limit])
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        view = memoryview(buffer).cast("B")
+        while self._at >= len(self._pending):
+            data = self._source.read(ZSTD_FEED)
+            if not data:
+                if self._started and not self._frame.eof:
+                    raise ValueError("truncated zstd data: the file ends inside a frame")
+                return 0
+            self._pending, self._at = self._feed(data), 0
+        size = min(len(view), len(self._pending) - self._at)
+        view[:size] = self._pending[self._at:self._at + size]
+        self._at += size
+        return size
+
+    def _feed(self, data: bytes) -> bytes:
+        out = []
+        while data:
+            if self._frame.eof:  # the next frame of a concatenated stream
+                self._frame = self._zstd.decompressobj()
+            self._started = True
+            out.append(self._frame.decompress(data))
+            data = self._frame.unused_data if self._frame.eof else b""
+        return b"".join(out)
 
 
 def decompressed_if_zstd(data: bytes) -> bytes:
@@ -150,10 +344,7 @@ def decompressed_if_zstd(data: bytes) -> bytes:
 
 
 def _decompressed(data: bytes) -> bytes:
-    import zstandard
-
-    with zstandard.ZstdDecompressor().stream_reader(data) as reader:
-        out = reader.read(MAX_BYTES + 1)
+    out = ZstdReader(io.BytesIO(data)).read_up_to(MAX_BYTES + 1)
     if len(out) > MAX_BYTES:
         raise ValueError("decompressed size over 2 GiB")
     return out

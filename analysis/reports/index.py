@@ -35,8 +35,9 @@ from ..script.calls import COMMAND, PATCH, ToolCall
 from ..session.changes import Place, applied, call_changes, cwd_at, path_key, relative_key, session_place
 from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
+from ..jsonl.display import storable
 from ..jsonl.secrets import redact_all
-from ..jsonl.source import MAX_BYTES, decode, rollout_files
+from ..jsonl.source import MAX_BYTES, ZstdReader, decode, find_rollout_files, open_regular
 from ..session.labels import patch_actions
 
 SCHEMA_VERSION = 4  # 3: the changes table (files changed by patches) and the files' cwd and repository;
@@ -270,7 +271,10 @@ def parse_since(value: str) -> str:
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+    # rollout timestamps are ISO text ("…T10:00:00.123Z"), compared as strings: a fraction is kept, trailing
+    # zeros and all, so that "…:00.5" sorts after "…:00.123Z" and before "…:00.500Z"
+    fraction = f"{moment.microsecond:06d}".rstrip("0")
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + (f".{fraction}" if fraction else "")
 
 
 # -- the database --------------------------------------------------------------------------------------------
@@ -343,6 +347,25 @@ def _may_rebuild(path: Path) -> bool:
     return head in (b"", SQLITE_HEADER) or path.resolve().parent == default_cache_dir().resolve()
 
 
+def _other_database(path: Path) -> bool:
+    """Whether ``path`` is a readable SQLite database of something else (another application's id, or
+    tables without ours): ``--rebuild`` must not delete it, as opening it without ``--rebuild`` does not."""
+    if not path.is_file():
+        return False
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
+    except sqlite3.Error:
+        return False
+    try:
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+        names = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.Error:
+        return False  # corrupt: what _may_rebuild allows may be rebuilt
+    finally:
+        db.close()
+    return app != APPLICATION_ID and (app != 0 or names > 0)
+
+
 class RolloutIndex:
     """The index database.  Open it with :meth:`open` (the writer) or :meth:`open_existing` (readers)."""
 
@@ -361,7 +384,7 @@ class RolloutIndex:
         except OSError as error:
             raise IndexUnavailable(f"cannot create {path.parent}: {error.strerror or error}") from error
         if rebuild:
-            if not _may_rebuild(path):
+            if not _may_rebuild(path) or _other_database(path):
                 raise IndexUnavailable(f"{path} is not a rollout-lsp index; not overwriting it")
             _remove_database(path)
         try:
@@ -474,9 +497,14 @@ class RolloutIndex:
             with self._transaction():
                 self.db.executemany("INSERT OR IGNORE INTO roots(path) VALUES (?)",
                                     [(r,) for r in roots if os.path.exists(r)])
-            found = [os.path.abspath(p) for p in rollout_files([r for r in roots if os.path.exists(r)])]
+            listing = find_rollout_files([r for r in roots if os.path.exists(r)])
+            stats.errors += [p for p in listing.problems if not p.startswith("no .jsonl")] + listing.skipped
+            found = [os.path.abspath(p) for p in listing.files]
             stats.files = len(found)
             for path in found:
+                if not _utf8(path):  # SQLite keeps UTF-8 text: a name that is not cannot be a row
+                    stats.errors.append(f"cannot index {storable(path)}: its name is not UTF-8")
+                    continue
                 self._update_file(path, stats)
             self._remove_missing([r for r in roots if os.path.isdir(r)], set(found), stats)
         except sqlite3.DatabaseError as error:
@@ -509,8 +537,11 @@ class RolloutIndex:
             try:
                 size, mtime_ns, data = _read(path, row)
             except Exception as error:  # unreadable or undecompressable: recorded, retried next time
-                stats.errors.append(f"cannot read {path}: {_reason(error)}")
-                self._record_error(path, row, str(_reason(error)))
+                stats.errors.append(f"cannot read {storable(path)}: {_reason(error)}")
+                try:
+                    self._record_error(path, row, str(_reason(error)))
+                except (sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError, UnicodeError):
+                    pass  # a path SQLite cannot store (not UTF-8): reported above, nothing to remember
                 return
             if data is None:
                 stats.unchanged += 1
@@ -520,10 +551,15 @@ class RolloutIndex:
             except Exception as error:  # the analysis never fails on bad input; should it, one file is lost
                 stats.errors.append(f"cannot index {path}: {type(error).__name__}: {error}")
                 return
-            with self._transaction():
-                if self._file_row(path) != row:
-                    continue  # another process indexed it meanwhile: plan again from its row
-                self._apply(work)
+            try:
+                with self._transaction():
+                    if self._file_row(path) != row:
+                        continue  # another process indexed it meanwhile: plan again from its row
+                    self._apply(work)
+            except (sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError, UnicodeError,
+                    OverflowError) as error:  # a value SQLite refuses: this file is skipped, the others indexed
+                stats.errors.append(f"cannot index {storable(path)}: {type(error).__name__}: {error}")
+                return
             stats.lines_analysed += work.lines_analysed
             stats.lines_reread += work.lines_reread
             stats.calls_added += len(work.calls)
@@ -662,17 +698,28 @@ def _reason(error: Exception) -> str:
     return str(error) or type(error).__name__
 
 
+def _integer(value: int | None) -> int | None:
+    """``value`` when SQLite can store it (64 bits); an exit code beyond that is no exit code."""
+    return value if value is None or -(1 << 63) <= value < (1 << 63) else None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None]:
     """The file's size, modification time and bytes; no bytes when size and time are as indexed."""
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         stat = os.fstat(handle.fileno())
         if row is not None and row["error"] is None and row["size"] == stat.st_size and \
                 row["mtime_ns"] == stat.st_mtime_ns:
             return stat.st_size, stat.st_mtime_ns, None
         if path.endswith(".zst"):
-            import zstandard
-
-            data = zstandard.ZstdDecompressor().stream_reader(handle).read(MAX_BYTES + 1)
+            data = ZstdReader(handle).read_up_to(MAX_BYTES + 1)
             if len(data) > MAX_BYTES:
                 raise ValueError("decompressed size over 2 GiB")
             return stat.st_size, stat.st_mtime_ns, data
@@ -740,8 +787,9 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
         return work
     work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
     if work.session_id is None:
-        work.session_id = analysis.session_id
-        work.session_time = next((r.session.timestamp for r in analysis.records if r.session is not None), None)
+        work.session_id = _clean(analysis.session_id)
+        work.session_time = _clean(next((r.session.timestamp for r in analysis.records if r.session is not None),
+                                        None))
     if not append:
         place = session_place(analysis)
         work.repo_root, work.repo_url = repository_of(place)
@@ -827,7 +875,7 @@ def _line_offsets(data: bytes, base: int) -> list[int]:
 def _clean(text: str | None, limit: int | None = None) -> str | None:
     if text is None:
         return None
-    text = redact_all(text)
+    text = storable(redact_all(text))
     return text[:limit] if limit is not None and len(text) > limit else text
 
 
@@ -911,11 +959,11 @@ def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, b
             columns.to_units(span.start, PositionEncoding.UTF8), columns.to_units(span.end, PositionEncoding.UTF8),
             columns.to_units(span.start, PositionEncoding.UTF16), columns.to_units(span.end, PositionEncoding.UTF16),
             span.start, span.end,
-            located.record.name, located.record.call_id, call.tool, call.kind, _clean(call_text(call)),
-            _clean(call.workdir), _clean(files) or None, call.executed,
-            output.status if output else None, output.exit_code if output else None,
+            _clean(located.record.name), _clean(located.record.call_id), _clean(call.tool), call.kind,
+            _clean(call_text(call)), _clean(call.workdir), _clean(files) or None, call.executed,
+            _clean(output.status) if output else None, _integer(output.exit_code) if output else None,
             base_line + output.line if output else None, _first_output_offset(analysis, located, offsets),
-            session_id, turn[0], _clean(turn[1], _TITLE_LIMIT), turn[2], timestamp or session_time)
+            _clean(session_id), turn[0], _clean(turn[1], _TITLE_LIMIT), turn[2], _clean(timestamp or session_time))
 
 
 __all__ = ["Hit", "IndexStats", "IndexUnavailable", "RolloutIndex", "call_text", "default_db_path",

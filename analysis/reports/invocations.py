@@ -91,7 +91,7 @@ def read_invocation_log(text: str) -> InvocationLog:
             continue
         if previous is not None and invocation.ts < previous.ts:
             log.findings.append(Finding(
-                INVOCATION_ORDER, f"ts {invocation.ts:g} is earlier than the line before ({previous.ts:g}): "
+                INVOCATION_ORDER, f"ts {invocation.ts!r} is earlier than the line before ({previous.ts!r}): "
                 "appends from several processes interleaved, or the log was edited",
                 _field_span(line, number, "ts"), (Related(previous.span, "the later invocation before it"),)))
         log.invocations.append(invocation)

@@ -191,13 +191,22 @@ def _runs_with(script: ExecScript, parent: Node, child: Node, field: str | None)
 def _guarded(script: ExecScript, node: Node) -> bool:
     """Whether a ``?.`` in the call/member chain ending at ``node`` may skip it (``tools?.x`` never does:
     the global tools object is never nullish)."""
-    if b"?." not in script.data:  # no optional chain anywhere: nothing to look for link by link
+    if not _has_optional_chain(script):  # no optional chain anywhere: nothing to look for link by link
         return False
     while node is not None and node.type in _CHAINS:
         if any(c.type == "optional_chain" for c in node.children) and not _is_tools(script, node):
             return True
         node = node.child_by_field_name("function" if node.type == "call_expression" else "object")
     return False
+
+
+def _has_optional_chain(script: ExecScript) -> bool:
+    """Whether the script holds ``?.`` at all: looked for once per script, not once per call (a script of
+    thousands of calls made that quadratic)."""
+    cached = script.__dict__.get("_has_optional_chain")
+    if cached is None:
+        cached = script.__dict__["_has_optional_chain"] = b"?." in script.data
+    return cached
 
 
 def _is_tools(script: ExecScript, link: Node) -> bool:

@@ -95,11 +95,15 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
         record = parse_record(value)
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
-        problem = Finding(INVALID_JSON, f"not JSON: {error.msg}", Span(0, at, at + 1 if at < len(line) else at))
+        message = f"{error.msg} column {at + 1}" if error.msg.endswith(" at") else error.msg  # "…starting at"
+        problem = Finding(INVALID_JSON, f"not JSON: {message}", Span(0, at, at + 1 if at < len(line) else at))
     except RecordShapeError as error:
         problem = Finding(RECORD_SHAPE, str(error), _path_span(text, error.loc))
     except RecursionError:
         problem = Finding(INVALID_JSON, "JSON nested too deeply to read", Span(0, 0, len(line)))
+    except ValueError:  # an integer of over 4,300 digits: Python refuses it (its conversion is quadratic)
+        problem = Finding(INVALID_JSON, "not JSON this reader accepts: a number too long to read",
+                          Span(0, 0, len(line)))
     secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
                             Span(0, s.start, s.end)) for s in found)
     if problem is not None:

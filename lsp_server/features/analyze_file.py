@@ -35,13 +35,13 @@ class AnalyzeFileFeature(Feature):
         if server.workspace.root_uri:
             folders.append(server.workspace.root_uri)
         try:
-            server.paths.check(path, folders, server.settings.is_rollout_path)
+            readable = server.paths.check(path, folders, server.settings.is_rollout_path)
         except PathRefused as refused:
             raise JsonRpcInvalidParams(str(refused)) from None
         encoding, mask, extra = server.encoding, server.masker, server.masker.extra
 
         def work() -> dict:
-            loaded = load(path)
+            loaded = load(readable)
             if loaded.error:
                 return {"file": path, "error": loaded.error, "calls": [], "diagnostics": []}
             from analysis.session.rollout import LineCache

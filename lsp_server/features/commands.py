@@ -41,6 +41,7 @@ DECODED_SCRIPT = "rollout-lsp.decodedScript"
 CALL_COMMAND = "rollout-lsp.callCommand"
 SHOW_INFO = "rollout-lsp.showInfo"
 OPEN = "Open"
+SHOW_TIMEOUT = 10.0  # seconds a client has to answer window/showDocument
 
 
 class CommandFeature(Feature):
@@ -66,12 +67,14 @@ class CommandFeature(Feature):
             return None
         path = script_file(uri, line, script["call_id"], script["script"])
         script["file"] = path.as_uri()
+        script["shown"] = False
         if self.show_document:
-            shown = await self.server.window_show_document_async(types.ShowDocumentParams(
-                uri=path.as_uri(), take_focus=True))
-            script["shown"] = bool(shown and shown.success)
-        else:
-            script["shown"] = False
+            try:  # a client may answer null, or never: either is "not shown", never a request left waiting
+                shown = await asyncio.wait_for(self.server.window_show_document_async(types.ShowDocumentParams(
+                    uri=path.as_uri(), take_focus=True)), SHOW_TIMEOUT)
+                script["shown"] = bool(getattr(shown, "success", False))
+            except Exception as error:  # a timeout, or an answer that is not a ShowDocumentResult
+                log.debug("window/showDocument failed: %r", error)
         if not script["shown"]:
             self.tell_where(path, line)
         return script
