@@ -116,8 +116,10 @@
       (rollout-test-check "the outline through imenu"
                           (cl-every (lambda (name) (member name names))
                                     '("session 019f0000-0000-7000-8000-000000000001"
-                                      "turn: Fix the failing greeting test" "pytest -q tests/test_greet.py"
-                                      "patch src/greet.py" "git push --force"))
+                                      "turn 1 (line 3): Fix the failing greeting test"
+                                      "[exit 1] exec_command: pytest -q tests/test_greet.py"
+                                      "apply_patch: update src/greet.py" "[dead] exec_command: git push --force"
+                                      "files changed (1)"))
                           names))
 
     ;; go to definition: from the call on line 7 to its output on line 8
