@@ -13,19 +13,25 @@ from __future__ import annotations
 from typing import Sequence
 
 from .changes import FileChange, Hunk, call_changes, cwd_at
-from .files_changed import relative
+from .files_changed import call_touches, relative
 from .rollout import RolloutAnalysis
 
 
-def line_changes(analysis: RolloutAnalysis, line: int) -> list[FileChange]:
-    """The files the calls on record ``line`` changed (dead code changed nothing), in call order."""
+def line_changes(analysis: RolloutAnalysis, line: int, cwds: Sequence[str | None] | None = None) -> list[FileChange]:
+    """The files the calls on record ``line`` changed (dead code changed nothing), in call order; ``cwds``
+    is :func:`~analysis.session.changes.cwd_at` of the analysis, when the caller asks for many lines."""
     if not 0 <= line < len(analysis.records):
         return []
     located = [c for c in analysis.calls_on(line) if c.call.executed != "no"]
     if not located:
         return []
-    cwd = cwd_at(analysis)[line]
+    cwd = (cwds if cwds is not None else cwd_at(analysis))[line]
     return [change for call in located for change in call_changes(analysis, call, cwd)]
+
+
+def changed_lines(analysis: RolloutAnalysis) -> list[int]:
+    """The record lines whose calls changed files (as the Outline's ``files changed`` rows count them)."""
+    return list(dict.fromkeys(touch.line for touch in call_touches(analysis)))
 
 
 def shown_path(analysis: RolloutAnalysis, change: FileChange) -> str:
@@ -82,4 +88,4 @@ def _find(text: Sequence[str], wanted: Sequence[str]) -> int | None:
     return None
 
 
-__all__ = ["first_hunk_line", "hunk_start", "line_changes", "shown_path"]
+__all__ = ["changed_lines", "first_hunk_line", "hunk_start", "line_changes", "shown_path"]

@@ -17,7 +17,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from analysis.reports.blame import read_lines
-from analysis.session.change_places import first_hunk_line, line_changes, shown_path
+from analysis.session.change_places import changed_lines, first_hunk_line, line_changes, shown_path
+from analysis.session.changes import cwd_at
 from analysis.session.rollout import RolloutAnalysis
 
 from .base import Feature, lsp_command
@@ -35,11 +36,11 @@ class ChangedFileFeature(Feature):
     def code_lenses(self, analysis: RolloutAnalysis, uri: str) -> list[types.CodeLens]:
         """A lens per file a call changed, on the call's line, when the file is on this machine."""
         lenses = []
-        for number, record in enumerate(analysis.records):
-            if not record.is_call:
-                continue
+        lines = changed_lines(analysis)
+        cwds = cwd_at(analysis) if lines else None
+        for number in lines:
             seen = set()
-            for change in line_changes(analysis, number):
+            for change in line_changes(analysis, number, cwds):
                 target = change.target
                 if not target or target in seen or not os.path.isfile(target):
                     continue
