@@ -22,6 +22,7 @@ from .features.actions import ActionFeature
 from .features.analyze_file import AnalyzeFileFeature
 from .features.base import Feature, guarded, register
 from .features.blame import BlameFeature
+from .features.changed_files import ChangedFileFeature
 from .features.commands import CommandFeature
 from .features.completion import CompletionFeature
 from .features.diagnostics import DiagnosticsFeature
@@ -59,6 +60,7 @@ FEATURES: tuple[type[Feature], ...] = (
     ScriptEditFeature,     # the exec script as an editable document, written back as one edit
     ExportFeature,         # rollout-lsp.export: a rollout as Markdown or HTML
     InvocationLogFeature,  # cli_mocks/calls.jsonl, linked to its rollout
+    ChangedFileFeature,    # rollout → the files it changed (a lens per file, rollout-lsp.openChangedFile)
     BlameFeature,          # workspace files: the sessions that changed them (lens, hover; the lens and hover ask it)
 )
 

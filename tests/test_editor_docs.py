@@ -14,7 +14,8 @@ SNIPPETS = dict(re.findall(r"^<!-- snippet: ([\w.-]+) -->\n```\w+\n(.*?)\n```$",
 
 
 def test_every_editor_has_its_snippet():
-    assert sorted(SNIPPETS) == ["emacs", "helix", "kate", "neovim-0.11", "neovim-0.7", "neovim-script", "sublime",
+    assert sorted(SNIPPETS) == ["emacs", "helix", "kate", "neovim-0.11", "neovim-0.7", "neovim-blame", "neovim-script",
+                                "sublime",
                                 "vim-ale", "vim-lsp", "zed"]
 
 
@@ -22,6 +23,7 @@ def test_the_tests_read_the_snippets_they_run():
     neovim = (ROOT / "tests" / "nvim" / "test_neovim.lua").read_text(encoding="utf-8")
     emacs = (ROOT / "tests" / "emacs" / "test_eglot.el").read_text(encoding="utf-8")
     assert 'snippet("neovim-0.7")' in neovim and 'snippet("neovim-script")' in neovim
+    assert 'snippet("neovim-blame")' in neovim
     assert '(rollout-test-snippet "emacs")' in emacs
     vim = (ROOT / "tests" / "vim" / "test_ale.vim").read_text(encoding="utf-8")
     assert "s:Snippet('vim-ale')" in vim
@@ -39,6 +41,6 @@ def test_the_untested_configurations_parse():
 
 def test_every_setup_starts_the_server_the_same_way():
     for name, text in SNIPPETS.items():
-        if name != "neovim-script":
+        if name not in ("neovim-script", "neovim-blame"):
             assert "rollout-lsp" in text and "serve" in text, name
     assert "positionEncoding': 'utf-8'" in SNIPPETS["vim-ale"]

@@ -268,8 +268,8 @@ async def test_the_server_lists_its_commands(client: LanguageClient):
     capabilities = client.initialize_result.capabilities
     assert sorted(capabilities.execute_command_provider.commands) == [
         "rollout-lsp.blameLine", "rollout-lsp.blameSessions", "rollout-lsp.callCommand", "rollout-lsp.decodedScript",
-        "rollout-lsp.export", "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure", "rollout-lsp.scriptCompletion",
-        "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript", "rollout-lsp.showInfo", "rollout-lsp.writeScript"]
+        "rollout-lsp.export", "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure", "rollout-lsp.openChangedFile",
+        "rollout-lsp.scriptCompletion", "rollout-lsp.scriptSource", "rollout-lsp.showDecodedScript", "rollout-lsp.showInfo", "rollout-lsp.writeScript"]
 
 
 async def test_redact_quick_fix(client: LanguageClient):
@@ -643,7 +643,7 @@ def test_every_method_is_a_documented_feature_method():
     assert sorted(manager.commands) == ["rollout-lsp.blameLine", "rollout-lsp.blameSessions",
                                         "rollout-lsp.callCommand", "rollout-lsp.decodedScript", "rollout-lsp.export",
                                         "rollout-lsp.linkInvocationLog", "rollout-lsp.nextFailure",
-                                        "rollout-lsp.scriptCompletion", "rollout-lsp.scriptSource",
+                                        "rollout-lsp.openChangedFile", "rollout-lsp.scriptCompletion", "rollout-lsp.scriptSource",
                                         "rollout-lsp.showDecodedScript", "rollout-lsp.showInfo",
                                         "rollout-lsp.writeScript"]
     assert {"initialize", "textDocument/hover", "textDocument/codeAction", "rollout/analyzeFile"} <= set(handlers)

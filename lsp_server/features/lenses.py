@@ -14,6 +14,7 @@ from analysis.session.rollout import RolloutAnalysis
 
 from .base import Feature, lsp_command, lsp_method
 from .blame import BlameFeature
+from .changed_files import ChangedFileFeature
 from .commands import SHOW_SCRIPT
 from .common import summarize
 from .sessions import inherited_folding, session_lenses
@@ -33,7 +34,10 @@ class LensFeature(Feature):
         if blame.handles(params.text_document.uri):
             return await blame.code_lenses(params.text_document.uri)
         result = await self.rollout(params.text_document.uri)
-        return self.code_lenses(result.analysis, params.text_document.uri, self.server.encoding) if result else []
+        if result is None:
+            return []
+        return self.code_lenses(result.analysis, params.text_document.uri, self.server.encoding) + \
+            self.server.feature_of(ChangedFileFeature).code_lenses(result.analysis, params.text_document.uri)
 
     def code_lenses(self, analysis: RolloutAnalysis, uri: str, encoding: PositionEncoding) -> list[types.CodeLens]:
         lenses = session_lenses(analysis)  # the session's totals, an inherited history

@@ -4,7 +4,10 @@
 -- It opens fixtures and checks the filetype and the client, diagnostics, a hover, the outline, a code lens
 -- executed through the server (the documented window/showDocument handler opens the script), a quick fix
 -- applied, a stale quick fix refused, the named fixes of every diagnostic of a line, and :RolloutScript
--- (docs/editors.md) refusing a script that does not parse and writing an edited one back.
+-- (docs/editors.md) refusing a script that does not parse and writing an edited one back; then blame (the
+-- neovim-blame block): a generated repository whose generated sessions are in a temporary index, the lens's
+-- text on a file those sessions patched, :RolloutBlameHover on an attributed line, :RolloutBlameLine opening
+-- the rollout at the patch, and that rollout's lens `open src/app.py` opening the file at the change.
 -- Exits 0 when every check passes, 1 otherwise.
 
 local root = vim.fn.getcwd()
@@ -34,6 +37,14 @@ local function snippet(name)
   return body
 end
 
+-- the blame world (tests/blame_support.py): a repository, four sessions, their index; the server reads that index
+local world = vim.fn.tempname()
+local python = (os.getenv("ROLLOUT_BIN") or (root .. "/.venv/bin")) .. "/python"
+local built = vim.fn.system({ python, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
+  .. "from tests.blame_support import build_world; build_world(Path(sys.argv[2]))", root, world })
+vim.env.ROLLOUT_LSP_INDEX = world .. "/index.sqlite3"
+vim.env.ROLLOUT_LSP_INDEX_REFRESH = "0"
+
 -- `rollout-lsp` from this clone's .venv (ROLLOUT_BIN: another folder holding it)
 vim.env.PATH = (os.getenv("ROLLOUT_BIN") or (root .. "/.venv/bin")) .. ":" .. vim.env.PATH
 local notified = {}
@@ -44,6 +55,7 @@ local show_document_handler
 local loaded, load_error = pcall(function()
   assert(loadstring(snippet("neovim-0.7"), "neovim-0.7"))()
   assert(loadstring(snippet("neovim-script"), "neovim-script"))()
+  assert(loadstring(snippet("neovim-blame"), "neovim-blame"))()
 end)
 check("the documented setup loads", loaded, load_error)
 vim.cmd("filetype on") -- what Neovim does after init.lua (-u NONE skips it)
@@ -230,6 +242,73 @@ local ok, err = pcall(function()
   check(":w writes the script into the rollout and saves it", record_after == expected and on_disk == expected
     and #notified == 0 and not vim.bo[rollout].modified, { buffer = record_after, disk = on_disk, notified = notified })
   vim.fn.delete(folder, "rf")
+
+  -- blame: the generated repository is outside the workspace (this clone): the setting extends blame to it
+  -- (Neovim 0.7 answers no workspace/configuration: the notification carries the section)
+  check("the blame world is built", vim.v.shell_error == 0 and vim.fn.filereadable(world .. "/index.sqlite3") == 1,
+    built)
+  local client = vim.lsp.get_client_by_id(client_id)
+  client.notify("workspace/didChangeConfiguration", { settings = { rolloutLsp = { blameOutsideWorkspace = true } } })
+  local app_path = world .. "/repo/src/app.py"
+  vim.wait(20000, function()
+    local answer = client.request_sync("textDocument/codeLens", { textDocument = { uri = vim.uri_from_fname(app_path) } },
+      5000)
+    return answer and answer.result and #answer.result == 1
+  end, 100)
+  vim.cmd("edit " .. vim.fn.fnameescape(app_path)) -- not attached: blame reads the file from disk
+  local app = vim.api.nvim_get_current_buf()
+  local ns = vim.api.nvim_create_namespace("rollout_blame")
+  vim.wait(20000, function() return #vim.api.nvim_buf_get_extmarks(app, ns, 0, -1, {}) == 1 end, 50)
+  local marks = vim.api.nvim_buf_get_extmarks(app, ns, 0, -1, { details = true })
+  local mark = marks[1] or {}
+  local lens_text = mark[4] and mark[4].virt_text and mark[4].virt_text[1][1]
+  check("blame: the lens's text on the file's first line", #marks == 1 and mark[2] == 0
+    and lens_text == "changed by 3 Codex sessions · last: 2026-03-01 add a review note"
+    and not vim.lsp.buf_is_attached(app, client_id), marks)
+
+  local function floating()
+    for _, win in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(win).relative ~= "" then return win end
+    end
+  end
+  vim.api.nvim_win_set_cursor(0, { 12, 4 })
+  vim.cmd("RolloutBlameHover")
+  vim.wait(20000, function() return floating() ~= nil end, 50)
+  local float = floating()
+  local hover_text = float and table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false),
+    "\n") or ""
+  check("blame: the hover on an attributed line", hover_text:find("019b0000-0000-7000-8000-00000000000b", 1, true)
+    and hover_text:find("capitalise the greeting", 1, true)
+    and hover_text:find('+    return f"Hello, {name}!"', 1, true) and hover_text:find("then ran", 1, true), hover_text)
+  if float then vim.api.nvim_win_close(float, true) end
+
+  local rollout_c = vim.fn.glob(world .. "/sessions/*019c0000*.jsonl")
+  local rollout_b = vim.fn.glob(world .. "/sessions/*019b0000*.jsonl")
+  vim.api.nvim_win_set_cursor(0, { 5, 0 }) -- "    # reviewed on windows", added by session C
+  local shown_before = #shown
+  vim.cmd("RolloutBlameLine")
+  vim.wait(20000, function() return vim.api.nvim_buf_get_name(0) == rollout_c end, 50)
+  check("blame: RolloutBlameLine opens the rollout at the patch", vim.api.nvim_buf_get_name(0) == rollout_c
+    and #shown == shown_before + 1 and vim.deep_equal(vim.api.nvim_win_get_cursor(0), { 4, 0 }),
+    { buffer = vim.api.nvim_buf_get_name(0), cursor = vim.api.nvim_win_get_cursor(0) })
+
+  -- from the rollout to the file: session B's exec record (line 4) has the lens `open src/app.py`
+  local b, b_uri = open(rollout_b)
+  local b_lenses = request(b, "textDocument/codeLens", { textDocument = { uri = b_uri } }) or {}
+  local open_app
+  for _, l in ipairs(b_lenses) do
+    if l.command and l.command.title == "open src/app.py" then open_app = l end
+  end
+  check("blame: the rollout's lens opens the file", open_app and open_app.range.start.line == 3
+    and open_app.command.command == "rollout-lsp.openChangedFile", b_lenses)
+  if open_app then
+    vim.lsp.buf.execute_command(open_app.command)
+    vim.wait(20000, function() return vim.api.nvim_buf_get_name(0) == app_path end, 50)
+  end
+  check("blame: at the first line of the hunk", vim.api.nvim_buf_get_name(0) == app_path
+    and vim.deep_equal(vim.api.nvim_win_get_cursor(0), { 11, 0 }),
+    { buffer = vim.api.nvim_buf_get_name(0), cursor = vim.api.nvim_win_get_cursor(0) })
+  vim.fn.delete(world, "rf")
 end)
 check("no error in the test itself", ok, err)
 vim.lsp.stop_client(client_id)

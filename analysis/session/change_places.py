@@ -1,0 +1,91 @@
+"""Where a session's change is in the file as it is now: from a file row of a rollout to the file itself.
+
+For the calls on one record line, the files they changed (:func:`~analysis.session.changes.call_changes`,
+paths resolved against the call's ``workdir``, else the turn's or the session's cwd), and, once the file is
+read, the line where the change's first hunk starts in it: the hunk's new side (context and added lines)
+found whole, else its first block of added lines found and the lines before it in the hunk counted back,
+else its ``@@`` anchor line.  Lines are compared without trailing spaces, as ``apply_patch`` matches them.
+Nothing is read here: the caller gives the file's lines.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .changes import FileChange, Hunk, call_changes, cwd_at
+from .files_changed import call_touches, relative
+from .rollout import RolloutAnalysis
+
+
+def line_changes(analysis: RolloutAnalysis, line: int, cwds: Sequence[str | None] | None = None) -> list[FileChange]:
+    """The files the calls on record ``line`` changed (dead code changed nothing), in call order; ``cwds``
+    is :func:`~analysis.session.changes.cwd_at` of the analysis, when the caller asks for many lines."""
+    if not 0 <= line < len(analysis.records):
+        return []
+    located = [c for c in analysis.calls_on(line) if c.call.executed != "no"]
+    if not located:
+        return []
+    cwd = (cwds if cwds is not None else cwd_at(analysis))[line]
+    return [change for call in located for change in call_changes(analysis, call, cwd)]
+
+
+def changed_lines(analysis: RolloutAnalysis) -> list[int]:
+    """The record lines whose calls changed files (as the Outline's ``files changed`` rows count them)."""
+    return list(dict.fromkeys(touch.line for touch in call_touches(analysis)))
+
+
+def shown_path(analysis: RolloutAnalysis, change: FileChange) -> str:
+    """The file as the Outline's rows name it: relative to the session's folder when inside it."""
+    cwd = next((r.session.cwd for r in analysis.records if r.session is not None and r.session.cwd), None)
+    return relative(change.target or change.move_to or change.path, cwd)
+
+
+def hunk_start(lines: Sequence[str], hunk: Hunk) -> int | None:
+    """The 0-based line of ``lines`` where ``hunk`` starts, or None when the file no longer has it."""
+    text = [line.rstrip() for line in lines]
+    new: list[str] = []
+    runs: list[tuple[int, list[str]]] = []  # each block of added lines, with its place in the new side
+    for entry in hunk.lines:
+        if entry.startswith("-"):
+            continue
+        if entry.startswith("+"):
+            if not runs or runs[-1][0] + len(runs[-1][1]) != len(new):
+                runs.append((len(new), []))
+            runs[-1][1].append(entry[1:].rstrip())
+        new.append(entry[1:].rstrip())
+    found = _find(text, new)
+    if found is not None:
+        return found
+    if runs:
+        offset, run = runs[0]
+        found = _find(text, run)
+        if found is not None:
+            return max(0, found - offset)
+    anchor = hunk.header[2:].strip() if hunk.header else ""
+    if anchor:
+        for number, line in enumerate(text):
+            if line.strip() == anchor:
+                return number
+    return None
+
+
+def first_hunk_line(lines: Sequence[str], hunks: Sequence[Hunk]) -> int:
+    """Where the first hunk the file still has starts; 0 when none is found (or there is none)."""
+    for hunk in hunks:
+        found = hunk_start(lines, hunk)
+        if found is not None:
+            return found
+    return 0
+
+
+def _find(text: Sequence[str], wanted: Sequence[str]) -> int | None:
+    if not wanted or all(not w.strip() for w in wanted):  # blank lines alone say nothing about where
+        return None
+    size = len(wanted)
+    for start in range(len(text) - size + 1):
+        if text[start] == wanted[0] and list(text[start:start + size]) == list(wanted):
+            return start
+    return None
+
+
+__all__ = ["changed_lines", "first_hunk_line", "hunk_start", "line_changes", "shown_path"]

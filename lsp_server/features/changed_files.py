@@ -1,0 +1,95 @@
+"""From the rollout to the files it changed: a lens on each call that changed a file that exists here,
+``open src/app.py``, whose command opens the file at the first line of the change's first hunk.
+
+A file row of the Outline's ``files changed (N)`` goes to the call that touched the file (a document
+symbol can only point into its own document); on that call's line this lens opens the file itself.  Go to
+definition on a call line already goes to its output, so opening the file is a command
+(``rollout-lsp.openChangedFile [uri, line, call index, file index]``), which works in every editor with
+code lenses: it asks the client to show the file (``window/showDocument``) and answers its location.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from analysis.reports.blame import read_lines
+from analysis.session.change_places import changed_lines, first_hunk_line, line_changes, shown_path
+from analysis.session.changes import cwd_at
+from analysis.session.rollout import RolloutAnalysis
+
+from .base import Feature, lsp_command
+
+OPEN_CHANGED_FILE = "rollout-lsp.openChangedFile"
+
+
+class ChangedFileFeature(Feature):
+    show_document = False
+
+    def configure(self, capabilities: types.ClientCapabilities) -> None:
+        window = capabilities.window
+        self.show_document = bool(window and window.show_document and window.show_document.support)
+
+    def code_lenses(self, analysis: RolloutAnalysis, uri: str) -> list[types.CodeLens]:
+        """A lens per file a call changed, on the call's line, when the file is on this machine."""
+        lenses = []
+        lines = changed_lines(analysis)
+        cwds = cwd_at(analysis) if lines else None
+        for number in lines:
+            seen = set()
+            for change in line_changes(analysis, number, cwds):
+                target = change.target
+                if not target or target in seen or not os.path.isfile(target):
+                    continue
+                seen.add(target)
+                start = types.Position(number, 0)
+                lenses.append(types.CodeLens(types.Range(start, start), types.Command(
+                    title=f"open {self.server.masker(shown_path(analysis, change))}", command=OPEN_CHANGED_FILE,
+                    arguments=[uri, number, change.call_index, change.file_index])))
+        return lenses
+
+    @lsp_command(OPEN_CHANGED_FILE)
+    async def open_changed_file(self, *arguments: Any) -> dict | None:
+        """``[uri, line, call index, file index]``: the file that call changed, at the first line of its
+        first hunk the file still has (line 1 when none is found), shown with ``window/showDocument``;
+        answers ``{"uri", "range", "path"}``, or None and a message when the file is not on this machine."""
+        if len(arguments) < 4 or not isinstance(arguments[0], str) or \
+                not all(isinstance(a, int) for a in arguments[1:4]):
+            return None
+        uri, line, call_index, file_index = arguments[:4]
+        result = await self.rollout(uri)
+        if result is None:
+            return None
+        change = next((c for c in line_changes(result.analysis, line)
+                       if (c.call_index, c.file_index) == (call_index, file_index)), None)
+        if change is None:
+            return None
+        target = change.target
+        shown = self.server.masker(shown_path(result.analysis, change))
+        try:
+            lines = read_lines(target) if target and os.path.isfile(target) else None
+        except OSError:
+            lines = None
+        if lines is None:
+            self.say(f"{shown} is not on this machine" + (f" (no file {self.server.masker(target)})" if target else
+                                                           " (the session's folder is not known)") + ".")
+            return None
+        start = types.Position(first_hunk_line(lines, change.hunks), 0)
+        file_uri = from_fs_path(target)
+        if self.show_document:
+            await self.server.window_show_document_async(types.ShowDocumentParams(
+                uri=file_uri, take_focus=True, selection=types.Range(start, start)))
+        return {"uri": file_uri, "range": {"start": {"line": start.line, "character": 0},
+                                           "end": {"line": start.line, "character": 0}}, "path": shown}
+
+    def say(self, message: str) -> None:
+        try:
+            self.server.window_show_message(types.ShowMessageParams(types.MessageType.Info, message))
+        except Exception:  # no client attached (the feature called directly): nothing to tell
+            pass
+
+
+__all__ = ["ChangedFileFeature", "OPEN_CHANGED_FILE"]

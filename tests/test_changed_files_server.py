@@ -1,0 +1,99 @@
+"""From the rollout to the files it changed (issue 26, point 4), through `rollout-lsp serve` (pytest-lsp): on
+each call that changed a file that exists, a lens ``open src/app.py`` whose command opens the file at the
+first line of the change's first hunk; nothing for files not on this machine (the command says so)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.blame_support import build_world
+from tests.helpers import ROOT
+from tests.lsp_support import open_text, push_capabilities
+
+WORK = Path(tempfile.gettempdir()) / f"rollout-lsp-changed-files-test-{os.getpid()}"
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server", "serve"],
+                            server_env={"PYTHONPATH": str(ROOT), "ROLLOUT_LSP_INDEX": str(WORK / "index.sqlite3"),
+                                        "ROLLOUT_LSP_INDEX_REFRESH": "0", "CODEX_HOME": str(WORK / "codex")})
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    repo, folder, _db, _made = build_world(WORK)
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=push_capabilities(),
+                                                               root_uri=repo.as_uri()))
+    lsp_client.repo = repo
+    lsp_client.sessions = folder
+    yield
+    await lsp_client.shutdown_session()
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+def opened(client: LanguageClient, session: str) -> str:
+    rollout = next(client.sessions.glob(f"*{session}*.jsonl"))
+    open_text(client, rollout.as_uri(), rollout.read_text(encoding="utf-8"))
+    return rollout.as_uri()
+
+
+async def file_lenses(client: LanguageClient, uri: str) -> list[tuple[int, str, list]]:
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+    return [(lens.range.start.line, lens.command.title, list(lens.command.arguments)) for lens in lenses
+            if lens.command.command == "rollout-lsp.openChangedFile"]
+
+
+async def test_a_lens_per_existing_file_opens_it_at_the_first_hunk(client: LanguageClient):
+    repo = client.repo
+    uri = opened(client, "019b0000")
+    # the exec record on line 4 updated src/app.py, moved src/old_name.py to src/new_name.py, deleted src/gone.py
+    assert await file_lenses(client, uri) == [(3, "open src/app.py", [uri, 3, 0, 0]),
+                                              (3, "open src/new_name.py", [uri, 3, 0, 1])]
+    found = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.openChangedFile", [uri, 3, 0, 0]))
+    app = (repo / "src" / "app.py").as_uri()
+    # the hunk's new side (def compute_greeting … return f"Hello, …") starts on line 11 of the file now
+    assert found == {"uri": app, "range": {"start": {"line": 10, "character": 0}, "end": {"line": 10, "character": 0}},
+                     "path": "src/app.py"}
+    [shown] = client.shown_documents
+    assert (shown.uri, shown.selection, shown.take_focus) == (
+        app, types.Range(types.Position(10, 0), types.Position(10, 0)), True)
+
+    moved = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.openChangedFile", [uri, 3, 0, 1]))
+    assert moved == {"uri": (repo / "src" / "new_name.py").as_uri(), "path": "src/new_name.py",
+                     "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}
+
+
+async def test_a_hunk_partly_changed_since_and_files_not_on_this_machine(client: LanguageClient):
+    repo = client.repo
+    uri = opened(client, "019a0000")
+    # call_a1 (line 4) added src/app.py, src/old_name.py and src/gone.py: only app.py is still there;
+    # call_a2 (line 8, failed) would have added a line after `return f"hello {name}"`
+    assert await file_lenses(client, uri) == [(3, "open src/app.py", [uri, 3, 0, 0]),
+                                              (7, "open src/app.py", [uri, 7, 0, 0])]
+    added = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.openChangedFile", [uri, 3, 0, 0]))
+    assert added["range"]["start"] == {"line": 0, "character": 0}  # the added content is no longer whole: line 1
+    # the failed hunk's context line was changed later: found by its added line (13), one line back
+    failed = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.openChangedFile", [uri, 7, 0, 0]))
+    assert failed["range"]["start"] == {"line": 11, "character": 0}
+
+    gone = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.openChangedFile", [uri, 3, 0, 1]))
+    assert gone is None
+    assert [m.message for m in client.messages] == [
+        f"src/old_name.py is not on this machine (no file {repo / 'src' / 'old_name.py'})."]
+    app = (repo / "src" / "app.py").as_uri()
+    assert [(d.uri, d.selection.start.line) for d in client.shown_documents] == [(app, 0), (app, 11)]  # not old_name.py
+
+    # a session recorded on Windows: its paths are not files here, so no lens
+    assert await file_lenses(client, opened(client, "019c0000")) == []
