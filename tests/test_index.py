@@ -50,8 +50,9 @@ def test_every_call_of_every_fixture_is_indexed_at_its_exact_range(sessions: Pat
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         stats = index.update([str(sessions)])
         hits = index.search("")
-    files = sorted(sessions.glob("*.jsonl"))
-    assert stats.files == len(files) == 18 and stats.full == 18 and stats.errors == []
+    files = sorted(sessions.glob("rollout-*.jsonl"))
+    assert stats.files == len(files) == 17 and stats.full == 17 and stats.errors == []
+    assert stats.not_rollouts == [str(sessions / "not-a-rollout.jsonl")]
     expected = []
     for path in files:
         analysis = analyze_text(path.read_text(encoding="utf-8"))
@@ -139,7 +140,7 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
-    assert (stats.files, stats.unchanged, stats.full, stats.appended, stats.lines_analysed) == (18, 18, 0, 0, 0)
+    assert (stats.files, stats.unchanged, stats.full, stats.appended, stats.lines_analysed) == (17, 17, 0, 0, 0)
     assert analysed == []
 
 
@@ -238,8 +239,8 @@ def test_a_rewritten_or_removed_rollout(sessions: Path, tmp_path: Path):
         stats = index.update([str(sessions)])
         assert [h.text for h in index.search("git push")] == ["git push --dry-run"]
         assert index.search("d.py") == []
-        assert index.count() == (17, 105)
-    assert (stats.files, stats.full, stats.appended, stats.unchanged, stats.removed) == (17, 1, 0, 16, 1)
+        assert index.count() == (16, 105)
+    assert (stats.files, stats.full, stats.appended, stats.unchanged, stats.removed) == (16, 1, 0, 15, 1)
 
 
 def test_compressed_rollouts_are_indexed(tmp_path: Path):
@@ -303,7 +304,7 @@ def test_a_database_of_another_schema_version_is_rebuilt(sessions: Path, tmp_pat
     with RolloutIndex.open(db) as index:
         assert index.count() == (0, 0)
         stats = index.update([str(sessions)])
-    assert (stats.full, stats.unchanged) == (18, 0)
+    assert (stats.full, stats.unchanged) == (17, 0)
 
 
 def test_a_corrupt_database_is_rebuilt_by_index_and_reported_by_search(sessions: Path, tmp_path: Path):
@@ -319,7 +320,7 @@ def test_a_corrupt_database_is_rebuilt_by_index_and_reported_by_search(sessions:
     assert searched.stderr.startswith("rollout-lsp search: ") and "rollout-lsp index" in searched.stderr
     indexed = run_cli("index", str(sessions), "--db", str(db))
     assert indexed.returncode == 0, indexed.stderr
-    assert "18 read whole" in indexed.stdout
+    assert "17 rollouts: 17 read whole" in indexed.stdout
     found = run_cli("search", "git push", "--db", str(db))
     assert found.returncode == 0 and found.stdout.startswith(f"{sessions / DEMO}:9:362: git push --force")
 
@@ -383,7 +384,10 @@ def test_cli_search_output(sessions: Path, tmp_path: Path):
     db = tmp_path / "index.sqlite3"
     indexed = run_cli("index", str(sessions), "--db", str(db))
     assert indexed.returncode == 0
-    assert indexed.stdout == ("18 rollouts: 18 read whole, 0 appended to, 0 unchanged, 0 removed; 193 lines analysed, "
+    assert indexed.stderr == (f"rollout-lsp index: {sessions / 'not-a-rollout.jsonl'}: skipped: not a Codex rollout (no "
+                              "rollout record in its first 50 lines, and its name matches no rollout pattern such as "
+                              "rollout-*.jsonl)\n")
+    assert indexed.stdout == ("17 rollouts: 17 read whole, 0 appended to, 0 unchanged, 0 removed; 191 lines analysed, "
                               f"114 calls added, 0 paired with a later output in {indexed.stdout.split(' in ')[1]}")
     found = run_cli("search", "git push", "--db", str(db))
     assert (found.returncode, found.stdout) == (0, (
@@ -456,7 +460,7 @@ def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tm
         assert index.search("git push") == []
         assert len(index.search("")) == 114 - 5
     assert stats.errors == [f"cannot index {sessions / DEMO}: RuntimeError: a bug"]
-    assert (stats.full, stats.files) == (17, 18)
+    assert (stats.full, stats.files) == (16, 17)
 
 
 def _open_at_the_barrier(path: str, barrier) -> None:
@@ -479,3 +483,155 @@ def test_two_processes_creating_the_same_index_both_open_it(tmp_path: Path):
         for worker in workers:
             worker.join(timeout=120)
         assert [worker.exitcode for worker in workers] == [0, 0]
+
+
+# -- what is not a rollout, and what would not fit (issue 23) -----------------------------------------------
+
+NOT_A_ROLLOUT_LINE = ("skipped: not a Codex rollout (no rollout record in its first 50 lines, and its name matches "
+                      "no rollout pattern such as rollout-*.jsonl)")
+
+
+def test_index_of_the_fixtures_skips_the_two_json_lines_files_that_are_not_rollouts(tmp_path: Path):
+    db = tmp_path / "index.sqlite3"
+    said = "".join(f"rollout-lsp index: {FIXTURES / name}: {NOT_A_ROLLOUT_LINE}\n"
+                   for name in ("not-a-rollout.jsonl", "session_index.jsonl"))
+    first = run_cli("index", str(FIXTURES), "--db", str(db))
+    assert (first.returncode, first.stderr) == (0, said)
+    assert first.stdout == ("24 rollouts: 24 read whole, 0 appended to, 0 unchanged, 0 removed; 324 lines analysed, "
+                            f"120 calls added, 0 paired with a later output in {first.stdout.split(' in ')[1]}")
+    again = run_cli("index", str(FIXTURES), "--db", str(db), "--json")
+    report = json.loads(again.stdout)
+    assert (again.returncode, again.stderr) == (0, said)
+    assert (report["files"], report["unchanged"], report["full"], report["not_rollouts"], report["indexed_files"],
+            report["indexed_calls"]) == (24, 24, 0, [str(FIXTURES / "not-a-rollout.jsonl"),
+                                                     str(FIXTURES / "session_index.jsonl")], 24, 120)
+    listed = {h["file"] for h in json.loads(run_cli("search", "", "--json", "--db", str(db)).stdout)}
+    assert len(listed) == 21 and not any(name.endswith(("not-a-rollout.jsonl", "session_index.jsonl"))
+                                         for name in listed)
+
+
+def _notes(call: str) -> str:
+    """A JSON Lines file that is no rollout (no rollout record in its first 50 lines) yet holds a call."""
+    return "".join(json.dumps({"n": n, "name": "row"}) + "\n" for n in range(50)) + record(
+        {"type": "function_call", "name": "exec_command", "call_id": "c1",
+         "arguments": json.dumps({"cmd": call})}) + "\n"
+
+
+def test_a_json_lines_file_that_is_not_a_rollout_is_skipped_remembered_and_never_searched(tmp_path: Path,
+                                                                                           monkeypatch):
+    import zstandard
+
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    notes, packed = folder / "notes.jsonl", folder / "data.jsonl.zst"
+    notes.write_text(_notes("echo hidden-call"), encoding="utf-8")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(_notes("echo packed-call").encode()))
+    named = folder / "rollout-named.jsonl"  # a rollout's name is read whatever it holds, as `check` reads it
+    named.write_text(_notes("echo named-call"), encoding="utf-8")
+    shutil.copy(FIXTURES / DEMO, folder / DEMO)
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+        assert [h.path for h in index.search("-call")] == [str(named)]
+        assert index.count() == (2, 6)
+    assert (stats.files, stats.full, stats.not_rollouts, stats.errors) == (2, 2, [str(packed), str(notes)], [])
+    read: list[str] = []
+    real_read_lines = index_module.read_lines
+    monkeypatch.setattr(index_module, "read_lines", lambda path: read.append(path) or real_read_lines(path))
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+        assert index.count() == (2, 6)
+    assert (stats.files, stats.unchanged, stats.full, stats.not_rollouts) == (2, 2, 0, [str(packed), str(notes)])
+    assert read == []  # remembered at its size and modification time: not read again
+    notes.write_text(fixture(DEMO), encoding="utf-8")  # now a rollout: indexed
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+        assert [h.path for h in index.search("git push")] == [str(notes), str(folder / DEMO)]
+    assert (stats.files, stats.full, stats.unchanged, stats.not_rollouts) == (3, 1, 2, [str(packed)])
+    assert read == [str(notes)]
+    notes.write_text(_notes("echo hidden-call"), encoding="utf-8")  # and no longer: its calls go
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+        assert [h.path for h in index.search("git push")] == [str(folder / DEMO)]
+        assert index.count() == (2, 6)
+    assert (stats.files, stats.full, stats.removed, stats.not_rollouts) == (2, 0, 0, [str(packed), str(notes)])
+
+
+_PEAK = """
+import atexit, os, sys
+from lsp_server.__main__ import main
+
+def peak():  # this process's own high-water mark (VmHWM; ru_maxrss would count the parent's before exec)
+    with open(os.environ["PEAK_FILE"], "w") as out:
+        out.write(next(l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM")))
+
+atexit.register(peak)
+sys.argv[0] = "rollout-lsp"
+sys.exit(main())
+"""
+
+
+def _bomb(repeats: int) -> bytes:
+    """A rollout whose output line is ``repeats`` times ``a``, a few KB compressed (tests/hostile.py)."""
+    from tests.hostile import zstd_bomb
+
+    prefix = json.dumps({"timestamp": TIME, "type": "response_item",
+                         "payload": {"type": "function_call_output", "call_id": "c", "output": ""}})[:-3].encode()
+    return zstd_bomb(prefix, b"a", repeats, b'"}}\n')
+
+
+def test_a_zstd_bomb_is_reported_and_skipped_in_bounded_memory_and_the_rest_indexed(tmp_path: Path):
+    import zstandard
+    from tests.hostile import hostile_rollout
+
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "rollout-a.jsonl").write_text(hostile_rollout("plain-one"))
+    bomb = folder / "rollout-bomb.jsonl.zst"
+    bomb.write_bytes(_bomb(300 << 20))  # 300 MiB decompressed, over the default 256 MiB
+    assert len(bomb.read_bytes()) < 12_000
+    (folder / "rollout-z.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(
+        hostile_rollout("packed-one").encode()))
+    db = tmp_path / "index.sqlite3"
+    peak_file = tmp_path / "peak"
+    env = {k: v for k, v in os.environ.items() if k != "ROLLOUT_LSP_MAX_DECOMPRESSED"}
+    result = subprocess.run([sys.executable, "-c", _PEAK, "index", str(folder), "--db", str(db)], cwd=ROOT,
+                            capture_output=True, text=True, env={**env, "PEAK_FILE": str(peak_file)}, timeout=600)
+    assert result.returncode == 1
+    assert result.stderr == (f"rollout-lsp index: cannot index {bomb}: it decompresses to more than 268435456 bytes "
+                             "(the limit, ROLLOUT_LSP_MAX_DECOMPRESSED): skipped, not read whole\n")
+    assert result.stdout.startswith("3 rollouts: 2 read whole, 0 appended to, 0 unchanged, 0 removed; 10 lines "
+                                    "analysed, 4 calls added")
+    assert result.stdout.endswith(f"{db}: 2 files, 4 calls\n")
+    assert int(peak_file.read_text()) < 200_000  # KB: the 300 MiB were never held (about 60 MB here)
+    found = json.loads(run_cli("search", "echo", "--json", "--db", str(db)).stdout)
+    assert [(Path(h["file"]).name, h["text"]) for h in found] == [("rollout-a.jsonl", "echo plain-one"),
+                                                                 ("rollout-z.jsonl.zst", "echo packed-one")]
+
+
+def test_a_zst_over_the_limit_is_not_measured_again_until_it_or_the_limit_changes(tmp_path: Path, monkeypatch):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    bomb = folder / "rollout-bomb.jsonl.zst"
+    bomb.write_bytes(_bomb(8 << 20))
+    shutil.copy(FIXTURES / DEMO, folder / DEMO)
+    monkeypatch.setenv("ROLLOUT_LSP_MAX_DECOMPRESSED", str(1 << 20))
+    said = [f"cannot index {bomb}: it decompresses to more than 1048576 bytes (the limit, "
+            "ROLLOUT_LSP_MAX_DECOMPRESSED): skipped, not read whole"]
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+        assert index.count() == (1, 5)
+    assert (stats.files, stats.full, stats.errors) == (2, 1, said)
+    measured: list[str] = []
+    real = index_module._decompressed_size
+    monkeypatch.setattr(index_module, "_decompressed_size",
+                        lambda path, limit: measured.append(path) or real(path, limit))
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+    assert (stats.files, stats.unchanged, stats.errors, measured) == (2, 1, said, [])
+    monkeypatch.setenv("ROLLOUT_LSP_MAX_DECOMPRESSED", str(16 << 20))  # a limit it fits in: indexed
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(folder)])
+        assert index.count() == (2, 5)
+    assert (stats.files, stats.full, stats.unchanged, stats.errors, measured) == (2, 1, 1, [], [str(bomb)])

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from ..jsonl.source import NOT_A_ROLLOUT
 from ..reports.index import IndexUnavailable, RolloutIndex, default_db_path, default_session_dirs
 
 
@@ -15,7 +16,10 @@ def register(sub) -> None:
                            description="Index every tool call of the rollouts (*.jsonl, *.jsonl.zst) below DIR "
                                        "(default: ~/.codex/sessions, ~/.codex/archived_sessions and every folder "
                                        "indexed before). Only files that changed are read again; a file that "
-                                       "grew has only its new lines read.")
+                                       "grew has only its new lines read. A JSON Lines file that is not a rollout "
+                                       "is skipped, as `check` skips it, unless its name matches a rollout pattern "
+                                       "(rollout-*.jsonl); a .jsonl.zst that decompresses to more than 256 MiB "
+                                       "($ROLLOUT_LSP_MAX_DECOMPRESSED bytes) is reported and skipped.")
     index.add_argument("dirs", nargs="*", metavar="DIR", help="folders (or files) of rollouts")
     db_option(index)
     index.add_argument("--rebuild", action="store_true", help="start from an empty index")
@@ -58,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     except IndexUnavailable as error:
         print(f"rollout-lsp index: {error}", file=sys.stderr)
         return 2
+    for skipped in stats.not_rollouts:  # said, not failed, as `check` says it
+        print(f"rollout-lsp index: {skipped}: {NOT_A_ROLLOUT}", file=sys.stderr)
     for problem in stats.errors:
         print(f"rollout-lsp index: {problem}", file=sys.stderr)
     if args.json:

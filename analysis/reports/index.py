@@ -37,17 +37,24 @@ from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
 from ..jsonl.display import storable
 from ..jsonl.secrets import redact_all
-from ..jsonl.source import MAX_BYTES, ZstdReader, decode, find_rollout_files, open_regular
+from ..jsonl.line_stream import Unreadable, read_lines
+from ..jsonl.source import MAX_BYTES, ZstdReader, decode, find_rollout_files, is_rollout_path, open_regular
+from ..session.sniff import looks_like_rollout
 from ..session.labels import patch_actions
 
-SCHEMA_VERSION = 4  # 3: the changes table (files changed by patches) and the files' cwd and repository;
-# 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere)
+SCHEMA_VERSION = 5  # 3: the changes table (files changed by patches) and the files' cwd and repository;
+# 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere); 5: files.skipped
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
 INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
 DB_NAME = "index.sqlite3"
 SQLITE_HEADER = b"SQLite format 3\x00"
 _BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.jsonl.lines.split_lines, on bytes
 _TITLE_LIMIT = 500
+DECOMPRESSED_ENV = "ROLLOUT_LSP_MAX_DECOMPRESSED"
+# bytes: a .jsonl.zst is held whole to be indexed, so one that decompresses to more (a zstd bomb) is refused,
+# found out in constant memory; 64 times the largest real rollout seen (4 MB), twice the longest line allowed
+DEFAULT_MAX_DECOMPRESSED = 256 * 1024 * 1024
+NOT_A_ROLLOUT_ROW = "not a rollout"  # files.skipped of a JSON Lines file that is not a rollout
 
 _SCHEMA = """
 CREATE TABLE files(
@@ -66,7 +73,8 @@ CREATE TABLE files(
   error TEXT,
   cwd TEXT,                       -- the working directory in effect at the end of the stable lines
   repo_root TEXT,                 -- the session's repository: its folder, and its remote when session_meta has one
-  repo_url TEXT
+  repo_url TEXT,
+  skipped TEXT                    -- why the file at this size and time is not indexed (see _Skip); NULL: indexed
 );
 CREATE TABLE calls(
   id INTEGER PRIMARY KEY,
@@ -143,7 +151,7 @@ _CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8
 _INSERT_CALL = f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
 _FILE_COLUMNS = ("id", "path", "size", "mtime_ns", "stable_bytes", "stable_lines", "prefix_hash", "session_id",
                  "session_time", "turn_line", "turn_title", "turn_number", "error", "cwd", "repo_root",
-                 "repo_url")
+                 "repo_url", "skipped")
 _CHANGE_COLUMNS = ("file_id", "line", "call_index", "file_index", "action", "path", "move_to", "absolute",
                    "move_absolute", "path_key", "move_key", "repo_path", "repo_move_path", "applied", "nested", "hunks",
                    "next_command", "session_id", "turn_line", "turn_title", "timestamp")
@@ -187,7 +195,7 @@ def default_session_dirs() -> list[str]:
 class IndexStats:
     """What one :meth:`RolloutIndex.update` did."""
 
-    files: int = 0  # rollout files found
+    files: int = 0  # rollout files found (JSON Lines files that are not rollouts aside)
     unchanged: int = 0  # size and modification time as indexed: not opened
     full: int = 0  # new, rewritten, shrunk or compressed files read whole
     appended: int = 0  # files that grew by appending: only their new lines analysed
@@ -197,6 +205,7 @@ class IndexStats:
     calls_added: int = 0
     calls_paired: int = 0  # earlier calls updated with an output appended later
     errors: list[str] = field(default_factory=list)
+    not_rollouts: list[str] = field(default_factory=list)  # JSON Lines files skipped: not rollouts
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -506,6 +515,7 @@ class RolloutIndex:
                     stats.errors.append(f"cannot index {storable(path)}: its name is not UTF-8")
                     continue
                 self._update_file(path, stats)
+            stats.files -= len(stats.not_rollouts)
             self._remove_missing([r for r in roots if os.path.isdir(r)], set(found), stats)
         except sqlite3.DatabaseError as error:
             raise _failure(self.path, error) from error
@@ -515,15 +525,16 @@ class RolloutIndex:
     def _remove_missing(self, folders: list[str], found: set[str], stats: IndexStats) -> None:
         for folder in folders:
             prefix = folder.rstrip(os.sep) + os.sep
-            rows = self.db.execute("SELECT id, path FROM files WHERE substr(path, 1, ?) = ?",
+            rows = self.db.execute("SELECT id, path, skipped FROM files WHERE substr(path, 1, ?) = ?",
                                    (len(prefix), prefix)).fetchall()
-            gone = [(file_id,) for file_id, path in rows if path not in found and not os.path.exists(path)]
+            gone = [(file_id, skipped) for file_id, path, skipped in rows
+                    if path not in found and not os.path.exists(path)]
             if gone:
                 with self._transaction():
-                    self.db.executemany("DELETE FROM calls WHERE file_id = ?", gone)
-                    self.db.executemany("DELETE FROM changes WHERE file_id = ?", gone)
-                    self.db.executemany("DELETE FROM files WHERE id = ?", gone)
-                stats.removed += len(gone)
+                    self.db.executemany("DELETE FROM calls WHERE file_id = ?", [(i,) for i, _ in gone])
+                    self.db.executemany("DELETE FROM changes WHERE file_id = ?", [(i,) for i, _ in gone])
+                    self.db.executemany("DELETE FROM files WHERE id = ?", [(i,) for i, _ in gone])
+                stats.removed += sum(skipped is None for _, skipped in gone)  # rollouts removed
 
     def _file_row(self, path: str) -> dict[str, Any] | None:
         row = self.db.execute(f"SELECT {', '.join(_FILE_COLUMNS)} FROM files WHERE path = ?", (path,)).fetchone()
@@ -536,6 +547,21 @@ class RolloutIndex:
                 pending = self._pending(row) if row is not None else []
             try:
                 size, mtime_ns, data = _read(path, row)
+            except _Skip as skip:  # not indexed, for a reason that holds while the file is unchanged
+                if skip.error:
+                    stats.errors.append(f"cannot index {storable(path)}: {skip.error}")
+                else:
+                    stats.not_rollouts.append(storable(path))
+                if skip.remembered:
+                    return
+                try:
+                    with self._transaction():
+                        if self._file_row(path) != row:
+                            continue  # another process indexed it meanwhile: look again from its row
+                        self._record_skip(path, row, skip)
+                except (sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError, UnicodeError):
+                    pass  # a path SQLite cannot store: reported above (the next run looks again)
+                return
             except Exception as error:  # unreadable or undecompressable: recorded, retried next time
                 stats.errors.append(f"cannot read {storable(path)}: {_reason(error)}")
                 try:
@@ -591,7 +617,22 @@ class RolloutIndex:
             self.db.execute(
                 "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, error) "
                 "VALUES (?, -1, -1, 0, 0, '', ?) ON CONFLICT(path) DO UPDATE SET size = -1, mtime_ns = -1, "
-                "stable_bytes = 0, stable_lines = 0, prefix_hash = '', error = excluded.error", (path, reason))
+                "stable_bytes = 0, stable_lines = 0, prefix_hash = '', error = excluded.error, skipped = NULL",
+                (path, reason))
+
+    def _record_skip(self, path: str, row: dict[str, Any] | None, skip: "_Skip") -> None:
+        """A row that remembers why the file, at its size and modification time, is not indexed (it holds no
+        calls), so that the next run does not read it again."""
+        if row is not None:
+            self.db.execute("DELETE FROM calls WHERE file_id = ?", (row["id"],))
+            self.db.execute("DELETE FROM changes WHERE file_id = ?", (row["id"],))
+        self.db.execute(
+            "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, skipped) "
+            "VALUES (?, ?, ?, 0, 0, '', ?) ON CONFLICT(path) DO UPDATE SET size = excluded.size, "
+            "mtime_ns = excluded.mtime_ns, stable_bytes = 0, stable_lines = 0, prefix_hash = '', session_id = NULL, "
+            "session_time = NULL, turn_line = NULL, turn_title = NULL, turn_number = NULL, error = NULL, cwd = NULL, "
+            "repo_root = NULL, repo_url = NULL, skipped = excluded.skipped",
+            (path, skip.size, skip.mtime_ns, skip.reason))
 
     def _apply(self, work: "_Work") -> None:
         values = (work.size, work.mtime_ns, work.stable_bytes, work.stable_lines, work.prefix_hash, work.session_id,
@@ -608,7 +649,7 @@ class RolloutIndex:
             self.db.execute(
                 "UPDATE files SET size = ?, mtime_ns = ?, stable_bytes = ?, stable_lines = ?, prefix_hash = ?, "
                 "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, turn_number = ?, cwd = ?, "
-                "repo_root = ?, repo_url = ?, error = NULL WHERE id = ?", (*values, file_id))
+                "repo_root = ?, repo_url = ?, error = NULL, skipped = NULL WHERE id = ?", (*values, file_id))
             self.db.execute("DELETE FROM calls WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
             self.db.execute("DELETE FROM changes WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
         self.db.executemany(_INSERT_CALL, [(file_id, *call) for call in work.calls])
@@ -672,8 +713,8 @@ class RolloutIndex:
         return [path for (path,) in rows if os.path.exists(path)]
 
     def count(self) -> tuple[int, int]:
-        """Indexed files and calls."""
-        files = self.db.execute("SELECT count(*) FROM files").fetchone()[0]
+        """Indexed files (those skipped aside) and calls."""
+        files = self.db.execute("SELECT count(*) FROM files WHERE skipped IS NULL").fetchone()[0]
         calls = self.db.execute("SELECT count(*) FROM calls").fetchone()[0]
         return files, calls
 
@@ -711,17 +752,82 @@ def _utf8(text: str) -> bool:
     return True
 
 
+class _Skip(Exception):
+    """The file is not indexed, for a reason that holds while its size and modification time do: a JSON Lines
+    file that is not a rollout (said, not an error), or a ``.zst`` over the decompressed limit (an error).
+    ``reason`` is what ``files.skipped`` keeps; ``remembered``: the row already says so (nothing was read)."""
+
+    def __init__(self, size: int, mtime_ns: int, reason: str, error: str | None, remembered: bool) -> None:
+        super().__init__(error or reason)
+        self.size, self.mtime_ns, self.reason, self.error, self.remembered = size, mtime_ns, reason, error, remembered
+
+
+def max_decompressed() -> int:
+    """The largest decompressed ``.zst`` indexed (bytes): ``$ROLLOUT_LSP_MAX_DECOMPRESSED``, else
+    :data:`DEFAULT_MAX_DECOMPRESSED`; never above the 2 GiB any file is limited to."""
+    value = os.environ.get(DECOMPRESSED_ENV, "")
+    return min(int(value), MAX_BYTES) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_DECOMPRESSED
+
+
+def _over_limit(limit: int) -> tuple[str, str]:
+    """The ``files.skipped`` value and the message of a ``.zst`` that decompresses to more than ``limit``."""
+    return f"decompressed over {limit}", (f"it decompresses to more than {limit} bytes (the limit, "
+                                          f"{DECOMPRESSED_ENV}): skipped, not read whole")
+
+
+def _decompressed_size(path: str, limit: int) -> int:
+    """How many bytes the zstd file ``path`` decompresses to, counted in constant memory (each piece is
+    dropped), up to just past ``limit``; raises on truncated or corrupt data."""
+    with open_regular(path) as handle:
+        reader = ZstdReader(handle)
+        piece = bytearray(1 << 20)
+        total = 0
+        while total <= limit:
+            got = reader.readinto(piece)
+            if not got:
+                break
+            total += got
+        return total
+
+
+def _is_rollout(path: str) -> bool:
+    """Whether ``path`` is indexed as a rollout: its name matches a rollout pattern (it is read whatever it
+    holds), or one of its first records is a rollout record, the rule ``check`` and the server follow."""
+    if is_rollout_path(path):
+        return True
+    lines = read_lines(path)
+    try:
+        return looks_like_rollout(text for text, _ in lines)
+    except Unreadable as error:  # say why as every other unreadable file does: "cannot read PATH: why"
+        raise (error.__cause__ or error) from None
+    finally:
+        lines.close()
+
+
 def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None]:
-    """The file's size, modification time and bytes; no bytes when size and time are as indexed."""
+    """The file's size, modification time and bytes; no bytes when size and time are as indexed.  Raises
+    :class:`_Skip` when the file is not to be indexed (a ``.zst`` is measured, in constant memory, before it
+    is held whole)."""
     with open_regular(path) as handle:
         stat = os.fstat(handle.fileno())
-        if row is not None and row["error"] is None and row["size"] == stat.st_size and \
-                row["mtime_ns"] == stat.st_mtime_ns:
+        limit = max_decompressed() if path.endswith(".zst") else None
+        unchanged = row is not None and row["error"] is None and row["size"] == stat.st_size and \
+            row["mtime_ns"] == stat.st_mtime_ns
+        if unchanged and row["skipped"] == NOT_A_ROLLOUT_ROW:
+            raise _Skip(stat.st_size, stat.st_mtime_ns, NOT_A_ROLLOUT_ROW, None, remembered=True)
+        if unchanged and limit is not None and row["skipped"] == _over_limit(limit)[0]:
+            raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=True)
+        if unchanged and row["skipped"] is None:
             return stat.st_size, stat.st_mtime_ns, None
-        if path.endswith(".zst"):
-            data = ZstdReader(handle).read_up_to(MAX_BYTES + 1)
-            if len(data) > MAX_BYTES:
-                raise ValueError("decompressed size over 2 GiB")
+        if limit is not None:
+            if _decompressed_size(path, limit) > limit:
+                raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=False)
+        if not _is_rollout(path):
+            raise _Skip(stat.st_size, stat.st_mtime_ns, NOT_A_ROLLOUT_ROW, None, remembered=False)
+        if limit is not None:
+            data = ZstdReader(handle).read_up_to(limit + 1)
+            if len(data) > limit:  # it changed since it was measured
+                raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=False)
             return stat.st_size, stat.st_mtime_ns, data
         data = handle.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
