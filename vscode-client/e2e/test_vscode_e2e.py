@@ -2,12 +2,13 @@
 
 Installs the packaged .vsix, opens a fixture rollout and a recorded Codex 0.157 rollout, and checks what a
 person sees: the Outline view lists the exec calls, the Problems view lists the warnings, a hover over a
-call shows its decoded command; a 20 MB rollout opens with no "Open Anyway" and lists its lenses from the
-status bar; a 60 MB one is read into the Large Rollout view (by turn; its Problems leave when it closes; a row
-opens a window of it); an invocation log is linked to a rollout from the palette; a rollout under another name
-is found by its content; the editable script view with auto-save on writes nothing into the rollout, completes
-`tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one.  Screenshots go to
-docs/images/.  Run with `make e2e`.
+call shows its decoded command; the Outline of two real rollouts marks failed, non-zero and interrupted calls
+and lists the exact commands of an expansion as children; a 20 MB rollout opens with no "Open Anyway" and lists
+its lenses from the status bar; a 60 MB one is read into the Large Rollout view (by turn; its Problems leave when
+it closes; a row opens a window of it); an invocation log is linked to a rollout from the palette; a rollout
+under another name is found by its content; the editable script view with auto-save on writes nothing into the
+rollout, completes `tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one.
+Screenshots go to docs/images/.  Run with `make e2e`.
 """
 
 from __future__ import annotations
@@ -239,6 +240,7 @@ def test_the_outline_of_real_rollouts_marks_failures_and_lists_expansions(page: 
         interrupted = (3, "[interrupted (exit 130)] exec_command: ls -ld dataset/BonesSeed/soma_* && test -d "
                           "dataset/BonesSeed/soma_uniform/bvh && echo uniform-present || …",
                        "call_C6JCNOg2gCGKJH3pWN2QwgdY · 10.002 s · after 1 write_stdin")
+        assert interrupted in rows, rows
         assert rows[rows.index(interrupted) + 1] == (  # the Ctrl-C that ended it
             3, 'write_stdin: session 94014 "\\u0003"', "call_5LGqMxsm0xlapnX0DdHSh2DR · 0.0007 s · continues line 85")
         go_to(page, 85, 1)
@@ -252,6 +254,7 @@ def test_the_outline_of_real_rollouts_marks_failures_and_lists_expansions(page: 
         command(page, "Explorer: Focus on Outline View")
         expect(outline).to_contain_text("[failed] exec", timeout=120_000)
         rows = outline_rows(page)
+        assert (3, "[failed] exec", "1 command · 0.4 s") in rows, rows
         failed = rows.index((3, "[failed] exec", "1 command · 0.4 s"))
         rg = "shell_command: rg -n -i --glob '*.lua' "
         assert rows[failed - 2:failed + 2] == [
