@@ -156,8 +156,8 @@ def test_fixture_outline_problems_and_hover(page: Page):
     command(page, "Explorer: Focus on Outline View")
     outline = page.locator(".outline-pane")
     expect(outline).to_contain_text("pytest -q tests/test_greet.py", timeout=60_000)
-    for name in ("session 019f0000-0000-7000-8000-000000000001", "turn: Fix the failing greeting test",
-                 "patch src/greet.py", "git push --force"):
+    for name in ("session 019f0000-0000-7000-8000-000000000001", "turn 1 (line 3): Fix the failing greeting test",
+                 "apply_patch: update src/greet.py", "git push --force"):
         expect(outline).to_contain_text(name)
     page.screenshot(path=str(IMAGES / "outline.png"))
 
@@ -264,8 +264,8 @@ def test_the_outline_of_real_rollouts_marks_failures_and_lists_expansions(page: 
             (3, "[failed] exec", "1 command · 0.4 s"),
             (4, "shell_command: 4 commands: rg -n -i --glob '*.lua' '(timer|settimeout|delay|tick|coroutine|loop|"
                 "schedule|interval)' Scr…", "computed")]
-        # the four elements all have the range of the call, and VS Code's Outline orders rows of one range by
-        # name: they are read in the order of their element numbers
+        # the four children share the call's range, and VS Code's Outline (sorted by position) orders rows of one
+        # range by name: it shows element 4 first, so they are compared in the order of their element numbers
         assert sorted(rows[failed + 2:failed + 6], key=lambda row: row[2]) == [
             (5, rg + "'(timer|settimeout|delay|tick|coroutine|loop|schedule|interval)' Script ExtendRe…",
              "element 1 of the list"),
@@ -307,7 +307,7 @@ def test_colours_inside_the_script_and_the_editable_script(page: Page):
     fixture = ROOT / "fixtures" / "rollout-demo.jsonl"
     open_file(page, "rollout-demo.jsonl")
     command(page, "Explorer: Focus on Outline View")
-    expect(page.locator(".outline-pane")).to_contain_text("patch src/greet.py", timeout=60_000)
+    expect(page.locator(".outline-pane")).to_contain_text("apply_patch: update src/greet.py", timeout=60_000)
     text = inspect_token(page, 7, column_of(fixture, 7, "+    return"))
     assert "patchAdded" in text and "markup.inserted" in text, text
     page.keyboard.press("Escape")
@@ -363,7 +363,7 @@ def test_a_rollout_with_another_name_is_found_by_its_content(page: Page):
     try:
         open_file(page, copy.name)
         command(page, "Explorer: Focus on Outline View")
-        expect(page.locator(".outline-pane")).to_contain_text("patch src/greet.py", timeout=60_000)
+        expect(page.locator(".outline-pane")).to_contain_text("apply_patch: update src/greet.py", timeout=60_000)
         command(page, "View: Close All Editor Groups")
     finally:
         copy.unlink()
