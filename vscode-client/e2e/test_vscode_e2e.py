@@ -2,12 +2,13 @@
 
 Installs the packaged .vsix, opens a fixture rollout and a recorded Codex 0.157 rollout, and checks what a
 person sees: the Outline view lists the exec calls, the Problems view lists the warnings, a hover over a
-call shows its decoded command; a 20 MB rollout opens with no "Open Anyway" and lists its lenses from the
-status bar; a 60 MB one is read into the Large Rollout view (by turn; its Problems leave when it closes; a row
-opens a window of it); an invocation log is linked to a rollout from the palette; a rollout under another name
-is found by its content; the editable script view with auto-save on writes nothing into the rollout, completes
-`tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one.  Screenshots go to
-docs/images/.  Run with `make e2e`.
+call shows its decoded command; the Outline of two real rollouts marks failed, non-zero and interrupted calls
+and lists the exact commands of an expansion as children; a 20 MB rollout opens with no "Open Anyway" and lists
+its lenses from the status bar; a 60 MB one is read into the Large Rollout view (by turn; its Problems leave when
+it closes; a row opens a window of it); an invocation log is linked to a rollout from the palette; a rollout
+under another name is found by its content; the editable script view with auto-save on writes nothing into the
+rollout, completes `tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one.
+Screenshots go to docs/images/.  Run with `make e2e`.
 """
 
 from __future__ import annotations
@@ -155,8 +156,8 @@ def test_fixture_outline_problems_and_hover(page: Page):
     command(page, "Explorer: Focus on Outline View")
     outline = page.locator(".outline-pane")
     expect(outline).to_contain_text("pytest -q tests/test_greet.py", timeout=60_000)
-    for name in ("session 019f0000-0000-7000-8000-000000000001", "turn: Fix the failing greeting test",
-                 "patch src/greet.py", "git push --force"):
+    for name in ("session 019f0000-0000-7000-8000-000000000001", "turn 1 (line 3): Fix the failing greeting test",
+                 "apply_patch: update src/greet.py", "git push --force"):
         expect(outline).to_contain_text(name)
     page.screenshot(path=str(IMAGES / "outline.png"))
 
@@ -193,6 +194,99 @@ def test_recorded_rollout(page: Page):
     page.screenshot(path=str(IMAGES / "hover-recorded.png"))
 
 
+WILD = SHARED / "corpus" / "wild"
+MOTION = "seokhyeonhong__motion-jepa__rollout-2026-07-26T06-37-23-019f9b36-1e6d-7651-9801-5450483871e2.jsonl"
+AGENTS = "doudouqie66__CommonTools__rollout-2026-07-11T10-22-29-019f4efb-ae76-7e30-b44e-3fa464c16193.jsonl"
+
+
+def outline_rows(page: Page) -> list[tuple[int, str, str]]:
+    """The rows the Outline draws, top to bottom: each row's depth, its text and its description (the detail)."""
+    return [tuple(row) for row in page.locator(".outline-pane .monaco-list-row").evaluate_all(
+        """rows => rows.sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index)).map(row => [
+             Number(row.getAttribute('aria-level')),
+             row.querySelector('.label-name')?.textContent ?? '',
+             row.querySelector('.label-description')?.textContent ?? ''])""")]
+
+
+def test_the_outline_of_real_rollouts_marks_failures_and_lists_expansions(page: Page):
+    """Issue 22 in a real VS Code, on real rollouts copied into the workspace under Codex's own names: a command
+    bwrap refused reads `[exit 1]` and its rerun reads plain; a command killed with Ctrl-C reads
+    `[interrupted (exit 130)]`; an exec whose script failed reads `[failed] exec`, and its Promise.all over four
+    known commands lists each exact command as a child row."""
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    motion, agents = folder / MOTION.split("__")[-1], folder / AGENTS.split("__")[-1]
+    shutil.copy(WILD / MOTION, motion)
+    shutil.copy(WILD / AGENTS, agents)
+    pwd = "exec_command: pwd && rg --files -g 'AGENTS.md' -g '!**/.git/**' -g '!**/__pycache__/**' | head -50 && " \
+          "rg --files | sed …"
+    try:
+        open_file(page, motion.name)
+        command(page, "Explorer: Focus on Outline View")
+        outline = page.locator(".outline-pane")
+        expect(outline).to_contain_text("[interrupted (exit 130)] exec_command: ls -ld", timeout=120_000)
+        rows = outline_rows(page)
+        assert rows[:2] == [
+            (1, "session 019f9b36-1e6d-7651-9801-5450483871e2",
+             "in 26.15M (cached 25.04M) · out 107.4k (reasoning 22.1k) · context 66% of 258.4k · "
+             "16 failed (first: line 16, exit 1)"),
+            (2, "turn 1 (line 4): 이 프로젝트에 맞는 데이터셋을 처리할 거야. representation은 ardy의 representation을 쓰되 "
+                "kimodo의 proces…",
+             "3 failed (first: line 16, exit 1) · in 1.12M (cached 1.03M) · out 7.4k (reasoning 2.1k) · "
+             "context 38% of 258.4k")]
+        assert rows[2:4] == [(3, f"[exit 1] {pwd}", "call_LNJlEkyCt3GRASC4mjROgppk · 0 s"),  # bwrap refused it
+                             (3, pwd, "call_dlwMAzYqAQE8ycPydnckDckD · 0 s")]  # the rerun
+        assert (3, "[exit 2] exec_command: rg -n '^def |^class |size_dict|SPLIT|fps|motion_dim|save|stats|canonical|"
+                   "argparse|viser|inverse|skeleton'…", "call_k7sAdD5dpuJZwReDc0I7S6Cm · 0 s") in rows
+        interrupted = (3, "[interrupted (exit 130)] exec_command: ls -ld dataset/BonesSeed/soma_* && test -d "
+                          "dataset/BonesSeed/soma_uniform/bvh && echo uniform-present || …",
+                       "call_C6JCNOg2gCGKJH3pWN2QwgdY · 10.002 s · after 1 write_stdin")
+        assert interrupted in rows, rows
+        assert rows[rows.index(interrupted) + 1] == (  # the Ctrl-C that ended it
+            3, 'write_stdin: session 94014 "\\u0003"', "call_5LGqMxsm0xlapnX0DdHSh2DR · 0.0007 s · continues line 85")
+        go_to(page, 85, 1)
+        command(page, "Explorer: Focus on Outline View")
+        for _ in range(8):  # a side bar wide enough to read the rows in the screenshot
+            command(page, "Increase Current View Size")
+        page.screenshot(path=str(IMAGES / "outline-failures.png"))
+
+        command(page, "View: Close All Editor Groups")
+        open_file(page, agents.name)
+        command(page, "Explorer: Focus on Outline View")
+        expect(outline).to_contain_text("[failed] exec", timeout=120_000)
+        rows = outline_rows(page)
+        assert (3, "[failed] exec", "1 command · 0.4 s") in rows, rows
+        failed = rows.index((3, "[failed] exec", "1 command · 0.4 s"))
+        rg = "shell_command: rg -n -i --glob '*.lua' "
+        assert rows[failed - 2:failed + 2] == [
+            (3, "exec", "1 command · 0.3 s"),
+            (4, "shell_command: $files = rg --files; Write-Output ('FILE_COUNT=' + ($files | Measure-Object).Count); "
+                "$files | Select-Obj…", "ran"),
+            (3, "[failed] exec", "1 command · 0.4 s"),
+            (4, "shell_command: 4 commands: rg -n -i --glob '*.lua' '(timer|settimeout|delay|tick|coroutine|loop|"
+                "schedule|interval)' Scr…", "computed")]
+        # the four children share the call's range, and VS Code's Outline (sorted by position) orders rows of one
+        # range by name: it shows element 4 first, so they are compared in the order of their element numbers
+        assert sorted(rows[failed + 2:failed + 6], key=lambda row: row[2]) == [
+            (5, rg + "'(timer|settimeout|delay|tick|coroutine|loop|schedule|interval)' Script ExtendRe…",
+             "element 1 of the list"),
+            (5, rg + "'(rpc|server_|client_|multicast|send.*event|broad.?cast|net\\b|remote)' Script Ex…",
+             "element 2 of the list"),
+            (5, rg + "'(bind|unbind|listen|unlisten|subscribe|unsubscribe|add.*delegate|remove.*delega…",
+             "element 3 of the list"),
+            (5, "shell_command: $lua = rg --files -g '*.lua' Script ExtendResource; 'LUA_COUNT=' + ($lua | "
+                "Measure-Object).Count; $lua |…", "element 4 of the list")]
+        assert rows[failed + 6] == (3, "exec", "1 command · 0.5 s")
+        go_to(page, 35, 1)
+        command(page, "Explorer: Focus on Outline View")
+        page.screenshot(path=str(IMAGES / "outline-expansions.png"))
+        for _ in range(8):
+            command(page, "Decrease Current View Size")
+        command(page, "View: Close All Editor Groups")
+    finally:
+        motion.unlink()
+        agents.unlink()
+
+
 def go_to(page: Page, line: int, column: int) -> None:
     command(page, "Go to Line/Column")
     page.keyboard.type(f"{line}:{column}")
@@ -213,7 +307,7 @@ def test_colours_inside_the_script_and_the_editable_script(page: Page):
     fixture = ROOT / "fixtures" / "rollout-demo.jsonl"
     open_file(page, "rollout-demo.jsonl")
     command(page, "Explorer: Focus on Outline View")
-    expect(page.locator(".outline-pane")).to_contain_text("patch src/greet.py", timeout=60_000)
+    expect(page.locator(".outline-pane")).to_contain_text("apply_patch: update src/greet.py", timeout=60_000)
     text = inspect_token(page, 7, column_of(fixture, 7, "+    return"))
     assert "patchAdded" in text and "markup.inserted" in text, text
     page.keyboard.press("Escape")
@@ -269,7 +363,7 @@ def test_a_rollout_with_another_name_is_found_by_its_content(page: Page):
     try:
         open_file(page, copy.name)
         command(page, "Explorer: Focus on Outline View")
-        expect(page.locator(".outline-pane")).to_contain_text("patch src/greet.py", timeout=60_000)
+        expect(page.locator(".outline-pane")).to_contain_text("apply_patch: update src/greet.py", timeout=60_000)
         command(page, "View: Close All Editor Groups")
     finally:
         copy.unlink()
