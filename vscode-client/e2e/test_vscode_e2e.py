@@ -559,6 +559,7 @@ def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(pag
 def expected_of_20mb(path: Path) -> dict:
     """What the Outline, Problems and the lenses must show for ``path``, from the analysis and `rollout-lsp check`."""
     from analysis.jsonl.positions import PositionEncoding
+    from analysis.session.labels import turn_label
     from analysis.session.rollout import analyze_text
     from lsp_server.features.lenses import lens_title
     from lsp_server.features.sessions import SessionOutline, session_lenses
@@ -571,7 +572,7 @@ def expected_of_20mb(path: Path) -> dict:
                              capture_output=True, text=True)
     return {
         "session": SessionOutline(analysis, PositionEncoding.UTF16).session_name(path.name),
-        "turn": f"turn: {title[:80] + ('…' if len(title) > 80 else '')}",
+        "turn": f"{turn_label(1, analysis.turns[0].line)}: {title[:80] + ('…' if len(title) > 80 else '')}",
         "command": analysis.calls_on(execs[0])[0].call.label,
         "problems": len(json.loads(checked.stdout)),
         "status": session[0] if session else f"{len(execs):,} exec records",

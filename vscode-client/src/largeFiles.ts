@@ -135,13 +135,15 @@ export function lensesRefused(length: number, lines: number, largeFileOptimizati
 }
 
 export interface Lens { line: number; title: string; command: string | null; arguments: unknown[] }
+const SHOWS_SCRIPT = /[.]showDecodedScript$/;  // the server's rollout-lsp.showDecodedScript, or the client's own
 
 /** The status bar's text for a rollout whose lenses the editor does not draw: the session's totals when the
- * server gave them (the lens without a command on the first lines), else how many exec records have lenses. */
+ * server gave them (the lens titled `session: …`), else how many exec records have lenses (those that show a
+ * decoded script: a session's failure lens or a changed file's lens is no exec record). */
 export function lensSummary(lenses: readonly Lens[]): string {
-  const session = lenses.find((lens) => lens.command === null && lens.title.startsWith("session: "));
+  const session = lenses.find((lens) => lens.title.startsWith("session: "));
   if (session) return session.title;
-  const scripts = lenses.filter((lens) => lens.command !== null).length;
+  const scripts = lenses.filter((lens) => lens.command !== null && SHOWS_SCRIPT.test(lens.command)).length;
   return `${scripts.toLocaleString("en-US")} exec record${scripts === 1 ? "" : "s"}`;
 }
 

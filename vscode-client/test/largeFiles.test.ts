@@ -166,4 +166,10 @@ test("the status bar gives the session's totals, else how many exec records have
   assert.equal(lensSummary(Array.from({ length: 4996 }, (_, n) => exec(n))), "4,996 exec records");
   assert.equal(lensSummary([exec(4)]), "1 exec record");
   assert.equal(lensSummary([]), "0 exec records");
+  const failures: Lens = { line: 0, title: "3 failed calls · first: line 8, exit 1", command: "rollout-lsp.nextFailure",
+    arguments: ["file:///r.jsonl", -1] };
+  const opens: Lens = { line: 7, title: "open src/app.py", command: "rollout-lsp.openChangedFile", arguments: [] };
+  assert.equal(lensSummary([failures, exec(4), opens, exec(7)]), "2 exec records");
+  const totals: Lens = { ...session, command: "rollout-lsp.showInfo", arguments: [session.title] };
+  assert.equal(lensSummary([failures, totals, exec(4)]), "session: 1.2M tokens · context 80k of 272k");
 });
