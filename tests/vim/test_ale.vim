@@ -94,5 +94,5 @@ catch
   call s:Check('no error in the test itself', 0, v:exception . ' at ' . v:throwpoint)
 endtry
 call add(s:output, printf('%d checks, %d failed', s:checks, s:failures))
-call writefile(s:output, '/dev/stdout')
+call writefile(s:output, '/dev/stdout', 'a')  " appended: a log file that is standard output keeps what came before
 execute s:failures == 0 ? 'qall!' : 'cquit 1'
