@@ -46,3 +46,19 @@ def json_escaped(source: str) -> str:
 def run_cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "lsp_server", *args], capture_output=True, text=True,
                           cwd=ROOT, input=input, encoding="utf-8")
+
+
+# a program that runs the command line with its arguments and writes its peak memory (kB) to $PEAK_FILE:
+# `python -c PEAK_SCRIPT index …`, for the tests that bound what a hostile input may cost
+PEAK_SCRIPT = """
+import atexit, os, sys
+from lsp_server.__main__ import main
+
+def peak():  # this process's own high-water mark (VmHWM; ru_maxrss would count the parent's before exec)
+    with open(os.environ["PEAK_FILE"], "w") as out:
+        out.write(next(l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM")))
+
+atexit.register(peak)
+sys.argv[0] = "rollout-lsp"
+sys.exit(main())
+"""

@@ -20,7 +20,7 @@ from analysis.jsonl.lines import split_lines
 from analysis.reports.report import call_json, finding_json
 from analysis.session.rollout import LineCache
 from analysis.script.script import ExecScript
-from tests.helpers import FIXTURES, ROOT, run_cli
+from tests.helpers import FIXTURES, PEAK_SCRIPT, ROOT, run_cli
 from tests.hostile import TERMINAL_ATTACKS, check_invariants, check_redaction, documents, exec_line, \
     PLACEHOLDER_FORMS, hostile_rollout, mutated, real_lines, secret_forms, zstd_bomb, \
     real_scripts, record_lines
@@ -553,20 +553,6 @@ def test_lines_over_the_limit_are_skipped_and_the_rest_read_exactly(tmp_path_fac
     assert [f.message for f in loaded.findings] == [f.message for _, f in streamed if f is not None]
 
 
-_PEAK = """
-import atexit, os, sys
-from lsp_server.__main__ import main
-
-def peak():  # this process's own high-water mark (VmHWM; ru_maxrss would count the parent's before exec)
-    with open(os.environ["PEAK_FILE"], "w") as out:
-        out.write(next(l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM")))
-
-atexit.register(peak)
-sys.argv[0] = "rollout-lsp"
-sys.exit(main())
-"""
-
-
 def _run_limited(*args: str, limit: int) -> subprocess.CompletedProcess:
     import os
     import tempfile
@@ -574,7 +560,7 @@ def _run_limited(*args: str, limit: int) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory() as folder:
         peak_file = os.path.join(folder, "peak")
         env = {**os.environ, "ROLLOUT_LSP_MAX_LINE": str(limit), "PEAK_FILE": peak_file}
-        result = subprocess.run([sys.executable, "-c", _PEAK, *args], cwd=ROOT, capture_output=True, text=True,
+        result = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, *args], cwd=ROOT, capture_output=True, text=True,
                                 env=env, timeout=600)
         with open(peak_file) as handle:
             result.peak_kb = int(handle.read())

@@ -18,7 +18,7 @@ from analysis.jsonl.lines import split_lines
 from analysis.jsonl.positions import PositionEncoding
 from analysis.session.rollout import analyze_text
 from analysis.jsonl.secrets import find_secrets, redact_all
-from tests.helpers import FIXTURES, ROOT, fixture, run_cli
+from tests.helpers import FIXTURES, PEAK_SCRIPT, ROOT, fixture, run_cli
 
 DEMO = "rollout-demo.jsonl"
 SESSION = "019f0000-0000-7000-8000-000000000001"
@@ -557,20 +557,6 @@ def test_a_json_lines_file_that_is_not_a_rollout_is_skipped_remembered_and_never
     assert (stats.files, stats.full, stats.removed, stats.not_rollouts) == (2, 0, 0, [str(packed), str(notes)])
 
 
-_PEAK = """
-import atexit, os, sys
-from lsp_server.__main__ import main
-
-def peak():  # this process's own high-water mark (VmHWM; ru_maxrss would count the parent's before exec)
-    with open(os.environ["PEAK_FILE"], "w") as out:
-        out.write(next(l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM")))
-
-atexit.register(peak)
-sys.argv[0] = "rollout-lsp"
-sys.exit(main())
-"""
-
-
 def _bomb(repeats: int) -> bytes:
     """A rollout whose output line is ``repeats`` times ``a``, a few KB compressed (tests/hostile.py)."""
     from tests.hostile import zstd_bomb
@@ -595,7 +581,7 @@ def test_a_zstd_bomb_is_reported_and_skipped_in_bounded_memory_and_the_rest_inde
     db = tmp_path / "index.sqlite3"
     peak_file = tmp_path / "peak"
     env = {k: v for k, v in os.environ.items() if k != "ROLLOUT_LSP_MAX_DECOMPRESSED"}
-    result = subprocess.run([sys.executable, "-c", _PEAK, "index", str(folder), "--db", str(db)], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, "index", str(folder), "--db", str(db)], cwd=ROOT,
                             capture_output=True, text=True, env={**env, "PEAK_FILE": str(peak_file)}, timeout=600)
     assert result.returncode == 1
     assert result.stderr == (f"rollout-lsp index: cannot index {bomb}: it decompresses to more than 268435456 bytes "
