@@ -99,11 +99,20 @@ def page(code_server):
         browser.close()
 
 
+def type_in_quick_input(page: Page, text: str) -> None:
+    """Type ``text`` into the quick input just opened, once it has the focus.  Keys typed by the page went to
+    the editor when the palette had not opened yet (its widget, still drawn from the last pick, passed for it),
+    and edited the document: the invocation log lost its first line that way, a flaky failure of the link
+    test.  Typing into the input itself can only ever edit the input."""
+    box = page.locator(".quick-input-widget .quick-input-box input")
+    expect(box).to_be_focused(timeout=10_000)
+    box.press_sequentially(text)
+
+
 def pick(page: Page, keys: str, text: str) -> None:
     """Open a quick pick with ``keys``, type ``text`` and click the row that shows it."""
     page.keyboard.press(keys)
-    page.wait_for_selector(".quick-input-widget input")
-    page.keyboard.type(text)
+    type_in_quick_input(page, text)
     row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=text).first
     expect(row).to_be_visible(timeout=30_000)
     row.click()
@@ -115,10 +124,9 @@ def command(page: Page, name: str) -> None:
     opened again, rather than the test failing on the first look."""
     for attempt in range(4):
         page.keyboard.press("F1")
-        page.wait_for_selector(".quick-input-widget input")
-        page.keyboard.type(name)
         row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=name).first
         try:
+            type_in_quick_input(page, name)
             expect(row).to_be_visible(timeout=10_000 if attempt < 3 else 30_000)
             row.click(timeout=10_000)  # the list may be drawn again between the look and the click
         except (AssertionError, PlaywrightTimeoutError):
@@ -135,12 +143,11 @@ def open_file(page: Page, name: str) -> None:
     the next test's keys."""
     for attempt in range(4):
         page.keyboard.press("Control+P")
-        page.wait_for_selector(".quick-input-widget input")
-        page.keyboard.type(name)
         # the row of that very name: "calls.jsonl" is also the end of codex-0.157-custom-calls.jsonl's
         row = page.locator(".quick-input-list .monaco-list-row").filter(
             has_text=re.compile(r"(^|[\s/])" + re.escape(name))).first
         try:
+            type_in_quick_input(page, name)
             expect(row).to_be_visible(timeout=20_000)
         except AssertionError:
             page.keyboard.press("Escape")
@@ -156,7 +163,7 @@ def open_file(page: Page, name: str) -> None:
 
 def hover_at(page: Page, line: int, column: int) -> str:
     command(page, "Go to Line/Column")
-    page.keyboard.type(f"{line}:{column}")
+    type_in_quick_input(page, f"{line}:{column}")
     page.keyboard.press("Enter")
     page.wait_for_timeout(300)
     command(page, "Show or Focus Hover")
@@ -308,7 +315,7 @@ def test_the_outline_of_real_rollouts_marks_failures_and_lists_expansions(page: 
 
 def go_to(page: Page, line: int, column: int) -> None:
     command(page, "Go to Line/Column")
-    page.keyboard.type(f"{line}:{column}")
+    type_in_quick_input(page, f"{line}:{column}")
     page.keyboard.press("Enter")
     page.wait_for_timeout(300)
 
@@ -484,8 +491,7 @@ def test_link_an_invocation_log_to_a_rollout(page: Page):
         open_file(page, "rollout-run2.jsonl")
         open_file(page, "rollout-run1.jsonl")
         page.keyboard.press("F1")  # a rollout is active: the command is not offered
-        page.wait_for_selector(".quick-input-widget input")
-        page.keyboard.type("Link Invocation Log")
+        type_in_quick_input(page, "Link Invocation Log")
         page.wait_for_timeout(1000)
         expect(page.locator(".quick-input-list .monaco-list-row").filter(has_text="Link Invocation Log")).to_have_count(0)
         page.keyboard.press("Escape")
@@ -510,10 +516,8 @@ def test_link_an_invocation_log_to_a_rollout(page: Page):
         page.screenshot(path=str(IMAGES / "link-invocation-log.png"))
         rows.filter(has_text="rollout-run2.jsonl").first.click()
         toasts = page.locator(".notifications-toasts")
-        # the counts in this message are sometimes those of an earlier reading (0 explained, 1 command with no
-        # invocation: a race between linking and the log's analysis, not understood yet); the findings below,
-        # published once both documents settle, are checked exactly
-        expect(toasts).to_contain_text("calls.jsonl is linked to rollout-run2.jsonl: ", timeout=30_000)
+        expect(toasts).to_contain_text("calls.jsonl is linked to rollout-run2.jsonl: 1 invocation explained, "
+                                       "2 unexplained, 0 commands with no invocation.", timeout=30_000)
         expect(problems).to_contain_text(current, timeout=30_000)
         expect(problems).not_to_contain_text(stale)
         expect(problems).not_to_contain_text(exit_mismatch)
@@ -523,12 +527,15 @@ def test_link_an_invocation_log_to_a_rollout(page: Page):
         expect(linked).to_contain_text("rollout-run2.jsonl")
         expect(rows.filter(has_text="Choose automatically")).not_to_contain_text("now:")
         rows.filter(has_text="Choose automatically").first.click()
-        # (its counts, like the message above: the race with the log's analysis; the findings are checked below)
-        expect(toasts).to_contain_text("calls.jsonl is linked to rollout-run1.jsonl (chosen automatically): ",
+        expect(toasts).to_contain_text("calls.jsonl is linked to rollout-run1.jsonl (chosen automatically): "
+                                       "2 invocations explained, 1 unexplained, 1 command with no invocation.",
                                        timeout=30_000)
         expect(problems).to_contain_text(stale, timeout=30_000)
         expect(problems).to_contain_text(exit_mismatch)
         expect(problems).not_to_contain_text(current)
+        # no key reached the log: its tab is not dirty and the file is as written
+        expect(page.locator(".tab.dirty")).to_have_count(0)
+        assert (run / "cli_mocks" / "calls.jsonl").read_text(encoding="utf-8") == LOG
         command(page, "Notifications: Clear All Notifications")
         command(page, "View: Close All Editor Groups")
     finally:
@@ -669,8 +676,7 @@ def test_a_20mb_rollout_gets_lenses_in_the_editor_once_the_user_turns_the_optimi
         status = page.locator(".statusbar-item").filter(has_text=expected["status"])
         expect(status.first).to_be_visible(timeout=180_000)
         status.first.click()
-        page.wait_for_selector(".quick-input-widget input")
-        page.keyboard.type("Draw lenses")
+        type_in_quick_input(page, "Draw lenses")
         row = page.locator(".quick-input-list .monaco-list-row").filter(
             has_text="Draw lenses in the editor for rollout files").first
         expect(row).to_be_visible(timeout=30_000)
