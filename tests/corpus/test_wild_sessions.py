@@ -76,7 +76,7 @@ def test_spawn_agent_calls_name_their_threads_and_the_subagent_is_found_beside_i
         (22, "rpc_audit", "019f4efd-37a3-7730-acde-568b9592cea0"),
         (26, "lifecycle_audit", "019f4efd-69cb-70d1-9b5a-1941180791a6")]
     roots = search_roots(str(WILD / PARENT))
-    assert find_session_file(facts.spawns[2].child, roots) == str(WILD / SUBAGENT)
+    assert find_session_file(facts.spawns[2].child, roots) == str((WILD / SUBAGENT).resolve())
     assert find_session_file(facts.spawns[0].child, roots) is None  # not in the corpus
     child = lineage(analysis_of(SUBAGENT)).identity
     assert find_session_file(child.parent, search_roots(str(WILD / SUBAGENT)), exclude=str(WILD / SUBAGENT)) == \
