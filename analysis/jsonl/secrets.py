@@ -75,7 +75,8 @@ _PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE K
 PLACEHOLDERS = frozenset({"password", "passwd", "changeme", "changeit", "secret", "example", "placeholder",
                           "redacted", "dummy", "sample", "test", "testing", "null", "none", "undefined", "true",
                           "false", "yourpassword", "mypassword", "yoursecret", "yourtoken", "yourapikey",
-                          "apikey", "token", "value", "hidden", "masked", "notset", "empty", "default"})
+                          "apikey", "token", "value", "hidden", "masked", "notset", "empty", "default",
+                          "bearer", "basic"})  # an auth scheme's name, the credential after it is matched alone
 MIN_VALUE = 6  # a shorter value is no credential worth the name (and most often a placeholder)
 # the end of a value that is not quoted: a space, a quote, a JSON escape, shell punctuation
 _BARE_VALUE = re.compile(r"[^\s\\\"'`;&|<>(){}\[\],$=]{%d,512}" % MIN_VALUE)  # base64 padding aside
