@@ -172,9 +172,9 @@ def test_files_command():
     assert session == {
         "file": "fixtures/rollout-demo.jsonl", "session": "019f0000-0000-7000-8000-000000000001",
         "files": [{"path": "src/greet.py", "final": "updated", "touches": [
-            {"path": "src/greet.py", "action": "update", "move_to": None, "line": 6, "index": 0, "applied": None}]}],
+            {"path": "src/greet.py", "action": "update", "move_to": None, "line": 6, "index": 0, "applied": True}]}],
         "turns": [{"turn": 1, "line": 2, "title": "Fix the failing greeting test", "files": [
             {"path": "src/greet.py", "final": "updated", "touches": [
                 {"path": "src/greet.py", "action": "update", "move_to": None, "line": 6, "index": 0,
-                 "applied": None}]}]}],
+                 "applied": True}]}]}],
         "outside_turns": []}

@@ -24,6 +24,7 @@ from ..jsonl.lines import split_lines
 from ..script.calls import PATCH
 from ..script.patch import BEGIN, END, PatchFile
 from .events import ToolEvent, same_path
+from .patch_applied import patch_applied
 from .records import SessionMeta, TurnContext
 from .rollout import LocatedCall, RolloutAnalysis
 
@@ -195,24 +196,9 @@ def _until_end(body: list[str]) -> list[str]:
 # -- applied or not ----------------------------------------------------------------------------------------
 
 def applied(located: LocatedCall) -> str:
-    """Whether a patch call applied: its ``patch_apply_end`` event says so; else a top-level call's
-    output (``Success.``, exit 0; ``apply_patch verification failed``, a non-zero exit); else a call
-    inside a script that ran (``executed: yes``) applied.  ``unknown`` when nothing says."""
-    event = located.event[1] if located.event is not None else None
-    if event is not None and event.kind == PATCH and event.success is not None:
-        return YES if event.success else NO
-    if located.call.executed == "no":
-        return NO
-    output = located.output
-    if not located.record.is_exec:
-        if output is None:
-            return UNKNOWN
-        if output.status == "failed" or (output.exit_code is not None and output.exit_code != 0):
-            return NO
-        if output.exit_code == 0 or output.output.text().lstrip().startswith("Success."):
-            return YES
-        return UNKNOWN
-    return YES if located.call.executed == "yes" else UNKNOWN
+    """Whether a patch call applied (:func:`~analysis.session.patch_applied.patch_applied`): yes, no or
+    ``unknown`` when nothing says."""
+    return {True: YES, False: NO, None: UNKNOWN}[patch_applied(located)]
 
 
 # -- a session's changes -----------------------------------------------------------------------------------

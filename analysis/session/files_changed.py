@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..script.calls import PATCH
 from .changes import is_absolute, relative_key
 from .events import PATCH_END
-from .labels import located_outcome
+from .patch_applied import patch_applied
 from .rollout import LocatedCall
 from .rollout import RolloutAnalysis
 
@@ -33,7 +33,7 @@ class FileTouch:
     line: int
     index: int
     move_to: str | None = None
-    applied: bool | None = None  # False: the patch failed; None: nothing says (a call in a script, no event)
+    applied: bool | None = None  # patch_applied: False, it did not apply; None, nothing says
 
     @property
     def verb(self) -> str:
@@ -96,9 +96,7 @@ def touches_of(located: LocatedCall) -> list[FileTouch]:
         files = [(f.path, f.action, f.move_to) for f in call.files]
     else:
         return []
-    outcome = located_outcome(located)
-    applied = False if outcome is not None and outcome.failed or event is not None and event.success is False \
-        else True if event is not None or not located.record.is_exec else None
+    applied = patch_applied(located)
     return [FileTouch(path, action, located.line, located.index, move_to, applied) for path, action, move_to in files]
 
 
