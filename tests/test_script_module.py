@@ -265,6 +265,68 @@ def test_nullish_coalescing_sends_a_script_to_esprima_only_beside_an_unparenthes
     assert (might_be_refused(script), syntax_problem(script) is None) == (asked, valid)
 
 
+# Each trigger of the strict-module check, exact (issue 25): a script goes to esprima only when it holds a construct
+# that can be an early error of module code that tree-sitter accepts; the valid neighbours of each stay out.
+# ``{g\u0065t: 1}`` is the one valid script sent: an escaped ``get`` is looked at wherever it is a property name.
+@pytest.mark.parametrize("source, asked, valid", [
+    ('-a ** b', True, False),
+    ('a ** -b', False, True),
+    ('(-a) ** b', False, True),
+    ('a **= 2', False, True),
+    ('x = "\\u{110000}"', True, False),
+    ('x = "\\u{10FFFF}"', False, True),
+    ('x = "\\x41\\u0041\\u{41}"', False, True),
+    ('x = "\\0"', False, True),
+    ('x = "\\08"', True, False),
+    ('x = "\\8"', True, False),
+    ('x = `\\1`', True, False),
+    ('x = "\\\\1"', False, True),
+    ('l\\u0065t = 1', True, False),
+    ('var v\\u0061r = 1', True, False),
+    ('x = a.\\u0069f', False, True),
+    ('x = {g\\u0065t: 1}', True, True),
+    ('const \\u0061 = 1', False, True),
+    ('tools.\\u0065xec_command({})', False, True),
+    ('eval = 1', True, False),
+    ('arguments++', True, False),
+    ('[eval] = [1]', True, False),
+    ('eval("x"); f(arguments)', False, True),
+    ('function f(a = 1) { "use strict" }', True, False),
+    ('function f(a) { "use strict" }', False, True),
+    ('"use strict"; x = 1', False, True),
+    ('x = 1_000', False, True),
+    ('x = 0_1', True, False),
+    ('x = 0xA_b', False, True),
+    ('x = 1.5_0', False, True),
+    ('let x; { var x; }', True, False),
+    ('{ let x; } var x;', False, True),
+    ('function f(x) { let x; }', True, False),
+    ('function f(x) { var x; }', False, True),
+    ('function f(x) { { let x; } }', False, True),
+    ('try {} catch (e) { let e; }', True, False),
+    ('try {} catch (e) { { let e; } }', False, True),
+    ('function f() { await (x) }', True, False),
+    ('async function f() { await (x) }', False, True),
+    ('await (x)', False, True),
+    ('var f; function f() {}', True, False),
+    ('function g() { var f; function f() {} }', False, True),
+    ('import x from "y"; var x;', True, False),
+    ('const n = 1; { const n = 2; }', False, True),
+    ('let a = 1; let a = 2', True, False),
+    ('function f(a, a) {}', True, False),
+    ('x = (function y() { let y; })', False, True),
+    ('a-->b', False, True),
+    ('a<!--b', False, True),
+    ('f(a)', False, True),
+    ('-->b', True, False),
+
+])
+def test_each_trigger_of_the_strict_parser_is_exact(source, asked, valid):
+    script = ExecScript(source)
+    assert not script.root.has_error
+    assert (might_be_refused(script), syntax_problem(script) is None) == (asked, valid)
+
+
 # -- alias chains and the pragma (issue 21) ------------------------------------------------------------------
 
 
@@ -327,9 +389,9 @@ def test_a_pragma_codex_refuses_means_the_script_never_ran(source, message):
 def test_a_deeply_nested_literal_is_valid_module_code(depth):
     # V8 and acorn read a 150-deep array literal; esprima-fork gives up at about 80 levels under Python's default
     # recursion limit ("nesting exceeds the parser resource limit"), which is no syntax error
-    source = "const a = " + "[" * depth + "]" * depth + ";\nconst b = 2 ** 3;\nawait tools.exec_command({cmd: \"ls\"});"
+    source = "const a = " + "[" * depth + "]" * depth + ";\nclass B {}\nawait tools.exec_command({cmd: \"ls\"});"
     script = ExecScript(source)
-    assert might_be_refused(script)  # `**` makes the strict parser decide
+    assert might_be_refused(script)  # a class makes the strict parser decide
     assert syntax_problem(script) is None
     assert [(c.command, c.unconditional) for c in find_calls(script).calls] == [("ls", True)]
 

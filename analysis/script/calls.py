@@ -131,11 +131,16 @@ class ScriptCalls:
     notes: list[Note]
 
 
-def find_calls(script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None) -> ScriptCalls:
+def find_calls(script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None,
+               short_path: bool = True) -> ScriptCalls:
     """Every tool call of ``script`` in source order, with the findings about them.  ``place`` maps a call's
     offsets in the script to where the call is to be reported (its columns in a document line); it must keep
-    their order.  Notes stay at offsets of the script."""
-    result = _CallReader(script, place).read()
+    their order.  Notes stay at offsets of the script.
+
+    A straight-line script (:mod:`analysis.script.straight_line`) takes the short path: no dead-code, path or
+    expansion reading, which would find nothing.  ``short_path=False`` makes every script take the full path
+    (the differential tests compare the two)."""
+    result = _CallReader(script, place, short_path and script.straight_line).read()
     result.notes = sorted(result.notes + dynamic_notes(script), key=lambda n: (n.start, n.code))
     return result
 
@@ -177,9 +182,11 @@ def _first_argument(call: Node) -> Node | None:
 class _CallReader:
     """Reads every tool call of one script into :class:`ToolCall` records and :class:`Note` findings."""
 
-    def __init__(self, script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None) -> None:
+    def __init__(self, script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None,
+                 straight_line: bool = False) -> None:
         self.script = script
         self.place = place
+        self.straight_line = straight_line  # take the short path (see find_calls)
         self.constants = constants_of(script)
         self.callees = Callees(script, self.constants)
         self.expansions = Expansions(script, self.constants, self.callees)
@@ -224,10 +231,10 @@ class _CallReader:
             self.patch_call(fields, first)
         else:
             self.tool_call(fields, first)
-        if is_dead(script, call):
+        if not self.straight_line and is_dead(script, call):  # straight-line code has no dead code
             fields["executed"] = "no"
             self.note(DEAD_BRANCH, f"{named or 'this call'} never runs: it is in dead code", start, end)
-        elif runs_unconditionally(script, call):
+        elif runs_unconditionally(script, call, self.straight_line):
             fields["unconditional"] = True
         if self.place is not None:
             fields["start"], fields["end"] = self.place(start, end)
@@ -261,7 +268,7 @@ class _CallReader:
         if command is None:
             return  # no command key: the tool refuses the call
         written = command_node(tool, arguments) if key not in arguments.open else None
-        runs = self.expansions.runs(callee, first)
+        runs = self.runs(callee, first)
         commands = _commands(runs, tool) if runs is not None else None
         if commands is None:
             self.computed(fields, written if written is not None else node)
@@ -275,7 +282,7 @@ class _CallReader:
     def dynamic_call(self, fields: dict, callee: Node, first: Node | None) -> None:
         """``tools[name](…)``: a tool chosen at run time, known per element when a constant list drives it."""
         expression = self.script.text(callee)
-        runs = self.expansions.runs(callee, first)
+        runs = self.runs(callee, first)
         commands = _commands(runs, None) if runs is not None else None
         if commands is None:
             fields.update(computed=True, computed_expression=expression)
@@ -299,6 +306,10 @@ class _CallReader:
                   f"{_known(len(commands), 'call')} ({tools[0]}: {_short(commands[0][1], 60)}"
                   f"{' …' if len(commands) > 1 else ''})",
                   fields["start"], fields["end"])
+
+    def runs(self, callee: Node, first: Node | None) -> list[Run] | None:
+        """The call's runs over a constant array; straight-line code iterates nothing (no loop, no callback)."""
+        return None if self.straight_line else self.expansions.runs(callee, first)
 
     def tool_call(self, fields: dict, first: Node | None) -> None:
         node = unwrap(first)

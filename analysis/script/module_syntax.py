@@ -10,7 +10,13 @@ early errors, regular expressions validated) decides; it is pure Python and
 costs about three times tree-sitter's whole analysis of a script, so it is asked
 only about the scripts a cheap look at tree-sitter's tree and the text finds a
 construct in that V8 might refuse (:func:`might_be_refused`).  The look is a
-superset: a false alarm costs one esprima parse, never a wrong answer.
+superset: a false alarm costs one esprima parse, never a wrong answer.  Each trigger is
+narrowed to the form that can be an early error (issue 25): ``??`` beside an
+unparenthesised ``||``/``&&``, ``**`` after a unary operand, an escape that is a legacy
+octal or past U+10FFFF, an escaped name that spells a keyword, a numeric separator
+out of place, ``eval``/``arguments`` bound or assigned, ``"use strict"`` in a function
+with non-simple parameters, ``await`` outside an async body, and declarations of one
+name that clash (a shadowing one in an inner block does not).
 """
 
 from __future__ import annotations
@@ -21,20 +27,19 @@ from weakref import WeakKeyDictionary
 
 from tree_sitter import Node
 
-from .script import ExecScript
+from .script import Binding, ExecScript
 from .syntax_problem import SyntaxProblem, first_module_error
 
 # Text that may be a construct tree-sitter accepts and V8 refuses, found with ``bytes.find`` or a regular
 # expression that starts with a literal or a class (Python's fast path), and placed in the tree: escapes count in strings, templates and names, the
 # rest outside strings, templates, comments and regular expressions.  Linear on any input.
-_ESCAPES = re.compile(rb"\\(?:[1-9xu]|0[0-9])")  # legacy octal, \8 \9, hex and unicode escapes (maybe invalid)
+_ESCAPES = re.compile(rb"\\(?:[1-9xu]|0[0-9])")  # legacy octal, \8 \9, \u (names, \u{…}), \x: see _bad_escape
 _WORDS = (b"yield", b"export", b"__proto__")  # as whole tokens
 # names strict mode reserves (or may not bind): suspect as names, not as keywords or property names; found by
 # text, as a query predicate on every identifier costs more than the rest of the look together
-# (``let`` and ``await`` are everywhere as keywords: they are looked for among declared and assigned names and
-# callees instead, see _misnames)
-_RESERVED = (b"static", b"implements", b"interface", b"package", b"private", b"protected", b"public", b"eval",
-             b"arguments", b"enum")
+# (``let`` and ``await`` are everywhere as keywords, ``eval`` and ``arguments`` may be read, only not bound or
+# assigned: they are looked for among declared and assigned names and callees instead, see _misnames)
+_RESERVED = (b"static", b"implements", b"interface", b"package", b"private", b"protected", b"public", b"enum")
 _NAMES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern"})
 _MARKS = (b"<!--", b"-->")  # HTML-like comments: not in modules
 _ALL_WORDS = _WORDS + _RESERVED + _MARKS
@@ -44,6 +49,20 @@ _NOT_CODE = frozenset({"string_fragment", "escape_sequence", "string", "template
                        "regex_flags", "regex"})
 _NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
 _NAME_BYTE = re.compile(rb"[\w$\\]")
+_OCTAL_ESCAPE = re.compile(rb"\\[0-7]+")
+_NAME_TYPES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern",
+                         "property_identifier", "private_property_identifier", "statement_identifier"})
+_PROPERTY_NAMES = frozenset({"property_identifier", "private_property_identifier"})
+# names an escaped identifier may not spell in module code: reserved words, strict mode's, and the contextual
+# keywords an escape may not spell where they are keywords (read conservatively: wherever they are names)
+_NOT_ESCAPED = frozenset({
+    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
+    "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null",
+    "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield",
+    "let", "static", "implements", "interface", "package", "private", "protected", "public", "await", "eval",
+    "arguments", "async", "of", "get", "set", "from", "as", "target", "meta", "accessor", "using",
+})
+_ACCESSORS = frozenset({"get", "set", "async", "static", "accessor"})  # escaped, not a method's keyword either
 _TEXT_HITS = 256  # hits placed in the tree before the script is simply asked about
 _PAIRS = 64  # declarations of one name compared pairwise before the script is simply asked about
 
@@ -88,7 +107,7 @@ def module_problem(script: ExecScript) -> SyntaxProblem | None:
 
 def might_be_refused(script: ExecScript) -> bool:
     """Whether the script holds any construct that tree-sitter accepts and a module may not."""
-    if "use strict" in script.source or _text_hit(script):
+    if _strict_directive_refused(script) or _text_hit(script):
         return True
     structure = script.structure
     if structure["suspect_always"]:
@@ -109,7 +128,7 @@ def _text_hit(script: ExecScript) -> bool:
         hits.extend((m.start(), _NOT_ESCAPE) for m in _ESCAPES.finditer(data))
     for word in _present(data):
         if word in _MARKS:
-            hits.extend((at, _NOT_CODE) for at in _occurrences(data, word))
+            hits.extend((at, _MARKS) for at in _occurrences(data, word))
             continue
         what = _NAMES if word in _RESERVED else word
         hits.extend((at, what) for at in _occurrences(data, word) if not _NAME_BYTE.match(data, at + len(word))
@@ -125,12 +144,19 @@ def _text_hit(script: ExecScript) -> bool:
         if node is None:
             return True
         if what is _NOT_ESCAPE:
-            if node.type == "escape_sequence" and node.start_byte != at:
-                continue  # the 2 of "\\2": an escaped backslash, then a digit
-            if node.type not in _NOT_ESCAPE:
+            if node.type == "escape_sequence":
+                if node.start_byte == at and _bad_escape(data, node):  # else the 2 of "\\2": an escaped \, a digit
+                    return True
+            elif node.type in _NAME_TYPES:
+                if _bad_name(script, node):
+                    return True
+            elif node.type not in _NOT_ESCAPE:
                 return True
         elif what is _NAMES:
             if node.type in _NAMES:
+                return True
+        elif what is _MARKS:  # read by tree-sitter as operators (``a<!--b``, ``a-->b``), as V8 reads a module
+            if node.type not in _NOT_CODE and node.type not in ("<", "--"):
                 return True
         elif isinstance(what, bytes):  # a word: the whole token, in code
             if node.type not in _NOT_CODE and data[node.start_byte:node.end_byte] == what:
@@ -138,6 +164,33 @@ def _text_hit(script: ExecScript) -> bool:
         elif node.type not in _NOT_CODE:
             return True
     return False
+
+
+def _bad_escape(data: bytes, node: Node) -> bool:
+    """A string or template escape strict code refuses: a legacy octal (``\\1``, ``\\01``, ``\\0`` before a
+    digit), ``\\8``, ``\\9``, or a code point past U+10FFFF (tree-sitter's tokens take the valid ``\\x`` and
+    ``\\u`` forms only, any number of digits in braces)."""
+    text = data[node.start_byte:node.end_byte]
+    if _OCTAL_ESCAPE.fullmatch(text):
+        return text != b"\\0" or data[node.end_byte:node.end_byte + 1].isdigit()
+    if text in (b"\\8", b"\\9"):
+        return True
+    if text.startswith(b"\\u{") and text.endswith(b"}"):
+        return int(text[3:-1] or b"0", 16) > 0x10FFFF
+    return False
+
+
+def _bad_name(script: ExecScript, node: Node) -> bool:
+    """A name written with escapes that module code may refuse: one that spells a reserved word (where it is
+    not a property name) or a contextual keyword, one whose characters are not a name's, an escape past
+    U+10FFFF."""
+    name = script.name_of(node)
+    if "\\" in name or not name or name[0] in "\u200c\u200d" or \
+            not name.replace("$", "_").replace("\u200c", "_").replace("\u200d", "_").isidentifier():
+        return True  # isidentifier is XID_Start/XID_Continue, within JavaScript's ID_Start/ID_Continue
+    if node.type in _PROPERTY_NAMES:
+        return name in _ACCESSORS
+    return name in _NOT_ESCAPED
 
 
 def _present(data: bytes) -> list[bytes]:
@@ -170,7 +223,10 @@ def _refused(script: ExecScript, group: str, node: Node) -> bool:
         operator = node.child_by_field_name("operator")
         if operator is not None and operator.type == "??":
             return _mixes_short_circuits(node)
-        return operator is not None and operator.type in ("**", "**=")
+        if operator is None or operator.type != "**":
+            return False  # ``**=`` is refused only for a target _assigns_badly finds
+        left = node.child_by_field_name("left")  # ``-a ** b``, ``await a ** b``: a unary operand unparenthesised
+        return left is not None and left.type in ("unary_expression", "await_expression")
     if group == "method":  # getters and setters of object literals
         parent = node.parent
         return parent is not None and parent.type == "object"
@@ -188,14 +244,14 @@ def _refused(script: ExecScript, group: str, node: Node) -> bool:
     if group == "jump":
         return _jump_refused(node)
     if group == "await":
-        return _function_of(script, node, async_only=True) not in (None, "async")
+        return _await_refused(script, node)
     if group == "new":
         constructor = node.child_by_field_name("constructor")
         return constructor is not None and "?." in text(constructor)
     if group == "number":  # 010, 08, 1__0, 1_, 0x_1, 3in x
         data = script.data
         digits = data[node.start_byte:node.end_byte]
-        return digits[:1] == b"0" and digits[1:2].isdigit() or b"_" in digits or \
+        return digits[:1] == b"0" and digits[1:2].isdigit() or b"_" in digits and _bad_separator(digits) or \
             bool(_NAME_BYTE.match(data, node.end_byte))
     if group == "declarator":  # one without a value: a const, or a pattern
         declaration = node.parent
@@ -208,6 +264,19 @@ def _refused(script: ExecScript, group: str, node: Node) -> bool:
         return not _valid_regexp(text(pattern) if pattern is not None else "",
                                  text(flags) if flags is not None else "")
     return False
+
+
+_DECIMAL_SEPARATOR = re.compile(rb"(?<![0-9])_|_(?![0-9])")
+_HEX_SEPARATOR = re.compile(rb"(?<![0-9a-fA-F])_|_(?![0-9a-fA-F])")
+
+
+def _bad_separator(digits: bytes) -> bool:
+    """A numeric separator not between two digits of the literal (``1__0``, ``1_``, ``0x_1``, ``1e_5``, ``0_1``)."""
+    if digits[:1] == b"0" and digits[1:2] in (b"_", b""):
+        return digits[1:2] == b"_"
+    hexadecimal = digits[:2] in (b"0x", b"0X")
+    body = digits[2:] if hexadecimal else digits
+    return bool((_HEX_SEPARATOR if hexadecimal else _DECIMAL_SEPARATOR).search(body))
 
 
 def _unwrapped(node: Node | None) -> str | None:
@@ -247,14 +316,51 @@ def _jump_refused(node: Node) -> bool:
     return True
 
 
+_MISNAMES = ("let", "await", "eval", "arguments")
+
+
 def _misnames(script: ExecScript) -> bool:
-    """``let`` or ``await`` declared, assigned or called as a name (tree-sitter reads ``await (f)()`` so)."""
+    """``let``, ``await``, ``eval`` or ``arguments`` declared or assigned, ``let`` called as a name, and ``await``
+    where it is no operator: tree-sitter reads ``await (f)()`` as a call of ``await``, which is V8's ``await``
+    operator wherever it may stand (at the top level, in an async function's body)."""
     bindings = script.bindings
-    if "let" in bindings or "await" in bindings:
+    if any(name in bindings for name in _MISNAMES):
         return True
-    return any(script.name_of(target) in ("let", "await") for target in script.assigned_names()) or \
-        any(callee.type == "identifier" and script.text(callee) in ("let", "await")
-            for callee in (c["callee"][0] for c in script.structure["call"]))
+    if any(script.name_of(target) in _MISNAMES for target in script.assigned_names()):
+        return True
+    for captures in script.structure["call"]:
+        callee = captures["callee"][0]
+        if callee.type == "identifier":
+            name = script.text(callee)
+            if name == "let" or name == "await" and _await_refused(script, captures["call"][0]):
+                return True
+    return False
+
+
+def _await_refused(script: ExecScript, node: Node) -> bool:
+    """Whether ``await`` at ``node`` stands where module code refuses it: in a function that is not async, or in an
+    async function's parameters (at the top level it is the operator)."""
+    function = script.innermost_function(node)
+    if function == script.root:
+        return False
+    if not any(c.type == "async" for c in function.children):
+        return True
+    parameters = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+    return parameters is not None and parameters.start_byte <= node.start_byte < parameters.end_byte
+
+
+def _strict_directive_refused(script: ExecScript) -> bool:
+    """A ``"use strict"`` directive in a function whose parameters are not all plain names (an early error
+    whatever the mode; at the top of a module the directive changes nothing).  Found by its text in the body."""
+    if "use strict" not in script.source:
+        return False
+    for captures in script.structure["params"]:
+        parameters = captures["params"][0]
+        if any(c.type not in ("identifier", "comment") for c in parameters.named_children):
+            body = script.innermost_function(parameters).child_by_field_name("body")
+            if body is not None and script.data.find(b"use strict", body.start_byte, body.end_byte) != -1:
+                return True
+    return False
 
 
 def _tags_a_chain(script: ExecScript) -> bool:
@@ -288,9 +394,8 @@ def _assigns_badly(script: ExecScript) -> bool:
 
 
 def _redeclares(script: ExecScript) -> bool:
-    """Two declarations of one name in one function where one scope holds the other and they are not
-    both ``var``-like (``var`` and parameters), or two parameters of one function: candidates for "has
-    already been declared" and "duplicate parameter names"."""
+    """A name declared twice where module code refuses it ("has already been declared", "duplicate parameter
+    names"): see :func:`_conflict`."""
     for bindings in script.bindings.values():
         if len(bindings) < 2:
             continue
@@ -298,13 +403,50 @@ def _redeclares(script: ExecScript) -> bool:
             return True  # too many to compare pairwise: the parser decides
         for i, first in enumerate(bindings):
             for second in bindings[i + 1:]:
-                if first.kind in ("var", "param") and second.kind in ("var", "param") and \
-                        not (first.kind == second.kind == "param" and first.scope == second.scope):
-                    continue
-                if _holds(first.scope, second.node) or _holds(second.scope, first.node):
-                    if script.innermost_function(first.scope) == script.innermost_function(second.scope):
-                        return True
+                if _conflict(script, first, second) or _conflict(script, second, first):
+                    return True
     return False
+
+
+_EXPRESSION_NAMED = frozenset({"function_expression", "generator_function", "class"})
+
+
+def _conflict(script: ExecScript, first: Binding, second: Binding) -> bool:
+    """Whether two declarations of one name clash: in one scope when either is lexical (or both are parameters
+    of one function, or names of one catch parameter); a ``var`` inside the scope of a lexical one in the same
+    function; a lexical one at the top of a function's body (or a catch block) and a parameter of it (or the
+    catch's).  A lexical declaration in an inner block only shadows.  The name of a function or class
+    expression is seen only inside it, and never clashes."""
+    if first.kind in ("function", "class") and first.scope.type in _EXPRESSION_NAMED or \
+            second.kind in ("function", "class") and second.scope.type in _EXPRESSION_NAMED:
+        return False
+    if first.scope == second.scope:
+        return first.kind == second.kind and first.kind in ("param", "catch") or \
+            _lexical(script, first) or _lexical(script, second)
+    if not _lexical(script, first):
+        return False
+    if second.kind == "var":
+        return _holds(first.scope, second.node) and \
+            script.innermost_function(first.scope) == script.innermost_function(second.node)
+    if second.kind == "param":
+        return first.scope == second.scope.child_by_field_name("body")
+    if second.kind == "catch":
+        return first.scope == second.scope.child_by_field_name("body")
+    return False
+
+
+def _lexical(script: ExecScript, binding: Binding) -> bool:
+    """``let``, ``const``, ``class``, an import, and a function declaration anywhere but at the top of a function's
+    body (in a block, or at the top of the module, function declarations are lexical)."""
+    if binding.kind in ("let", "const", "class", "import"):
+        return True
+    if binding.kind != "function":
+        return False
+    scope = binding.scope
+    if scope.type != "statement_block":
+        return True
+    function = script.innermost_function(scope)
+    return function == script.root or function.child_by_field_name("body") != scope
 
 
 def _holds(scope: Node, node: Node) -> bool:

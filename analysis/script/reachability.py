@@ -137,13 +137,18 @@ _MAX_EXITS = 64
 _MAX_CLIMB = 200
 
 
-def runs_unconditionally(script: ExecScript, call: Node) -> bool:
+def runs_unconditionally(script: ExecScript, call: Node, straight_line: bool = False) -> bool:
     """Whether the call expression ``call`` runs whenever its script runs to completion: it is reached
     through top-level code only (not in a function, callback, class, branch, loop body, try block or
     handler, labelled statement, short-circuit or ternary arm, nor after an optional chain's ``?.``), and
-    no ``exit`` (nor ``eval``, ``Function``, ``globalThis``, ``self``) can run before it."""
+    no ``exit`` (nor ``eval``, ``Function``, ``globalThis``, ``self``) can run before it.
+
+    ``straight_line`` says the caller knows the script is straight-line (:attr:`ExecScript.straight_line`):
+    every node on the way down to the call lets it run, so the path is not walked."""
     if syntax_problem(script) is not None:  # a script that does not parse never ran
         return False
+    if straight_line:
+        return call.end_byte <= _first_exit(script)
     if _guarded(script, call) or call.end_byte > _first_exit(script):
         return False
     path = _path_to(script, call)

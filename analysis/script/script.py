@@ -25,8 +25,8 @@ import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from .literals import UNKNOWN, string_value
+from .straight_line import is_straight_line, not_straight_pattern
 from .syntax_problem import SyntaxProblem, first_module_error
-from ..jsonl.positions import LineColumns, PositionEncoding
 
 JAVASCRIPT = Language(tree_sitter_javascript.language())
 _LOCAL = threading.local()
@@ -79,7 +79,7 @@ STRUCTURE = Query(JAVASCRIPT, """
 (variable_declarator !value) @suspect_declarator
 (regex) @suspect_regex
 (number) @suspect_number
-""")
+""" + not_straight_pattern(JAVASCRIPT))
 _GROUPS = ("call", "declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
            "import", "loop", "scope_block", "scope_function", "if", "while", "for", "binary", "ternary",
            "statement_list", "assign")
@@ -87,7 +87,7 @@ _GROUPS = ("call", "declarator", "fn_decl", "class_decl", "fn_expr", "class_expr
 # read in the same pass, as a second query would walk the whole tree again
 SUSPECT_GROUPS = ("suspect_always", "suspect_body", "suspect_delete", "suspect_return", "suspect_jump",
                   "suspect_await", "suspect_new", "suspect_declarator", "suspect_regex", "suspect_number")
-_ALL_GROUPS = _GROUPS + SUSPECT_GROUPS
+_ALL_GROUPS = _GROUPS + SUSPECT_GROUPS + ("not_straight",)
 _PATTERN_GROUP: dict[int, str] = {}  # a pattern of STRUCTURE → its group (its capture names are fixed)
 # tree-sitter's query cursor degrades sharply (and drops matches) on captured nodes nested ~60,000 deep;
 # real scripts nest a few dozen levels, so matching is capped here and a deeper script says so.
@@ -155,7 +155,7 @@ class ExecScript:
         self.data = source.encode("utf-8")
         self.tree = _parser().parse(self.data)
         self.root: Node = self.tree.root_node
-        self._columns = None if source.isascii() else LineColumns(source)
+        self._columns: _CodePoints | None = None if source.isascii() else _CodePoints(source)
 
     # -- text and offsets -------------------------------------------------------------------
     def text(self, node: Node) -> str:
@@ -166,7 +166,7 @@ class ExecScript:
     def char(self, byte: int) -> int:
         if self._columns is None:
             return byte
-        return self._columns.from_units(byte, PositionEncoding.UTF8)
+        return self._columns.at(byte)
 
     def span(self, node: Node) -> tuple[int, int]:
         return self.char(node.start_byte), self.char(node.end_byte)
@@ -340,6 +340,12 @@ class ExecScript:
             groups[group].append(captures)
         groups["statement_list"].append({"statement_list": [self.root]})
         return groups
+
+    @cached_property
+    def straight_line(self) -> bool:
+        """Whether the script is straight-line code (see :mod:`analysis.script.straight_line`): then no code is
+        dead and every call runs unless the script does not parse or an ``exit`` comes first."""
+        return not self.too_deep and is_straight_line(self.structure)
 
     @cached_property
     def bindings(self) -> dict[str, list[Binding]]:
@@ -598,6 +604,45 @@ def _innermost(bindings, at: int) -> Binding | None:
 def _decode_name_escape(match: re.Match) -> str:
     code = int(match.group(1) or match.group(2), 16)
     return chr(code) if code <= 0x10FFFF else match.group(0)  # out of range: the module check rejects it
+
+
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+
+
+class _CodePoints:
+    """The code-point offset of each UTF-8 byte offset of a text (a byte inside a character: the character's),
+    by one bisect over the text's non-ASCII characters; the tables are made on the first question."""
+
+    __slots__ = ("_text", "_starts", "_before", "_after")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts: list[int] | None = None  # the byte where each non-ASCII character starts
+        self._before: list[int] = []  # extra bytes (beyond one a character) before it
+        self._after: list[int] = []  # and up to its end
+
+    def _tables(self) -> list[int]:
+        starts, before, after = [], self._before, self._after
+        extra = 0
+        for m in _NON_ASCII.finditer(self._text):
+            code = ord(m.group())
+            starts.append(m.start() + extra)
+            before.append(extra)
+            extra += 1 if code < 0x800 else 2 if code < 0x10000 else 3
+            after.append(extra)
+        self._starts = starts
+        return starts
+
+    def at(self, byte: int) -> int:
+        starts = self._starts if self._starts is not None else self._tables()
+        k = bisect_right(starts, byte) - 1
+        if k < 0:
+            column = byte
+        elif byte <= starts[k] + self._after[k] - self._before[k]:  # at or inside character k
+            column = starts[k] - self._before[k]
+        else:
+            column = byte - self._after[k]
+        return max(0, min(column, len(self._text)))
 
 
 class _Intervals:
