@@ -11,8 +11,11 @@ the same length.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
+from .pattern_set import PatternSet
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,32 +120,28 @@ class SecretMatch:
 
 def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[SecretMatch]:
     """Credential-shaped strings in one raw line, in order, not overlapping."""
+    gates = _PREFILTER.matches(line)
+    if not gates and gates is not None and not extra:
+        return []
+    return _scan(line, extra, gates)
+
+
+def exact_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[SecretMatch]:
+    """:func:`find_secrets` without the prefilter: every scan on every line (the reference it must equal)."""
+    return _scan(line, extra, None)
+
+
+def candidates(line: str) -> bool:
+    """Whether the prefilter sends ``line`` to any exact scan."""
+    gates = _PREFILTER.matches(line)
+    return gates is None or bool(gates)
+
+
+def _scan(line: str, extra: tuple[re.Pattern[str], ...], gates: frozenset[int] | None) -> list[SecretMatch]:
     found: list[SecretMatch] = []
-    for pattern in BUILTIN_PATTERNS:
-        if pattern.needle not in line:  # a substring test is several times cheaper than the regex's scan
-            continue
-        for m in pattern.regex.finditer(line):
-            if pattern.kind == "Basic credentials" and \
-                    "authorization" not in line[max(0, m.start() - 40):m.start()].lower():
-                continue  # "Basic Functionality" in prose: only an Authorization header's value is one
-            if pattern.anywhere or _word_start(line, m.start(), pattern.kind):
-                found.append(SecretMatch(pattern.kind, m.start(), m.end(), pattern.keep))
-    found.extend(_credential_fields(line))
-    found.extend(_assignments(line))
-    found.extend(_url_credentials(line))
-    if "mysql" in line:
-        found.extend(SecretMatch("command-line password", m.start(1), m.end(1), 0) for m in _MYSQL.finditer(line)
-                     if not is_placeholder(m.group(1)))
-    if "-u" in line:
-        found.extend(SecretMatch("command-line password", m.start(2), m.end(2), 0)
-                     for m in _CURL_USER.finditer(line) if not is_placeholder(m.group(2)))
-    for begin in _PRIVATE_KEY_BEGIN.finditer(line) if "-----BEGIN " in line else ():
-        marker = f"-----END {begin.group(1)}PRIVATE KEY-----"
-        end = line.find(marker, begin.end())
-        if end < 0:  # no END marker: the key runs to the end of its JSON string
-            close = _STRING_END.search(line, begin.end())
-            end = close.start() if close else len(line)
-        found.append(SecretMatch("private key", begin.start(), end, begin.end() - begin.start()))
+    for index, scan in enumerate(SCANS):
+        if gates is None or index in gates:
+            found.extend(scan.find(line))
     for regex in extra:
         for m in regex.finditer(line):
             if m.end() > m.start():
@@ -154,6 +153,45 @@ def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[Sec
             continue
         merged.append(match)
     return merged
+
+
+def _builtin(pattern: SecretPattern, line: str) -> list[SecretMatch]:
+    if pattern.needle not in line:  # a substring test is several times cheaper than the regex's scan
+        return []
+    found = []
+    for m in pattern.regex.finditer(line):
+        if pattern.kind == "Basic credentials" and \
+                "authorization" not in line[max(0, m.start() - 40):m.start()].lower():
+            continue  # "Basic Functionality" in prose: only an Authorization header's value is one
+        if pattern.anywhere or _word_start(line, m.start(), pattern.kind):
+            found.append(SecretMatch(pattern.kind, m.start(), m.end(), pattern.keep))
+    return found
+
+
+def _mysql(line: str) -> list[SecretMatch]:
+    if "mysql" not in line:
+        return []
+    return [SecretMatch("command-line password", m.start(1), m.end(1), 0) for m in _MYSQL.finditer(line)
+            if not is_placeholder(m.group(1))]
+
+
+def _curl_user(line: str) -> list[SecretMatch]:
+    if "-u" not in line:
+        return []
+    return [SecretMatch("command-line password", m.start(2), m.end(2), 0) for m in _CURL_USER.finditer(line)
+            if not is_placeholder(m.group(2))]
+
+
+def _private_keys(line: str) -> list[SecretMatch]:
+    found = []
+    for begin in _PRIVATE_KEY_BEGIN.finditer(line) if "-----BEGIN " in line else ():
+        marker = f"-----END {begin.group(1)}PRIVATE KEY-----"
+        end = line.find(marker, begin.end())
+        if end < 0:  # no END marker: the key runs to the end of its JSON string
+            close = _STRING_END.search(line, begin.end())
+            end = close.start() if close else len(line)
+        found.append(SecretMatch("private key", begin.start(), end, begin.end() - begin.start()))
+    return found
 
 
 def _word_start(line: str, at: int, kind: str = "") -> bool:
@@ -305,6 +343,28 @@ def _escape_tails(line: str, start: int, end: int) -> set[int]:
         else:
             pos += 1
     return tails
+
+
+@dataclass(frozen=True, slots=True)
+class SecretScan:
+    """One exact scan of a line, and the expression that any line it finds something in must match."""
+    find: Callable[[str], list[SecretMatch]]
+    source: str  # a Python regular expression: the prefilter matches a loosened copy of it
+    ignore_case: bool = False  # the scan reads the lower-cased line
+
+
+# in the order their matches were always gathered: of two matches at the same columns, the first one kept wins
+SCANS: tuple[SecretScan, ...] = (
+    *(SecretScan(partial(_builtin, pattern), pattern.regex.pattern) for pattern in BUILTIN_PATTERNS),
+    SecretScan(_credential_fields, _FIELD.pattern, ignore_case=True),
+    SecretScan(_assignments, "(?:%s)%s" % ("|".join(map(re.escape, _ASSIGNMENT_WORDS)), _BARE_VALUE.pattern)),
+    SecretScan(_url_credentials, "://" + _URL_CREDENTIALS.pattern),
+    SecretScan(_mysql, _MYSQL.pattern),
+    SecretScan(_curl_user, _CURL_USER.pattern),
+    SecretScan(_private_keys, _PRIVATE_KEY_BEGIN.pattern),
+)
+# one pass over a line names the scans that can find something in it: most lines need none
+_PREFILTER = PatternSet([scan.source for scan in SCANS], tuple(scan.ignore_case for scan in SCANS))
 
 
 OPAQUE_KEYS = frozenset({"encrypted_content"})

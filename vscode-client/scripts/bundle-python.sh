@@ -20,10 +20,12 @@ host_target() {
 }
 TARGET=${1:-$(host_target)}
 case $TARGET in
-  linux-x64)    PLATFORMS="manylinux_2_17_x86_64 manylinux2014_x86_64 manylinux_2_5_x86_64 manylinux1_x86_64" ;;
-  linux-arm64)  PLATFORMS="manylinux_2_17_aarch64 manylinux2014_aarch64" ;;
-  darwin-x64)   PLATFORMS="macosx_11_0_x86_64 macosx_10_9_universal2" ;;
-  darwin-arm64) PLATFORMS="macosx_11_0_arm64 macosx_10_9_universal2" ;;
+# the tags after the first ones are google-re2's (glibc 2.28, macOS 13): listed last, they are taken only for a
+# package with no wheel of the earlier tags
+  linux-x64)    PLATFORMS="manylinux_2_17_x86_64 manylinux2014_x86_64 manylinux_2_5_x86_64 manylinux1_x86_64 manylinux_2_28_x86_64" ;;
+  linux-arm64)  PLATFORMS="manylinux_2_17_aarch64 manylinux2014_aarch64 manylinux_2_28_aarch64" ;;
+  darwin-x64)   PLATFORMS="macosx_11_0_x86_64 macosx_10_9_universal2 macosx_13_0_x86_64" ;;
+  darwin-arm64) PLATFORMS="macosx_11_0_arm64 macosx_10_9_universal2 macosx_13_0_arm64" ;;
   win32-x64)    PLATFORMS="win_amd64" ;;
   wheels)       PLATFORMS="" ;;
   *) echo "bundle-python.sh: unknown target $TARGET (linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64)" >&2; exit 2 ;;
