@@ -20,11 +20,13 @@ from itertools import repeat
 from typing import BinaryIO, Callable, Generator, Iterator
 
 from .findings import INVALID_JSON, Finding
-from .lines import BOM, split_lines
+from .lines import BOM
 from .positions import Span
 from .source import STDIN, ZSTD_MAGIC, ZstdReader, long_line, max_line, open_regular
 
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
+_BREAK = re.compile(rb"\r\n|\r|\n")
+_BOM_BYTES = BOM.encode()
 READ_BUFFER = 1 << 20
 
 
@@ -73,10 +75,10 @@ def read_lines(path: str, name: str | None = None, sniff: bool = False,
     ``name`` is how errors name the file (``standard input``); ``sniff`` reads a zstd file whatever its
     name (as standard input is read).  Raises :class:`Unreadable`.
 
-    Bytes are read up to ``chunk_size`` at a time, and each run of whole lines in them is decoded at once:
-    strictly, and only when that fails (a byte that is not UTF-8 in the run) again with
-    ``surrogateescape``, each of its lines then cleaned by :func:`_clean`.  Since ``\\r`` and ``\\n`` never
-    occur inside a UTF-8 sequence, a run of whole lines decodes exactly as it does inside the whole file."""
+    Bytes are read up to ``chunk_size`` at a time; the whole lines in them are split as bytes and each is
+    decoded strictly, and only a line that fails (a byte that is not UTF-8 in it) is decoded again with
+    ``surrogateescape`` and cleaned by :func:`_clean`.  Since ``\\r`` and ``\\n`` never occur inside a UTF-8
+    sequence, a line decodes alone exactly as it does inside the whole file."""
     name = name or path
     try:
         binary = _binary(path, sniff)
@@ -149,20 +151,24 @@ def _lines(read: Callable[[int], bytes], chunk_size: int, limit: int) -> Iterato
 
 def _region(region: bytes, number: int, limit: int, last: bool) -> Generator[tuple[str, Finding | None], None, int]:
     """The lines of ``region`` (whole lines, each with its terminator; ``last``: the file's last line, without
-    one), from line ``number`` on; returns the number of the line after them."""
-    try:
-        text = region.decode("utf-8")
-        clean = True
-    except UnicodeDecodeError:
-        text = region.decode("utf-8", "surrogateescape")
-        clean = False
-    lines = split_lines(text)
+    one), from line ``number`` on; returns the number of the line after them.  Each line is decoded on its own
+    (a line of ASCII stays a compact string whatever its neighbours hold)."""
+    parts = region.split(b"\n") if b"\r" not in region else _BREAK.split(region)
     if not last:
-        lines.pop()  # the empty text after the region's last terminator: the next line starts in later bytes
-    if clean and len(text) <= limit and (number or not text.startswith(BOM)):
-        yield from zip(lines, repeat(None))  # the common case: nothing to clean, nothing over the limit
-        return number + len(lines)
-    for line in lines:
+        parts.pop()  # the empty bytes after the region's last terminator: the next line starts in later bytes
+    if len(region) <= limit and (number or not region.startswith(_BOM_BYTES)):
+        try:
+            lines = [part.decode() for part in parts]
+        except UnicodeDecodeError:
+            pass  # a byte that is not UTF-8: each line as below
+        else:
+            yield from zip(lines, repeat(None))  # the common case: nothing to clean, nothing over the limit
+            return number + len(lines)
+    for part in parts:
+        try:
+            line, clean = part.decode(), True
+        except UnicodeDecodeError:
+            line, clean = part.decode("utf-8", "surrogateescape"), False
         if len(line) > limit:
             yield "", long_line(number, len(line), limit)
         else:
