@@ -7,15 +7,20 @@ from __future__ import annotations
 import io
 import os
 from contextlib import contextmanager
+from itertools import islice
 from typing import Iterator
 
 import pytest
 import zstandard
 from hypothesis import given, strategies as st
 
+from analysis.cli import check
 from analysis.jsonl import line_stream
 from analysis.jsonl.lines import BOM
-from analysis.jsonl.source import LIMIT_ENV, long_line, max_line, raw_lines
+from analysis.jsonl.positions import PositionEncoding
+from analysis.jsonl.source import LIMIT_ENV, decode, decode_text, long_line, max_line, raw_lines
+from analysis.session.references import may_refer
+from tests.helpers import FIXTURES
 
 
 def reference_lines(path: str) -> list[tuple[str, object]]:
@@ -168,3 +173,42 @@ def test_any_bytes_in_any_chunks_read_as_before(tmp_path_factory, data, chunk_si
     path.write_bytes(data)
     with line_limit(limit):
         assert chunked(str(path), chunk_size) == _plain(reference_lines(str(path)))
+
+
+@given(st.lists(st.sampled_from(PIECES) | st.binary(max_size=3), max_size=30).map(b"".join))
+def test_a_whole_file_decodes_as_before(data):
+    # decode() tries strict UTF-8 first (which holds no escaped byte); the result is that of the escaping decode
+    loaded, reference = decode("r.jsonl", data), decode_text("r.jsonl", data.decode("utf-8", "surrogateescape"))
+    assert (loaded.text, loaded.findings, loaded.error) == (reference.text, reference.findings, reference.error)
+
+
+# -- check reads a file's head once (issue 25) ---------------------------------------------------------------
+
+ORPHAN = FIXTURES / "sessions/2026/09/01/rollout-2026-09-01T11-01-40-01a05ca1-c220-7000-8000-0000000000f2.jsonl"
+
+
+def _opened_while(monkeypatch, run) -> tuple[list[str], object]:
+    opened: list[str] = []
+    real = line_stream._binary
+    monkeypatch.setattr(line_stream, "_binary", lambda path, sniff: opened.append(path) or real(path, sniff))
+    return opened, run()
+
+
+@pytest.mark.parametrize("path", [FIXTURES / "rollout-demo.jsonl", ORPHAN], ids=lambda p: p.name)
+def test_check_opens_a_rollout_once(monkeypatch, path):
+    opened, found = _opened_while(monkeypatch, lambda: check._findings(str(path), PositionEncoding.UTF16, None, 1))
+    assert opened == [str(path)]
+    codes = [f.code for f, _ in found]
+    assert ("parent-missing" in codes) == (path == ORPHAN)
+
+
+def test_a_reference_spelled_with_escapes_is_still_found(tmp_path):
+    text = ORPHAN.read_text(encoding="utf-8")
+    assert text.count('"history_base"') == 1
+    path = tmp_path / ORPHAN.name
+    path.write_text(text.replace('"history_base"', '"history\\u005Fbase"'), encoding="utf-8")
+    head = [line for line, _ in islice(line_stream.read_lines(str(path)), check.HEAD)]
+    read_again = check.with_parent_findings(str(path), [], PositionEncoding.UTF16)  # no head: always analysed
+    assert [f.code for f, _ in read_again] == ["parent-missing"]
+    assert check.with_parent_findings(str(path), [], PositionEncoding.UTF16, head) == read_again
+    assert not any(may_refer(line) for line in (FIXTURES / "rollout-demo.jsonl").read_text().splitlines())
