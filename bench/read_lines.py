@@ -1,4 +1,4 @@
-"""Reading lines alone (issue 25, point 3): every file of a folder read through ``read_lines``, best of N.
+"""Reading lines alone (issue 25, point 3): every file below a folder read through ``read_lines``, best of N.
 
     PYTHONPATH=TREE python bench/read_lines.py [FOLDER] [--repeat 5]
 
@@ -57,7 +57,8 @@ def main() -> None:
     parser.add_argument("folder", nargs="?", default=SHARED)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    paths = sorted(glob.glob(os.path.join(args.folder, "*.jsonl")) + glob.glob(os.path.join(args.folder, "*.zst")))
+    paths = sorted(glob.glob(os.path.join(args.folder, "**", "*.jsonl"), recursive=True) +
+                   glob.glob(os.path.join(args.folder, "**", "*.jsonl.zst"), recursive=True))
     size = sum(os.path.getsize(p) for p in paths)
     read_all(paths)  # the page cache warm for both
     print(f"{len(paths)} files, {size / 1e6:.1f} MB: lines {best(read_all, paths, args.repeat):.0f} ms, "
