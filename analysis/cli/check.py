@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from contextlib import ExitStack
-from itertools import islice
+from itertools import chain, islice
 
 from ..jsonl.findings import Finding, Severity
 from ..reports.invocations import looks_like_invocation_log, read_invocation_log
@@ -17,8 +17,10 @@ from ..reports.report import finding_json
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
 from ..reports.stream import parallel_worth_it, stream_rollout
 from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
-from ..session.references import head_parents, parent_findings
+from ..session.references import HEAD_LINES, head_parents, may_refer, parent_findings
 from .common import analyze, encoding_option, error, jobs_option
+
+HEAD = max(20, HEAD_LINES)  # the first lines read before the rest: what tells an invocation log, and references
 
 
 def register(sub) -> None:
@@ -90,12 +92,15 @@ def run(args: argparse.Namespace) -> int:
     return 1 if worst <= fail_on else 0
 
 
-def with_parent_findings(path: str, findings: list[tuple[Finding, dict]],
-                         encoding: PositionEncoding) -> list[tuple[Finding, dict]]:
+def with_parent_findings(path: str, findings: list[tuple[Finding, dict]], encoding: PositionEncoding,
+                         head: list[str] | None = None) -> list[tuple[Finding, dict]]:
     """``findings`` and a ``parent-missing`` finding for each fork or segment whose parent rollout is not found
-    (analysis.session.references), in order."""
-    head, resolved = head_parents(path)
-    extra = [(f, finding_json(head, f, encoding)) for f in parent_findings(head, resolved)]
+    (analysis.session.references), in order.  ``head``: the file's first lines (at least ``HEAD_LINES``, or all
+    it has), when they have been read already."""
+    if head is not None and not any(may_refer(line) for line in head[:HEAD_LINES]):
+        return findings  # no reference, so no parent to miss
+    head_analysis, resolved = head_parents(path, head=head)
+    extra = [(f, finding_json(head_analysis, f, encoding)) for f in parent_findings(head_analysis, resolved)]
     if not extra:
         return findings
     return sorted(findings + extra, key=lambda item: (item[0].span.line, item[0].span.start, item[0].span.end,
@@ -107,15 +112,19 @@ def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
     """The findings of one file with their JSON form, at their severity in ``profile``; None when it is not
     a rollout.  A rollout is read as a stream (analysis.reports.stream), an invocation log (and standard
     input) whole."""
-    if path != STDIN and not _invocation_log(path):
-        streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs,
-                                  make_sink=_Calls if profile != AUTHOR else None)
-        if not (is_rollout_path(path) or streamed.is_rollout):
-            return None
-        if streamed.sink is None:
-            return with_parent_findings(path, list(streamed.findings), encoding)
-        return with_parent_findings(path, _profiled(streamed.findings, profile, quiet_findings(streamed.sink.calls)),
-                                    encoding)
+    if path != STDIN and not looks_like_invocation_log(path, ""):
+        lines = read_lines(path)  # the head is read once: to tell an invocation log, then streamed on
+        head = list(islice(lines, HEAD))
+        texts = [text for text, _ in head]
+        if not looks_like_invocation_log(path, "\n".join(texts)):
+            streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs,
+                                      make_sink=_Calls if profile != AUTHOR else None, lines=chain(head, lines))
+            if not (is_rollout_path(path) or streamed.is_rollout):
+                return None
+            found = list(streamed.findings) if streamed.sink is None else \
+                _profiled(streamed.findings, profile, quiet_findings(streamed.sink.calls))
+            return with_parent_findings(path, found, encoding, texts)
+        lines.close()
     loaded = load(path)
     if loaded.error:
         raise Unreadable(loaded.error)
@@ -149,12 +158,3 @@ class _Calls:
 
     def call(self, located, ranges) -> None:
         self.calls.append(located)
-
-
-def _invocation_log(path: str) -> bool:
-    """Whether ``path`` is a shim's invocation log, from its name or its first lines."""
-    try:
-        head = [text for text, _ in islice(read_lines(path), 20)]
-    except Unreadable:
-        return False  # the stream reports it
-    return looks_like_invocation_log(path, "\n".join(head))

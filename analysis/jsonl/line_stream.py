@@ -8,6 +8,7 @@ last empty line, and a byte that is not UTF-8 becomes U+FFFD.
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import re
@@ -15,14 +16,17 @@ import shutil
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import BinaryIO, Iterator
+from itertools import repeat
+from typing import BinaryIO, Callable, Generator, Iterator
 
 from .findings import INVALID_JSON, Finding
 from .lines import BOM
 from .positions import Span
-from .source import STDIN, ZSTD_MAGIC, ZstdReader, long_line, max_line, open_regular, raw_lines
+from .source import STDIN, ZSTD_MAGIC, ZstdReader, long_line, max_line, open_regular
 
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
+_BREAK = re.compile(rb"\r\n|\r|\n")
+_BOM_BYTES = BOM.encode()
 READ_BUFFER = 1 << 20
 
 
@@ -64,43 +68,132 @@ def _binary(path: str, sniff: bool) -> BinaryIO:
     return io.BufferedReader(ZstdReader(handle), READ_BUFFER)  # a truncated file is an error
 
 
-def read_lines(path: str, name: str | None = None, sniff: bool = False) -> Iterator[tuple[str, Finding | None]]:
+def read_lines(path: str, name: str | None = None, sniff: bool = False,
+               chunk_size: int = READ_BUFFER) -> Iterator[tuple[str, Finding | None]]:
     """Each line of ``path`` (its text, and the finding for a byte that is not UTF-8, on its line).
 
     ``name`` is how errors name the file (``standard input``); ``sniff`` reads a zstd file whatever its
-    name (as standard input is read).  Raises :class:`Unreadable`."""
+    name (as standard input is read).  Raises :class:`Unreadable`.
+
+    Bytes are read up to ``chunk_size`` at a time; the whole lines in them are split as bytes and each is
+    decoded strictly, and only a line that fails (a byte that is not UTF-8 in it) is decoded again with
+    ``surrogateescape`` and cleaned by :func:`_clean`.  Since ``\\r`` and ``\\n`` never occur inside a UTF-8
+    sequence, a line decodes alone exactly as it does inside the whole file."""
     name = name or path
     try:
         binary = _binary(path, sniff)
     except Exception as error:
         raise Unreadable(f"cannot read {name}: {reason(error)}") from error
-    text = io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="")
-    limit = max_line()
-    number = 0
-    ended = True  # the text so far ends with a line terminator (or is empty): a last empty line follows
     try:
-        with text:
-            for raw, skipped in raw_lines(text, limit):
-                if number == 0 and raw.startswith(BOM):
-                    raw = raw[1:]
-                if raw.endswith("\n"):
-                    line = raw[:-2] if raw.endswith("\r\n") else raw[:-1]
-                    ended = True
-                elif raw.endswith("\r"):
-                    line, ended = raw[:-1], True
-                else:
-                    line, ended = raw, False
-                if skipped:
-                    yield "", long_line(number, skipped, limit)
-                else:
-                    yield _clean(line, number)
-                number += 1
-    except Unreadable:
-        raise
+        with binary:
+            yield from _lines(binary.read1, chunk_size, max_line())
     except Exception as error:  # any I/O or decompression failure is reported, never raised
         raise Unreadable(f"cannot read {name}: {reason(error)}") from error
-    if ended:
-        yield "", None
+
+
+def _lines(read: Callable[[int], bytes], chunk_size: int, limit: int) -> Iterator[tuple[str, Finding | None]]:
+    number = 0
+    parts: list[bytes] = []  # the bytes read of the line not ended yet
+    held = 0  # their length
+    counted: _Characters | None = None  # the characters of ``parts``, counted once they may be over the limit
+    skipping: _Characters | None = None  # a line over the limit, read through and dropped: its characters so far
+    after_cr = False  # the last byte read ended a line with \r: a \n first in the next bytes is part of it
+    while True:
+        data = read(chunk_size)
+        if not data:
+            break
+        if after_cr:
+            after_cr = False
+            if data[0] == 0x0A:
+                data = data[1:]
+        if skipping is not None:
+            end = _first_break(data)
+            if end < 0:
+                skipping.add(data)
+                continue
+            skipping.add(data[:end], final=True)
+            yield "", long_line(number, skipping.chars, limit)
+            number += 1
+            skipping = None
+            if data[end] == 0x0D and end + 1 < len(data) and data[end + 1] == 0x0A:
+                end += 1
+            elif data[end] == 0x0D and end + 1 == len(data):
+                after_cr = True
+            data = data[end + 1:]
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+        if cut:
+            if parts:
+                parts.append(data[:cut])
+                region = b"".join(parts)
+                parts, held, counted = [], 0, None
+            else:
+                region = data if cut == len(data) else data[:cut]
+            after_cr = cut == len(data) and data[cut - 1] == 0x0D
+            number = yield from _region(region, number, limit, False)
+            data = data[cut:]
+        if data:
+            parts.append(data)
+            held += len(data)
+            if counted is not None:
+                counted.add(data)
+            elif held > limit:  # over the limit in bytes, perhaps in characters: count them from now on
+                counted = _Characters()
+                for part in parts:
+                    counted.add(part)
+            if counted is not None and counted.chars > limit:
+                skipping, counted, parts, held = counted, None, [], 0
+    if skipping is not None:
+        skipping.add(b"", final=True)
+        yield "", long_line(number, skipping.chars, limit)
+    else:
+        yield from _region(b"".join(parts), number, limit, True)
+
+
+def _region(region: bytes, number: int, limit: int, last: bool) -> Generator[tuple[str, Finding | None], None, int]:
+    """The lines of ``region`` (whole lines, each with its terminator; ``last``: the file's last line, without
+    one), from line ``number`` on; returns the number of the line after them.  Each line is decoded on its own
+    (a line of ASCII stays a compact string whatever its neighbours hold)."""
+    parts = region.split(b"\n") if b"\r" not in region else _BREAK.split(region)
+    if not last:
+        parts.pop()  # the empty bytes after the region's last terminator: the next line starts in later bytes
+    if len(region) <= limit and (number or not region.startswith(_BOM_BYTES)):
+        try:
+            lines = [part.decode() for part in parts]
+        except UnicodeDecodeError:
+            pass  # a byte that is not UTF-8: each line as below
+        else:
+            yield from zip(lines, repeat(None))  # the common case: nothing to clean, nothing over the limit
+            return number + len(lines)
+    for part in parts:
+        try:
+            line, clean = part.decode(), True
+        except UnicodeDecodeError:
+            line, clean = part.decode("utf-8", "surrogateescape"), False
+        if len(line) > limit:
+            yield "", long_line(number, len(line), limit)
+        else:
+            if number == 0 and line.startswith(BOM):
+                line = line[1:]
+            yield (line, None) if clean else _clean(line, number)
+        number += 1
+    return number
+
+
+def _first_break(data: bytes) -> int:
+    """Where the first line terminator of ``data`` is, or -1."""
+    lf, cr = data.find(b"\n"), data.find(b"\r")
+    return lf if cr < 0 else cr if lf < 0 else min(lf, cr)
+
+
+class _Characters:
+    """How many characters bytes decode to (each byte that is not UTF-8 one), however they are cut."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        self.chars = 0
+
+    def add(self, data: bytes, final: bool = False) -> None:
+        self.chars += len(self._decoder.decode(data, final))
 
 
 def _clean(line: str, number: int) -> tuple[str, Finding | None]:

@@ -216,7 +216,11 @@ def _load_lines(path: str) -> LoadedFile:
 
 def decode(path: str, data: bytes) -> LoadedFile:
     """Text of ``data``; bytes that are not UTF-8 become U+FFFD and an ``invalid-json`` finding."""
-    return decode_text(path, data.decode("utf-8", "surrogateescape"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return decode_text(path, data.decode("utf-8", "surrogateescape"))
+    return LoadedFile(path, strip_bom(text))  # strict UTF-8 holds no escaped byte: nothing to look for
 
 
 def decode_text(path: str, text: str) -> LoadedFile:

@@ -574,11 +574,11 @@ class _Lines:
 
 # -- reading a file ------------------------------------------------------------------------------------------
 
-def _chunks(path: str, name: str, sniff: bool, chunk_chars: int) -> Iterator[tuple[list[str], list]]:
+def _chunks(lines: Iterator[tuple[str, Finding | None]], chunk_chars: int) -> Iterator[tuple[list[str], list]]:
     texts: list[str] = []
     bad: list[Finding | None] = []
     size = 0
-    for text, finding in read_lines(path, name, sniff):
+    for text, finding in lines:
         texts.append(text)
         bad.append(finding)
         size += len(text)
@@ -610,10 +610,12 @@ def _analysed(chunks: Iterator[tuple[list[str], list]], pool: Executor | None, j
 def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF16,
                    make_sink: Callable[[], Sink] | None = None, sessions: bool = False,
                    pool: Executor | None = None, jobs: int = 1, margin: int = MARGIN,
-                   force_lines: int = FORCE_LINES, chunk_chars: int = CHUNK_CHARS, turns: bool = False) -> Streamed:
+                   force_lines: int = FORCE_LINES, chunk_chars: int = CHUNK_CHARS, turns: bool = False,
+                   lines: Iterator[tuple[str, Finding | None]] | None = None) -> Streamed:
     """Findings (and, to ``make_sink()``'s sink, records and calls) of the rollout at ``path`` (``-``: standard
     input), exactly as the whole-file analysis gives them; with ``turns``, its turns too (read in a second, light
-    pass: a turn spans windows).  Raises :class:`Unreadable`."""
+    pass: a turn spans windows).  ``lines``: its lines as :func:`read_lines` gives them, when the caller has
+    begun reading them (its head, read once).  Raises :class:`Unreadable`."""
     with opened(path) as readable:
         name = "standard input" if path == STDIN else path
         sniff = path == STDIN
@@ -622,7 +624,9 @@ def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF1
         result = Streamed(path, sink=sink)
         try:
             base = 0
-            for texts, bad, facts in _analysed(_chunks(readable, name, sniff, chunk_chars), pool, jobs, sessions):
+            if lines is None:
+                lines = read_lines(readable, name, sniff)
+            for texts, bad, facts in _analysed(_chunks(lines, chunk_chars), pool, jobs, sessions):
                 state.take(texts, bad, facts, base)
                 base += len(texts)
             state.finish(result)

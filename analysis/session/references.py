@@ -17,6 +17,7 @@ never an error.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -203,21 +204,36 @@ def parent_findings(analysis: RolloutAnalysis, resolved: list[Parent]) -> list[F
 HEAD_LINES = 16  # a rollout's references are in its first lines: its session_meta, a rollout_reference after it
 
 
-def head_parents(path: str, roots: Iterable[str] | None = None) -> tuple[RolloutAnalysis, list[Parent]]:
+_LETTER_ESCAPE = re.compile(r"\\u00[4-7][0-9A-Fa-f]")  # a JSON escape of a letter or "_" (U+0040 to U+007F)
+
+
+def may_refer(line: str) -> bool:
+    """Whether ``line`` can hold a reference (:func:`references`): it names ``history_base`` or a
+    ``…_reference`` record type, or escapes a letter or ``_`` (which might spell either).  A head none of
+    whose lines may refer has no reference: it need not be analysed to know."""
+    return HISTORY_BASE in line or "_reference" in line or "\\u" in line and _LETTER_ESCAPE.search(line) is not None
+
+
+def head_parents(path: str, roots: Iterable[str] | None = None,
+                 head: list[str] | None = None) -> tuple[RolloutAnalysis, list[Parent]]:
     """The references of the rollout at ``path`` read from its first lines alone (for a file read as a stream),
-    resolved; with the analysis of those lines (for the findings' ranges)."""
+    resolved; with the analysis of those lines (for the findings' ranges).  ``head``: its first lines (at least
+    :data:`HEAD_LINES`, or all it has), when the caller has read them already."""
     from ..jsonl.line_stream import Unreadable, read_lines
     from .lineage import search_roots
     from .rollout import analyze_lines
 
-    head: list[str] = []
-    try:
-        for line, _ in read_lines(path):
-            head.append(line)
-            if len(head) >= HEAD_LINES:
-                break
-    except Unreadable:
+    if head is not None:
+        head = head[:HEAD_LINES]
+    else:
         head = []
+        try:
+            for line, _ in read_lines(path):
+                head.append(line)
+                if len(head) >= HEAD_LINES:
+                    break
+        except Unreadable:
+            head = []
     analysis = analyze_lines(head or [""])
     return analysis, parents(analysis, path, search_roots(path) if roots is None else roots)
 
@@ -262,4 +278,4 @@ def _count(value: Any) -> int | None:
 
 
 __all__ = ["HISTORY_BASE", "ROLLOUT_REFERENCE", "Reference", "Parent", "references", "resolve", "parents",
-           "parent_findings", "head_parents", "find_rollout"]
+           "parent_findings", "head_parents", "find_rollout", "may_refer"]
