@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from analysis.cli.common import version
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,3 +36,13 @@ def test_the_console_script_starts_without_loading_the_analysis():
             "sorted(m for m in sys.modules if m.startswith(('analysis.script', 'analysis.session'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[] []"
+
+
+def test_version_imports_no_command():
+    """`rollout-lsp --version` is answered by the top parser: no command's module (census's process pool,
+    the index's database, the reports) is imported for it."""
+    code = ("import sys\nfrom lsp_server.__main__ import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n"
+            "    pass\nprint(sorted(m for m in sys.modules if m.startswith(('analysis.cli.', 'analysis.reports', "
+            "'multiprocessing', 'sqlite3'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.splitlines() == [f"rollout-lsp {version()}", "['analysis.cli.common']"]

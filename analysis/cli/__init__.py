@@ -68,7 +68,10 @@ def build_parser(argv: Sequence[str] | None = None, commands: Mapping[str, str] 
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
                                 help="run `rollout-lsp COMMAND --help` for its options")
-    names = (argv[0],) if argv and argv[0] in commands else commands
+    if argv and argv[0] == "--version":  # answered by the top parser alone: no command's imports (start-up)
+        names: Sequence[str] = ()
+    else:
+        names = (argv[0],) if argv and argv[0] in commands else tuple(commands)
     for name in names:
         import_module(commands[name]).register(sub)
     return parser
