@@ -79,7 +79,8 @@ PLACEHOLDERS = frozenset({"password", "passwd", "changeme", "changeit", "secret"
                           "redacted", "dummy", "sample", "test", "testing", "null", "none", "undefined", "true",
                           "false", "yourpassword", "mypassword", "yoursecret", "yourtoken", "yourapikey",
                           "apikey", "token", "value", "hidden", "masked", "notset", "empty", "default",
-                          "bearer", "basic"})  # an auth scheme's name, the credential after it is matched alone
+                          "bearer", "basic",  # an auth scheme's name, the credential after it is matched alone
+                          "remotessh"})  # the fixed --connection-token of VS Code Remote-SSH's server
 MIN_VALUE = 6  # a shorter value is no credential worth the name (and most often a placeholder)
 # the end of a value that is not quoted: a space, a quote, a JSON escape, shell punctuation
 _BARE_VALUE = re.compile(r"[^\s\\\"'`;&|<>(){}\[\],$=]{%d,512}" % MIN_VALUE)  # base64 padding aside
