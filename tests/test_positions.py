@@ -1,5 +1,7 @@
 import json
 
+from hypothesis import given, strategies as st
+
 import analysis.jsonl.positions as positions
 
 from analysis.jsonl.lines import split_lines, strip_bom
@@ -46,6 +48,17 @@ def test_escape_map_through_every_json_escape():
     assert pieces == ["a", "\\n", '\\"', "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00", "\\t", "\\u2028", "z"]
     assert escapes.end(0) == start
     assert escapes.span(3, 1, 3) == Span(3, start + 1, start + 5)
+
+
+@given(st.text(st.sampled_from('ab\n\t"\\/u\u00e9\u2028\U0001f600\x01')), st.booleans(), st.booleans())
+def test_escape_map_pieces_decode_to_each_character(decoded, ascii_only, solidus):
+    raw = json.dumps(decoded, ensure_ascii=ascii_only)[1:-1]
+    if solidus:
+        raw = raw.replace("/", "\\/")
+    escapes = EscapeMap(raw, 3)
+    pieces = [raw[escapes.start(i) - 3:escapes.end(i + 1) - 3] for i in range(len(decoded))]
+    assert [json.loads(f'"{piece}"') for piece in pieces] == list(decoded)
+    assert "".join(pieces) == raw
 
 
 def test_escape_map_of_raw_text_is_an_offset():

@@ -5,10 +5,11 @@ import json
 import sys
 
 import pytest
+from hypothesis import given, strategies as st
 
 from analysis import analyze_text
 from analysis.script.calls import find_calls
-from analysis.script.module_syntax import might_be_refused, syntax_problem
+from analysis.script.module_syntax import _ANY_TEXT_HIT, _text_hits, might_be_refused, syntax_problem
 from analysis.script.script import ExecScript
 from tests.helpers import json_escaped
 
@@ -325,6 +326,29 @@ def test_each_trigger_of_the_strict_parser_is_exact(source, asked, valid):
     script = ExecScript(source)
     assert not script.root.has_error
     assert (might_be_refused(script), syntax_problem(script) is None) == (asked, valid)
+
+
+@pytest.mark.parametrize("text", [
+    "a\\1", "'\\08'", "\\u0065", "\\x41", "yield", "x export(y)", "o.__proto__", "static", "implements", "interface",
+    "package", "private", "protected", "public", "enum", "<!--", "a-->b", "<!-->", "f\n=>", "f\r\t=>",
+    "f\u2028 =>", "f\u2029\v=>", "/**/\v=>", "/* */\n =>", "async\n", "async \f/", "async\u2028", "async\r",
+])
+def test_the_one_pass_text_screen_finds_every_trigger(text):
+    data = text.encode()
+    assert _text_hits(data)
+    assert _ANY_TEXT_HIT.search(data) is not None
+
+
+@given(st.lists(st.sampled_from(["\\", "0", "1", "8", "x", "u", "yield", "enum", "e", "<!", "--", ">", "\n", "\r",
+                                "\u2028", "\u2029", "\v", "\f", " ", "\t", "*/", "=>", "=", "async", "/", "a", "(", "_"])))
+def test_the_one_pass_text_screen_misses_no_trigger(pieces):
+    data = "".join(pieces).encode()
+    if _text_hits(data):
+        assert _ANY_TEXT_HIT.search(data) is not None
+
+
+def test_the_one_pass_text_screen_passes_a_plain_script():
+    assert _ANY_TEXT_HIT.search(b'const r = await tools.exec_command({cmd: "ls -la"});\nconsole.log(r => r);') is None
 
 
 # -- alias chains and the pragma (issue 21) ------------------------------------------------------------------

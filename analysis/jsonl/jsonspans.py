@@ -14,6 +14,9 @@ from json.decoder import scanstring
 
 Path = tuple
 _WS = re.compile(r"[ \t\n\r]*")
+_SPACE = frozenset(" \t\n\r")
+# a key without escapes or control characters, then the colon: what scanstring, _ws, one character and _ws read
+_PLAIN_KEY = re.compile(r'"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 
 
@@ -65,18 +68,37 @@ def _value(line: str, i: int, path: Path, trie, found: dict) -> int:
 
 
 def _object(line: str, i: int, path: Path, trie: dict, found: dict) -> int:
-    i = _ws(line, i + 1)
+    # _ws inlined and a plain key read with its colon in one match: two thirds of a line's walk (issue 25)
+    i += 1
+    if line[i] in _SPACE:
+        i = _WS.match(line, i).end()  # type: ignore[union-attr]
     if line[i] == "}":
         return i + 1
+    get = trie.get
     while True:
-        key, i = scanstring(line, i + 1)
-        i = _ws(line, i)
-        i = _ws(line, i + 1)  # past ':'
-        child = trie.get(key, trie.get("*"))
-        i = _ws(line, _skip(line, i) if child is None else _value(line, i, path + (key,), child, found))
+        m = _PLAIN_KEY.match(line, i)
+        if m is not None:  # the key as written is the key: no escape, no control character
+            key, i = m.group(1), m.end()
+        else:
+            key, i = scanstring(line, i + 1)
+            i = _ws(line, i)
+            i = _ws(line, i + 1)  # past ':'
+        child = get(key)
+        if child is None:
+            child = get("*")
+        if child is not None:
+            i = _value(line, i, path + (key,), child, found)
+        elif line[i] == '"':
+            i = scanstring(line, i + 1)[1]
+        else:
+            i = _skip(line, i)
+        if line[i] in _SPACE:
+            i = _WS.match(line, i).end()  # type: ignore[union-attr]
         if line[i] == "}":
             return i + 1
-        i = _ws(line, i + 1)  # past ','
+        i += 1  # past ','
+        if line[i] in _SPACE:
+            i = _WS.match(line, i).end()  # type: ignore[union-attr]
 
 
 def _array(line: str, i: int, path: Path, trie: dict, found: dict) -> int:

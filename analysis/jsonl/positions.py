@@ -121,6 +121,7 @@ def span_to_range(span: Span, line_text: str, encoding: PositionEncoding = Posit
 
 
 _JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.DOTALL)
+_SHORT_ESCAPE = re.compile(r"\\.", re.DOTALL)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -166,14 +167,18 @@ class EscapeMap:
         raw_at: list[int] = []
         raw_end: list[int] = []
         if "\\" in raw:
-            spans = [m.span() for m in _JSON_ESCAPE.finditer(raw)]
-            if not _SURROGATE_ESCAPE.search(raw):  # every escape is one character: plain arithmetic
+            if "\\u" not in raw:  # every escape is a backslash and one character: the k-th shifts by k (issue 25)
+                raw_at = [m.start() for m in _SHORT_ESCAPE.finditer(raw)]
+                dec = [a - k for k, a in enumerate(raw_at)]
+                raw_end = [a + 2 for a in raw_at]
+            elif not _SURROGATE_ESCAPE.search(raw):  # every escape is one character: plain arithmetic
+                spans = [m.span() for m in _JSON_ESCAPE.finditer(raw)]
                 raw_at = [a for a, _ in spans]
                 raw_end = [b for _, b in spans]
                 shift = list(accumulate(b - a - 1 for a, b in spans))
                 dec = [a - (shift[i - 1] if i else 0) for i, a in enumerate(raw_at)]
             else:
-                dec, raw_at, raw_end = _pairing_surrogates(raw, spans)
+                dec, raw_at, raw_end = _pairing_surrogates(raw, [m.span() for m in _JSON_ESCAPE.finditer(raw)])
         # kept as machine integers: a map lives as long as its line's analysis, and a list of ints costs
         # nine times the memory (an object and a pointer per entry); columns of any real line fit in 32 bits
         # (the tables grow, so the last column is the largest)

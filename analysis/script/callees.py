@@ -73,9 +73,9 @@ class Callees:
                 return None
             kind = node.type
             if kind == "identifier":
-                binding = script.resolve(node)
+                name = script.name_of(node)  # read once: resolve would read it again
+                binding = script.resolve(node, name)
                 if binding is None:
-                    name = script.name_of(node)
                     return name if name in LEGACY_GLOBALS else None
                 if binding.node.id in seen:  # `const a = b, b = a`: a cycle, never a tool
                     return None
@@ -107,9 +107,10 @@ class Callees:
             if node is None:
                 return False
             if node.type == "identifier":
-                binding = script.resolve(node)
+                name = script.name_of(node)
+                binding = script.resolve(node, name)
                 if binding is None:
-                    return script.name_of(node) == "tools"
+                    return name == "tools"
                 if binding.kind == "import":
                     return is_tool_module(binding.module) and binding.imported in ("*", "default", "tools")
                 if binding.init is None or binding.kind not in ("const", "let", "var") or binding.node.id in seen:

@@ -27,6 +27,11 @@ from weakref import WeakKeyDictionary
 
 from tree_sitter import Node
 
+try:
+    import re2
+except ImportError:  # pragma: no cover - a platform without the wheel: every script takes the searches below
+    re2 = None
+
 from .script import Binding, ExecScript
 from .syntax_problem import SyntaxProblem, first_module_error
 
@@ -45,6 +50,23 @@ _MARKS = (b"<!--", b"-->")  # HTML-like comments: not in modules
 _ALL_WORDS = _WORDS + _RESERVED + _MARKS
 _ARROW = re.compile(rb"[\n\r\xa8\xa9][ \t\f\v]*=>|\*/\s*=>")  # U+2028 and U+2029 end in A8 and A9
 _ASYNC = re.compile(rb"async[ \t\f\v]*[\n\r\xe2/]")
+
+
+def _any_text_hit_pattern():
+    r"""Every text trigger above in one RE2 automaton, read once in linear time (issue 25): a script it finds
+    nothing in has no text hit (most scripts), else the searches above place each hit.  A superset: words are
+    found inside longer names too.  The bytes are read as Latin-1 (one byte, one character: ``\xa8`` is the
+    byte); ``\s`` is spelled out, as RE2's lacks ``\v``."""
+    if re2 is None:
+        return None
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    words = b"|".join(re.escape(word) for word in _ALL_WORDS)
+    return re2.compile(rb"\\(?:[1-9xu]|0[0-9])|" + words +
+                       rb"|[\n\r\xa8\xa9][ \t\f\v]*=>|\*/[ \t\n\r\f\v]*=>|async[ \t\f\v]*[\n\r\xe2/]", options)
+
+
+_ANY_TEXT_HIT = _any_text_hit_pattern()
 _NOT_CODE = frozenset({"string_fragment", "escape_sequence", "string", "template_string", "comment", "regex_pattern",
                        "regex_flags", "regex"})
 _NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
@@ -112,31 +134,23 @@ def might_be_refused(script: ExecScript) -> bool:
     structure = script.structure
     if structure["suspect_always"]:
         return True
+    in_functions = bool(structure["scope_function"])
     for check, group in _CHECKS:
+        if check == "await" and not in_functions:
+            continue  # outside every function ``await`` is the operator (see _await_refused)
         types = _CHECKED_TYPES.get(group)
         for captures in structure[group]:
             node = captures[group][0]
             if (types is None or node.type in types) and _refused(script, check, node):
                 return True
-    return _misnames(script) or _assigns_badly(script) or _tags_a_chain(script) or _redeclares(script)
+    return _misnames(script) or _assigns_badly(script) or _redeclares(script)
 
 
 def _text_hit(script: ExecScript) -> bool:
     data, root = script.data, script.root
-    hits = []  # (byte, what may not be there)
-    if b"\\" in data:
-        hits.extend((m.start(), _NOT_ESCAPE) for m in _ESCAPES.finditer(data))
-    for word in _present(data):
-        if word in _MARKS:
-            hits.extend((at, _MARKS) for at in _occurrences(data, word))
-            continue
-        what = _NAMES if word in _RESERVED else word
-        hits.extend((at, what) for at in _occurrences(data, word) if not _NAME_BYTE.match(data, at + len(word))
-                    and not (at and _NAME_BYTE.match(data, at - 1)))
-    if b"=>" in data:  # a line break (or a comment) before =>
-        hits.extend((m.start(), _NOT_CODE) for m in _ARROW.finditer(data))
-    if b"async" in data:  # async, then a line break or a comment
-        hits.extend((m.start(), _NOT_CODE) for m in _ASYNC.finditer(data))
+    if _ANY_TEXT_HIT is not None and _ANY_TEXT_HIT.search(data) is None:
+        return False
+    hits = _text_hits(data)
     if len(hits) > _TEXT_HITS:
         return True
     for at, what in hits:
@@ -164,6 +178,25 @@ def _text_hit(script: ExecScript) -> bool:
         elif node.type not in _NOT_CODE:
             return True
     return False
+
+
+def _text_hits(data: bytes) -> list[tuple[int, object]]:
+    """Where the text triggers stand: (byte, what may not be there)."""
+    hits: list[tuple[int, object]] = []
+    if b"\\" in data:
+        hits.extend((m.start(), _NOT_ESCAPE) for m in _ESCAPES.finditer(data))
+    for word in _present(data):
+        if word in _MARKS:
+            hits.extend((at, _MARKS) for at in _occurrences(data, word))
+            continue
+        what = _NAMES if word in _RESERVED else word
+        hits.extend((at, what) for at in _occurrences(data, word) if not _NAME_BYTE.match(data, at + len(word))
+                    and not (at and _NAME_BYTE.match(data, at - 1)))
+    if b"=>" in data:  # a line break (or a comment) before =>
+        hits.extend((m.start(), _NOT_CODE) for m in _ARROW.finditer(data))
+    if b"async" in data:  # async, then a line break or a comment
+        hits.extend((m.start(), _NOT_CODE) for m in _ASYNC.finditer(data))
+    return hits
 
 
 def _bad_escape(data: bytes, node: Node) -> bool:
@@ -322,18 +355,23 @@ _MISNAMES = ("let", "await", "eval", "arguments")
 def _misnames(script: ExecScript) -> bool:
     """``let``, ``await``, ``eval`` or ``arguments`` declared or assigned, ``let`` called as a name, and ``await``
     where it is no operator: tree-sitter reads ``await (f)()`` as a call of ``await``, which is V8's ``await``
-    operator wherever it may stand (at the top level, in an async function's body)."""
+    operator wherever it may stand (at the top level, in an async function's body); and a tagged template on an
+    optional chain (:func:`_tags_a_chain`), read in the same pass over the calls."""
     bindings = script.bindings
     if any(name in bindings for name in _MISNAMES):
         return True
     if any(script.name_of(target) in _MISNAMES for target in script.assigned_names()):
         return True
-    for captures in script.structure["call"]:
+    data = script.data
+    tags = b"?." in data and b"`" in data  # a tagged chain's callee holds ``?.``, its template a backquote
+    for captures in script.structure["call"]:  # one pass over the calls for both readings
         callee = captures["callee"][0]
         if callee.type == "identifier":
             name = script.text(callee)
             if name == "let" or name == "await" and _await_refused(script, captures["call"][0]):
                 return True
+        elif tags and _tags_a_chain(script, captures["call"][0], callee):
+            return True
     return False
 
 
@@ -363,15 +401,10 @@ def _strict_directive_refused(script: ExecScript) -> bool:
     return False
 
 
-def _tags_a_chain(script: ExecScript) -> bool:
+def _tags_a_chain(script: ExecScript, call: Node, callee: Node) -> bool:
     """A tagged template on an optional chain (``a?.b`x` ``)."""
-    for captures in script.structure["call"]:
-        call = captures["call"][0]
-        arguments = call.child_by_field_name("arguments")
-        if arguments is not None and arguments.type == "template_string" and \
-                "?." in script.text(captures["callee"][0]):
-            return True
-    return False
+    arguments = call.child_by_field_name("arguments")
+    return arguments is not None and arguments.type == "template_string" and "?." in script.text(callee)
 
 
 def _assigns_badly(script: ExecScript) -> bool:

@@ -131,6 +131,9 @@ _CHAINS = frozenset({"call_expression", "member_expression", "subscript_expressi
 _SHORT_CIRCUITS = frozenset({"&&", "||", "??", "&&=", "||=", "??="})
 # globals through which a script can end early (`exit()`) or run code a static reading does not follow
 _EXITS = re.compile(r"\b(?:exit|globalThis|self|eval|Function)\b")
+# the names anywhere, a superset of _EXITS: a leading \b keeps Python's search from skipping to the names'
+# first letters, so this one goes first (a fifth of _EXITS's cost on scripts without them, issue 25)
+_EXIT_WORDS = re.compile(r"exit|globalThis|self|eval|Function")
 _EXIT_NAMES = frozenset({"exit", "globalThis", "self", "eval", "Function"})
 _IDENTIFIERS = Query(JAVASCRIPT, "(identifier) @id")
 _MAX_EXITS = 64
@@ -232,7 +235,9 @@ def _first_exit(script: ExecScript) -> int:
 
 def _find_first_exit(script: ExecScript) -> int:
     first = len(script.data)
-    if not _EXITS.search(script.source) and "\\u" not in script.source:  # names may be spelled with \u escapes
+    source = script.source
+    # names may be spelled with \u escapes
+    if "\\u" not in source and (not _EXIT_WORDS.search(source) or not _EXITS.search(source)):
         return first
     names = [n for n in QueryCursor(_IDENTIFIERS).captures(script.root).get("id", [])
              if script.name_of(n) in _EXIT_NAMES and script.resolve(n) is None]
