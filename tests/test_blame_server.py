@@ -171,3 +171,12 @@ async def test_the_sessions_as_locations_only_for_a_client_with_its_own_list(cli
     assert len(client.asked) == 1 and client.shown_documents[-1].uri == rollout["019b"]
     assert await client.workspace_execute_command_async(types.ExecuteCommandParams(  # no session changed it
         "rollout-lsp.blameSessions", [(client.repo / "README.md").as_uri(), {"ask": False}])) == []
+
+
+async def test_a_configuration_change_during_the_registration_registers_once(client: LanguageClient):
+    """VS Code's client sends didChangeConfiguration right after initialized: the two registrations must not
+    both go out (VS Code would draw every lens twice)."""
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    await registered(client)
+    await asyncio.sleep(1)  # a second registration, if any, has had the time to arrive
+    assert [r.method for r in client.registrations] == ["textDocument/codeLens", "textDocument/hover"]

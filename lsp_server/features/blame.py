@@ -64,6 +64,9 @@ class BlameFeature(Feature):
         self._cache: dict[str, tuple[tuple, list[Change], list[LineBlame | None] | None]] = {}
         self._lock = threading.Lock()
         self._reported: str | None = None
+        # VS Code sends didChangeConfiguration right after initialized: both sync the registration, and without
+        # the lock both would register while the first waits for the client (every lens drawn twice)
+        self._registering = asyncio.Lock()
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         window = capabilities.window
@@ -93,6 +96,10 @@ class BlameFeature(Feature):
         """Register the lens and hover for the workspace's files when blame is on, else unregister them."""
         if not self.dynamic:
             return
+        async with self._registering:
+            await self._sync_registration()
+
+    async def _sync_registration(self) -> None:
         wanted = self.server.settings.blame and bool(self.selector())
         if wanted and not self.registered:
             selector = self.selector()
