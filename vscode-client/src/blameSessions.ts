@@ -43,15 +43,16 @@ export function isBlameLocations(value: unknown): value is BlameLocation[] {
     && typeof item.range?.end?.line === "number" && typeof item.range?.end?.character === "number");
 }
 
-/** The rows, in the server's order (newest first): the change's title as the label, the rollout's file name and
- * the call's line (1-based) as the description, the session and the rollout's folder as the detail. */
+/** The rows, in the server's order (newest first): the change's title as the label, the call's line (1-based)
+ * and the rollout's file name as the description (the line first: a long name is cut at its end), the session
+ * and the rollout's folder as the detail. */
 export function blameItems(locations: readonly BlameLocation[]): BlameItem[] {
   return locations.map((location) => {
     const { folder, name } = splitPath(location.uri);
     return {
       // `$(name)` in a label is drawn as an icon: the user's words are shown as typed
       label: location.title.replace(/\$\(/g, "$\u200b("),
-      description: `${name}:${location.range.start.line + 1}`,
+      description: `line ${location.range.start.line + 1} · ${name}`,
       detail: [location.session ? `session ${location.session}` : "", folder].filter(Boolean).join(" · "),
       location,
     };

@@ -38,15 +38,15 @@ test("the server's answer is taken only when it is a list of locations", () => {
   assert.equal(isBlameLocations([{ ...C, range: { start: { line: "3", character: 0 }, end: C.range.end } }]), false);
 });
 
-test("a row per change in the server's order: title, rollout file and line, session and folder", () => {
+test("a row per change in the server's order: title, line and rollout file, session and folder", () => {
   assert.deepEqual(blameItems([C, B, A_FAILED, A_ADD]).map(({ label, description, detail }) => [label, description, detail]), [
-    ["2026-03-01 10:00 · update · add a review note", "rollout-2026-03-01T10-00-00-019c.jsonl:4",
+    ["2026-03-01 10:00 · update · add a review note", "line 4 · rollout-2026-03-01T10-00-00-019c.jsonl",
       "session 019c0000-0000-7000-8000-00000000000c · /home/u/.codex/sessions/2026/03/01"],
-    ["2026-02-01 10:00 · update · capitalise the greeting", "rollout-2026-02-01T10-00-00-019b.jsonl:4",
+    ["2026-02-01 10:00 · update · capitalise the greeting", "line 4 · rollout-2026-02-01T10-00-00-019b.jsonl",
       "session 019b0000-0000-7000-8000-00000000000b · /home/u/run 1"],
-    ["2026-01-01 10:00 · update (failed) · log $\u200b(zap) something", "rollout-2026-01-01T10-00-00-019a.jsonl:8",
+    ["2026-01-01 10:00 · update (failed) · log $\u200b(zap) something", "line 8 · rollout-2026-01-01T10-00-00-019a.jsonl",
       "session 019a0000-0000-7000-8000-00000000000a · c:/Users/dev/sessions"],
-    ["2026-01-01 10:00 · add · create the app", "rollout-2026-01-01T10-00-00-019a.jsonl:4",
+    ["2026-01-01 10:00 · add · create the app", "line 4 · rollout-2026-01-01T10-00-00-019a.jsonl",
       "session 019a0000-0000-7000-8000-00000000000a · c:/Users/dev/sessions"],
   ]);
   assert.equal(blameItems([B])[0].location, B);  // what the row opens: the rollout at the call
