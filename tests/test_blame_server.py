@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+from pygls.uris import to_fs_path
 
 from tests.blame_support import build_world
 from tests.helpers import ROOT
@@ -142,3 +143,40 @@ async def test_the_setting_turns_it_off(client: LanguageClient):
         await asyncio.sleep(0.05)
     assert client.registrations == []
     assert list(await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(app)))) == []
+
+
+async def test_the_sessions_as_locations_only_for_a_client_with_its_own_list(client: LanguageClient):
+    """``[uri, {"ask": false}]`` (VS Code's quick pick): the locations, newest first, and no message request
+    and no document shown; any other second argument keeps the question."""
+    app = (client.repo / "src" / "app.py").as_uri()
+    rollout = {key: next(client.sessions.glob(f"*{key}0000*.jsonl")).as_uri() for key in ("019a", "019b", "019c")}
+    locations = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.blameSessions", [app, {"ask": False}]))
+    assert [(loc["uri"], loc["range"]["start"]["line"], loc["title"], loc["session"]) for loc in locations] == [
+        (rollout["019c"], 3, "2026-03-01 10:00 · update · add a review note", "019c0000-0000-7000-8000-00000000000c"),
+        (rollout["019b"], 3, "2026-02-01 10:00 · update · capitalise the greeting",
+         "019b0000-0000-7000-8000-00000000000b"),
+        (rollout["019a"], 7, "2026-01-01 10:00 · update (failed) · log something",
+         "019a0000-0000-7000-8000-00000000000a"),
+        (rollout["019a"], 3, "2026-01-01 10:00 · add · create the app", "019a0000-0000-7000-8000-00000000000a")]
+    assert locations[0]["range"] == {"start": {"line": 3, "character": 0}, "end": {"line": 3, "character": 339}}
+    assert (client.asked, client.shown_documents) == ([], [])
+    # the nested call of B's script: its range is the apply_patch call inside the record, on one line
+    line = Path(to_fs_path(rollout["019b"])).read_text(encoding="utf-8").split("\n")[3]
+    start = line.index("tools.apply_patch(")  # the call, its await aside
+    assert locations[1]["range"] == {"start": {"line": 3, "character": start},
+                                     "end": {"line": 3, "character": line.index(");\\n", start) + 1}}
+
+    await client.workspace_execute_command_async(types.ExecuteCommandParams("rollout-lsp.blameSessions", [app, {"ask": True}]))
+    assert len(client.asked) == 1 and client.shown_documents[-1].uri == rollout["019b"]
+    assert await client.workspace_execute_command_async(types.ExecuteCommandParams(  # no session changed it
+        "rollout-lsp.blameSessions", [(client.repo / "README.md").as_uri(), {"ask": False}])) == []
+
+
+async def test_a_configuration_change_during_the_registration_registers_once(client: LanguageClient):
+    """VS Code's client sends didChangeConfiguration right after initialized: the two registrations must not
+    both go out (VS Code would draw every lens twice)."""
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    await registered(client)
+    await asyncio.sleep(1)  # a second registration, if any, has had the time to arrive
+    assert [r.method for r in client.registrations] == ["textDocument/codeLens", "textDocument/hover"]

@@ -5,7 +5,8 @@ For a ``file`` document that is not a rollout (nor an invocation log), inside a 
 - a code lens at the top, ``changed by 3 Codex sessions · last: 2026-03-01 add a review note``, whose
   command (``rollout-lsp.blameSessions [uri]``) lists the changes (``window/showMessageRequest``) and
   opens the rollout at the chosen call (``window/showDocument``); it answers the list as locations too,
-  for clients that show a location list instead;
+  for clients that show a location list instead (``[uri, {"ask": false}]`` only answers them: VS Code's
+  extension shows them in a quick pick);
 - a hover on a line a patch added: the session, the turn and the user's request, the hunk, and the
   command the script ran next;
 - ``rollout-lsp.blameLine [uri, line]``: the rollout opened at the patch that added a line (go to
@@ -63,6 +64,9 @@ class BlameFeature(Feature):
         self._cache: dict[str, tuple[tuple, list[Change], list[LineBlame | None] | None]] = {}
         self._lock = threading.Lock()
         self._reported: str | None = None
+        # VS Code sends didChangeConfiguration right after initialized: both sync the registration, and without
+        # the lock both would register while the first waits for the client (every lens drawn twice)
+        self._registering = asyncio.Lock()
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         window = capabilities.window
@@ -92,6 +96,10 @@ class BlameFeature(Feature):
         """Register the lens and hover for the workspace's files when blame is on, else unregister them."""
         if not self.dynamic:
             return
+        async with self._registering:
+            await self._sync_registration()
+
+    async def _sync_registration(self) -> None:
         wanted = self.server.settings.blame and bool(self.selector())
         if wanted and not self.registered:
             selector = self.selector()
@@ -177,16 +185,18 @@ class BlameFeature(Feature):
 
     @lsp_command(BLAME_SESSIONS)
     async def blame_sessions(self, *arguments: Any) -> list[dict] | None:
-        """The changes of a file as locations in their rollouts; the client is asked to pick one, whose
-        rollout is then opened at the call."""
+        """The changes of a file as locations in their rollouts (``[uri]``, newest first); the client is asked
+        to pick one, whose rollout is then opened at the call.  ``[uri, {"ask": false}]`` only answers the
+        locations: for a client that shows its own list (VS Code's quick pick)."""
         uri = arguments[0] if arguments and isinstance(arguments[0], str) else None
+        options = arguments[1] if len(arguments) > 1 and isinstance(arguments[1], dict) else {}
         if uri is None or not self.handles(uri):
             return None
         history, _ = await self._blame(uri, lines=False)
         locations = [{"uri": from_fs_path(c.rollout), "range": {"start": {"line": c.line, "character": c.start},
                                                                "end": {"line": c.line, "character": c.end}},
-                      "title": self._item(c)} for c in history]
-        if not history or not self.message_actions:
+                      "title": self._item(c), "session": c.session_id} for c in history]
+        if not history or not self.message_actions or options.get("ask", True) is False:
             return locations
         offered = history[:LISTED]
         titles = [f"{n + 1}. {self._item(c)}" for n, c in enumerate(offered)]

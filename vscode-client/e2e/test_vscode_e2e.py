@@ -7,7 +7,8 @@ and lists the exact commands of an expansion as children; a 20 MB rollout opens 
 its lenses from the status bar; a 60 MB one is read into the Large Rollout view (by turn; its Problems leave when
 it closes; a row opens a window of it); an invocation log is linked to a rollout from the palette; a rollout
 under another name is found by its content; the editable script view with auto-save on writes nothing into the
-rollout, completes `tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one.
+rollout, completes `tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one; a file two
+generated sessions patched shows the blame lens, its quick pick and the hover of an attributed line.
 Screenshots go to docs/images/.  Run with `make e2e`.
 """
 
@@ -51,6 +52,8 @@ def code_server(tmp_path_factory):
     env = dict(os.environ, PATH=f"{Path(binary).parents[3] / 'node' / 'bin'}:{os.environ['PATH']}")
     base = tmp_path_factory.mktemp("code-server")
     data, extensions, workspace = base / "data", base / "extensions", base / "workspace"
+    # the server's session index is the test's own (empty until a test builds it), never the user's cache
+    env.update(ROLLOUT_LSP_INDEX=str(base / "index.sqlite3"), ROLLOUT_LSP_INDEX_REFRESH="0", CODEX_HOME=str(base / "codex"))
     (data / "User").mkdir(parents=True)
     workspace.mkdir()
     shutil.copy(ROOT / "fixtures" / "rollout-demo.jsonl", workspace / "rollout-demo.jsonl")
@@ -540,6 +543,94 @@ def test_link_an_invocation_log_to_a_rollout(page: Page):
         command(page, "View: Close All Editor Groups")
     finally:
         shutil.rmtree(run)
+
+
+GREETER_BY_A = ["import sys", "", "", "def greet():", '    return "hello"', "", "", "def main():", "    print(greet())"]
+GREETER_NOW = ["import sys", "", "", "def greet(name):", '    return f"Hello, {name}!"', "", "", "def main():",
+               '    print(greet(sys.argv[1] if len(sys.argv) > 1 else "world"))']
+
+
+def test_blame_lens_quick_pick_and_hover(page: Page):
+    """Issue 26 in VS Code: a workspace file two generated sessions patched (in the server's index) has the lens
+    `changed by 2 Codex sessions · last: …`; clicking it lists both sessions newest first in a quick pick (not a
+    notification with buttons), and the row picked opens its rollout with the cursor on the call's line; a hover
+    on a line a patch added names the session and the user's request."""
+    from analysis.reports.index import RolloutIndex
+    from tests.blame_support import Session, add, apply_patch_call, patch_event, patch_text, update
+
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    repo, sessions, index = folder / "blame-demo", folder.parent / "blame-sessions", folder.parent / "index.sqlite3"
+    (repo / "src").mkdir(parents=True)
+    sessions.mkdir()
+    greeter = repo / "src" / "greeter.py"
+    greeter.write_text("\n".join(GREETER_NOW) + "\n", encoding="utf-8")
+    a = Session("019e0000-0000-7000-8000-0000000000a1", "2026-01-05", str(repo), {"branch": "main"})
+    a.turn("look around")
+    a.script("call_a0", 'text(await tools.exec_command({cmd: "ls"}));\n')
+    a.turn("create the greeter")
+    a_call = a.top_patch("call_a1", patch_text(add("src/greeter.py", GREETER_BY_A)), success=True)
+    b = Session("019e0000-0000-7000-8000-0000000000b2", "2026-02-10", str(repo), {"branch": "main"})
+    b.turn("greet by name")
+    b_call = b.script("call_b1", apply_patch_call(patch_text(update(
+        "src/greeter.py", '@@\n-def greet():\n-    return "hello"\n+def greet(name):\n+    return f"Hello, {name}!"\n'
+                          '@@\n def main():\n-    print(greet())\n'
+                          '+    print(greet(sys.argv[1] if len(sys.argv) > 1 else "world"))\n')))
+        + 'const r = await tools.exec_command({cmd: "pytest -q"});\ntext(r);\n',
+        [patch_event("exec-b1", True, {str(greeter): "update"})])
+    rollout_a, rollout_b = a.save(sessions), b.save(sessions)
+    assert (a_call, b_call) == (7, 3)
+    with RolloutIndex.open(index) as built:
+        assert built.update([str(sessions)]).errors == []
+    try:
+        open_file(page, greeter.name)
+        lens = page.locator(".codelens-decoration").filter(has_text="Codex session")
+        expect(lens).to_have_count(1, timeout=60_000)
+        assert lens.inner_text().strip() == "changed by 2 Codex sessions · last: 2026-02-10 greet by name"
+
+        lens.locator("a").first.click()
+        rows = page.locator(".quick-input-list .monaco-list-row")
+        expect(rows).to_have_count(2, timeout=30_000)
+        expect(page.locator(".quick-input-widget .quick-input-box input")).to_have_attribute(
+            "placeholder", "2 Codex sessions changed this file, newest first: open one at its call")
+        for n, (title, rollout, line, session) in enumerate([
+                ("2026-02-10 10:00 · update · greet by name", rollout_b, 4, b.id),
+                ("2026-01-05 10:00 · add · create the greeter", rollout_a, 8, a.id)]):
+            expect(rows.nth(n).locator(".label-name").first).to_have_text(title)
+            expect(rows.nth(n).locator(".label-description").first).to_have_text(f"line {line} · {rollout.name}")
+            expect(rows.nth(n)).to_contain_text(f"session {session} · {sessions}")
+        expect(page.get_by_text("Codex sessions changed this file; open one:")).to_have_count(0)  # no message request
+        page.screenshot(path=str(IMAGES / "blame-quick-pick.png"))
+        rows.nth(1).click()
+        expect(page.locator(".tab.active").filter(has_text=rollout_a.name).first).to_be_visible(timeout=30_000)
+        expect(page.locator(".statusbar")).to_contain_text(re.compile(r"Ln 8, Col \d+ \(\d+ selected\)"),
+                                                           timeout=30_000)  # the call's record, selected
+        command(page, "View: Close Editor")
+
+        open_file(page, greeter.name)
+        hover = page.locator(".monaco-hover:visible").filter(has_text="Codex session")
+        word = page.locator(".editor-group-container.active .view-line").filter(
+            has_text='return f"Hello, {name}!"').get_by_text("return", exact=True)
+        # the pointer over the word, as a person would: a hover shown with the keyboard (Show or Focus Hover) was
+        # hidden again at once in this file, every time
+        for attempt in range(3):
+            page.mouse.move(1, 1)
+            word.hover()
+            try:
+                expect(hover.first).to_be_visible(timeout=10_000 if attempt < 2 else 30_000)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
+        text = hover.first.inner_text()
+        assert f"Codex session {b.id}" in text and "greet by name" in text and "then ran pytest -q" in text, text
+        assert "update src/greeter.py · applied" in text, text
+        page.keyboard.press("Escape")
+        command(page, "View: Close All Editor Groups")
+    finally:
+        shutil.rmtree(repo)
+        shutil.rmtree(sessions)
+        for path in (index, Path(f"{index}-wal"), Path(f"{index}-shm")):
+            path.unlink(missing_ok=True)
 
 
 def test_a_rollout_too_large_for_the_editor_gets_the_large_view_and_problems(page: Page):

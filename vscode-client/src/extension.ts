@@ -5,6 +5,7 @@ import * as path from "path";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
 
+import { BLAME_SESSIONS, blameArguments, blameItems, blamePlaceholder, isBlameLocations } from "./blameSessions";
 import { askAboutExecRecord } from "./execRecord";
 import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, serverLaunch, startFailure, withNative }
   from "./launch";
@@ -89,6 +90,15 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
         }
         return lenses;
       },
+      // The blame lens's command would have the server ask with window/showMessageRequest: a notification with a
+      // button per change. The extension asks for the locations only and lists them in a quick pick.
+      executeCommand: async (command, args, next) => {
+        const locationsOnly = command === BLAME_SESSIONS ? blameArguments(args) : undefined;
+        if (!locationsOnly) return next(command, args);
+        const locations = await next(command, locationsOnly);
+        if (isBlameLocations(locations)) await pickBlameSession(locations);
+        return locations;
+      },
     },
   };
   client = new RolloutClient("rolloutLsp", "Rollout LSP", serverOptions, clientOptions);
@@ -100,6 +110,22 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   }
   client.onDidChangeState((event) => {
     if (event.newState === State.Stopped) output.appendLine("The server stopped.");
+  });
+}
+
+/** The changes of a file (newest first) in a quick pick; the rollout of the one picked opens at its call. */
+async function pickBlameSession(locations: Parameters<typeof blameItems>[0]): Promise<void> {
+  if (!locations.length) {
+    void vscode.window.showInformationMessage("Rollout: no Codex session changed this file (session index).");
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(blameItems(locations), {
+    placeHolder: blamePlaceholder(locations), matchOnDescription: true, matchOnDetail: true,
+  });
+  if (!picked) return;
+  const { start, end } = picked.location.range;
+  await vscode.window.showTextDocument(vscode.Uri.parse(picked.location.uri), {
+    selection: new vscode.Range(start.line, start.character, end.line, end.character), preview: false,
   });
 }
 
