@@ -25,7 +25,9 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
+from ..script.calls import ToolCall
 from ..session.continuations import CallOutput
+from ..session.copies import replacer
 from ..session.events import WEB_END
 from ..jsonl.findings import Finding, Related
 from ..jsonl.jsonspans import locate
@@ -112,10 +114,26 @@ def _token_count(record: Any) -> RecordStub | None:
     return stub
 
 
+_copy_line = replacer(LineAnalysis)
+_copy_call = replacer(ToolCall)
+_copy_output = replacer(ToolOutput)
+
+
 def _thin_output(output: ToolOutput | None) -> ToolOutput | None:
     if output is None:
         return None
-    return replace(output, kept_texts=(), line=None, error=_ERROR if output.error is not None else None)
+    error = _ERROR if output.error is not None else None
+    if output.kept_texts == () and output.line is None and output.error is error:
+        return output  # thin already
+    return _copy_output(output, kept_texts=(), line=None, error=error)
+
+
+def _thin_call(call: ToolCall, keep_arguments: bool) -> ToolCall:
+    if keep_arguments:
+        if not call.source and call.patch is None and call.computed_expression is None:
+            return call  # thin already
+        return _copy_call(call, source="", patch=None, computed_expression=None)
+    return _copy_call(call, source="", patch=None, computed_expression=None, arguments={}, computed_arguments={})
 
 
 def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
@@ -144,10 +162,8 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
     calls = la.calls
     if calls:
         keep_arguments = not la.is_exec  # wait, write_stdin and web searches are paired by their arguments
-        calls = tuple(replace(c, source="", patch=None, computed_expression=None,
-                              arguments=c.arguments if keep_arguments else {},
-                              computed_arguments=c.computed_arguments if keep_arguments else {}) for c in calls)
-    return replace(la, record=record, calls=calls, script=None, script_map=None, text=None, prompt=None,
+        calls = tuple([_thin_call(c, keep_arguments) for c in calls])
+    return _copy_line(la, record=record, calls=calls, script=None, script_map=None, text=None, prompt=None,
                    output=_thin_output(la.output))
 
 
