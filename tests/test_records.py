@@ -174,3 +174,15 @@ def test_a_typed_payload_is_not_kept_in_the_envelope():
     with pytest.raises(RecordShapeError) as refused:  # an envelope the plain reader refuses: pydantic words why
         parse_record({"type": "turn_context", "timestamp": 5, "payload": {"cwd": "/w"}})
     assert refused.value.loc == ("timestamp",)
+
+
+def test_a_record_without_its_item_keeps_its_kind():
+    a = parse_record({"type": "response_item", "timestamp": "t", "payload": {
+        "type": "function_call_output", "call_id": "c", "output": "x", "more": 1}})
+    b = parse_record({"type": "response_item", "payload": {"type": "function_call_output", "output": "y"}})
+    bare_a, bare_b = a.without_item(), b.without_item()
+    assert bare_a.kind == bare_b.kind == "function_call_output"
+    assert isinstance(bare_a.item, OtherItem) and bare_a.item.model_extra == {}
+    assert bare_a.envelope is a.envelope and bare_a.envelope.timestamp == "t" and bare_a != bare_b
+    kept = parse_record({"type": "event_msg", "payload": {"type": "x"}}).without_item()
+    assert kept.item is None and kept.kind == "event_msg"

@@ -110,7 +110,8 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=_order)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
     _read_record(text, record, fields, line)
-    fields["findings"] = tuple(sorted(fields["findings"] + list(secrets), key=_order))
+    found_here = fields["findings"]
+    fields["findings"] = tuple(sorted(found_here + list(secrets), key=_order)) if found_here or secrets else ()
     return LineAnalysis(**fields)
 
 

@@ -236,8 +236,16 @@ class Record:
 
     def without_item(self) -> "Record":
         """The envelope alone, for records whose content the analysis keeps in another form."""
-        return Record(envelope=self.envelope, item=OtherItem(type=self.kind) if self.envelope.type ==
-                      "response_item" else None)
+        if self.envelope.type != "response_item":
+            return Record(self.envelope, None)
+        kind = self.kind
+        item = _BARE_ITEMS.get(kind)
+        if item is None:  # one per kind: the items are frozen, and equal items are equal records
+            item = _BARE_ITEMS[kind] = OtherItem(type=kind)
+        return Record(self.envelope, item)
+
+
+_BARE_ITEMS: dict[str, OtherItem] = {}
 
 
 def parse_record(value: Any) -> Record:
