@@ -37,7 +37,7 @@ from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_t
 from ..session.record_analysis import LineAnalysis, analyze_line
 from ..session.records import KNOWN_TYPES
 from .report import finding_json
-from ..session.rollout import LocatedCall, RolloutAnalysis, analyze_text, failure_groups, link_records
+from ..session.rollout import LineCache, LocatedCall, RolloutAnalysis, analyze_text, failure_groups, link_records
 from ..jsonl.source import STDIN, decode, decompressed_if_zstd, load
 from ..session.vocabulary import unknown_record_finding, unknown_type
 from ..session.turns import scan_turns
@@ -183,11 +183,14 @@ class ChunkFacts:
     first_known: int | None  # the first line of a known record type (is it a rollout?)
 
 
-def analyze_chunk(lines: list[str], sessions: bool = False) -> ChunkFacts:
-    """The thin analyses of a chunk of lines (run in worker processes)."""
+def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnalysis] | None = None) -> ChunkFacts:
+    """The thin analyses of a chunk of lines (run in worker processes); ``full``, when given, receives the
+    whole analyses too."""
     records, unknown, first_known = [], {}, None
     for i, line in enumerate(lines):
         la = analyze_line(line)
+        if full is not None:
+            full.append(la)
         rec = la.record
         if rec is not None:
             if first_known is None and rec.envelope.type in KNOWN_TYPES:
@@ -606,11 +609,23 @@ def _chunks(lines: Iterator[tuple[str, Finding | None]], chunk_chars: int) -> It
 
 
 def _analysed(chunks: Iterator[tuple[list[str], list]], pool: Executor | None, jobs: int,
-              sessions: bool) -> Iterator[tuple[list[str], list, ChunkFacts]]:
-    """Chunks with their thin analyses, in order; with a pool, a few chunks ahead in its workers."""
+              sessions: bool, first: list[LineCache] | None = None) -> Iterator[tuple[list[str], list, ChunkFacts]]:
+    """Chunks with their thin analyses, in order; with a pool, a few chunks ahead in its workers.  ``first``
+    (without a pool) is given a cache of the whole analyses of the first chunk, and emptied when the second
+    comes: should a line refer back to a settled one while only that chunk was read (a small file, most
+    often), the whole-file analysis finds its lines analysed already."""
     if pool is None:
-        for texts, bad in chunks:
-            yield texts, bad, analyze_chunk(texts, sessions)
+        for number, (texts, bad) in enumerate(chunks):
+            full: list[LineAnalysis] | None = [] if first is not None and number == 0 else None
+            if first is not None and number == 1:
+                first.clear()  # memory stays bounded: a large file's fallback analyses every line again
+            facts = analyze_chunk(texts, sessions, full)
+            if first is not None and full is not None:
+                cache = LineCache()
+                cache.fill(texts, full)
+                first.append(cache)
+            del full
+            yield texts, bad, facts
         return
     pending: deque = deque()
     for texts, bad in chunks:
@@ -638,11 +653,13 @@ def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF1
         sink = make_sink() if make_sink else None
         state = _Stream(encoding, sink, sessions, margin, force_lines)
         result = Streamed(path, sink=sink)
+        first: list[LineCache] = []  # the first chunk's whole analyses, while it is the last chunk read
         try:
             base = 0
             if lines is None:
                 lines = read_lines(readable, name, sniff)
-            for texts, bad, facts in _analysed(_chunks(lines, chunk_chars), pool, jobs, sessions):
+            for texts, bad, facts in _analysed(_chunks(lines, chunk_chars), pool, jobs, sessions,
+                                               None if pool is not None else first):
                 state.take(texts, bad, facts, base)
                 base += len(texts)
             state.finish(result)
@@ -652,12 +669,14 @@ def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF1
         except _ReferredBack as back:
             why = str(back)
         del state, result
-        return _whole(path, readable, name, sniff, encoding, make_sink() if make_sink else None, why)
+        return _whole(path, readable, name, sniff, encoding, make_sink() if make_sink else None, why,
+                      first[0] if first else None)
 
 
 def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionEncoding,
-           sink: Sink | None, why: str) -> Streamed:
-    """The whole-file analysis (as ``check`` read every file before), given as a streamed one."""
+           sink: Sink | None, why: str, cache: LineCache | None = None) -> Streamed:
+    """The whole-file analysis (as ``check`` read every file before), given as a streamed one; ``cache``: the
+    lines analysed already (a line's analysis depends on its text alone)."""
     if sniff:  # standard input, copied to ``readable``
         try:
             with open(readable, "rb") as handle:
@@ -669,7 +688,7 @@ def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionE
         loaded = load(readable)
         if loaded.error:
             raise Unreadable(loaded.error)
-    analysis = analyze_text(loaded.text)
+    analysis = analyze_text(loaded.text, cache)
     findings = sorted(loaded.findings + analysis.findings, key=_order)
     result = Streamed(path, Reports([(f, analysis) for f in findings], encoding), len(analysis.lines),
                       analysis.lines[-1] == "", analysis.is_rollout, whole=why, sink=sink, sessions=analysis,
