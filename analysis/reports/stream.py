@@ -39,7 +39,7 @@ from ..session.records import KNOWN_TYPES
 from .report import finding_json
 from ..session.rollout import LineCache, LocatedCall, RolloutAnalysis, analyze_text, failure_groups, link_records
 from ..jsonl.source import STDIN, decode, decompressed_if_zstd, load
-from ..session.vocabulary import unknown_record_finding, unknown_type
+from ..session.vocabulary import unknown_record_finding, unknown_type_of
 from ..session.turns import scan_turns
 
 if TYPE_CHECKING:
@@ -167,13 +167,6 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
                    output=_thin_output(la.output))
 
 
-class _One:
-    """An analysis of one line, for :func:`analysis.session.vocabulary.unknown_type`."""
-
-    def __init__(self, record: LineAnalysis) -> None:
-        self.records = (record,)
-
-
 @dataclass(slots=True)
 class ChunkFacts:
     """What a worker sends back for a chunk of lines: small, quick to pickle."""
@@ -196,7 +189,7 @@ def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnaly
             if first_known is None and rec.envelope.type in KNOWN_TYPES:
                 first_known = i
             # a line with a record is neither blank nor invalid
-            name = unknown_type(_One(la), 0)  # type: ignore[arg-type]
+            name = unknown_type_of(la)
             if name is not None:
                 path = ("type",) if "/" not in name else ("payload", "type")
                 found = locate(line, [path]).get(path)
