@@ -102,3 +102,87 @@ def test_extra_fields_read_as_attributes_and_dumped_after_the_declared_ones():
         meta.missing  # noqa: B018
     with pytest.raises(AttributeError):
         meta.id = "other"
+
+
+# -- the plain readers, written out per class, against the field-by-field loop they replace ------------------
+from analysis.session import records as _records  # noqa: E402
+
+
+def _loop_plain(cls, value):
+    """The reading the written-out readers must equal: each declared field checked by ``_check`` in turn."""
+    out = {}
+    for name, kind, default in cls._fields:
+        if name in value:
+            field = _records._check(kind, value[name])
+            if field is _records._BAD:
+                return None
+        elif default is _records._REQUIRED:
+            return None
+        else:
+            field = [] if default is list else default
+        out[name] = field
+    return out, {k: v for k, v in value.items() if k not in cls._names} or None
+
+
+_VALUES = [None, "", "message", "function_call", "reasoning", "local_shell_call", "input_text", 0, 7, True, 1.5,
+           [], ["ls", "-l"], ["ls", 1], [{"type": "input_text", "text": "t"}], [{"type": 1}], [{"text": "t"}],
+           {}, {"command": ["ls"]}, {"command": "ls", "timeout_ms": 5}, {"command": 3}, {"content": "x"}]
+
+
+def _cases(cls):
+    """Every declared field absent or holding each value, the others holding a value they accept, with and
+    without a key the class does not declare."""
+    values = _VALUES + [kind[1] for _, kind, _ in cls._fields if isinstance(kind, tuple)]
+    accepted = {}
+    for name, kind, default in cls._fields:
+        accepted[name] = next(v for v in values if _records._check(kind, v) is not _records._BAD)
+    for name, _, _ in cls._fields:
+        for value in [_records._REQUIRED, *values]:
+            case = {k: v for k, v in accepted.items() if k != name}
+            if value is not _records._REQUIRED:
+                case[name] = value
+            yield case
+            yield {**case, "later": 1}
+
+
+@pytest.mark.parametrize("cls", list(_records._PLAIN_READERS), ids=lambda c: c.__name__)
+def test_written_out_readers_read_as_the_field_loop(cls):
+    cases = list(_cases(cls))
+    accepted = refused = 0
+    for case in cases:
+        expected = _loop_plain(cls, case)
+        got = _records._plain(cls, case)
+        if expected is None:
+            assert got is None, case
+            refused += 1
+            continue
+        fields, extra = expected
+        assert type(got) is cls, case
+        assert {n: getattr(got, n) for n, _, _ in cls._fields} == fields, case
+        assert object.__getattribute__(got, "_extra") == extra, case
+        accepted += 1
+    assert accepted and (refused or all(kind == _records.ANY for _, kind, _ in cls._fields)), (accepted, refused)
+
+
+def test_a_typed_payload_is_not_kept_in_the_envelope():
+    value = {"timestamp": "t", "type": "response_item", "payload": {"type": "reasoning", "summary": []}, "x": 2}
+    record = parse_record(value)
+    assert record.envelope.payload is None and record.envelope.model_extra == {"x": 2}
+    assert value["payload"] == {"type": "reasoning", "summary": []}  # the line's dict is left as it was
+    kept = parse_record({"type": "event_msg", "payload": {"type": "agent_message"}})
+    assert kept.envelope.payload == {"type": "agent_message"} and kept.item == {"type": "agent_message"}
+    with pytest.raises(RecordShapeError) as refused:  # an envelope the plain reader refuses: pydantic words why
+        parse_record({"type": "turn_context", "timestamp": 5, "payload": {"cwd": "/w"}})
+    assert refused.value.loc == ("timestamp",)
+
+
+def test_a_record_without_its_item_keeps_its_kind():
+    a = parse_record({"type": "response_item", "timestamp": "t", "payload": {
+        "type": "function_call_output", "call_id": "c", "output": "x", "more": 1}})
+    b = parse_record({"type": "response_item", "payload": {"type": "function_call_output", "output": "y"}})
+    bare_a, bare_b = a.without_item(), b.without_item()
+    assert bare_a.kind == bare_b.kind == "function_call_output"
+    assert isinstance(bare_a.item, OtherItem) and bare_a.item.model_extra == {}
+    assert bare_a.envelope is a.envelope and bare_a.envelope.timestamp == "t" and bare_a != bare_b
+    kept = parse_record({"type": "event_msg", "payload": {"type": "x"}}).without_item()
+    assert kept.item is None and kept.kind == "event_msg"

@@ -83,6 +83,46 @@ def test_only_web_searches_paired_by_distance_make_a_fixture_read_whole():
         "rollout-events.jsonl": "web searches paired by distance"}
 
 
+def _counting_analyses(monkeypatch) -> list[str]:
+    """The lines analysed, by the stream and by the whole-file analysis."""
+    import analysis.reports.stream as stream_module
+    import analysis.session.rollout as rollout_module
+
+    seen: list[str] = []
+
+    def counted(real):
+        def analyze(line, *args):
+            seen.append(line)
+            return real(line, *args)
+        return analyze
+
+    monkeypatch.setattr(stream_module, "analyze_line", counted(stream_module.analyze_line))
+    monkeypatch.setattr(rollout_module, "analyze_line", counted(rollout_module.analyze_line))
+    return seen
+
+
+def test_a_small_file_read_whole_after_all_analyses_each_line_once(monkeypatch):
+    path = str(FIXTURES / "rollout-events.jsonl")
+    expected = whole(path)
+    seen = _counting_analyses(monkeypatch)
+    got, result = streamed(path)
+    assert result.whole == "web searches paired by distance" and got == expected
+    lines = split_lines(load(path).text)
+    assert sorted(seen) == sorted(lines)  # every line once: the whole-file analysis took the stream's
+
+
+def test_a_file_read_whole_after_its_first_chunk_analyses_its_later_lines_again(monkeypatch):
+    path = str(FIXTURES / "rollout-events.jsonl")
+    expected = whole(path)
+    seen = _counting_analyses(monkeypatch)
+    got, result = streamed(path, chunk_chars=1)  # a chunk a line: the first is let go when the second comes
+    assert result.whole == "web searches paired by distance" and got == expected
+    lines = split_lines(load(path).text)
+    # read whole after the first chunk was let go: its line (a session meta, once in the file) analysed again
+    assert lines.count(lines[0]) == 1 and seen.count(lines[0]) == 2
+    assert len(seen) > len(lines) and set(seen) == set(lines)
+
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     path = tmp_path_factory.mktemp("generated") / "rollout-generated.jsonl"

@@ -25,7 +25,9 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
+from ..script.calls import ToolCall
 from ..session.continuations import CallOutput
+from ..session.copies import replacer
 from ..session.events import WEB_END
 from ..jsonl.findings import Finding, Related
 from ..jsonl.jsonspans import locate
@@ -35,9 +37,9 @@ from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_t
 from ..session.record_analysis import LineAnalysis, analyze_line
 from ..session.records import KNOWN_TYPES
 from .report import finding_json
-from ..session.rollout import LocatedCall, RolloutAnalysis, analyze_text, failure_groups, link_records
+from ..session.rollout import LineCache, LocatedCall, RolloutAnalysis, analyze_text, failure_groups, link_records
 from ..jsonl.source import STDIN, decode, decompressed_if_zstd, load
-from ..session.vocabulary import unknown_record_finding, unknown_type
+from ..session.vocabulary import unknown_record_finding, unknown_type_of
 from ..session.turns import scan_turns
 
 if TYPE_CHECKING:
@@ -112,10 +114,26 @@ def _token_count(record: Any) -> RecordStub | None:
     return stub
 
 
+_copy_line = replacer(LineAnalysis)
+_copy_call = replacer(ToolCall)
+_copy_output = replacer(ToolOutput)
+
+
 def _thin_output(output: ToolOutput | None) -> ToolOutput | None:
     if output is None:
         return None
-    return replace(output, kept_texts=(), line=None, error=_ERROR if output.error is not None else None)
+    error = _ERROR if output.error is not None else None
+    if output.kept_texts == () and output.line is None and output.error is error:
+        return output  # thin already
+    return _copy_output(output, kept_texts=(), line=None, error=error)
+
+
+def _thin_call(call: ToolCall, keep_arguments: bool) -> ToolCall:
+    if keep_arguments:
+        if not call.source and call.patch is None and call.computed_expression is None:
+            return call  # thin already
+        return _copy_call(call, source="", patch=None, computed_expression=None)
+    return _copy_call(call, source="", patch=None, computed_expression=None, arguments={}, computed_arguments={})
 
 
 def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
@@ -144,18 +162,9 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
     calls = la.calls
     if calls:
         keep_arguments = not la.is_exec  # wait, write_stdin and web searches are paired by their arguments
-        calls = tuple(replace(c, source="", patch=None, computed_expression=None,
-                              arguments=c.arguments if keep_arguments else {},
-                              computed_arguments=c.computed_arguments if keep_arguments else {}) for c in calls)
-    return replace(la, record=record, calls=calls, script=None, script_map=None, text=None, prompt=None,
+        calls = tuple([_thin_call(c, keep_arguments) for c in calls])
+    return _copy_line(la, record=record, calls=calls, script=None, script_map=None, text=None, prompt=None,
                    output=_thin_output(la.output))
-
-
-class _One:
-    """An analysis of one line, for :func:`analysis.session.vocabulary.unknown_type`."""
-
-    def __init__(self, record: LineAnalysis) -> None:
-        self.records = (record,)
 
 
 @dataclass(slots=True)
@@ -167,17 +176,20 @@ class ChunkFacts:
     first_known: int | None  # the first line of a known record type (is it a rollout?)
 
 
-def analyze_chunk(lines: list[str], sessions: bool = False) -> ChunkFacts:
-    """The thin analyses of a chunk of lines (run in worker processes)."""
+def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnalysis] | None = None) -> ChunkFacts:
+    """The thin analyses of a chunk of lines (run in worker processes); ``full``, when given, receives the
+    whole analyses too."""
     records, unknown, first_known = [], {}, None
     for i, line in enumerate(lines):
         la = analyze_line(line)
+        if full is not None:
+            full.append(la)
         rec = la.record
         if rec is not None:
             if first_known is None and rec.envelope.type in KNOWN_TYPES:
                 first_known = i
             # a line with a record is neither blank nor invalid
-            name = unknown_type(_One(la), 0)  # type: ignore[arg-type]
+            name = unknown_type_of(la)
             if name is not None:
                 path = ("type",) if "/" not in name else ("payload", "type")
                 found = locate(line, [path]).get(path)
@@ -590,11 +602,23 @@ def _chunks(lines: Iterator[tuple[str, Finding | None]], chunk_chars: int) -> It
 
 
 def _analysed(chunks: Iterator[tuple[list[str], list]], pool: Executor | None, jobs: int,
-              sessions: bool) -> Iterator[tuple[list[str], list, ChunkFacts]]:
-    """Chunks with their thin analyses, in order; with a pool, a few chunks ahead in its workers."""
+              sessions: bool, first: list[LineCache] | None = None) -> Iterator[tuple[list[str], list, ChunkFacts]]:
+    """Chunks with their thin analyses, in order; with a pool, a few chunks ahead in its workers.  ``first``
+    (without a pool) is given a cache of the whole analyses of the first chunk, and emptied when the second
+    comes: should a line refer back to a settled one while only that chunk was read (a small file, most
+    often), the whole-file analysis finds its lines analysed already."""
     if pool is None:
-        for texts, bad in chunks:
-            yield texts, bad, analyze_chunk(texts, sessions)
+        for number, (texts, bad) in enumerate(chunks):
+            full: list[LineAnalysis] | None = [] if first is not None and number == 0 else None
+            if first is not None and number == 1:
+                first.clear()  # memory stays bounded: a large file's fallback analyses every line again
+            facts = analyze_chunk(texts, sessions, full)
+            if first is not None and full is not None:
+                cache = LineCache()
+                cache.fill(texts, full)
+                first.append(cache)
+            del full
+            yield texts, bad, facts
         return
     pending: deque = deque()
     for texts, bad in chunks:
@@ -622,11 +646,13 @@ def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF1
         sink = make_sink() if make_sink else None
         state = _Stream(encoding, sink, sessions, margin, force_lines)
         result = Streamed(path, sink=sink)
+        first: list[LineCache] = []  # the first chunk's whole analyses, while it is the last chunk read
         try:
             base = 0
             if lines is None:
                 lines = read_lines(readable, name, sniff)
-            for texts, bad, facts in _analysed(_chunks(lines, chunk_chars), pool, jobs, sessions):
+            for texts, bad, facts in _analysed(_chunks(lines, chunk_chars), pool, jobs, sessions,
+                                               None if pool is not None else first):
                 state.take(texts, bad, facts, base)
                 base += len(texts)
             state.finish(result)
@@ -636,12 +662,14 @@ def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF1
         except _ReferredBack as back:
             why = str(back)
         del state, result
-        return _whole(path, readable, name, sniff, encoding, make_sink() if make_sink else None, why)
+        return _whole(path, readable, name, sniff, encoding, make_sink() if make_sink else None, why,
+                      first[0] if first else None)
 
 
 def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionEncoding,
-           sink: Sink | None, why: str) -> Streamed:
-    """The whole-file analysis (as ``check`` read every file before), given as a streamed one."""
+           sink: Sink | None, why: str, cache: LineCache | None = None) -> Streamed:
+    """The whole-file analysis (as ``check`` read every file before), given as a streamed one; ``cache``: the
+    lines analysed already (a line's analysis depends on its text alone)."""
     if sniff:  # standard input, copied to ``readable``
         try:
             with open(readable, "rb") as handle:
@@ -653,7 +681,7 @@ def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionE
         loaded = load(readable)
         if loaded.error:
             raise Unreadable(loaded.error)
-    analysis = analyze_text(loaded.text)
+    analysis = analyze_text(loaded.text, cache)
     findings = sorted(loaded.findings + analysis.findings, key=_order)
     result = Streamed(path, Reports([(f, analysis) for f in findings], encoding), len(analysis.lines),
                       analysis.lines[-1] == "", analysis.is_rollout, whole=why, sink=sink, sessions=analysis,

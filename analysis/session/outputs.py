@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Collection
 
 from ..jsonl.lines import bom_as_space
+from .copies import replacer
 from .records import parse_record
 
 _HEADER = re.compile(
@@ -124,8 +125,11 @@ def read_output(body: Any, line: str | None = None) -> ToolOutput:
     if line is not None:
         total = sum(map(len, output.kept_texts or ()))
         if total > KEPT_TEXT and total * KEPT_SHARE >= len(line):
-            return replace(output, kept_texts=None, line=line)
+            return _copy_output(output, kept_texts=None, line=line)
     return output
+
+
+_copy_output = replacer(ToolOutput)
 
 
 def _is_exec(body: Any) -> bool:

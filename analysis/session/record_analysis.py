@@ -105,12 +105,13 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> 
         problem = Finding(INVALID_JSON, "not JSON this reader accepts: a number too long to read",
                           Span(0, 0, len(line)))
     secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
-                            Span(0, s.start, s.end)) for s in found)
+                            Span(0, s.start, s.end)) for s in found) if found else ()
     if problem is not None:
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=_order)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
     _read_record(text, record, fields, line)
-    fields["findings"] = tuple(sorted(fields["findings"] + list(secrets), key=_order))
+    found_here = fields["findings"]
+    fields["findings"] = tuple(sorted(found_here + list(secrets), key=_order)) if found_here or secrets else ()
     return LineAnalysis(**fields)
 
 

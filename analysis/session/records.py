@@ -15,7 +15,7 @@ the finding for what they cannot.  pydantic is imported, and its models built
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 _REQUIRED = object()
 _BAD = object()  # a value the plain check does not accept as it is: pydantic decides
@@ -236,8 +236,16 @@ class Record:
 
     def without_item(self) -> "Record":
         """The envelope alone, for records whose content the analysis keeps in another form."""
-        return Record(envelope=self.envelope, item=OtherItem(type=self.kind) if self.envelope.type ==
-                      "response_item" else None)
+        if self.envelope.type != "response_item":
+            return Record(self.envelope, None)
+        kind = self.kind
+        item = _BARE_ITEMS.get(kind)
+        if item is None:  # one per kind: the items are frozen, and equal items are equal records
+            item = _BARE_ITEMS[kind] = OtherItem(type=kind)
+        return Record(self.envelope, item)
+
+
+_BARE_ITEMS: dict[str, OtherItem] = {}
 
 
 def parse_record(value: Any) -> Record:
@@ -247,8 +255,13 @@ def parse_record(value: Any) -> Record:
     kind = value.get("type")
     payload = value.get("payload")
     typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
-    # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad)
-    envelope: Envelope = _read(Envelope, {**value, "payload": None} if typed else value, ())  # type: ignore[assignment]
+    # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad,
+    # so the envelope reads the same from the line's own dict, and its payload is emptied after)
+    envelope: Envelope | None = _PLAIN_READERS[Envelope](value)  # type: ignore[assignment]
+    if envelope is None:
+        envelope = _read(Envelope, {**value, "payload": None} if typed else value, ())  # type: ignore[assignment]
+    elif typed:
+        _set_payload(envelope, None)
     model = PAYLOADS.get(envelope.type)
     if envelope.type == "response_item":
         if not isinstance(payload, dict):
@@ -278,21 +291,49 @@ def _read(cls: type[_Item], value: dict, prefix: tuple) -> _Item:
 
 def _plain(cls: type[_Item], value: dict) -> _Item | None:
     """``value`` as a ``cls`` when every declared field holds its JSON type as it is; else None."""
-    item = object.__new__(cls)
-    put = object.__setattr__
+    return _PLAIN_READERS[cls](value)
+
+
+def _plain_reader(cls: type[_Item]) -> Callable[[dict], _Item | None]:
+    """:func:`_plain` for one class: its fields looked up once, each with the one type its JSON must have (a
+    loop sending every field through :func:`_check`'s chain of tests cost twice as much, on every line)."""
+    simple = {STR: (str, False), OPT_STR: (str, True), OPT_INT: (int, True), OPT_DICT: (dict, True),
+              LIST: (list, False)}
+    spec = []
     for name, kind, default in cls._fields:
-        if name in value:
-            field = _check(kind, value[name])
-            if field is _BAD:
-                return None
-        elif default is _REQUIRED:
-            return None
-        else:
-            field = [] if default is list else default
-        put(item, name, field)
+        want, nullable, literal, other = None, False, None, None
+        if kind in simple:
+            want, nullable = simple[kind]
+        elif isinstance(kind, tuple):  # ("literal", value)
+            want, literal = str, kind[1]
+        elif kind is not ANY:  # content, output, argv, action: read by _check
+            other = kind
+        spec.append((name, cls.__dict__[name].__set__, want, nullable, literal, other, default))
     names = cls._names
-    put(item, "_extra", {k: v for k, v in value.items() if k not in names} or None)
-    return item
+    set_extra = _Item.__dict__["_extra"].__set__
+    new = object.__new__
+
+    def read(value: dict) -> _Item | None:
+        get = value.get
+        item = new(cls)
+        for name, put, want, nullable, literal, other, default in spec:
+            v = get(name, _REQUIRED)
+            if v is _REQUIRED:  # absent
+                if default is _REQUIRED:
+                    return None
+                v = [] if default is list else default
+            elif want is not None:
+                if type(v) is not want and (v is not None or not nullable) or literal is not None and v != literal:
+                    return None
+            elif other is not None:
+                v = _check(other, v)
+                if v is _BAD:
+                    return None
+            put(item, v)
+        set_extra(item, None if value.keys() <= names else {k: v for k, v in value.items() if k not in names})
+        return item
+
+    return read
 
 
 def _check(kind: Any, value: Any) -> Any:
@@ -329,6 +370,11 @@ def _check(kind: Any, value: Any) -> Any:
         action = _plain(LocalShellAction, value) if type(value) is dict else None
         return _BAD if action is None else action
     return value if type(value) is str and value == kind[1] else _BAD  # ("literal", value)
+
+
+_PLAIN_READERS: dict[type[_Item], Callable[[dict], _Item | None]] = {
+    cls: _plain_reader(cls) for cls in (*_PARTS, OtherItem)}
+_set_payload = Envelope.__dict__["payload"].__set__
 
 
 # -- pydantic, for what the plain check does not accept ----------------------------------------------------

@@ -7,11 +7,12 @@ so that re-analysing an edited document redoes only the lines whose text changed
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..script.calls import COMMAND, PATCH, ToolCall
 from .continuations import CallOutput, RecordOutputs
+from .copies import replacer
 from .event_pairing import match_events
 from .events import ToolEvent
 from ..jsonl.findings import TURN_FAILED, UNPAIRED_CALL, Finding
@@ -71,7 +72,7 @@ class LineCache:
         """``call`` with ``executed: "yes"``, the same object each time for the same call."""
         found = self._ran.get(id(call))
         if found is None or found[0] is not call:
-            found = self._ran[id(call)] = (call, replace(call, executed="yes"))
+            found = self._ran[id(call)] = (call, _copy_call(call, executed="yes"))
         return found[1]
 
     def get(self, line: str) -> LineAnalysis:
@@ -417,8 +418,12 @@ def _paired(number: int, index: int, call: ToolCall, record: LineAnalysis, outpu
     return LocatedCall(number, index, call, record, call_output, event)
 
 
+_copy_call = replacer(ToolCall)
+_copy_output = replacer(CallOutput)
+
+
 def _ran(call: ToolCall) -> ToolCall:
-    return call if call.executed == "yes" else replace(call, executed="yes")
+    return call if call.executed == "yes" else _copy_call(call, executed="yes")
 
 
 def _with_exit_code(output: CallOutput, exit_code: int | None) -> CallOutput:
@@ -431,7 +436,7 @@ def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
     """A top-level call's output as its event says it ended: a patch not applied failed; the exit code."""
     status = "failed" if event.kind == PATCH and event.success is False else output.status
     exit_code = event.exit_code if event.exit_code is not None else output.exit_code
-    return replace(output, status=status, exit_code=exit_code)
+    return _copy_output(output, status=status, exit_code=exit_code)
 
 
 def _sole_producer_of(record: LineAnalysis) -> ToolCall | None:
