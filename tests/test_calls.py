@@ -366,3 +366,15 @@ def test_names_spelled_with_unicode_escapes_are_compared_decoded():
         ("shell_command", "ls", None, True), ("exec_command", None, ("x",), False), ("exec_command", "y", None, False)]
     assert [n.message for n in notes] == [
         "the command is computed from a constant list: its one command is known exactly (x)"]
+
+
+@pytest.mark.parametrize("source, spans", [
+    ('const a = ["x", "yy"]; a.map(c => tools.exec_command({cmd: c}))', ['"x"', '"yy"']),
+    ('for (const c of [/* first */ "p", `q`]) tools.exec_command({cmd: c});', ['"p"', "`q`"]),
+    ('const a = ["é😀", "z"]; for (const c of a) tools.exec_command({cmd: c});', ['"é😀"', '"z"']),
+    ('const a = [\n  "say \\"hi\\"",\n  "z",\n]; a.map(c => tools.exec_command({cmd: c}))', ['"say \\"hi\\""', '"z"']),
+])
+def test_each_element_of_an_expansion_is_located(source, spans):
+    calls, _ = read(source)
+    assert calls[0].expansion is not None
+    assert [source[start:end] for start, end in calls[0].expansion_spans] == spans

@@ -202,6 +202,20 @@ async def test_outline_shape(client: LanguageClient):
         check(symbol)
 
 
+async def test_each_expansion_row_is_at_its_element_of_the_list(client: LanguageClient):
+    """So an Outline sorted by position (VS Code's) keeps the list's order: the rows share no range."""
+    uri, _ = await opened(client, "rollout-demo.jsonl")
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        types.TextDocumentIdentifier(uri)))
+    [expanded] = [c for c in symbols[0].children[0].children[2].children if c.children]
+    lines = fixture("rollout-demo.jsonl").split("\n")
+    rows = [(row.name, row.range.start.line, utf16_slice(lines[row.range.start.line], row.range.start.character,
+                                                          row.range.end.character), row.selection_range == row.range)
+            for row in expanded.children]
+    assert rows == [("exec_command: git diff --stat -- README.md", 8, '\\"README.md\\"', True),
+                    ("exec_command: git diff --stat -- CHANGELOG.md", 8, '\\"CHANGELOG.md\\"', True)]
+
+
 async def test_definition_both_ways_and_references(client: LanguageClient):
     uri, _ = await opened(client, "rollout-demo.jsonl")
     doc = types.TextDocumentIdentifier(uri)

@@ -51,6 +51,8 @@ class ToolCall:
     computed_expression: str | None = None
     expansion: tuple[str, ...] | None = None  # the exact commands, one per element of a constant array
     expansion_tools: tuple[str, ...] | None = None  # each element's tool, when the tool is chosen per element
+    # where each element of the expansion's array is written (offsets as start/end), when each is known
+    expansion_spans: tuple[tuple[int, int], ...] | None = None
     executed: str = "unknown"  # "yes", "no" (dead code) or "unknown"
     # runs whenever its script runs to completion: at the top level, unconditional, after nothing that
     # can skip it; with a completed output this makes ``executed`` "yes"
@@ -274,7 +276,8 @@ class _CallReader:
             self.computed(fields, written if written is not None else node)
             return
         expression = self.script.text(written if written is not None else node)
-        fields.update(computed=True, computed_expression=expression, expansion=tuple(c for _, c, _ in commands))
+        fields.update(computed=True, computed_expression=expression, expansion=tuple(c for _, c, _ in commands),
+                      expansion_spans=self.element_spans(runs))
         self.note(EXPANDED_COMMAND, f"the command is computed from a constant list: {_known(len(commands), 'command')} "
                   f"({_short(commands[0][1], 60)}{' …' if len(commands) > 1 else ''})",
                   fields["start"], fields["end"])
@@ -299,13 +302,21 @@ class _CallReader:
         workdirs = {w for _, _, w in commands}
         fields.update(tool=tools[0] if len(set(tools)) == 1 else None, kind=COMMAND, computed=True,
                       computed_expression=expression, expansion=tuple(c for _, c, _ in commands),
-                      expansion_tools=tools)
+                      expansion_tools=tools, expansion_spans=self.element_spans(runs))
         if len(workdirs) == 1 and None not in workdirs:
             fields["workdir"] = workdirs.pop()
         self.note(EXPANDED_COMMAND, f"the tool and command are computed from a constant list: "
                   f"{_known(len(commands), 'call')} ({tools[0]}: {_short(commands[0][1], 60)}"
                   f"{' …' if len(commands) > 1 else ''})",
                   fields["start"], fields["end"])
+
+    def element_spans(self, runs: list[Run]) -> tuple[tuple[int, int], ...] | None:
+        """Each run's element where it is written, placed as the call is; None unless every one is known."""
+        spans = [r.span for r in runs]
+        if any(s is None for s in spans):
+            return None
+        place = self.place
+        return tuple(place(*s) if place is not None else s for s in spans)  # type: ignore[misc]
 
     def runs(self, callee: Node, first: Node | None) -> list[Run] | None:
         """The call's runs over a constant array; straight-line code iterates nothing (no loop, no callback)."""

@@ -54,6 +54,7 @@ class Run:
 
     tool: Any  # a tool name, DYNAMIC or None, as the callee names it for this element
     arguments: Arguments | None
+    span: tuple[int, int] | None = None  # the element's code points in the script, when written one per item
 
 
 class Expansions:
@@ -81,7 +82,17 @@ class Expansions:
         envs = [self.bind(iteration, item, index) for index, item in enumerate(items)]
         if any(env is None for env in envs) or not self.elements_unchanged(iteration, envs):
             return None
-        return [Run(self.callees.tool(callee, env), read_arguments(self.constants, argument, env)) for env in envs]
+        spans = self.element_spans(array, len(items))
+        return [Run(self.callees.tool(callee, env), read_arguments(self.constants, argument, env), span)
+                for env, span in zip(envs, spans)]
+
+    def element_spans(self, array: Node, count: int) -> list[tuple[int, int] | None]:
+        """Where each item of an array literal is written; none known when the literal does not write its
+        items one by one (no such array is expanded today: its values would not be exactly known)."""
+        elements = [n for n in array.named_children if n.type != "comment"]
+        if len(elements) != count or any(n.type == "spread_element" for n in elements):
+            return [None] * count
+        return [self.script.span(n) for n in elements]
 
     # -- which iteration a call depends on ---------------------------------------------------
     def iteration_of(self, nodes: list[Node]) -> Iteration | None:

@@ -237,7 +237,7 @@ class SymbolFeature(Feature):
             children = [self.call_symbol(analysis, c, encoding) for c in calls]
         else:
             name = mark + (call_name(calls[0].call, self.server.masker) if calls else record.name or record.kind)
-            children = self.expansion_symbols(analysis, calls[0], rng) if calls else []
+            children = self.expansion_symbols(analysis, calls[0], rng, encoding) if calls else []
         return types.DocumentSymbol(name=name or "call", kind=types.SymbolKind.Function, range=rng,
                                     selection_range=rng, detail=" · ".join(f for f in facts if f),
                                     children=children)
@@ -254,20 +254,25 @@ class SymbolFeature(Feature):
             kind=_KINDS.get(call.kind, types.SymbolKind.Method), range=rng, selection_range=rng,
             detail=" · ".join(f for f in facts if f) or None,
             tags=[types.SymbolTag.Deprecated] if call.executed == "no" else None,
-            children=self.expansion_symbols(analysis, located, rng))
+            children=self.expansion_symbols(analysis, located, rng, encoding))
 
-    def expansion_symbols(self, analysis: RolloutAnalysis, located: LocatedCall,
-                          rng: types.Range) -> list[types.DocumentSymbol]:
+    def expansion_symbols(self, analysis: RolloutAnalysis, located: LocatedCall, rng: types.Range,
+                          encoding: PositionEncoding) -> list[types.DocumentSymbol]:
         """Each exact command of a known expansion, as a row under its call, with how it ended where an
         event says."""
         labels = expansion_labels(located.call, self.server.masker)
         if not labels:
             return []
         outcomes = expansion_outcomes(analysis, located)
+        # each row at its element in the list, where the list writes them one by one (so an Outline sorted by
+        # position keeps the list's order); else at the call
+        spans = located.call.expansion_spans or ()
+        ranges = [to_range(analysis, Span(located.line, start, end), encoding) for start, end in spans] \
+            if len(spans) == len(labels) else [rng] * len(labels)
         return [types.DocumentSymbol(name=(o.mark if o is not None and o.failed else "") + label,
-                                     kind=types.SymbolKind.Event, range=rng, selection_range=rng,
+                                     kind=types.SymbolKind.Event, range=where, selection_range=where,
                                      detail=f"element {n + 1} of the list" + (f" · {o.text}" if o else ""))
-                for n, (label, o) in enumerate(zip(labels, outcomes))]
+                for n, (label, o, where) in enumerate(zip(labels, outcomes, ranges))]
 
     def workspace_symbols(self, analyses: list[tuple[str, RolloutAnalysis]], query: str,
                           encoding: PositionEncoding) -> list[types.WorkspaceSymbol]:

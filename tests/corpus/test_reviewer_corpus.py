@@ -109,6 +109,9 @@ def test_expansions_are_outline_children():
         "shell_command: rg -n -i --glob '*.lua' '(rpc|server_|client_",
         "shell_command: rg -n -i --glob '*.lua' '(bind|unbind|listen|",
         "shell_command: $lua = rg --files -g '*.lua' Script ExtendRes"]
+    # each at its element of the list, in the list's order (an Outline sorted by position keeps it)
+    starts = [(c.range.start.line, c.range.start.character) for c in call.children]
+    assert [line for line, _ in starts] == [34] * 4 and starts == sorted(set(starts))
     [dynamic] = outline_children(DYNAMIC, 19)  # tools[name] over a const array
     assert [c.name[:56] for c in dynamic.children] == [
         "shell_command: Get-Content -LiteralPath '.\\Script\\Bluepr",
