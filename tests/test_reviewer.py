@@ -17,6 +17,7 @@ from analysis.session.labels import (call_label, call_outcome, continued_from, e
 from analysis.session.profiles import AUTHOR, READER, default_profile, quiet_findings, severity_in
 from analysis.session.rollout import analyze_text
 from tests.helpers import fixture, run_cli
+from tests.stream_support import streamed, whole
 
 
 def tool(name: str, **arguments) -> ToolCall:
@@ -178,3 +179,40 @@ def test_files_command():
                 {"path": "src/greet.py", "action": "update", "move_to": None, "line": 6, "index": 0,
                  "applied": True}]}]}],
         "outside_turns": []}
+
+
+def _thrown_session(script: str, error: str) -> str:
+    """A rollout whose one exec script failed with ``error`` as its ``Script error:`` item (as Windows
+    sessions show a ``shell_command`` that exited non-zero)."""
+    lines = [{"type": "session_meta", "payload": {"id": "s", "cwd": "C:\\\\w"}},
+             {"type": "event_msg", "payload": {"type": "task_started", "turn_id": "t"}},
+             {"type": "response_item", "payload": {"type": "custom_tool_call", "call_id": "c1", "name": "exec",
+                                                   "input": script}},
+             {"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c1", "output": [
+                 {"type": "input_text", "text": "Script failed\nWall time 0.4 seconds\nOutput:\n"},
+                 {"type": "input_text", "text": "Script error:\n" + error}]}}]
+    return "\n".join(json.dumps(line) for line in lines) + "\n"
+
+
+JQ = 'const r = await tools.shell_command({"command":"jq --version","timeout_ms":10000}); text(r);\n'
+NOT_FOUND = "Exit code: 1\nWall time: 0.4 seconds\nOutput:\njq : The term 'jq' is not recognized\r\n"
+
+
+@pytest.mark.parametrize("script, error, expected", [
+    (JQ, NOT_FOUND, [("shell_command: jq --version", "exit 1")]),  # ../shared/corpus/wild has 12 such scripts
+    (JQ, "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n", [("shell_command: jq --version", None)]),
+    (JQ, "TypeError: r.trim is not a function", [("shell_command: jq --version", None)]),  # the script's own error
+    # two commands: which one exited 1 is not known
+    (JQ + 'await tools.shell_command({command: "node --version"});', NOT_FOUND,
+     [("shell_command: jq --version", None), ("shell_command: node --version", None)]),
+    # one call that ran once per element: which run exited 1 is not known
+    ('for (const c of ["jq --version", "yq --version"]) await tools.shell_command({command: c});', NOT_FOUND,
+     [("shell_command: 2 commands: jq --version …", None)]),
+])
+def test_a_command_whose_result_the_script_threw_ended_with_its_exit_code(script, error, expected, tmp_path):
+    analysis = analyze_text(_thrown_session(script, error))
+    assert [(call_label(c.call), o.text if (o := call_outcome(analysis, c)) else None)
+            for c in analysis.calls] == expected
+    path = tmp_path / "rollout-2026-01-01T00-00-00-thrown.jsonl"
+    path.write_text(_thrown_session(script, error), encoding="utf-8")
+    assert streamed(str(path))[0] == whole(str(path))  # the streamed outline keeps the thrown exit code

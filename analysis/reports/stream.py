@@ -32,7 +32,7 @@ from ..session.events import WEB_END
 from ..jsonl.findings import Finding, Related
 from ..jsonl.jsonspans import locate
 from ..jsonl.line_stream import Unreadable, opened, read_lines, reason
-from ..session.outputs import ToolOutput
+from ..session.outputs import ToolOutput, thrown_error, thrown_exit
 from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from ..session.record_analysis import LineAnalysis, analyze_line
 from ..session.records import KNOWN_TYPES
@@ -122,7 +122,8 @@ _copy_output = replacer(ToolOutput)
 def _thin_output(output: ToolOutput | None) -> ToolOutput | None:
     if output is None:
         return None
-    error = _ERROR if output.error is not None else None
+    thrown = thrown_exit(output.error)  # kept: it tells how the script's one command ended
+    error = thrown_error(thrown) if thrown is not None else _ERROR if output.error is not None else None
     if output.kept_texts == () and output.line is None and output.error is error:
         return output  # thin already
     return _copy_output(output, kept_texts=(), line=None, error=error)

@@ -17,7 +17,7 @@ from ..script.calls import COMMAND, PATCH, ToolCall
 from ..jsonl.findings import SCRIPT_SYNTAX
 from .events import EXEC_END
 from .continuations import CallOutput
-from .outputs import readable_text
+from .outputs import readable_text, thrown_exit
 from .rollout import LocatedCall, RolloutAnalysis
 
 # exit codes a shell gives a process ended by a signal, and the word a reader knows it by; 124 is the code
@@ -99,6 +99,10 @@ def located_outcome(located: LocatedCall) -> Outcome | None:
     output = located.output
     if output is not None and output.exit_code not in (None, 0):  # the script's only result block is its
         return exit_outcome(output.exit_code)
+    # the script threw a command's result, and this call is the one command it can be (one call, one run)
+    thrown = thrown_exit(output.output.error) if output is not None and output.status == "failed" else None
+    if thrown not in (None, 0) and call.kind == COMMAND and not call.expansion and len(record.calls) == 1:
+        return exit_outcome(thrown)
     return None
 
 

@@ -236,6 +236,22 @@ def _exec_texts(body: Any) -> tuple[list[str], int, str | None, float | None, st
     return texts, images, status, wall, cell, error
 
 
+# a command tool's result thrown as the script's error (``shell_command`` with a non-zero exit, as Windows
+# sessions show it): ``Script error:\nExit code: 1\nWall time: 0.4 seconds\nOutput:\n…``
+_THROWN = re.compile(r"Exit code: (-?\d+)\r?\nWall time: ")
+
+
+def thrown_exit(error: str | None) -> int | None:
+    """The exit code of a command whose result the script threw as its error; None for any other error."""
+    m = _THROWN.match(error) if error else None
+    return int(m.group(1)) if m else None
+
+
+def thrown_error(code: int) -> str:
+    """The shortest error text :func:`thrown_exit` reads as ``code`` (what a thinned output keeps)."""
+    return f"Exit code: {code}\nWall time: "
+
+
 def read_call_output(body: Any) -> ToolOutput:
     """The output of a top-level call: ``exec_command``, ``shell``, ``local_shell_call``, ``apply_patch``, …
 

@@ -211,3 +211,17 @@ def test_hovers_say_what_a_reviewer_asks():
     assert "chunk 1 ([line 86](file:///r.jsonl#L86)):\n\n```text\n" \
            "drwxrwx--- 3 1000 1000  25 Mar 10 22:06 dataset/BonesSeed/soma_proportional\n" in interrupted
     assert interrupted.endswith("chunk 2 ([line 93](file:///r.jsonl#L93), write\\_stdin): no output")
+
+
+ROCKET = "doudouqie66__CommonTools__rollout-2026-07-27T15-55-30-019fa292-6130-7d30-aaf2-e967b06d7824.jsonl"
+
+
+def test_a_command_the_script_threw_is_marked_with_its_exit_code():
+    """Windows sessions: a `shell_command` that exits non-zero throws its result as the script's error
+    (`Script error:\\nExit code: 1\\nWall time: …`); the script's one command is the one that failed."""
+    analysis = analysis_of(ROCKET)
+    marked = [(c.line + 1, o.text) for c in analysis.calls if (o := call_outcome(analysis, c)) is not None and o.failed]
+    assert marked == [(29, "exit 1"), (61, "exit 1"), (103, "exit 1"), (354, "exit 1"), (385, "timed out (exit 124)"),
+                      (641, "exit 1"), (683, "exit 1"), (811, "exit 1"), (844, "exit 1"), (988, "exit 1"),
+                      (992, "exit 1"), (1038, "exit 1")]
+    assert call_label(analysis.calls_on(28)[0].call) == "shell_command: jq --version"
