@@ -8,7 +8,9 @@ from concurrent.futures import Future
 import pytest
 
 from analysis.reports import census as census_module
-from analysis.reports.census import Census, census_of_file, run_census, spread_by_lines
+from analysis.reports import spread as spread_module
+from analysis.reports.census import Census, census_of_file, run_census
+from analysis.reports.spread import in_order, spread_by_lines
 from analysis.jsonl.source import rollout_files
 from tests.helpers import FIXTURES, run_cli
 
@@ -42,6 +44,7 @@ def test_a_large_file_spread_by_lines_gives_the_same_counts(monkeypatch, tmp_pat
     big.write_text("".join((FIXTURES / name).read_text() for name in
                            ("rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl")) * 5)
     monkeypatch.setattr(census_module, "CHUNK_BYTES", 1000)  # everything counts as large: lines are spread
+    monkeypatch.setattr(spread_module, "CHUNK_BYTES", 1000)
     spread = run_census([str(big)], jobs=2).to_json()
     assert spread == run_census([str(big)], jobs=1).to_json()
     assert spread["counts"]["rollouts"] == 1
@@ -87,10 +90,10 @@ def test_files_are_given_out_largest_first_and_their_problems_listed_in_the_orde
 def test_files_are_packed_into_tasks_by_size_and_count(monkeypatch):
     sizes = {"big": 1000, "mid": 300, "a": 100, "b": 100, "c": 100, "d": 50, "e": 50, "f": 0, "g": 0}
     order = list(sizes)  # largest first, as run_census orders them
-    monkeypatch.setattr(census_module, "TASK_SHARE", 2)  # a task: about 1700 / (2 jobs × 2) = 425 bytes
-    assert list(census_module._tasks(order, sizes, 2)) == [["big"], ["mid", "a", "b"], ["c", "d", "e", "f", "g"]]
-    monkeypatch.setattr(census_module, "TASK_FILES", 2)
-    assert list(census_module._tasks(order, sizes, 2)) == [["big"], ["mid", "a"], ["b", "c"], ["d", "e"], ["f", "g"]]
+    monkeypatch.setattr(spread_module, "TASK_SHARE", 2)  # a task: about 1700 / (2 jobs × 2) = 425 bytes
+    assert list(spread_module.file_tasks(order, sizes, 2)) == [["big"], ["mid", "a", "b"], ["c", "d", "e", "f", "g"]]
+    monkeypatch.setattr(spread_module, "TASK_FILES", 2)
+    assert list(spread_module.file_tasks(order, sizes, 2)) == [["big"], ["mid", "a"], ["b", "c"], ["d", "e"], ["f", "g"]]
 
 
 def test_no_more_tasks_than_the_window_are_submitted_ahead():
@@ -103,7 +106,7 @@ def test_no_more_tasks_than_the_window_are_submitted_ahead():
             future.set_result(function(task))
             return future
 
-    results = census_module._in_window(ImmediatePool(), lambda n: n * n, range(10), 3)
+    results = spread_module.in_window(ImmediatePool(), lambda n: n * n, range(10), 3)
     first = next(results)
     assert first in (0, 1, 4) and submitted == [0, 1, 2]  # a window of 3 before any result is taken
     assert sorted([first, *results]) == [n * n for n in range(10)] and submitted == list(range(10))

@@ -6,8 +6,9 @@ import argparse
 import json
 import os
 import sys
-from contextlib import ExitStack
+from functools import partial
 from itertools import chain, islice
+from typing import Iterator, Union
 
 from ..jsonl.findings import Finding, Severity
 from ..reports.invocations import looks_like_invocation_log, read_invocation_log
@@ -15,6 +16,7 @@ from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
 from ..reports.report import finding_json
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
+from ..reports.spread import TASKS_IN_FLIGHT, file_tasks, in_order, spread_by_lines
 from ..reports.stream import parallel_worth_it, stream_rollout
 from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
 from ..session.references import HEAD_LINES, head_parents, may_refer, parent_findings
@@ -58,38 +60,95 @@ def run(args: argparse.Namespace) -> int:
         status = 2
     for skipped in listing.skipped:  # said, not failed: the user did not name them
         error(skipped)
-    with ExitStack() as stack:
-        pool = None
-        if args.jobs > 1 and any(p != STDIN and parallel_worth_it(p) for p in listing.files):
-            from concurrent.futures import ProcessPoolExecutor  # only for a large file
-
-            pool = stack.enter_context(ProcessPoolExecutor(max_workers=args.jobs))
-        for path in listing.files:
-            profile = args.profile or default_profile(None if path == STDIN else os.path.abspath(path))
-            try:
-                findings = _findings(path, encoding, pool, args.jobs, profile)
-            except Unreadable as problem:
-                error(str(problem))
-                status = 2
-                continue
-            if findings is None:  # as the server: other JSON Lines files stay quiet
-                error(f"{path}: {NOT_A_ROLLOUT}")
-                continue
-            for finding, out in findings:
-                severity = Severity.parse(out["severity"])  # in the profile
-                worst = min(worst, severity)
-                if args.json:
-                    rows.append({"file": path, **out})
-                else:
-                    start = out["range"]["start"]
-                    print(f"{path}:{start['line'] + 1}:{start['character'] + 1}: "
-                          f"{severity.label} {finding.code} {finding.message}")
+    for path, outcome in _outcomes(listing.files, encoding, args.jobs, args.profile):
+        if isinstance(outcome, str):
+            error(outcome)
+            status = 2
+            continue
+        if outcome is None:  # as the server: other JSON Lines files stay quiet
+            error(f"{path}: {NOT_A_ROLLOUT}")
+            continue
+        for code, message, out in outcome:
+            severity = Severity.parse(out["severity"])  # in the profile
+            worst = min(worst, severity)
+            if args.json:
+                rows.append({"file": path, **out})
+            else:
+                start = out["range"]["start"]
+                print(f"{path}:{start['line'] + 1}:{start['character'] + 1}: {severity.label} {code} {message}")
     if args.json:
         json.dump(rows, sys.stdout, indent=2, ensure_ascii=False)
         print()
     if status:
         return status
     return 1 if worst <= fail_on else 0
+
+
+# What a file gave: its findings as (code, message, JSON form); None when it is not a rollout; the reason when it
+# cannot be read.
+Outcome = Union[list[tuple[str, str, dict]], None, str]
+
+
+def _outcomes(paths: list[str], encoding: PositionEncoding, jobs: int,
+              profile: str | None) -> Iterator[tuple[str, Outcome]]:
+    """Each file's outcome, in the order of ``paths``.  With more than one job, whole files go to worker
+    processes in tasks (analysis.reports.spread) while a file large enough to be worth it is read here with its
+    lines spread over the same workers."""
+    remote = [p for p in paths if p != STDIN]
+    if jobs <= 1 or not any(len(remote) > 1 or parallel_worth_it(p) for p in remote):
+        for path in paths:
+            yield path, _outcome(path, encoding, None, 1, profile)
+        return
+    from concurrent.futures import ProcessPoolExecutor  # only for several files or a large one
+
+    sizes = {path: _size(path) for path in remote}
+    large = set(spread_by_lines(sizes, jobs))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        work = partial(_outcomes_of, encoding=encoding, profile=profile)
+        for task, results in in_order(pool, work, _units(paths, sizes, large, jobs), jobs * TASKS_IN_FLIGHT):
+            if results is None:  # read here
+                yield task[0], _outcome(task[0], encoding, pool if task[0] in large else None, jobs, profile)
+            else:
+                yield from results
+
+
+def _units(paths: list[str], sizes: dict[str, int], large: set[str], jobs: int) -> Iterator[tuple[bool, list]]:
+    """``paths`` in order as tasks: runs of whole files packed for the workers (remote), and each file read by
+    the main process (standard input, and a file spread by lines) alone."""
+    run: list[str] = []
+    for path in [*paths, None]:
+        if path is not None and path != STDIN and path not in large:
+            run.append(path)
+            continue
+        if run:
+            yield from ((True, task) for task in file_tasks(run, sizes, jobs))
+            run = []
+        if path is not None:
+            yield False, [path]
+
+
+def _outcomes_of(paths: list[str], encoding: PositionEncoding, profile: str | None) -> list[tuple[str, Outcome]]:
+    """The outcome of each of ``paths`` (one task of a worker process)."""
+    return [(path, _outcome(path, encoding, None, 1, profile)) for path in paths]
+
+
+def _outcome(path: str, encoding: PositionEncoding, pool, jobs: int, profile: str | None) -> Outcome:
+    profile = profile or default_profile(None if path == STDIN else os.path.abspath(path))
+    try:
+        findings = _findings(path, encoding, pool, jobs, profile)
+    except Unreadable as problem:
+        return str(problem)
+    if findings is None:
+        return None
+    return [(finding.code, finding.message, out) for finding, out in findings]
+
+
+def _size(path: str) -> int:
+    """About how many bytes of lines ``path`` holds (a compressed rollout's, guessed as parallel_worth_it does)."""
+    try:
+        return os.path.getsize(path) * (5 if path.endswith(".zst") else 1)
+    except OSError:
+        return 0
 
 
 def with_parent_findings(path: str, findings: list[tuple[Finding, dict]], encoding: PositionEncoding,

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from itertools import islice
-from typing import Callable, Iterable, Iterator
+from typing import Iterable
 
 from ..jsonl.findings import SCRIPT_SYNTAX, Finding
 from ..jsonl.line_stream import Unreadable
@@ -24,15 +23,12 @@ from ..session.record_analysis import LineAnalysis
 from ..session.rollout import LocatedCall, RolloutAnalysis
 from .session_census import SessionCensus
 from ..jsonl.source import NOT_A_ROLLOUT, is_rollout_path
-from .stream import PARALLEL_BYTES, stream_rollout
+from .spread import CHUNK_BYTES, TASKS_IN_FLIGHT, file_tasks, in_window, spread_by_lines
+from .stream import stream_rollout
 
 COUNT_KEYS = ("rollouts", "lines", "exec scripts", "scripts that do not parse", "literal commands",
               "computed commands", "computed commands with a known expansion", "JSON arguments",
               "JS-literal arguments")
-CHUNK_BYTES = PARALLEL_BYTES  # a file this large or larger is worth spreading over processes by lines
-TASK_SHARE = 64  # a task of files is about 1/64 of a worker's share of the bytes ...
-TASK_FILES = 256  # ... and at most this many files
-TASKS_IN_FLIGHT = 4  # tasks submitted at a time, per worker
 
 
 @dataclass
@@ -155,7 +151,7 @@ def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None
     order = sorted((p for p in paths if p not in large), key=lambda path: (-sizes[path], path))
     listed: dict[str, Census] = {}  # the lists of files that have any, added in the order of ``paths`` at the end
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for part in _in_window(pool, census_of_files, _tasks(order, sizes, jobs), jobs * TASKS_IN_FLIGHT):
+        for part in in_window(pool, census_of_files, file_tasks(order, sizes, jobs), jobs * TASKS_IN_FLIGHT):
             for path, census in part:
                 if census.unreadable or census.skipped or census.problems:
                     listed[path] = Census(unreadable=census.unreadable, skipped=census.skipped,
@@ -173,44 +169,6 @@ def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None
 def census_of_files(paths: list[str]) -> list[tuple[str, Census]]:
     """The census of each of ``paths`` (one task of a worker process)."""
     return [(path, census_of_file(path)) for path in paths]
-
-
-def _tasks(order: list[str], sizes: dict[str, int], jobs: int) -> Iterator[list[str]]:
-    """``order`` cut into tasks of about a :data:`TASK_SHARE` of each worker's work (a file larger than that
-    goes alone) and at most :data:`TASK_FILES` files: a task per file costs a round trip between processes."""
-    budget = max(1, sum(sizes[path] for path in order) // (jobs * TASK_SHARE))
-    task: list[str] = []
-    size = 0
-    for path in order:
-        task.append(path)
-        size += sizes[path]
-        if size >= budget or len(task) >= TASK_FILES:
-            yield task
-            task, size = [], 0
-    if task:
-        yield task
-
-
-def _in_window(pool: Executor, function: Callable, tasks: Iterable, width: int) -> Iterator:
-    """``function`` of each task on ``pool``, at most ``width`` tasks submitted at a time, results as they
-    come (submitting millions of tasks at once would hold a future for each)."""
-    tasks = iter(tasks)
-    pending = {pool.submit(function, task) for task in islice(tasks, width)}
-    while pending:
-        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-        for future in done:
-            yield future.result()
-            following = next(tasks, None)
-            if following is not None:
-                pending.add(pool.submit(function, following))
-
-
-def spread_by_lines(sizes: dict[str, int], jobs: int) -> list[str]:
-    """The files whose lines are spread over the workers: large ones (``CHUNK_BYTES``) that are more than an
-    even share of all the work.  A smaller file is read whole by one worker while the others read other
-    files, which keeps every core busy without the main process pairing its lines."""
-    total = sum(sizes.values())
-    return [path for path, size in sizes.items() if size >= CHUNK_BYTES and size * jobs > total]
 
 
 def _size(path: str) -> int:

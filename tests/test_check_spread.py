@@ -1,0 +1,90 @@
+"""check: files spread over worker processes give what one process gives, in the order of the paths."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from concurrent.futures import Future
+
+from analysis.cli import check as check_module
+from analysis.jsonl.positions import PositionEncoding
+from analysis.jsonl.source import STDIN
+from analysis.reports import spread as spread_module
+from tests.helpers import FIXTURES, ROOT
+
+
+def _check(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lsp_server", "check", *args], capture_output=True, text=True,
+                          cwd=ROOT, input=input, encoding="utf-8")
+
+
+def test_two_jobs_print_what_one_prints_with_files_missing_skipped_and_read_from_standard_input(tmp_path):
+    large = tmp_path / "rollout-large.jsonl"
+    large.write_text((FIXTURES / "rollout-demo.jsonl").read_text() * 4)
+    missing = str(tmp_path / "rollout-missing.jsonl")
+    paths = [missing, "fixtures", str(large), "-", str(FIXTURES / "not-a-rollout.jsonl")]
+    demo = (FIXTURES / "rollout-dead-branches.jsonl").read_text()
+    for extra in ([], ["--json"]):
+        one = _check(*extra, "-j", "1", *paths, input=demo)
+        two = _check(*extra, "-j", "2", *paths, input=demo)
+        assert (two.stdout, two.stderr, two.returncode) == (one.stdout, one.stderr, one.returncode)
+        assert one.returncode == 2 and one.stderr.splitlines()[0] == \
+            f"rollout-lsp: cannot read {missing}: No such file or directory"
+    lines = _check("-j", "2", *paths, input=demo).stdout.splitlines()
+    files = list(dict.fromkeys(line.split(":")[0] for line in lines))
+    # the folder's files (sorted), then the large file, then standard input: the order of the paths
+    assert files.index(str(large)) == files.index("-") - 1 == len(files) - 2
+    assert files[0].startswith("fixtures/") and files[:-2] == sorted(files[:-2])
+
+
+def test_files_go_to_the_workers_in_tasks_and_come_back_in_order(monkeypatch, tmp_path):
+    given: list[list[str]] = []
+
+    class RecordingPool:
+        def __init__(self, max_workers):
+            assert max_workers == 2
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, function, task):
+            given.append(task)
+            future = Future()
+            future.set_result(function(task))
+            return future
+
+    import concurrent.futures
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
+    names = ["rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl"]
+    paths = [str(FIXTURES / name) for name in names]
+    got = list(check_module._outcomes(paths, PositionEncoding.UTF16, 2, None))
+    assert [path for path, _ in got] == paths
+    assert [path for task in given for path in task] == paths  # every file read by a worker
+    alone = [(path, check_module._outcome(path, PositionEncoding.UTF16, None, 1, None)) for path in paths]
+    assert got == alone
+    assert [code for code, _, _ in got[0][1]] == ["unpaired-call", "expanded-command", "dead-branch"]
+
+
+def test_standard_input_and_a_file_spread_by_lines_are_read_by_the_main_process(monkeypatch):
+    monkeypatch.setattr(spread_module, "TASK_SHARE", 1)  # a task: about half the bytes of its run, or one file
+    sizes = {"a": 1, "b": 10, "c": 10, "big": 100, "d": 5}
+    units = list(check_module._units(["a", "b", STDIN, "c", "big", "d"], sizes, {"big"}, 2))
+    assert units == [(True, ["a", "b"]), (False, [STDIN]), (True, ["c"]), (False, ["big"]), (True, ["d"])]
+
+
+def test_one_small_file_is_read_without_worker_processes(monkeypatch):
+    import concurrent.futures
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("no pool for one small file")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", refuse)
+    path = str(FIXTURES / "rollout-demo.jsonl")
+    assert os.path.getsize(path) < spread_module.CHUNK_BYTES
+    [(got_path, outcome)] = check_module._outcomes([path], PositionEncoding.UTF16, 2, None)
+    assert got_path == path and [code for code, _, _ in outcome] == ["unpaired-call", "expanded-command",
+                                                                      "dead-branch"]
