@@ -621,3 +621,21 @@ def test_a_zst_over_the_limit_is_not_measured_again_until_it_or_the_limit_change
         stats = index.update([str(folder)])
         assert index.count() == (2, 5)
     assert (stats.files, stats.full, stats.unchanged, stats.errors, measured) == (2, 1, 1, [], [str(bomb)])
+
+
+from hypothesis import example, given, strategies as st  # noqa: E402
+
+
+@given(st.binary(max_size=40).map(lambda b: bytes(b"ab\r\n"[c % 4] for c in b)), st.data())
+@example(b"a\r\nb\rc\n", None)
+@example(b"a\nb\n", None)
+def test_line_offsets_and_break_counts_are_those_of_split_lines(data, draw):
+    """Byte offsets of the lines (a C search when the bytes hold no carriage return) and the count of breaks
+    before a point agree with the lines split_lines gives."""
+    base = draw.draw(st.integers(0, len(data))) if draw is not None else 0
+    end = draw.draw(st.integers(base, len(data))) if draw is not None else len(data)
+    lines = split_lines(data[base:].decode())
+    offsets = index_module._line_offsets(data, base)
+    assert len(offsets) == len(lines)
+    assert [data[a:a + len(line)].decode() for a, line in zip(offsets, lines)] == lines
+    assert index_module._breaks(data, base, end) == len(split_lines(data[base:end].decode())) - 1

@@ -879,7 +879,7 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
             digest = hashlib.sha256()
     base_bytes = row["stable_bytes"] if append else 0
     base_line = row["stable_lines"] if append else 0
-    stable_lines = base_line + len(_BREAKS.findall(data, base_bytes, cut)) if cut > base_bytes else base_line
+    stable_lines = base_line + _breaks(data, base_bytes, cut) if cut > base_bytes else base_line
     digest.update(view[base_bytes:max(cut, base_bytes)])
     work = _Work(path, row["id"] if row else None, append, base_line, size, mtime_ns, max(cut, base_bytes),
                  stable_lines, digest.hexdigest(),
@@ -973,9 +973,24 @@ def _line_at(path: str, data: bytes, offset: int) -> str:
     return decode(path, data[offset:end.start() if end else len(data)]).text
 
 
+def _breaks(data: bytes, start: int, end: int) -> int:
+    """How many line breaks ``data[start:end]`` holds (a bare ``\n`` is counted by C, the others by regex)."""
+    if data.find(b"\r", start, end) < 0:
+        return data.count(b"\n", start, end)
+    return len(_BREAKS.findall(data, start, end))
+
+
 def _line_offsets(data: bytes, base: int) -> list[int]:
     """Byte offsets (in ``data``) of the lines that start at or after ``base``."""
-    return [base] + [m.end() for m in _BREAKS.finditer(data, base)]
+    if data.find(b"\r", base) >= 0:
+        return [base] + [m.end() for m in _BREAKS.finditer(data, base)]
+    offsets = [base]
+    find = data.find
+    at = find(b"\n", base)
+    while at >= 0:  # a C search per line: several times faster than the regex's match objects
+        offsets.append(at + 1)
+        at = find(b"\n", at + 1)
+    return offsets
 
 
 def _clean(text: str | None, limit: int | None = None) -> str | None:
