@@ -77,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
                 start = out["range"]["start"]
                 print(f"{path}:{start['line'] + 1}:{start['character'] + 1}: {severity.label} {code} {message}")
     if args.json:
-        json.dump(rows, sys.stdout, indent=2, ensure_ascii=False)
-        print()
+        # one write: json.dump writes each of its many small pieces through the pipe guard
+        sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
     if status:
         return status
     return 1 if worst <= fail_on else 0

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from .positions import Span
+from .pickling import pickled_by_fields
 
 
 class Severity(IntEnum):
@@ -82,6 +83,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
 CODES = tuple(DEFAULT_SEVERITY)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Related:
     """Another place that explains a finding (the ``const`` a path resolved through, an output)."""
@@ -90,6 +92,7 @@ class Related:
     message: str
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Finding:
     code: str

@@ -18,6 +18,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from dataclasses import dataclass
 from enum import Enum
+from .pickling import pickled_by_fields
 
 
 class PositionEncoding(str, Enum):
@@ -26,6 +27,7 @@ class PositionEncoding(str, Enum):
     UTF32 = "utf-32"
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Span:
     """Characters ``start`` to ``end`` (code points, end exclusive) of one document line."""
@@ -35,12 +37,14 @@ class Span:
     end: int
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Position:
     line: int
     character: int
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Range:
     """An LSP range in the units of one position encoding."""

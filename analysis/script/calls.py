@@ -32,8 +32,10 @@ from .reachability import is_dead, runs_unconditionally
 from .script import ExecScript
 from .tool_names import SEPARATOR, key_argument, key_text, shown_tool, split_tool
 from .values import constants_of, unwrap
+from ..jsonl.pickling import pickled_by_fields
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call: what it names and how it is known.  ``start``/``end`` are offsets in its text."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..jsonl.lines import split_lines
+from ..jsonl.pickling import pickled_by_fields
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -27,6 +28,7 @@ _ENV = "*** Environment ID: "
 _EOF_MARK = "*** End of File"
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class PatchFile:
     action: str  # add, update or delete
@@ -40,6 +42,7 @@ class PatchFile:
         return {"action": self.action, "path": self.path, "move_to": self.move_to}
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class PatchError:
     line: int
@@ -48,6 +51,7 @@ class PatchError:
     message: str
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Patch:
     text: str

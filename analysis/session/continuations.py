@@ -14,8 +14,10 @@ from typing import Sequence
 from ..script.calls import COMMAND, PATCH
 from .outputs import ToolOutput
 from .record_analysis import LineAnalysis
+from ..jsonl.pickling import pickled_by_fields
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class CallOutput:
     """What became of a call, as its output records say.

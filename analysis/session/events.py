@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..script.calls import COMMAND, PATCH, TOOL, ToolCall
+from ..jsonl.pickling import pickled_by_fields
 
 EXEC_END, PATCH_END, MCP_END, WEB_END, ITEM = (
     "exec_command_end", "patch_apply_end", "mcp_tool_call_end", "web_search_end", "item_completed")
@@ -29,6 +30,7 @@ _ITEM_KINDS = {"CommandExecution": COMMAND, "FileChange": PATCH, "McpToolCall": 
 _CHANGE_ACTIONS = {"add": "add", "delete": "delete", "update": "update"}
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ChangedFile:
     path: str
@@ -39,6 +41,7 @@ class ChangedFile:
         return {"path": self.path, "action": self.action, "move_to": self.move_to}
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ToolEvent:
     """What one event says about the call it reports."""

@@ -21,6 +21,7 @@ from typing import Any, Callable, Collection
 from ..jsonl.lines import bom_as_space
 from .copies import replacer
 from .records import parse_record
+from ..jsonl.pickling import pickled_by_fields
 
 _HEADER = re.compile(
     r"Script (completed|failed|terminated|running with cell ID (\S+))\r?\n"
@@ -40,6 +41,7 @@ KEPT_TEXT = 256
 KEPT_SHARE = 8
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ExecResult:
     """A text item that is an ``exec_command``/``write_stdin`` result object (``texts[index]``)."""
@@ -49,6 +51,7 @@ class ExecResult:
     session_id: int | None = None
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
     """What one output record says."""

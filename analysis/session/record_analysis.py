@@ -31,6 +31,7 @@ from ..script.module_syntax import syntax_problem
 from ..script.tool_names import split_tool
 from ..script.script import ExecScript
 from ..jsonl.secrets import find_secrets, opaque_paths
+from ..jsonl.pickling import pickled_by_fields
 
 EXEC_NAMESPACES = (None, "functions")
 # the top-level functions that run a command, and the one argument that holds it
@@ -40,6 +41,7 @@ COMMAND_FUNCTIONS = frozenset(COMMAND_ARGUMENT)
 TURN_EVENTS = ("task_started", "turn_started")
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class LineAnalysis:
     """What one line is and says.  ``kind`` is the payload type, ``blank`` or ``invalid``."""

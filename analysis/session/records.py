@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
+from ..jsonl.pickling import pickled_by_fields
 
 _REQUIRED = object()
 _BAD = object()  # a value the plain check does not accept as it is: pydantic decides
@@ -220,6 +221,7 @@ class RecordShapeError(Exception):
         self.loc = loc
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Record:
     """One decoded line: its envelope and, for the kinds the analysis reads, a typed payload."""

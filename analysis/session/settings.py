@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any, Iterable, Sequence
+from ..jsonl.pickling import pickled_by_fields
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Settings:
     model: str | None = None
@@ -32,6 +34,7 @@ class Settings:
         return " · ".join(f"{name} {value}" for name, value in self.items() if keep is None or name in keep)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class SettingsChange:
     line: int

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .prompts import user_words
+from ..jsonl.pickling import pickled_by_fields
 
 COMPLETE, ERROR, ABORTED, ROLLED_BACK = "complete", "error", "aborted", "rolled_back"
 _COMPLETE_EVENTS = frozenset({"task_complete", "turn_complete"})
@@ -33,6 +34,7 @@ AGENT_ITEMS = frozenset({"AgentMessage", "agentMessage"})
 CONTENT_ITEMS = frozenset({"Reasoning", "reasoning", "Plan", "plan"}) | AGENT_ITEMS
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class TurnEnd:
     """An event that ends, fails, interrupts or takes back a turn."""
@@ -48,6 +50,7 @@ class TurnEnd:
     time_to_first_token_ms: int | None = None
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class TurnItem:
     """A turn item of paginated history (``item_completed``): the user's or the agent's words, reasoning, a plan."""
