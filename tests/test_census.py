@@ -10,7 +10,7 @@ import pytest
 from analysis.reports import census as census_module
 from analysis.reports import spread as spread_module
 from analysis.reports.census import Census, census_of_file, run_census
-from analysis.reports.spread import in_order, spread_by_lines
+from analysis.reports.spread import spread_by_lines
 from analysis.jsonl.source import rollout_files
 from tests.helpers import FIXTURES, run_cli
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -38,7 +39,7 @@ def test_two_jobs_print_what_one_prints_with_files_missing_skipped_and_read_from
     assert files[0].startswith("fixtures/") and files[:-2] == sorted(files[:-2])
 
 
-def test_files_go_to_the_workers_in_tasks_and_come_back_in_order(monkeypatch, tmp_path):
+def test_files_go_to_the_workers_largest_first_and_come_back_in_the_order_of_the_paths(monkeypatch, tmp_path):
     given: list[list[str]] = []
 
     class RecordingPool:
@@ -59,21 +60,25 @@ def test_files_go_to_the_workers_in_tasks_and_come_back_in_order(monkeypatch, tm
 
     import concurrent.futures
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
-    names = ["rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl"]
+    monkeypatch.setattr(spread_module, "TASK_SHARE", 1)  # a task: about half the bytes, or one file
+    names = ["rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl", "rollout-dead-branches.jsonl"]
     paths = [str(FIXTURES / name) for name in names]
-    got = list(check_module._outcomes(paths, PositionEncoding.UTF16, 2, None))
-    assert [path for path, _ in got] == paths
-    assert [path for task in given for path in task] == paths  # every file read by a worker
+    got = list(check_module._outcomes([*paths, "-"], PositionEncoding.UTF16, 2, None))
+    assert [path for path, _ in got] == [*paths, "-"]
+    by_size = sorted(paths, key=lambda p: -os.path.getsize(p))
+    assert [path for task in given for path in task] == by_size  # every file read by a worker, largest first
+    assert len(given) > 1
     alone = [(path, check_module._outcome(path, PositionEncoding.UTF16, None, 1, None)) for path in paths]
-    assert got == alone
+    assert got[:-1] == alone
     assert [code for code, _, _ in got[0][1]] == ["unpaired-call", "expanded-command", "dead-branch"]
 
 
-def test_standard_input_and_a_file_spread_by_lines_are_read_by_the_main_process(monkeypatch):
-    monkeypatch.setattr(spread_module, "TASK_SHARE", 1)  # a task: about half the bytes of its run, or one file
-    sizes = {"a": 1, "b": 10, "c": 10, "big": 100, "d": 5}
-    units = list(check_module._units(["a", "b", STDIN, "c", "big", "d"], sizes, {"big"}, 2))
-    assert units == [(True, ["a", "b"]), (False, [STDIN]), (True, ["c"]), (False, ["big"]), (True, ["d"])]
+def test_standard_input_is_read_by_the_main_process(monkeypatch):
+    data = (FIXTURES / "rollout-demo.jsonl").read_bytes()
+    monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": io.BytesIO(data)})())
+    got = dict(check_module._outcomes([str(FIXTURES / "rollout-patches.jsonl"), STDIN], PositionEncoding.UTF16,
+                                      2, None))
+    assert [code for code, _, _ in got[STDIN]] == ["unpaired-call", "expanded-command", "dead-branch"]
 
 
 def test_one_small_file_is_read_without_worker_processes(monkeypatch):

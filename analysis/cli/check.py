@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from concurrent.futures import Future
 from functools import partial
 from itertools import chain, islice
 from typing import Iterator, Union
@@ -16,7 +17,7 @@ from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
 from ..reports.report import finding_json
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
-from ..reports.spread import TASKS_IN_FLIGHT, file_tasks, in_order, spread_by_lines
+from ..reports.spread import file_tasks, spread_by_lines
 from ..reports.stream import parallel_worth_it, stream_rollout
 from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
 from ..session.references import HEAD_LINES, head_parents, may_refer, parent_findings
@@ -92,7 +93,8 @@ Outcome = Union[list[tuple[str, str, dict]], None, str]
 def _outcomes(paths: list[str], encoding: PositionEncoding, jobs: int,
               profile: str | None) -> Iterator[tuple[str, Outcome]]:
     """Each file's outcome, in the order of ``paths``.  With more than one job, whole files go to worker
-    processes in tasks (analysis.reports.spread) while a file large enough to be worth it is read here with its
+    processes in tasks (analysis.reports.spread), the largest first (so that no worker is left reading a large
+    file at the end while the others are idle), while a file large enough to be worth it is read here with its
     lines spread over the same workers."""
     remote = [p for p in paths if p != STDIN]
     if jobs <= 1 or not any(len(remote) > 1 or parallel_worth_it(p) for p in remote):
@@ -103,28 +105,22 @@ def _outcomes(paths: list[str], encoding: PositionEncoding, jobs: int,
 
     sizes = {path: _size(path) for path in remote}
     large = set(spread_by_lines(sizes, jobs))
+    order = sorted({p for p in remote if p not in large}, key=lambda path: (-sizes[path], path))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         work = partial(_outcomes_of, encoding=encoding, profile=profile)
-        for task, results in in_order(pool, work, _units(paths, sizes, large, jobs), jobs * TASKS_IN_FLIGHT):
-            if results is None:  # read here
-                yield task[0], _outcome(task[0], encoding, pool if task[0] in large else None, jobs, profile)
-            else:
-                yield from results
-
-
-def _units(paths: list[str], sizes: dict[str, int], large: set[str], jobs: int) -> Iterator[tuple[bool, list]]:
-    """``paths`` in order as tasks: runs of whole files packed for the workers (remote), and each file read by
-    the main process (standard input, and a file spread by lines) alone."""
-    run: list[str] = []
-    for path in [*paths, None]:
-        if path is not None and path != STDIN and path not in large:
-            run.append(path)
-            continue
-        if run:
-            yield from ((True, task) for task in file_tasks(run, sizes, jobs))
-            run = []
-        if path is not None:
-            yield False, [path]
+        tasks: dict[str, Future] = {}
+        for task in file_tasks(order, sizes, jobs):
+            future = pool.submit(work, task)
+            tasks.update((path, future) for path in task)
+        done: dict[Future, dict[str, Outcome]] = {}
+        for path in paths:
+            future = tasks.get(path)
+            if future is None:  # standard input, or a file spread by lines: read here
+                yield path, _outcome(path, encoding, pool if path in large else None, jobs, profile)
+                continue
+            if future not in done:
+                done[future] = dict(future.result())
+            yield path, done[future][path]
 
 
 def _outcomes_of(paths: list[str], encoding: PositionEncoding, profile: str | None) -> list[tuple[str, Outcome]]:

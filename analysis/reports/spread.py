@@ -3,10 +3,9 @@ whole files are packed into tasks, and how many tasks are in flight at a time (`
 
 from __future__ import annotations
 
-from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from itertools import islice
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import Callable, Iterable, Iterator
 
 from .stream import PARALLEL_BYTES
 
@@ -14,9 +13,6 @@ CHUNK_BYTES = PARALLEL_BYTES  # a file this large or larger is worth spreading o
 TASK_SHARE = 64  # a task of files is about 1/64 of a worker's share of the bytes ...
 TASK_FILES = 256  # ... and at most this many files
 TASKS_IN_FLIGHT = 4  # tasks submitted at a time, per worker
-
-Task = TypeVar("Task")
-
 
 def spread_by_lines(sizes: dict[str, int], jobs: int) -> list[str]:
     """The files whose lines are spread over the workers: large ones (``CHUNK_BYTES``) that are more than an
@@ -54,19 +50,3 @@ def in_window(pool: Executor, function: Callable, tasks: Iterable, width: int) -
             following = next(tasks, None)
             if following is not None:
                 pending.add(pool.submit(function, following))
-
-
-def in_order(pool: Executor, function: Callable, tasks: Iterable[tuple[bool, Task]],
-             width: int) -> Iterator[tuple[Task, object]]:
-    """Each task with its result, in the order of ``tasks``, at most ``width`` submitted ahead.  A task is
-    ``(remote, task)``: a remote one is ``function(task)`` on ``pool``; another is given back with None, for
-    the caller to do when its turn comes (while the workers go on with the tasks after it)."""
-    pending: deque = deque()
-    for remote, task in tasks:
-        pending.append((task, pool.submit(function, task) if remote else None))
-        if len(pending) > width:
-            done, future = pending.popleft()
-            yield done, None if future is None else future.result()
-    while pending:
-        done, future = pending.popleft()
-        yield done, None if future is None else future.result()
