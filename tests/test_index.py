@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 import os
 import shutil
 import sqlite3
@@ -639,3 +640,90 @@ def test_line_offsets_and_break_counts_are_those_of_split_lines(data, draw):
     assert len(offsets) == len(lines)
     assert [data[a:a + len(line)].decode() for a, line in zip(offsets, lines)] == lines
     assert index_module._breaks(data, base, end) == len(split_lines(data[base:end].decode())) - 1
+
+
+def _tables(db: Path, folder: Path) -> dict[str, list[tuple]]:
+    """Every row of the index, its folder's name as ``<sessions>`` and without the files' modification times."""
+    connection = sqlite3.connect(db)
+    mtime = [d[0] for d in connection.execute("SELECT * FROM files").description].index("mtime_ns")
+    try:
+        tables = {table: connection.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+                  for table in ("files", "calls", "changes", "roots")}
+    finally:
+        connection.close()
+    tables["files"] = [row[:mtime] + row[mtime + 1:] for row in tables["files"]]
+    return {table: [tuple(v.replace(str(folder), "<sessions>") if isinstance(v, str) else v for v in row)
+                    for row in found] for table, found in tables.items()}
+
+
+def _stats(stats, folder: Path) -> dict:
+    return json.loads(json.dumps({k: v for k, v in stats.to_json().items() if k != "seconds"}).replace(
+        str(folder), "<sessions>"))
+
+
+def test_worker_processes_index_what_one_process_indexes(sessions: Path, tmp_path: Path):
+    (sessions / "rollout-broken.jsonl.zst").write_bytes(b"not zstd at all")
+    (sessions / "rollout-grown.jsonl").write_text(fixture(DEMO), encoding="utf-8")
+    built = {}
+    for jobs in (1, 2):
+        folder = tmp_path / f"sessions-{jobs}"
+        shutil.copytree(sessions, folder)
+        db = tmp_path / f"index-{jobs}.sqlite3"
+        with RolloutIndex.open(db) as index:
+            first = index.update([str(folder)], jobs=jobs)
+        with open(folder / "rollout-grown.jsonl", "a", encoding="utf-8") as handle:
+            handle.write(fixture("rollout-outputs.jsonl"))  # grows: the next update appends
+        with RolloutIndex.open(db) as index:
+            second = index.update([str(folder)], jobs=jobs)
+        built[jobs] = (_tables(db, folder), _stats(first, folder), _stats(second, folder))
+    assert built[2] == built[1]
+    tables, first, second = built[1]
+    assert first["full"] == 18 and first["errors"] == [
+        "cannot read <sessions>/rollout-broken.jsonl.zst: zstd decompressor error: Unknown frame descriptor"]
+    assert (second["appended"], second["unchanged"], second["full"]) == (1, 17, 0)
+    assert len(tables["calls"]) > 40 and tables["changes"]
+
+
+def test_only_files_that_changed_go_to_the_workers(sessions: Path, tmp_path: Path, monkeypatch):
+    db = tmp_path / "index.sqlite3"
+    with RolloutIndex.open(db) as index:
+        index.update([str(sessions)])
+    (sessions / DEMO).write_text(fixture(DEMO) + fixture(DEMO), encoding="utf-8")
+    (sessions / "rollout-new.jsonl").write_text(fixture("rollout-patches.jsonl"), encoding="utf-8")
+    given: list[str] = []
+
+    class RecordingPool:
+        def __init__(self, max_workers):
+            assert max_workers == 2
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, function, path, row, pending):
+            given.append(path)
+            future = Future()
+            future.set_result(function(path, row, pending))
+            return future
+
+    import concurrent.futures
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
+    with RolloutIndex.open(db) as index:
+        stats = index.update([str(sessions)], jobs=2)
+    assert given == [str(sessions / DEMO), str(sessions / "rollout-new.jsonl")]
+    assert (stats.full, stats.appended, stats.unchanged) == (1, 1, 16)
+
+
+def test_a_file_prepared_against_a_row_that_changed_is_read_again(sessions: Path, tmp_path: Path):
+    path = str(sessions / DEMO)
+    stale = index_module.prepare_file(path, None, [])  # as a worker read it before another process indexed it
+    assert stale.work is not None and stale.work.file_id is None
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        index.update([path])
+        before = rows(index)
+        stats = index_module.IndexStats()
+        index._update_file(path, stats, stale)
+        assert (stats.unchanged, stats.full) == (1, 0)  # the stale plan was not written
+        assert rows(index) == before

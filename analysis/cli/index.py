@@ -9,6 +9,7 @@ import sys
 
 from ..jsonl.source import NOT_A_ROLLOUT
 from ..reports.index import IndexUnavailable, RolloutIndex, default_db_path, default_session_dirs
+from .common import jobs_option
 
 
 def register(sub) -> None:
@@ -26,15 +27,16 @@ def register(sub) -> None:
     index.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                        help="how long to wait for another process writing the index (default 30)")
     index.add_argument("--json", action="store_true", help="print what was done as JSON")
+    jobs_option(index, "processes to read and analyse the files that changed in (default: the number of cores)")
     index.set_defaults(run=run)
 
 
-def _index(path, dirs: list[str], timeout: float, rebuild: bool):
+def _index(path, dirs: list[str], timeout: float, rebuild: bool, jobs: int = 1):
     with RolloutIndex.open(path, timeout=timeout, rebuild=rebuild) as index:
         if not dirs:  # Codex's folders and every folder indexed before
             dirs = [d for d in default_session_dirs() if os.path.isdir(d)]
             dirs += [r for r in index.roots() if r not in dirs]
-        stats = index.update(dirs)
+        stats = index.update(dirs, jobs)
         return dirs, stats, *index.count()
 
 
@@ -53,12 +55,12 @@ def run(args: argparse.Namespace) -> int:
     path = args.db or default_db_path()
     try:
         try:
-            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild)
+            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild, args.jobs)
         except IndexUnavailable as error:
             if not error.broken:
                 raise
             print(f"rollout-lsp index: {error}; rebuilding the index", file=sys.stderr)
-            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, True)
+            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, True, args.jobs)
     except IndexUnavailable as error:
         print(f"rollout-lsp index: {error}", file=sys.stderr)
         return 2

@@ -26,6 +26,8 @@ import re
 import sqlite3
 import time
 from bisect import bisect_right
+from concurrent.futures import Future
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -50,6 +52,7 @@ DB_NAME = "index.sqlite3"
 SQLITE_HEADER = b"SQLite format 3\x00"
 _BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.jsonl.lines.split_lines, on bytes
 _TITLE_LIMIT = 500
+FILES_IN_FLIGHT = 4  # files given to the worker processes ahead of the one written, per worker
 DECOMPRESSED_ENV = "ROLLOUT_LSP_MAX_DECOMPRESSED"
 # bytes: a .jsonl.zst is held whole to be indexed, so one that decompresses to more (a zstd bomb) is refused,
 # found out in constant memory; 64 times the largest real rollout seen (4 MB), twice the longest line allowed
@@ -495,10 +498,12 @@ class RolloutIndex:
         self.close()
 
     # -- indexing ---------------------------------------------------------------------------------------
-    def update(self, paths: list[str]) -> IndexStats:
+    def update(self, paths: list[str], jobs: int = 1) -> IndexStats:
         """Brings the index up to date with the rollout files of ``paths`` (folders and files); indexed files
-        below a folder of ``paths`` that are gone are removed.  Raises :class:`IndexUnavailable` when the
-        database is locked too long or fails; a file that cannot be read is an error in the stats."""
+        below a folder of ``paths`` that are gone are removed.  With ``jobs`` above 1, files that changed are
+        read and analysed by that many worker processes while this one writes.  Raises
+        :class:`IndexUnavailable` when the database is locked too long or fails; a file that cannot be read is
+        an error in the stats."""
         stats = IndexStats()
         started = time.perf_counter()
         roots = [os.path.abspath(p) for p in paths]
@@ -510,17 +515,58 @@ class RolloutIndex:
             stats.errors += [p for p in listing.problems if not p.startswith("no .jsonl")] + listing.skipped
             found = [os.path.abspath(p) for p in listing.files]
             stats.files = len(found)
-            for path in found:
-                if not _utf8(path):  # SQLite keeps UTF-8 text: a name that is not cannot be a row
-                    stats.errors.append(f"cannot index {storable(path)}: its name is not UTF-8")
-                    continue
-                self._update_file(path, stats)
+            self._update_files(found, stats, jobs)
             stats.files -= len(stats.not_rollouts)
             self._remove_missing([r for r in roots if os.path.isdir(r)], set(found), stats)
         except sqlite3.DatabaseError as error:
             raise _failure(self.path, error) from error
         stats.seconds = time.perf_counter() - started
         return stats
+
+    def _update_files(self, paths: list[str], stats: IndexStats, jobs: int) -> None:
+        """:meth:`_update_file` of each of ``paths``, in order; with ``jobs`` above 1 and more than one file that
+        may have changed, those are prepared by worker processes, a few files ahead."""
+        changed = [p for p in paths if _utf8(p) and self._may_have_changed(p)] if jobs > 1 else []
+        futures: dict[str, Future] = {}
+        with ExitStack() as stack:
+            if len(changed) > 1:
+                from concurrent.futures import ProcessPoolExecutor  # only when there is work to share
+
+                pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs))
+                ahead = iter(changed)
+
+                def submit_next() -> None:
+                    path = next(ahead, None)
+                    if path is not None:
+                        with self._reading():
+                            row = self._file_row(path)
+                            pending = self._pending(row) if row is not None else []
+                        futures[path] = pool.submit(prepare_file, path, row, pending)
+
+                for _ in range(jobs * FILES_IN_FLIGHT):
+                    submit_next()
+            for path in paths:
+                if not _utf8(path):  # SQLite keeps UTF-8 text: a name that is not cannot be a row
+                    stats.errors.append(f"cannot index {storable(path)}: its name is not UTF-8")
+                    continue
+                future = futures.pop(path, None)
+                if future is None:
+                    self._update_file(path, stats)
+                    continue
+                submit_next()
+                self._update_file(path, stats, future.result())
+
+    def _may_have_changed(self, path: str) -> bool:
+        """Whether the file's size or modification time is not what its row says (or it has no row yet)."""
+        with self._reading():
+            row = self._file_row(path)
+        if row is None or row["error"] is not None:
+            return True
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return False  # said by _update_file, which tries to open it
+        return row["size"] != stat.st_size or row["mtime_ns"] != stat.st_mtime_ns
 
     def _remove_missing(self, folders: list[str], found: set[str], stats: IndexStats) -> None:
         for folder in folders:
@@ -540,14 +586,20 @@ class RolloutIndex:
         row = self.db.execute(f"SELECT {', '.join(_FILE_COLUMNS)} FROM files WHERE path = ?", (path,)).fetchone()
         return dict(zip(_FILE_COLUMNS, row)) if row else None
 
-    def _update_file(self, path: str, stats: IndexStats) -> None:
+    def _update_file(self, path: str, stats: IndexStats, prepared: "Prepared | None" = None) -> None:
+        """Indexes one file: read and analysed outside the write lock (or ``prepared`` already, by a worker
+        process, from the row and pending calls it was given), written if its row is still as it was read."""
         for _attempt in range(5):
             with self._reading():
                 row = self._file_row(path)
                 pending = self._pending(row) if row is not None else []
-            try:
-                size, mtime_ns, data = _read(path, row)
-            except _Skip as skip:  # not indexed, for a reason that holds while the file is unchanged
+            if prepared is not None and (prepared.row, prepared.pending) == (row, pending):
+                outcome = prepared
+            else:  # first here, or the file's row changed since it was prepared: read it again
+                outcome = prepare_file(path, row, pending)
+            prepared = None
+            if outcome.skip is not None:  # not indexed, for a reason that holds while the file is unchanged
+                skip = outcome.skip
                 if skip.error:
                     stats.errors.append(f"cannot index {storable(path)}: {skip.error}")
                 else:
@@ -562,20 +614,19 @@ class RolloutIndex:
                 except (sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError, UnicodeError):
                     pass  # a path SQLite cannot store: reported above (the next run looks again)
                 return
-            except Exception as error:  # unreadable or undecompressable: recorded, retried next time
-                stats.errors.append(f"cannot read {storable(path)}: {_reason(error)}")
+            if outcome.unreadable is not None:  # unreadable or undecompressable: recorded, retried next time
+                stats.errors.append(f"cannot read {storable(path)}: {outcome.unreadable}")
                 try:
-                    self._record_error(path, row, str(_reason(error)))
+                    self._record_error(path, row, outcome.unreadable)
                 except (sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError, UnicodeError):
                     pass  # a path SQLite cannot store (not UTF-8): reported above, nothing to remember
                 return
-            if data is None:
-                stats.unchanged += 1
+            if outcome.failed is not None:  # the analysis never fails on bad input; should it, one file is lost
+                stats.errors.append(f"cannot index {path}: {outcome.failed}")
                 return
-            try:  # the analysis runs outside the write lock
-                work = _plan(path, row, pending, size, mtime_ns, data)
-            except Exception as error:  # the analysis never fails on bad input; should it, one file is lost
-                stats.errors.append(f"cannot index {path}: {type(error).__name__}: {error}")
+            work = outcome.work
+            if work is None:
+                stats.unchanged += 1
                 return
             try:
                 with self._transaction():
@@ -620,7 +671,7 @@ class RolloutIndex:
                 "stable_bytes = 0, stable_lines = 0, prefix_hash = '', error = excluded.error, skipped = NULL",
                 (path, reason))
 
-    def _record_skip(self, path: str, row: dict[str, Any] | None, skip: "_Skip") -> None:
+    def _record_skip(self, path: str, row: dict[str, Any] | None, skip: "_Skipped") -> None:
         """A row that remembers why the file, at its size and modification time, is not indexed (it holds no
         calls), so that the next run does not read it again."""
         if row is not None:
@@ -750,6 +801,57 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+@dataclass
+class Prepared:
+    """What reading and analysing one file gave, from the row and pending calls it was read against: work to
+    write, a skip, a read error or an analysis failure (none of them: the file is unchanged).  Plain data, so a
+    worker process can send it back."""
+
+    row: dict[str, Any] | None
+    pending: list[dict[str, Any]]
+    work: "_Work | None" = None
+    skip: "_Skipped | None" = None
+    unreadable: str | None = None
+    failed: str | None = None
+
+
+@dataclass
+class _Skipped:
+    """A :class:`_Skip` as plain data (an exception with its own arguments does not pickle)."""
+
+    size: int
+    mtime_ns: int
+    reason: str
+    error: str | None
+    remembered: bool
+
+
+def prepare_file(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]]) -> Prepared:
+    """Reads and analyses one file as its index ``row`` and ``pending`` calls say it stands (no database:
+    this runs in worker processes too)."""
+    prepared = Prepared(row, pending)
+    try:
+        size, mtime_ns, data = _read(path, row)
+    except _Skip as skip:
+        prepared.skip = _Skipped(skip.size, skip.mtime_ns, skip.reason, skip.error, skip.remembered)
+        return prepared
+    except Exception as error:
+        prepared.unreadable = str(_reason(error))
+        return prepared
+    if data is None:
+        return prepared
+    try:
+        prepared.work = _plan(path, row, pending, size, mtime_ns, data)
+    except Exception as error:  # the analysis never fails on bad input; should it, one file is lost
+        prepared.failed = f"{type(error).__name__}: {error}"
+    return prepared
+
+
+def prepare_files(tasks: list[tuple[str, dict[str, Any] | None, list[dict[str, Any]]]]) -> list[Prepared]:
+    """:func:`prepare_file` of each (path, row, pending) (one task of a worker process)."""
+    return [prepare_file(*task) for task in tasks]
 
 
 class _Skip(Exception):
