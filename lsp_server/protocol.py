@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest, \
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, \
     JsonRpcServerNotInitialized
 from pygls.protocol import LanguageServerProtocol
 

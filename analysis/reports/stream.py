@@ -39,7 +39,7 @@ from ..session.records import KNOWN_TYPES
 from .report import finding_json
 from ..session.rollout import LineCache, LocatedCall, RolloutAnalysis, analyze_text, failure_groups, link_records
 from ..jsonl.source import STDIN, decode, decompressed_if_zstd, load
-from ..session.vocabulary import unknown_record_finding, unknown_type_of
+from ..session.vocabulary import unknown_record_finding, unknown_records, unknown_type_of
 from ..session.turns import scan_turns
 
 if TYPE_CHECKING:
@@ -566,7 +566,7 @@ def _sparse_analysis(count: int, kept: dict[int, LineAnalysis], blank: set[int],
     """What :class:`analysis.reports.session_census.SessionCensus` reads of a rollout: session metas, turn starts,
     token counts and unknown record types (turns are not counted there, and are left empty)."""
     analysis = RolloutAnalysis([], _SparseRecords(count, kept, blank))  # type: ignore[arg-type]
-    analysis.__dict__["_unknown_records"] = {name: _Lines(entry[0], entry[3]) for name, entry in unknown.items()}
+    unknown_records.keep(analysis, {name: _Lines(entry[0], entry[3]) for name, entry in unknown.items()})
     return analysis
 
 

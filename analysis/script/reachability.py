@@ -22,6 +22,7 @@ from .literals import UNKNOWN
 from .module_syntax import syntax_problem
 from .script import FUNCTIONS, JAVASCRIPT, ExecScript
 from .values import UNDEFINED, constants_of, unwrap
+from ..jsonl.memo import once_per_object
 
 _JUMPS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 _HOISTED = frozenset({"function_declaration", "generator_function_declaration"})
@@ -33,11 +34,9 @@ def is_dead(script: ExecScript, node: Node) -> bool:
     return any(s <= start and end <= e for s, e in dead_ranges(script))
 
 
+@once_per_object
 def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
     """Byte ranges of the script that can never run, computed once per script from one query."""
-    cached = script.__dict__.get("_dead_ranges")
-    if cached is not None:
-        return cached
     ranges: list[tuple[int, int]] = []
     truth_of = constants_of(script).truth
     groups = script.structure
@@ -77,7 +76,6 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
             if truth is not None else None
         if arm is not None:
             ranges.append(_range(arm))
-    script.__dict__["_dead_ranges"] = ranges
     return ranges
 
 
@@ -208,13 +206,11 @@ def _guarded(script: ExecScript, node: Node) -> bool:
     return False
 
 
+@once_per_object
 def _has_optional_chain(script: ExecScript) -> bool:
     """Whether the script holds ``?.`` at all: looked for once per script, not once per call (a script of
     thousands of calls made that quadratic)."""
-    cached = script.__dict__.get("_has_optional_chain")
-    if cached is None:
-        cached = script.__dict__["_has_optional_chain"] = b"?." in script.data
-    return cached
+    return b"?." in script.data
 
 
 def _is_tools(script: ExecScript, link: Node) -> bool:
@@ -224,13 +220,11 @@ def _is_tools(script: ExecScript, link: Node) -> bool:
         script.resolve(target) is None
 
 
+@once_per_object
 def _first_exit(script: ExecScript) -> int:
     """The byte where the first top-level ``exit`` (or code-running global) starts; -1 when one sits in a
     function or class, which may be called before any call; the script's end when there is none."""
-    cached = script.__dict__.get("_first_exit")
-    if cached is None:
-        cached = script.__dict__["_first_exit"] = _find_first_exit(script)
-    return cached
+    return _find_first_exit(script)
 
 
 def _find_first_exit(script: ExecScript) -> int:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
+from ..jsonl.memo import cached_property
 from .literals import UNKNOWN, string_value
 from .straight_line import is_straight_line, not_straight_pattern
 from .syntax_problem import SyntaxProblem, first_module_error
@@ -97,22 +98,6 @@ _OPAQUE = frozenset({"string", "template_string", "comment", "regex"})
 _DECLARATION_GROUPS = ("declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
                        "import", "loop")
 _NAME_ESCAPE = re.compile(r"\\u(?:\{([0-9a-fA-F]+)\}|([0-9a-fA-F]{4}))")
-
-
-class cached_property:  # noqa: N801 - functools.cached_property without its lock (3.11 takes one per first read)
-    """A property computed once per object and kept in its ``__dict__``.  Two threads reading it at once may both
-    compute it: the values are equal, so either may stay."""
-
-    def __init__(self, function) -> None:
-        self.function = function
-        self.name = function.__name__
-        self.__doc__ = function.__doc__
-
-    def __get__(self, instance, owner=None):
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.function(instance)
-        return value
 
 
 def _parser() -> Parser:

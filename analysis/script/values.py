@@ -23,6 +23,7 @@ from tree_sitter import Node
 
 from .literals import UNKNOWN, Unknown, cook_raw, number_value, string_value, template_quasis
 from .script import ExecScript, is_misread_await, misread_await_inner
+from ..jsonl.memo import once_per_object
 
 MAX_DEPTH = 40
 _SAFE_INTEGER = 2 ** 53
@@ -404,12 +405,10 @@ class Constants:
         return None
 
 
+@once_per_object
 def constants_of(script: ExecScript) -> Constants:
     """The script's evaluator (one per script, shared by every reading of it)."""
-    found = script.__dict__.get("_constants")
-    if found is None:
-        found = script.__dict__["_constants"] = Constants(script)
-    return found
+    return Constants(script)
 
 
 __all__ = ["Constants", "UNDEFINED", "Env", "constants_of", "is_primitive", "number_to_string", "to_string",

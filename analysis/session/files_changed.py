@@ -22,6 +22,7 @@ from .events import PATCH_END
 from .patch_applied import patch_applied
 from .rollout import LocatedCall
 from .rollout import RolloutAnalysis
+from ..jsonl.memo import once_per_object
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,12 +71,10 @@ class ChangedFile:
         return {"path": self.path, "final": self.final, "touches": [t.to_json() for t in self.touches]}
 
 
+@once_per_object
 def call_touches(analysis: RolloutAnalysis) -> list[FileTouch]:
     """Every file every call touched, in the order of the calls (the per-call list a blame index reads)."""
-    found = analysis.__dict__.get("_call_touches")
-    if found is None:
-        found = analysis.__dict__["_call_touches"] = _touches(analysis)
-    return found
+    return _touches(analysis)
 
 
 def _touches(analysis: RolloutAnalysis) -> list[FileTouch]:

@@ -19,6 +19,7 @@ from .events import EXEC_END
 from .continuations import CallOutput
 from .outputs import readable_text, thrown_exit
 from .rollout import LocatedCall, RolloutAnalysis
+from ..jsonl.memo import once_per_object
 
 # exit codes a shell gives a process ended by a signal, and the word a reader knows it by; 124 is the code
 # of `timeout` and the one Codex gives a command it stopped at its timeout ("command timed out after …")
@@ -56,13 +57,10 @@ def exit_outcome(code: int) -> Outcome:
     return Outcome(f"{word} (exit {code})" if word else f"exit {code}", True, code)
 
 
+@once_per_object
 def continued_from(analysis: RolloutAnalysis) -> dict[int, int]:
     """The line of each ``write_stdin`` / ``wait`` record that carries on another call → that call's line."""
-    found = analysis.__dict__.get("_continued_from")
-    if found is None:
-        found = analysis.__dict__["_continued_from"] = {
-            c: line for line, output in analysis.record_outputs.items() for c in output.continued_by}
-    return found
+    return {c: line for line, output in analysis.record_outputs.items() for c in output.continued_by}
 
 
 def output_outcome(output: CallOutput | None, call_id: str | None) -> Outcome | None:
@@ -178,12 +176,10 @@ def expansion_outcomes(analysis: RolloutAnalysis, located: LocatedCall) -> list[
     return out
 
 
+@once_per_object
 def _reports_nested(analysis: RolloutAnalysis) -> bool:
     """Whether this rollout writes an event for the calls made inside scripts (Codex versions differ)."""
-    found = analysis.__dict__.get("_reports_nested")
-    if found is None:
-        found = analysis.__dict__["_reports_nested"] = any(e.nested for _, e in analysis.events)
-    return found
+    return any(e.nested for _, e in analysis.events)
 
 
 def _unreported_tail(analysis: RolloutAnalysis, located: LocatedCall) -> list[int]:

@@ -28,6 +28,7 @@ from typing import Any, Iterable
 from .record_analysis import bare_tool_name
 from .records import SessionMeta
 from .rollout import RolloutAnalysis
+from ..jsonl.memo import once_per_object
 
 SPAWN_TOOLS = frozenset({"spawn_agent"})
 _TURN_STARTS = frozenset({"task_started", "turn_started"})
@@ -127,12 +128,10 @@ class Lineage:
         }
 
 
+@once_per_object
 def lineage(analysis: RolloutAnalysis) -> Lineage:
     """The lineage of a rollout (computed once per analysis)."""
-    cached = analysis.__dict__.get("_lineage")
-    if cached is None:
-        cached = analysis.__dict__["_lineage"] = _compute(analysis)
-    return cached
+    return _compute(analysis)
 
 
 def identity_of(meta: SessionMeta, line: int, envelope_time: str | None = None) -> Identity:

@@ -30,6 +30,7 @@ from ..jsonl.source import load
 from .lineage import find_session_file
 from .rollout import RolloutAnalysis
 from .turns import scan_turns
+from ..jsonl.memo import once_per_object
 
 HISTORY_BASE, ROLLOUT_REFERENCE = "history_base", "rollout_reference"
 _REFERENCE_RECORDS = frozenset({"rollout_reference", "fork_reference"})
@@ -82,12 +83,10 @@ class Parent:
                 "turns": self.turns, "problem": self.problem}
 
 
+@once_per_object
 def references(analysis: RolloutAnalysis) -> list[Reference]:
     """The references of a rollout, in line order (computed once per analysis)."""
-    cached = analysis.__dict__.get("_references")
-    if cached is None:
-        cached = analysis.__dict__["_references"] = _read(analysis)
-    return cached
+    return _read(analysis)
 
 
 def _read(analysis: RolloutAnalysis) -> list[Reference]:

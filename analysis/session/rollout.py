@@ -24,6 +24,7 @@ from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
 from .turns import Turn, last_written_line, read_turns
 from .vocabulary import unknown_record_findings, unknown_type_of
+from ..jsonl.memo import cached_property
 
 
 STALE_CHARS = 1 << 20  # stale lines' text a line cache keeps beyond a tenth of its document's, before pruning
@@ -170,12 +171,14 @@ class RolloutAnalysis:
         return self.record_outputs.get(call_line)
 
     def calls_on(self, line: int) -> list[LocatedCall]:
-        index = self.__dict__.get("_calls_by_line")
-        if index is None:
-            index = self.__dict__["_calls_by_line"] = {}
-            for located in self.calls:
-                index.setdefault(located.line, []).append(located)
-        return index.get(line, [])
+        return self._calls_by_line.get(line, [])
+
+    @cached_property
+    def _calls_by_line(self) -> dict[int, list[LocatedCall]]:
+        index: dict[int, list[LocatedCall]] = {}
+        for located in self.calls:
+            index.setdefault(located.line, []).append(located)
+        return index
 
     def range_of(self, span: Span, encoding: PositionEncoding = PositionEncoding.UTF16) -> Range:
         text = self.lines[span.line] if 0 <= span.line < len(self.lines) else ""

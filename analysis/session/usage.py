@@ -34,6 +34,7 @@ from typing import Any
 
 from .lineage import lineage
 from .rollout import RolloutAnalysis
+from ..jsonl.memo import once_per_object
 
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens",
            "cache_write_input_tokens")
@@ -154,10 +155,7 @@ class SessionUsage:
         return self.records[index] if index < len(self.records) and self.records[index].line == line else None
 
     def turn_at(self, line: int) -> TurnUsage | None:
-        by_line = self.__dict__.get("_turns_by_line")
-        if by_line is None:
-            by_line = self.__dict__["_turns_by_line"] = {t.line: t for t in self.turns}
-        return by_line.get(line)
+        return _turns_by_line(self).get(line)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -167,6 +165,11 @@ class SessionUsage:
             "turns": [{"line": t.line, "usage": t.usage.to_json(), "requests": t.requests, "context": t.context,
                        "window": t.window} for t in self.turns],
         }
+
+
+@once_per_object
+def _turns_by_line(usage: SessionUsage) -> dict[int, TurnUsage]:
+    return {t.line: t for t in usage.turns}
 
 
 def token_count_payload(analysis: RolloutAnalysis, line: int) -> dict | None:
@@ -194,12 +197,10 @@ def usage_record_payload(analysis: RolloutAnalysis, line: int) -> dict | None:
     return payload
 
 
+@once_per_object
 def session_usage(analysis: RolloutAnalysis) -> SessionUsage:
     """The usage of a rollout (computed once per analysis)."""
-    cached = analysis.__dict__.get("_session_usage")
-    if cached is None:
-        cached = analysis.__dict__["_session_usage"] = _compute(analysis)
-    return cached
+    return _compute(analysis)
 
 
 def _compute(analysis: RolloutAnalysis) -> SessionUsage:

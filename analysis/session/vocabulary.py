@@ -17,6 +17,7 @@ from ..jsonl.jsonspans import locate
 from ..jsonl.positions import Span
 from .record_analysis import LineAnalysis
 from .records import KNOWN_TYPES
+from ..jsonl.memo import once_per_object
 
 
 class ReadRollout(Protocol):
@@ -82,21 +83,19 @@ def unknown_type_of(line_analysis: LineAnalysis) -> str | None:
     return None if payload_type in known else f"{kind}/{payload_type}"
 
 
+@once_per_object
 def unknown_records(analysis: ReadRollout,
                     type_of: Callable[[LineAnalysis], str | None] = unknown_type_of) -> dict[str, list[int]]:
     """Each unknown type of a rollout and the lines of its records, in order of first appearance.
     ``type_of`` is :func:`unknown_type_of`, or a memo of it (:meth:`~analysis.session.rollout.LineCache.unknown_type`)."""
-    cached = analysis.__dict__.get("_unknown_records")
-    if cached is None:
-        cached = {}
-        for number, record in enumerate(analysis.records):
-            if record.record is None:  # blank and invalid lines have none
-                continue
-            name = type_of(record)
-            if name is not None:
-                cached.setdefault(name, []).append(number)
-        analysis.__dict__["_unknown_records"] = cached
-    return cached
+    found: dict[str, list[int]] = {}
+    for number, record in enumerate(analysis.records):
+        if record.record is None:  # blank and invalid lines have none
+            continue
+        name = type_of(record)
+        if name is not None:
+            found.setdefault(name, []).append(number)
+    return found
 
 
 def unknown_record_findings(analysis: ReadRollout,

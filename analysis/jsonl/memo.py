@@ -1,0 +1,54 @@
+"""Readings of an object kept on it: asked for again, they cost a lookup.
+
+A reading of a rollout or a script often lives in a module above the object's own (the rollout's analysis
+cannot import the modules that read it: imports only go down), so it cannot be a ``cached_property`` of the
+object's class (:class:`cached_property` is for readings that can be).  :func:`once_per_object` makes such a function compute its value once per object and keep it
+in the object's ``__dict__``, under a key named after the function's module and name (no two readings share
+one)."""
+
+from __future__ import annotations
+
+from functools import wraps
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+
+
+def once_per_object(function: Callable[..., T]) -> Callable[..., T]:
+    """``function(obj, …)`` computed on the first call for each ``obj`` (later arguments are used then only)
+    and kept on ``obj``; ``function.keep(obj, value)`` sets the value an object's reading is to have."""
+    key = f"{function.__module__}.{function.__qualname__}"
+
+    @wraps(function)
+    def kept(obj: Any, *args: Any, **kwargs: Any) -> T:
+        store = obj.__dict__
+        try:
+            return store[key]
+        except KeyError:
+            value = store[key] = function(obj, *args, **kwargs)
+            return value
+
+    def keep(obj: Any, value: T) -> None:
+        obj.__dict__[key] = value
+
+    kept.keep = keep  # type: ignore[attr-defined]
+    return kept
+
+
+class cached_property:  # noqa: N801 - functools.cached_property without its lock (3.11 takes one per first read)
+    """A property computed once per object and kept in its ``__dict__``.  Two threads reading it at once may both
+    compute it: the values are equal, so either may stay."""
+
+    def __init__(self, function) -> None:
+        self.function = function
+        self.name = function.__name__
+        self.__doc__ = function.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
+
+
+__all__ = ["cached_property", "once_per_object"]
