@@ -4,7 +4,7 @@ from hypothesis import given, strategies as st
 
 import analysis.jsonl.positions as positions
 
-from analysis.jsonl.lines import split_lines, strip_bom
+from analysis.jsonl.lines import first_lines, split_lines, strip_bom
 from analysis.jsonl.positions import EscapeMap, LineColumns, PositionEncoding, Span, span_to_range
 
 
@@ -83,3 +83,8 @@ def test_escape_tables_are_32_bit_and_64_bit_past_it(monkeypatch):
     for m in (small, large):
         assert [m.start(i) for i in range(7)] == [5, 6, 8, 9, 11, 12, 18]
         assert [m.end(i) for i in range(1, 8)] == [6, 8, 9, 11, 12, 18, 19]
+
+
+@given(st.text(alphabet="a\r\n\u2028 ", max_size=40), st.integers(0, 12))
+def test_first_lines_are_the_first_of_split_lines(text, count):
+    assert first_lines(text, count) == split_lines(text)[:count]

@@ -20,6 +20,19 @@ def split_lines(text: str) -> list[str]:
     return _BREAK.split(text)
 
 
+def first_lines(text: str, count: int) -> list[str]:
+    """``split_lines(text)[:count]``, without splitting the rest of ``text`` (a sniff of a large document)."""
+    lines: list[str] = []
+    start = 0
+    for match in _BREAK.finditer(text):
+        if len(lines) == count:
+            return lines
+        lines.append(text[start:match.start()])
+        start = match.end()
+    lines.append(text[start:])
+    return lines[:count]
+
+
 def strip_bom(text: str) -> str:
     """``text`` without a leading byte-order mark."""
     return text[1:] if text.startswith(BOM) else text

@@ -21,7 +21,7 @@ from ..jsonl.findings import (EXIT_MISMATCH, INVOCATION_EMPTY, INVOCATION_EXIT, 
                        INVOCATION_SHAPE, INVOCATION_TOOL, MISSING_INVOCATION, UNEXPLAINED_INVOCATION, Finding,
                        Related)
 from ..jsonl.jsonspans import locate
-from ..jsonl.lines import split_lines
+from ..jsonl.lines import first_lines, split_lines
 from ..jsonl.positions import PositionEncoding, Range, Span, span_to_range
 from ..session.rollout import LocatedCall, RolloutAnalysis
 from ..script.shell_words import CommandLine, SimpleCommand, read_command_line
@@ -68,7 +68,7 @@ def looks_like_invocation_log(path: str, text: str) -> bool:
     """Named ``calls.jsonl``, or whose first record has the fields a shim writes and none of a rollout's."""
     if path.replace("\\", "/").rsplit("/", 1)[-1] == INVOCATION_LOG_NAME:
         return True
-    for line in split_lines(text)[:20]:
+    for line in first_lines(text, 20):  # a 50 MB rollout is not split whole to look at its head
         if not line.strip():
             continue
         try:
