@@ -155,3 +155,31 @@ def test_a_result_without_the_sentinel_is_undecided():
     assert pattern_set.matches("xabcx") == {0}
     pattern_set._set = GaveUp()
     assert pattern_set.matches("xabcx") is None
+
+
+def test_the_only_anchor_of_any_scan_is_a_start_that_a_space_may_stand_for():
+    """redact_each looks at texts joined by GATE_JOIN: a match inside one text is a match inside the joined
+    text for an unanchored expression, and ``^`` appears only as ``(?:^|[ \\t])``, which the space matches."""
+    assert secrets.GATE_JOIN == "\n "
+    classes = re.compile(r"\[(?:\\.|[^\]])*\]")  # a character class: its ^ and $ are characters
+    outside = [classes.sub("", s.replace("(?:^|[ \\t])", "(?:START)")) for s in secrets._PREFILTER.sources]
+    assert sum("(?:START)" in s for s in outside) == 1
+    assert not any(anchor in s for s in outside for anchor in ("^", "$", "\\A", "\\Z", "\\z", "\\b", "\\B"))
+
+
+TEXT_LISTS = st.lists(st.one_of(LINES, st.sampled_from([
+    "-u admin:hunter2secret", "--user bob:s3cretpass", "password=hunter2hunter2", "postgres://u:pw@db",
+    "ghp_" + "a" * 36, "", "plain text", "-----BEGIN RSA PRIVATE KEY-----"])), max_size=8)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT_LISTS)
+def test_redact_each_is_redact_all_of_each(texts):
+    assert secrets.redact_each(texts) == [secrets.redact_all(t) for t in texts]
+
+
+def test_a_secret_at_a_texts_start_is_redacted_among_clean_texts():
+    texts = ["clean", "-u admin:hunter2secret", "also clean"]
+    assert secrets.redact_each(texts)[1] != texts[1]
+    assert secrets.redact_each(texts) == [secrets.redact_all(t) for t in texts]
+    assert secrets.redact_each(["a", "b"]) == ["a", "b"]

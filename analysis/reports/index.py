@@ -38,7 +38,7 @@ from ..session.changes import Place, applied, call_changes, cwd_at, path_key, re
 from ..jsonl.positions import LineColumns, PositionEncoding
 from ..session.rollout import RolloutAnalysis, analyze_text
 from ..jsonl.display import storable
-from ..jsonl.secrets import redact_all
+from ..jsonl.secrets import redact_all, redact_each
 from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.source import MAX_BYTES, ZstdReader, decode, find_rollout_files, is_rollout_path, open_regular
 from ..session.sniff import looks_like_rollout
@@ -1102,6 +1102,12 @@ def _clean(text: str | None, limit: int | None = None) -> str | None:
     return text[:limit] if limit is not None and len(text) > limit else text
 
 
+def _clean_many(texts: list[str | None]) -> list[str | None]:
+    """:func:`_clean` of each text (no limit), their secrets looked for in one pass."""
+    cleaned = iter(redact_each([t for t in texts if t is not None]))
+    return [storable(next(cleaned)) if t is not None else None for t in texts]
+
+
 def _first_output_offset(analysis: RolloutAnalysis, located, offsets: list[int]) -> int | None:
     """The byte offset of the output record answering the call's own ``call_id`` (not a later ``wait``'s)."""
     if located.output is None:
@@ -1154,16 +1160,23 @@ def _change_rows(analysis: RolloutAnalysis, located, line: int, cwd: str | None,
                  turn_and_time: tuple) -> list[tuple]:
     rows = []
     for change in call_changes(analysis, located, cwd):
-        absolute, move_absolute = _clean(change.absolute), _clean(change.move_absolute)
+        texts = [change.absolute, change.move_absolute, change.path, change.move_to, change.next_command]
+        for hunk in change.hunks:
+            texts += [hunk.header, *hunk.lines]
+        cleaned = _clean_many(texts)
+        absolute, move_absolute, path, move_to, next_command = cleaned[:5]
+        at = 5
+        hunks = []
+        for hunk in change.hunks:
+            hunks.append([cleaned[at], cleaned[at + 1:at + 1 + len(hunk.lines)]])
+            at += 1 + len(hunk.lines)
         repo = work.repo_root
-        rows.append((line, change.call_index, change.file_index, change.action, _clean(change.path),
-                     _clean(change.move_to), absolute, move_absolute,
+        rows.append((line, change.call_index, change.file_index, change.action, path, move_to, absolute,
+                     move_absolute,
                      path_key(absolute) if absolute else None, path_key(move_absolute) if move_absolute else None,
                      repository_key(absolute, repo), repository_key(move_absolute, repo),
-                     change.applied, int(change.nested),
-                     json.dumps([[_clean(h.header), [_clean(x) for x in h.lines]] for h in change.hunks],
-                                ensure_ascii=False),
-                     _clean(change.next_command), work.session_id, *turn_and_time))
+                     change.applied, int(change.nested), json.dumps(hunks, ensure_ascii=False),
+                     next_command, work.session_id, *turn_and_time))
     return rows
 
 
@@ -1178,15 +1191,19 @@ def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, b
     timestamp = record.envelope.timestamp if record is not None else None
     output = located.output
     files = "\n".join(f.path + (f"\n{f.move_to}" if f.move_to else "") for f in call.files)
+    name, call_id, tool, shown, workdir, files, status, session, title, time = _clean_many([
+        located.record.name, located.record.call_id, call.tool, call_text(call), call.workdir, files,
+        output.status if output else None, session_id, turn[1], timestamp or session_time])
+    if title is not None and len(title) > _TITLE_LIMIT:
+        title = title[:_TITLE_LIMIT]
     return (line, located.index, line_offset,
             columns.to_units(span.start, PositionEncoding.UTF8), columns.to_units(span.end, PositionEncoding.UTF8),
             columns.to_units(span.start, PositionEncoding.UTF16), columns.to_units(span.end, PositionEncoding.UTF16),
             span.start, span.end,
-            _clean(located.record.name), _clean(located.record.call_id), _clean(call.tool), call.kind,
-            _clean(call_text(call)), _clean(call.workdir), _clean(files) or None, call.executed,
-            _clean(output.status) if output else None, _integer(output.exit_code) if output else None,
+            name, call_id, tool, call.kind, shown, workdir, files or None, call.executed,
+            status, _integer(output.exit_code) if output else None,
             base_line + output.line if output else None, _first_output_offset(analysis, located, offsets),
-            _clean(session_id), turn[0], _clean(turn[1], _TITLE_LIMIT), turn[2], _clean(timestamp or session_time))
+            session, turn[0], title, turn[2], time)
 
 
 __all__ = ["Hit", "IndexStats", "IndexUnavailable", "RolloutIndex", "call_text", "default_db_path",
