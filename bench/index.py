@@ -34,10 +34,11 @@ QUERIES = [("git push", {}), ("apply_patch", {}), ("git", {"failed": True}), ("r
 START, END = "<!-- index results -->", "<!-- end index results -->"
 
 
-def index_process(folder: Path, db: Path) -> float:
+def index_process(folder: Path, db: Path, jobs: int | None = None) -> float:
+    """Seconds of one ``rollout-lsp index`` process (``jobs``: its ``--jobs``, else the default)."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "lsp_server", "index", str(folder), "--db", str(db)], cwd=ROOT,
-                   check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "lsp_server", "index", str(folder), "--db", str(db),
+                    *(["--jobs", str(jobs)] if jobs is not None else [])], cwd=ROOT, check=True, capture_output=True)
     return time.perf_counter() - started
 
 
@@ -96,15 +97,19 @@ def _p95(samples: list[float]) -> float:
 
 
 def report(folder: Path, scratch: list[float], again: list[float], unchanged_s: float, files: int, calls: int,
-           size_mb: float, db_mb: float, grown: dict, found: list[dict]) -> str:
+           size_mb: float, db_mb: float, grown: dict, found: list[dict], one_core: list[float]) -> str:
     ratio = statistics.median(again) / statistics.median(scratch)
+    rate = size_mb / statistics.median(one_core)
     lines = [
         f"Machine: {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} at the end: other work shared "
         f"them), Linux {platform.release()}, CPython {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d')}. Corpus: `{folder.name}/` ({files} rollouts, {size_mb:.1f} MB, "
+        f"{time.strftime('%Y-%m-%d')}. Corpus: `{folder.name}/` ({files} rollouts, {size_mb:.1f} MB of 2^20 bytes, "
         f"{calls} tool calls; index {db_mb:.1f} MB).", "",
         "| measure | median | runs | target | met |", "|---|---|---|---|---|",
-        f"| `rollout-lsp index` from scratch (process) | {statistics.median(scratch):.2f} s | {len(scratch)} | | |",
+        f"| `rollout-lsp index --jobs 1` from scratch (process, one core) | {statistics.median(one_core):.2f} s, "
+        f"{rate:.1f} MB/s | {len(one_core)} | ≥ 20 MB/s (issue 25) | {'yes' if rate >= 20 else 'no'} |",
+        f"| `rollout-lsp index` from scratch (process, `--jobs {os.cpu_count()}`, the default) | "
+        f"{statistics.median(scratch):.2f} s, {size_mb / statistics.median(scratch):.1f} MB/s | {len(scratch)} | | |",
         f"| `rollout-lsp index` again, nothing changed (process) | {statistics.median(again):.3f} s | {len(again)} | "
         f"a small fraction of the first | {ratio:.1%} of it |",
         f"| the same, inside the process (no start-up, no imports) | {unchanged_s * 1000:.1f} ms | 1 | | |",
@@ -135,8 +140,9 @@ def main() -> None:
         sys.exit(f"no corpus at {folder}")
     work = Path(tempfile.mkdtemp(prefix="rollout-index-bench-"))
     try:
-        scratch, again = [], []
-        for run in range(args.runs):
+        scratch, again, one_core = [], [], []
+        for run in range(args.runs):  # one core and the default in turn, each into a fresh database
+            one_core.append(index_process(folder, work / f"one{run}.sqlite3", jobs=1))
             db = work / f"run{run}.sqlite3"
             scratch.append(index_process(folder, db))
             again.append(index_process(folder, db))
@@ -147,7 +153,7 @@ def main() -> None:
         db_mb = sum(p.stat().st_size for p in work.glob("run0.sqlite3*")) / 2 ** 20
         grown = appended(folder, work)
         found = queries(work / "run0.sqlite3", repeats=50)
-        table = report(folder, scratch, again, unchanged_s, files, calls, size_mb, db_mb, grown, found)
+        table = report(folder, scratch, again, unchanged_s, files, calls, size_mb, db_mb, grown, found, one_core)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(table)

@@ -137,7 +137,8 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
         index.update([str(sessions)])
         before = rows(index)
     analysed: list[str] = []
-    monkeypatch.setattr(index_module, "analyze_text", lambda text: analysed.append(text) or analyze_text(text))
+    monkeypatch.setattr(index_module, "analyze_text",
+                        lambda text, *rest: analysed.append(text) or analyze_text(text, *rest))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
@@ -158,7 +159,8 @@ def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeyp
         [pending] = index.search("pytest -q tests/")
         assert (pending.status, pending.exit_code, pending.output_line) == (None, None, None)
     analysed: list[str] = []
-    monkeypatch.setattr(index_module, "analyze_text", lambda text: analysed.append(text) or analyze_text(text))
+    monkeypatch.setattr(index_module, "analyze_text",
+                        lambda text, *rest: analysed.append(text) or analyze_text(text, *rest))
     with open(rollout, "a", encoding="utf-8") as handle:
         handle.write("\n".join(lines[5:]))
     with RolloutIndex.open(db) as index:
@@ -450,10 +452,10 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
 
 
 def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tmp_path: Path, monkeypatch):
-    def analyze(text: str):
+    def analyze(text: str, *rest):
         if "call_demo1" in text:
             raise RuntimeError("a bug")
-        return analyze_text(text)
+        return analyze_text(text, *rest)
 
     monkeypatch.setattr(index_module, "analyze_text", analyze)
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
@@ -727,3 +729,33 @@ def test_a_file_prepared_against_a_row_that_changed_is_read_again(sessions: Path
         index._update_file(path, stats, stale)
         assert (stats.unchanged, stats.full) == (1, 0)  # the stale plan was not written
         assert rows(index) == before
+
+
+def test_the_index_reads_lines_without_looking_for_secrets_and_still_stores_none(tmp_path: Path, monkeypatch):
+    """Secret findings are never read by the index: its lines are analysed without the scan (what it stores
+    is redacted on its own), and each analysis is the full one less its secret findings."""
+    from analysis.session.record_analysis import analyze_line
+
+    lines = split_lines(fixture("rollout-secrets.jsonl"))
+    full = [analyze_line(line) for line in lines]
+    plain = [analyze_line(line, secrets=False) for line in lines]
+    assert sum(f.code == "secret" for a in full for f in a.findings) >= 5
+    assert [tuple(f for f in a.findings if f.code != "secret") for a in full] == [a.findings for a in plain]
+    scanned: list[str] = []
+    real = index_module.LineCache
+
+    class Watched(real):
+        def get(self, line):
+            if self.secrets:
+                scanned.append(line)
+            return super().get(line)
+
+    monkeypatch.setattr(index_module, "LineCache", Watched)
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    (folder / "rollout-secrets.jsonl").write_text(fixture("rollout-secrets.jsonl"), encoding="utf-8")
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        index.update([str(folder)])
+        [hit] = index.search("")
+    assert scanned == []
+    assert hit.text == "OPENAI_API_KEY=sk-xxxx-" + "x" * 36 + " python run.py"  # redacted all the same

@@ -36,7 +36,7 @@ from typing import Any, Iterator
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..session.changes import Place, applied, call_changes, cwd_at, path_key, relative_key, session_place
 from ..jsonl.positions import LineColumns, PositionEncoding
-from ..session.rollout import RolloutAnalysis, analyze_text
+from ..session.rollout import LineCache, RolloutAnalysis, analyze_text
 from ..jsonl.display import storable
 from ..jsonl.secrets import redact_all, redact_each
 from ..jsonl.line_stream import Unreadable, read_lines
@@ -990,7 +990,8 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
                  row["turn_number"] if append else None, row["cwd"] if append else None,
                  row["repo_root"] if append else None, row["repo_url"] if append else None)
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
-    analysis = analyze_text(text) if text else None
+    # the index reports no findings, and what it stores is redacted by _clean: no line is scanned for secrets
+    analysis = analyze_text(text, LineCache(secrets=False)) if text else None
     if analysis is None:
         return work
     work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
@@ -1057,7 +1058,7 @@ def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line:
             texts.append(tail.lines[number])
             where.append((base_line + number, offsets[number]))
         work.lines_reread += 1 + (call["output_offset"] is not None)
-        stitched = analyze_text("\n".join(texts))
+        stitched = analyze_text("\n".join(texts), LineCache(secrets=False))
         first = stitched.output_of(0)
         for located in stitched.calls_on(0):
             output = located.output

@@ -80,14 +80,16 @@ class LineAnalysis:
         return item if isinstance(item, SessionMeta) else None
 
 
-def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> LineAnalysis:
-    """The analysis of one line of a rollout (its spans on line 0)."""
+def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), secrets: bool = True) -> LineAnalysis:
+    """The analysis of one line of a rollout (its spans on line 0); without ``secrets``, its ``secret``
+    findings are not looked for (for a reader that reports no findings, such as the index)."""
     if not line.strip():
         return LineAnalysis("blank")
     text = bom_as_space(line)
     # a large compacted record's history repeats the transcript before it (where its secrets were found) and
     # its images: not searched again
-    found = [] if len(line) > LARGE_LINE and is_compacted_line(line) else find_secrets(line, extra_secrets)
+    found = [] if not secrets or len(line) > LARGE_LINE and is_compacted_line(line) else \
+        find_secrets(line, extra_secrets)
     value = None
     problem = None
     try:

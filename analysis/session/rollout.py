@@ -41,8 +41,9 @@ class LineCache:
     re-linking an edited document makes no new object for a call whose record did not change.
     """
 
-    def __init__(self, extra_secrets: tuple[re.Pattern[str], ...] = ()) -> None:
+    def __init__(self, extra_secrets: tuple[re.Pattern[str], ...] = (), secrets: bool = True) -> None:
         self.extra_secrets = extra_secrets
+        self.secrets = secrets  # look for secrets (see analyze_line)
         self._by_text: dict[str, LineAnalysis] = {}
         self._chars = 0  # the length of every line in ``_by_text``: stale lines are pruned by count and by size
         self._document_chars = 0  # the document's length when :meth:`keep_only` last measured it
@@ -79,7 +80,7 @@ class LineCache:
     def get(self, line: str) -> LineAnalysis:
         found = self._by_text.get(line)
         if found is None:
-            found = self._by_text[line] = analyze_line(line, self.extra_secrets)
+            found = self._by_text[line] = analyze_line(line, self.extra_secrets, self.secrets)
             self._chars += len(line)
         return found
 
