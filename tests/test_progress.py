@@ -41,10 +41,10 @@ def slow_lines(monkeypatch, count: int) -> str:
     """``count`` distinct lines whose analysis takes 1 ms each, so the analysis outlasts its first reports."""
     original = rollout.analyze_line
 
-    def slow_analyze_line(line, extra=()):
+    def slow_analyze_line(line, extra=(), secrets=True):
         if line.startswith('{"slow"'):
             time.sleep(0.001)
-        return original(line, extra)
+        return original(line, extra, secrets)
 
     monkeypatch.setattr(rollout, "analyze_line", slow_analyze_line)
     return "".join('{"slow": %d}\n' % n for n in range(count))

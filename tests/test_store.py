@@ -36,11 +36,11 @@ async def test_a_superseded_analysis_never_fills_the_cache_while_it_is_pruned(mo
     inserting = threading.Event()
     original_analyze_line = rollout.analyze_line
 
-    def slow_analyze_line(line, extra=()):
+    def slow_analyze_line(line, extra=(), secrets=True):
         if line.startswith('{"slow"'):
             inserting.set()
             time.sleep(0.002)
-        return original_analyze_line(line, extra)
+        return original_analyze_line(line, extra, secrets)
 
     def slow_keep_only(self, lines):
         keep = set(lines)
