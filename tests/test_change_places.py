@@ -1,7 +1,9 @@
-"""Where a change's hunk starts in the file as it is now (analysis/session/change_places.py)."""
+"""Where a change's file is on this machine, and where its hunk starts in the file as it is now
+(analysis/session/change_places.py)."""
 
-from analysis.session.change_places import first_hunk_line, hunk_start
-from analysis.session.changes import Hunk
+from analysis.session import change_places
+from analysis.session.change_places import first_hunk_line, hunk_start, local_target
+from analysis.session.changes import FileChange, Hunk
 
 FILE = ["import os", "", "def main():", "    x = 1  ", "    y = 2", "    return x + y", "", "def other():", "    pass"]
 
@@ -25,3 +27,33 @@ def test_the_first_hunk_the_file_still_has():
     hunks = (Hunk(None, ("+nowhere",)), Hunk(None, ("+def other():",)))
     assert first_hunk_line(FILE, hunks) == 7
     assert first_hunk_line(FILE, ()) == 0
+
+
+def _change(path: str, move_to: str | None = None) -> FileChange:
+    return FileChange(3, 0, 0, "update", path, move_to, path, move_to, "yes", (), False)
+
+
+def test_a_file_of_another_machine_is_found_below_a_workspace_folder():
+    here = {"/work/repo/src/app.py", "/work/other/lib/x.py", "/ws/proj/src/app.py", "/mine/app.py"}
+    exists = here.__contains__
+    folders = ["/work/repo", "/ws/proj"]
+    assert local_target(_change("/mine/app.py"), "/elsewhere", folders, exists=exists) == "/mine/app.py"  # here already
+    assert local_target(_change("/home/alice/repo/src/app.py"), "/home/alice/repo", folders, exists=exists) == \
+        "/work/repo/src/app.py"  # the first folder that holds it
+    # the session's cwd in a subfolder of its checkout: the checkout is one folder up
+    assert local_target(_change("/home/alice/repo/src/app.py"), "/home/alice/repo/pkg", folders, exists=exists) == \
+        "/work/repo/src/app.py"
+    assert local_target(_change("C:\\Users\\Alice\\Repo\\SRC\\app.py"), "c:\\users\\alice\\repo", ["/work/repo"],
+                        exists=lambda p: p == "/work/repo/SRC/app.py") == "/work/repo/SRC/app.py"  # Windows: any case
+    assert local_target(_change("/home/alice/repo/src/gone.py"), "/home/alice/repo", folders, exists=exists) is None
+    assert local_target(_change("/etc/passwd"), "/home/alice/repo", folders, exists=exists) is None  # not below the cwd
+    assert local_target(_change("/home/alice/repo/src/app.py"), None, folders, exists=exists) is None  # no cwd known
+    assert local_target(_change("/home/alice/repo/src/app.py"), "/home/alice/repo", [], exists=exists) is None
+    moved = _change("/home/alice/repo/old.py", "/home/alice/repo/src/app.py")
+    assert local_target(moved, "/home/alice/repo", folders, exists=exists) == "/work/repo/src/app.py"  # where it went
+
+
+def test_the_folders_above_the_cwd_stop_below_the_root():
+    assert change_places._bases("/home/alice/repo/pkg") == ["/home/alice/repo/pkg", "/home/alice/repo", "/home/alice"]
+    assert change_places._bases("/home") == ["/home"]
+    assert change_places._bases("C:\\Users\\a") == ["C:\\Users\\a", "C:\\Users"]

@@ -1,6 +1,7 @@
 """From the rollout to the files it changed (issue 26, point 4), through `rollout-lsp serve` (pytest-lsp): on
 each call that changed a file that exists, a lens ``open src/app.py`` whose command opens the file at the
-first line of the change's first hunk; nothing for files not on this machine (the command says so)."""
+first line of the change's first hunk; for a session of another machine, the same file of the workspace's
+checkout of that repository; nothing for files not on this machine (the command says so)."""
 
 from __future__ import annotations
 
@@ -91,9 +92,37 @@ async def test_a_hunk_partly_changed_since_and_files_not_on_this_machine(client:
         "rollout-lsp.openChangedFile", [uri, 3, 0, 1]))
     assert gone is None
     assert [m.message for m in client.messages] == [
-        f"src/old_name.py is not on this machine (no file {repo / 'src' / 'old_name.py'})."]
+        f"src/old_name.py is not on this machine (no file {repo / 'src' / 'old_name.py'}, nor that path below a "
+        "workspace folder)."]
     app = (repo / "src" / "app.py").as_uri()
     assert [(d.uri, d.selection.start.line) for d in client.shown_documents] == [(app, 0), (app, 11)]  # not old_name.py
 
-    # a session recorded on Windows: its paths are not files here, so no lens
-    assert await file_lenses(client, opened(client, "019c0000")) == []
+    # a session recorded on Windows in a checkout of the same repository (the same remote): its src\app.py is
+    # the workspace's src/app.py
+    windows = opened(client, "019c0000")
+    [(line, title, arguments)] = await file_lenses(client, windows)
+    assert title == "open src/app.py" and arguments == [windows, line, 0, 0]
+    found = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.openChangedFile", arguments))
+    assert found["uri"] == app and found["path"] == "src/app.py"
+    # a session of another repository (another remote) with the same relative path: nothing to open here
+    assert await file_lenses(client, opened(client, "019d0000")) == []
+
+
+async def test_a_session_of_another_machine_opens_the_workspaces_copy_of_its_files(client: LanguageClient):
+    """The same session as recorded on Alice's machine, in her checkout: its files are found below the
+    workspace folder (this machine's checkout of the same repository)."""
+    repo = client.repo
+    recorded = next(client.sessions.glob("*019b0000*.jsonl")).read_text(encoding="utf-8")
+    elsewhere = recorded.replace(str(repo), "/home/alice/checkouts/repo")
+    assert elsewhere != recorded and str(repo) not in elsewhere
+    rollout = client.sessions / "rollout-2026-07-21T09-00-00-019b0000-0000-7000-8000-00000000a11c.jsonl"
+    rollout.write_text(elsewhere, encoding="utf-8")
+    uri = rollout.as_uri()
+    open_text(client, uri, elsewhere)
+    assert await file_lenses(client, uri) == [(3, "open src/app.py", [uri, 3, 0, 0]),
+                                              (3, "open src/new_name.py", [uri, 3, 0, 1])]
+    found = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        "rollout-lsp.openChangedFile", [uri, 3, 0, 0]))
+    assert found == {"uri": (repo / "src" / "app.py").as_uri(), "path": "src/app.py",
+                     "range": {"start": {"line": 10, "character": 0}, "end": {"line": 10, "character": 0}}}

@@ -10,9 +10,12 @@ Nothing is read here: the caller gives the file's lines.
 
 from __future__ import annotations
 
-from typing import Sequence
+import ntpath
+import os
+import posixpath
+from typing import Callable, Sequence
 
-from .changes import FileChange, Hunk, call_changes, cwd_at
+from .changes import FileChange, Hunk, call_changes, cwd_at, is_windows_path
 from .files_changed import call_touches, relative
 from .rollout import RolloutAnalysis
 
@@ -38,6 +41,61 @@ def shown_path(analysis: RolloutAnalysis, change: FileChange) -> str:
     """The file as the Outline's rows name it: relative to the session's folder when inside it."""
     cwd = next((r.session.cwd for r in analysis.records if r.session is not None and r.session.cwd), None)
     return relative(change.target or change.move_to or change.path, cwd)
+
+
+UP_FROM_CWD = 2  # how many folders above the session's cwd a checkout's root may be (cwd in a subfolder)
+
+
+def local_target(change: FileChange, cwd: str | None, folders: Sequence[str],
+                 same_repository: Callable[[str, str], bool] = lambda candidate, base: True,
+                 exists: Callable[[str], bool] = os.path.isfile) -> str | None:
+    """Where the file ``change`` left is on this machine: its own path when that file exists; else, for a
+    session of another machine (or another checkout), the same path relative to the session's cwd, or to one
+    of the ``UP_FROM_CWD`` folders above it, under one of ``folders`` (the workspace's, in order): the first
+    that exists and that ``same_repository(candidate, base)`` accepts (``base``: the session's folder the path
+    was taken relative to; the caller knows how repositories compare).  None when none does."""
+    target = change.target
+    if not target:
+        return None
+    if exists(target):
+        return target
+    if not cwd or not folders:
+        return None
+    for base in _bases(cwd):
+        rest = _below(target, base)
+        if rest is None:
+            continue
+        for folder in folders:
+            candidate = os.path.join(folder, *rest)
+            if exists(candidate) and same_repository(candidate, base):
+                return candidate
+    return None
+
+
+def _bases(cwd: str) -> list[str]:
+    """The cwd and the folders above it, up to :data:`UP_FROM_CWD` (never the file system's root)."""
+    path = ntpath if is_windows_path(cwd) else posixpath
+    bases = [path.normpath(cwd)]
+    for _ in range(UP_FROM_CWD):
+        parent = path.dirname(bases[-1])
+        if parent == bases[-1] or parent in ("/", "") or path.splitdrive(parent)[1] in ("\\", "/", ""):
+            break
+        bases.append(parent)
+    return bases
+
+
+def _below(target: str, base: str) -> list[str] | None:
+    """The parts of ``target`` below the folder ``base`` (compared without case for Windows paths), or None
+    when it is not below it."""
+    windows = is_windows_path(target)
+    path = ntpath if windows else posixpath
+    parts = [p for p in path.normpath(target).replace("\\", "/").split("/") if p]
+    root = [p for p in path.normpath(base).replace("\\", "/").split("/") if p]
+    fold = str.lower if windows else (lambda part: part)
+    if len(parts) <= len(root) or [fold(p) for p in parts[:len(root)]] != [fold(p) for p in root]:
+        return None
+    rest = parts[len(root):]
+    return None if any(p in (".", "..") for p in rest) else rest
 
 
 def hunk_start(lines: Sequence[str], hunk: Hunk) -> int | None:

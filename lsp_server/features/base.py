@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pygls.uris import to_fs_path
 
 if TYPE_CHECKING:
     from ..language_server import RolloutLanguageServer
@@ -65,6 +66,14 @@ class Feature:
     async def rollout(self, uri: str) -> "DocumentAnalysis | None":
         """The analysis of the newest text of an open rollout; None for other documents."""
         return await self.server.rollout(uri)
+
+    def workspace_folders(self) -> list[str]:
+        """The workspace's folders on this machine (its root when the client named no folder)."""
+        workspace = self.server.workspace
+        uris = [f.uri for f in workspace.folders.values()] if workspace.folders else []
+        if not uris and workspace.root_uri:
+            uris = [workspace.root_uri]
+        return [p for p in (to_fs_path(u) for u in uris) if p]
 
 
 def guarded(empty: Any) -> Callable:

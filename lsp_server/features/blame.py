@@ -81,16 +81,9 @@ class BlameFeature(Feature):
         """``file`` documents whose name does not end in ``jsonl``, below each workspace folder (or
         anywhere, with ``blameOutsideWorkspace``)."""
         prefixes = [""] if self.server.settings.blame_outside_workspace else \
-            [_GLOB_SPECIAL.sub(r"[\1]", folder.replace("\\", "/").rstrip("/")) + "/" for folder in self.folders()]
+            [_GLOB_SPECIAL.sub(r"[\1]", folder.replace("\\", "/").rstrip("/")) + "/" for folder in self.workspace_folders()]
         return [types.TextDocumentFilterScheme(scheme="file", pattern=f"{prefix}**/{name}")
                 for prefix in prefixes for name in _NOT_JSONL]
-
-    def folders(self) -> list[str]:
-        workspace = self.server.workspace
-        uris = [f.uri for f in workspace.folders.values()] if workspace.folders else []
-        if not uris and workspace.root_uri:
-            uris = [workspace.root_uri]
-        return [p for p in (to_fs_path(u) for u in uris) if p]
 
     async def sync_registration(self) -> None:
         """Register the lens and hover for the workspace's files when blame is on, else unregister them."""
@@ -137,7 +130,7 @@ class BlameFeature(Feature):
         path = to_fs_path(uri)
         if not path:
             return False
-        return settings.blame_outside_workspace or any(_below(path, folder) for folder in self.folders())
+        return settings.blame_outside_workspace or any(_below(path, folder) for folder in self.workspace_folders())
 
     # -- the requests -------------------------------------------------------------------------------------
     async def code_lenses(self, uri: str) -> list[types.CodeLens]:

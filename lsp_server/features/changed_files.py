@@ -1,5 +1,7 @@
 """From the rollout to the files it changed: a lens on each call that changed a file that exists here,
-``open src/app.py``, whose command opens the file at the first line of the change's first hunk.
+``open src/app.py``, whose command opens the file at the first line of the change's first hunk.  A session
+of another machine (or of another checkout) names files that are not here: the same path below the
+session's folder is looked for in the workspace's folders (analysis.session.change_places.local_target).
 
 A file row of the Outline's ``files changed (N)`` goes to the call that touched the file (a document
 symbol can only point into its own document); on that call's line this lens opens the file itself.  Go to
@@ -10,15 +12,15 @@ code lenses: it asks the client to show the file (``window/showDocument``) and a
 
 from __future__ import annotations
 
-import os
-from typing import Any
+from typing import Any, Callable
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from analysis.reports.blame import read_lines
-from analysis.session.change_places import changed_lines, first_hunk_line, line_changes, shown_path
-from analysis.session.changes import cwd_at
+from analysis.session.change_places import changed_lines, first_hunk_line, line_changes, local_target, shown_path
+from analysis.reports.blame import same_remote, target_of
+from analysis.session.changes import Place, cwd_at, session_place
 from analysis.session.rollout import RolloutAnalysis
 
 from .base import Feature, lsp_command
@@ -38,11 +40,13 @@ class ChangedFileFeature(Feature):
         lenses = []
         lines = changed_lines(analysis)
         cwds = cwd_at(analysis) if lines else None
+        folders = self.workspace_folders() if lines else []
+        same = _same_repository(session_place(analysis))
         for number in lines:
             seen = set()
             for change in line_changes(analysis, number, cwds):
-                target = change.target
-                if not target or target in seen or not os.path.isfile(target):
+                target = local_target(change, cwds[number], folders, same)
+                if target is None or target in seen:
                     continue
                 seen.add(target)
                 start = types.Position(number, 0)
@@ -63,19 +67,23 @@ class ChangedFileFeature(Feature):
         result = await self.rollout(uri)
         if result is None:
             return None
-        change = next((c for c in line_changes(result.analysis, line)
+        cwds = cwd_at(result.analysis)
+        change = next((c for c in line_changes(result.analysis, line, cwds)
                        if (c.call_index, c.file_index) == (call_index, file_index)), None)
         if change is None:
             return None
-        target = change.target
+        target = local_target(change, cwds[line], self.workspace_folders(), _same_repository(
+            session_place(result.analysis)))
         shown = self.server.masker(shown_path(result.analysis, change))
         try:
-            lines = read_lines(target) if target and os.path.isfile(target) else None
+            lines = read_lines(target) if target is not None else None
         except OSError:
             lines = None
-        if lines is None:
-            self.say(f"{shown} is not on this machine" + (f" (no file {self.server.masker(target)})" if target else
-                                                           " (the session's folder is not known)") + ".")
+        if lines is None or target is None:
+            missing = change.target
+            self.say(f"{shown} is not on this machine" + (
+                f" (no file {self.server.masker(missing)}, nor that path below a workspace folder)" if missing else
+                " (the session's folder is not known)") + ".")
             return None
         start = types.Position(first_hunk_line(lines, change.hunks), 0)
         file_uri = from_fs_path(target)
@@ -90,6 +98,28 @@ class ChangedFileFeature(Feature):
             self.server.window_show_message(types.ShowMessageParams(types.MessageType.Info, message))
         except Exception:  # no client attached (the feature called directly): nothing to tell
             pass
+
+
+def _same_repository(place: Place) -> Callable[[str, str], bool]:
+    """Whether a file found below a workspace folder is in the session's repository, as ``blame`` tells
+    repositories apart: the same remote when both are known (the session's ``git.repository_url``, the
+    checkout's ``origin``), else the same folder name (the session's folder the path was taken from, the
+    checkout's root).  A workspace file of another repository with the same relative path is not opened."""
+    remote = place.git.get("repository_url") if place.git else None
+
+    def same(candidate: str, base: str) -> bool:
+        here = target_of(candidate)
+        if not here.repo_root:
+            return False
+        if isinstance(remote, str) and remote and here.repo_url:
+            return same_remote(remote, here.repo_url)
+        return _name(here.repo_root).lower() == _name(base).lower()
+
+    return same
+
+
+def _name(folder: str) -> str:
+    return folder.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 
 
 __all__ = ["ChangedFileFeature", "OPEN_CHANGED_FILE"]
