@@ -51,9 +51,36 @@ def test_a_file_of_another_machine_is_found_below_a_workspace_folder():
     assert local_target(_change("/home/alice/repo/src/app.py"), "/home/alice/repo", [], exists=exists) is None
     moved = _change("/home/alice/repo/old.py", "/home/alice/repo/src/app.py")
     assert local_target(moved, "/home/alice/repo", folders, exists=exists) == "/work/repo/src/app.py"  # where it went
+    # a repository the caller says is another one is passed over, for the next folder
+    asked: list[tuple[str, str]] = []
+    other = local_target(_change("/home/alice/repo/src/app.py"), "/home/alice/repo", folders,
+                         lambda candidate, target: asked.append((candidate, target)) or candidate.startswith("/ws/"),
+                         exists=exists)
+    assert other == "/ws/proj/src/app.py"
+    assert asked == [("/work/repo/src/app.py", "/home/alice/repo/src/app.py"),
+                     ("/ws/proj/src/app.py", "/home/alice/repo/src/app.py")]
+
+
+def test_the_longest_path_below_the_session_folder_wins():
+    """A monorepo: the session ran in packages/web; its package.json is that package's, not the root's."""
+    here = {"/work/mono/package.json", "/work/mono/packages/web/package.json"}
+    found = local_target(_change("/home/alice/mono/packages/web/package.json"), "/home/alice/mono/packages/web",
+                         ["/work/mono"], exists=here.__contains__)
+    assert found == "/work/mono/packages/web/package.json"
+    # the workspace folder above the checkout: the path below a folder above the cwd
+    assert local_target(_change("/home/alice/repo/src/app.py"), "/home/alice/repo", ["/ws"],
+                        exists={"/ws/repo/src/app.py"}.__contains__) == "/ws/repo/src/app.py"
+
+
+def test_path_parts_split_windows_paths_at_either_separator_and_posix_ones_at_slashes():
+    assert change_places.path_parts("C:\\Users\\a/b\\c.py") == ["C:", "Users", "a", "b", "c.py"]
+    assert change_places.path_parts("/home/a/we\\ird.py") == ["home", "a", "we\\ird.py"]
+    assert local_target(_change("/home/a/repo/we\\ird.py"), "/home/a/repo", ["/ws"],
+                        exists={"/ws/we\\ird.py"}.__contains__) == "/ws/we\\ird.py"
 
 
 def test_the_folders_above_the_cwd_stop_below_the_root():
     assert change_places._bases("/home/alice/repo/pkg") == ["/home/alice/repo/pkg", "/home/alice/repo", "/home/alice"]
     assert change_places._bases("/home") == ["/home"]
     assert change_places._bases("C:\\Users\\a") == ["C:\\Users\\a", "C:\\Users"]
+    assert change_places._bases("/") == [] and change_places._bases("C:\\") == []  # below the root is everything

@@ -126,3 +126,43 @@ async def test_a_session_of_another_machine_opens_the_workspaces_copy_of_its_fil
         "rollout-lsp.openChangedFile", [uri, 3, 0, 0]))
     assert found == {"uri": (repo / "src" / "app.py").as_uri(), "path": "src/app.py",
                      "range": {"start": {"line": 10, "character": 0}, "end": {"line": 10, "character": 0}}}
+
+
+def _checkout(root: Path, remote: str | None, files: list[str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    if remote:
+        (root / ".git" / "config").write_text(f'[remote "origin"]\n\turl = {remote}\n', encoding="utf-8")
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n", encoding="utf-8")
+    return root
+
+
+def test_which_checkout_is_the_sessions_repository(tmp_path: Path):
+    from analysis.session.change_places import local_target
+    from analysis.session.changes import FileChange, Place
+    from lsp_server.features.changed_files import _same_repository
+
+    def change(path: str) -> FileChange:
+        return FileChange(3, 0, 0, "update", path, None, path, None, "yes", (), False)
+
+    mono = _checkout(tmp_path / "ws" / "mono", "git@github.com:o/mono.git", ["package.json", "packages/web/package.json"])
+    other = _checkout(tmp_path / "ws" / "other", None, ["src/app.py"])
+    folders = [str(tmp_path / "ws" / "mono"), str(tmp_path / "ws")]
+    with_remote = _same_repository(Place("/home/alice/mono/packages/web", {"repository_url": "https://github.com/o/mono"}))
+    # a monorepo's package: its own package.json, not the root's (the remote says the repository is the same)
+    assert local_target(change("/home/alice/mono/packages/web/package.json"), "/home/alice/mono/packages/web",
+                        folders, with_remote) == str(mono / "packages" / "web" / "package.json")
+    # another remote: not this checkout
+    elsewhere = _same_repository(Place("/home/alice/mono", {"repository_url": "https://github.com/someone/mono"}))
+    assert local_target(change("/home/alice/mono/package.json"), "/home/alice/mono", folders, elsewhere) is None
+    # no remote on either side: the same folder name, even with the workspace folder above the checkout
+    unnamed = _same_repository(Place("/home/bob/other", None))
+    assert local_target(change("/home/bob/other/src/app.py"), "/home/bob/other", [str(tmp_path / "ws")],
+                        unnamed) == str(other / "src" / "app.py")
+    assert local_target(change("/home/bob/another/src/app.py"), "/home/bob/another", [str(other)], unnamed) is None
+    # a folder that is no repository at all is not taken for the session's
+    plain = tmp_path / "plain"
+    (plain / "src").mkdir(parents=True)
+    (plain / "src" / "app.py").write_text("x\n", encoding="utf-8")
+    assert local_target(change("/home/bob/plain/src/app.py"), "/home/bob/plain", [str(plain)], unnamed) is None

@@ -93,3 +93,57 @@ def test_one_small_file_is_read_without_worker_processes(monkeypatch):
     [(got_path, outcome)] = check_module._outcomes([path], PositionEncoding.UTF16, 2, None)
     assert got_path == path and [code for code, _, _ in outcome] == ["unpaired-call", "expanded-command",
                                                                       "dead-branch"]
+
+
+class _Pool:
+    """A pool run in this process; ``broken`` makes every future fail as when a worker process dies."""
+
+    given: list = []
+    broken = False
+
+    def __init__(self, max_workers):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def submit(self, function, *args):
+        _Pool.given.append(args[0])
+        future = Future()
+        if _Pool.broken:
+            from concurrent.futures.process import BrokenProcessPool
+            future.set_exception(BrokenProcessPool("a worker died"))
+        else:
+            future.set_result(function(*args))
+        return future
+
+
+def test_a_dead_worker_leaves_its_files_to_the_main_process(monkeypatch):
+    import concurrent.futures
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _Pool)
+    monkeypatch.setattr(_Pool, "given", [])
+    monkeypatch.setattr(_Pool, "broken", True)
+    paths = [str(FIXTURES / name) for name in ("rollout-demo.jsonl", "rollout-patches.jsonl")]
+    got = list(check_module._outcomes(paths, PositionEncoding.UTF16, 2, None))
+    assert _Pool.given and got == [(p, check_module._outcome(p, PositionEncoding.UTF16, None, 1, None)) for p in paths]
+
+
+def test_a_pipe_is_read_by_the_main_process(monkeypatch, tmp_path):
+    import concurrent.futures
+    import threading
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _Pool)
+    monkeypatch.setattr(_Pool, "given", [])
+    monkeypatch.setattr(_Pool, "broken", False)
+    pipe = tmp_path / "rollout-piped.jsonl"
+    os.mkfifo(pipe)
+    text = (FIXTURES / "rollout-demo.jsonl").read_text(encoding="utf-8")
+    writer = threading.Thread(target=lambda: pipe.write_text(text, encoding="utf-8"))
+    writer.start()
+    paths = [str(pipe), str(FIXTURES / "rollout-patches.jsonl"), str(FIXTURES / "rollout-outputs.jsonl")]
+    got = dict(check_module._outcomes(paths, PositionEncoding.UTF16, 2, None))
+    writer.join()
+    assert [path for task in _Pool.given for path in task] == sorted(paths[1:], key=lambda p: -os.path.getsize(p))
+    assert [code for code, _, _ in got[str(pipe)]] == ["unpaired-call", "expanded-command", "dead-branch"]

@@ -759,3 +759,31 @@ def test_the_index_reads_lines_without_looking_for_secrets_and_still_stores_none
         [hit] = index.search("")
     assert scanned == []
     assert hit.text == "OPENAI_API_KEY=sk-xxxx-" + "x" * 36 + " python run.py"  # redacted all the same
+
+
+def test_a_dead_worker_leaves_its_files_to_the_main_process(sessions: Path, tmp_path: Path, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    class DeadPool:
+        def __init__(self, max_workers):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, function, *args):
+            future = Future()
+            future.set_exception(BrokenProcessPool("a worker died"))
+            return future
+
+    import concurrent.futures
+    with RolloutIndex.open(tmp_path / "one.sqlite3") as index:
+        one = _stats(index.update([str(sessions)]), sessions)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", DeadPool)
+    with RolloutIndex.open(tmp_path / "two.sqlite3") as index:
+        two = _stats(index.update([str(sessions)], jobs=2), sessions)
+    assert two == one and one["full"] == 17
+    assert _tables(tmp_path / "two.sqlite3", sessions) == _tables(tmp_path / "one.sqlite3", sessions)

@@ -73,3 +73,12 @@ def test_only_dataclasses_with_slots():
     for cls in (Plain, NoSlots):
         with pytest.raises(TypeError, match="a dataclass with slots is needed"):
             pickled_by_fields(cls)
+
+
+def test_a_subclass_is_not_pickled_as_its_base():
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Wider(Span):
+        extra: int = 0
+
+    with pytest.raises(TypeError, match="inherits Span's pickling by fields"):
+        pickle.dumps(Wider(1, 2, 3, 4))

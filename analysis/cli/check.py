@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from itertools import chain, islice
 from typing import Iterator, Union
@@ -96,7 +98,7 @@ def _outcomes(paths: list[str], encoding: PositionEncoding, jobs: int,
     processes in tasks (analysis.reports.spread), the largest first (so that no worker is left reading a large
     file at the end while the others are idle), while a file large enough to be worth it is read here with its
     lines spread over the same workers."""
-    remote = [p for p in paths if p != STDIN]
+    remote = [p for p in paths if p != STDIN and _regular(p)]
     if jobs <= 1 or not any(len(remote) > 1 or parallel_worth_it(p) for p in remote):
         for path in paths:
             yield path, _outcome(path, encoding, None, 1, profile)
@@ -115,12 +117,16 @@ def _outcomes(paths: list[str], encoding: PositionEncoding, jobs: int,
         done: dict[Future, dict[str, Outcome]] = {}
         for path in paths:
             future = tasks.get(path)
-            if future is None:  # standard input, or a file spread by lines: read here
+            if future is None:  # standard input, a pipe, or a file spread by lines: read here
                 yield path, _outcome(path, encoding, pool if path in large else None, jobs, profile)
                 continue
             if future not in done:
-                done[future] = dict(future.result())
-            yield path, done[future][path]
+                try:
+                    done[future] = dict(future.result())
+                except BrokenProcessPool:  # a worker died (killed, out of memory): this process reads the file
+                    done[future] = {}
+            found = done[future]
+            yield path, found[path] if path in found else _outcome(path, encoding, None, 1, profile)
 
 
 def _outcomes_of(paths: list[str], encoding: PositionEncoding, profile: str | None) -> list[tuple[str, Outcome]]:
@@ -137,6 +143,15 @@ def _outcome(path: str, encoding: PositionEncoding, pool, jobs: int, profile: st
     if findings is None:
         return None
     return [(finding.code, finding.message, out) for finding, out in findings]
+
+
+def _regular(path: str) -> bool:
+    """A regular file (another process can open it): not a pipe such as ``<(zcat …)``'s ``/dev/fd/63``, which
+    only this process holds.  What cannot be read is left to the reading, which says why."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
 
 
 def _size(path: str) -> int:

@@ -25,8 +25,9 @@ def once_per_object(function: Callable[..., T]) -> Callable[..., T]:
         try:
             return store[key]
         except KeyError:
-            value = store[key] = function(obj, *args, **kwargs)
-            return value
+            pass
+        value = store[key] = function(obj, *args, **kwargs)  # outside the except: its errors chain no KeyError
+        return value
 
     def keep(obj: Any, value: T) -> None:
         obj.__dict__[key] = value

@@ -28,6 +28,8 @@ def pickled_by_fields(cls: type[T]) -> type[T]:
     _SETTERS[cls] = tuple(cls.__dict__[name].__set__ for name in names)  # frozen does not stop the descriptors
 
     def __reduce__(self: Any) -> tuple:
+        if type(self) is not cls:  # a subclass may have fields of its own: not pickled as its base
+            raise TypeError(f"{type(self).__name__} inherits {cls.__name__}'s pickling by fields: not pickled")
         return _rebuild, (cls, values_of(self))
 
     cls.__reduce__ = __reduce__  # type: ignore[method-assign,assignment]

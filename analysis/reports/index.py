@@ -27,6 +27,7 @@ import sqlite3
 import time
 from bisect import bisect_right
 from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -554,7 +555,11 @@ class RolloutIndex:
                     self._update_file(path, stats)
                     continue
                 submit_next()
-                self._update_file(path, stats, future.result())
+                try:
+                    prepared = future.result()
+                except BrokenProcessPool:  # a worker died (killed, out of memory): this process does it
+                    prepared = None
+                self._update_file(path, stats, prepared)
 
     def _may_have_changed(self, path: str) -> bool:
         """Whether the file's size or modification time is not what its row says (or it has no row yet)."""

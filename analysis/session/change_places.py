@@ -47,13 +47,15 @@ UP_FROM_CWD = 2  # how many folders above the session's cwd a checkout's root ma
 
 
 def local_target(change: FileChange, cwd: str | None, folders: Sequence[str],
-                 same_repository: Callable[[str, str], bool] = lambda candidate, base: True,
+                 same_repository: Callable[[str, str], bool] = lambda candidate, target: True,
                  exists: Callable[[str], bool] = os.path.isfile) -> str | None:
     """Where the file ``change`` left is on this machine: its own path when that file exists; else, for a
     session of another machine (or another checkout), the same path relative to the session's cwd, or to one
     of the ``UP_FROM_CWD`` folders above it, under one of ``folders`` (the workspace's, in order): the first
-    that exists and that ``same_repository(candidate, base)`` accepts (``base``: the session's folder the path
-    was taken relative to; the caller knows how repositories compare).  None when none does."""
+    that exists and that ``same_repository(candidate, target)`` accepts (``target``: the session's own path
+    of the file; the caller knows how repositories compare).  The highest folder is tried first: the longest
+    path below it is the most specific (a package's ``package.json`` in a monorepo, not the root's).  None
+    when none does."""
     target = change.target
     if not target:
         return None
@@ -61,20 +63,23 @@ def local_target(change: FileChange, cwd: str | None, folders: Sequence[str],
         return target
     if not cwd or not folders:
         return None
-    for base in _bases(cwd):
+    for base in reversed(_bases(cwd)):
         rest = _below(target, base)
         if rest is None:
             continue
         for folder in folders:
             candidate = os.path.join(folder, *rest)
-            if exists(candidate) and same_repository(candidate, base):
+            if exists(candidate) and same_repository(candidate, target):
                 return candidate
     return None
 
 
 def _bases(cwd: str) -> list[str]:
-    """The cwd and the folders above it, up to :data:`UP_FROM_CWD` (never the file system's root)."""
+    """The cwd and the folders above it, up to :data:`UP_FROM_CWD` (never the file system's root: below it
+    is everything)."""
     path = ntpath if is_windows_path(cwd) else posixpath
+    if path.splitdrive(path.normpath(cwd))[1] in ("\\", "/", ""):
+        return []
     bases = [path.normpath(cwd)]
     for _ in range(UP_FROM_CWD):
         parent = path.dirname(bases[-1])
@@ -87,15 +92,21 @@ def _bases(cwd: str) -> list[str]:
 def _below(target: str, base: str) -> list[str] | None:
     """The parts of ``target`` below the folder ``base`` (compared without case for Windows paths), or None
     when it is not below it."""
-    windows = is_windows_path(target)
-    path = ntpath if windows else posixpath
-    parts = [p for p in path.normpath(target).replace("\\", "/").split("/") if p]
-    root = [p for p in path.normpath(base).replace("\\", "/").split("/") if p]
-    fold = str.lower if windows else (lambda part: part)
+    parts, root = path_parts(target), path_parts(base)
+    fold = str.lower if is_windows_path(target) else (lambda part: part)
     if len(parts) <= len(root) or [fold(p) for p in parts[:len(root)]] != [fold(p) for p in root]:
         return None
     rest = parts[len(root):]
-    return None if any(p in (".", "..") for p in rest) else rest
+    # a part this system would read as a drive or a root (``a:b`` on Windows) would leave the folder
+    return None if any(p in (".", "..") or os.path.splitdrive(p)[0] or os.path.isabs(p) for p in rest) else rest
+
+
+def path_parts(path: str) -> list[str]:
+    """The names of a path's folders and file: a Windows path split at either separator, a POSIX one at
+    ``/`` only (a backslash is a character of a POSIX name)."""
+    if is_windows_path(path):
+        return [p for p in ntpath.normpath(path).replace("\\", "/").split("/") if p]
+    return [p for p in posixpath.normpath(path).split("/") if p]
 
 
 def hunk_start(lines: Sequence[str], hunk: Hunk) -> int | None:

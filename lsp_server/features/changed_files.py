@@ -18,7 +18,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from analysis.reports.blame import read_lines
-from analysis.session.change_places import changed_lines, first_hunk_line, line_changes, local_target, shown_path
+from analysis.session.change_places import (changed_lines, first_hunk_line, line_changes, local_target, path_parts,
+                                            shown_path)
 from analysis.reports.blame import same_remote, target_of
 from analysis.session.changes import Place, cwd_at, session_place
 from analysis.session.rollout import RolloutAnalysis
@@ -103,23 +104,22 @@ class ChangedFileFeature(Feature):
 def _same_repository(place: Place) -> Callable[[str, str], bool]:
     """Whether a file found below a workspace folder is in the session's repository, as ``blame`` tells
     repositories apart: the same remote when both are known (the session's ``git.repository_url``, the
-    checkout's ``origin``), else the same folder name (the session's folder the path was taken from, the
-    checkout's root).  A workspace file of another repository with the same relative path is not opened."""
+    checkout's ``origin``), else the same folder name (the checkout's root, and the folder of the session's
+    path at the same place above the file).  A workspace file of another repository with the same relative
+    path is not opened."""
     remote = place.git.get("repository_url") if place.git else None
 
-    def same(candidate: str, base: str) -> bool:
+    def same(candidate: str, target: str) -> bool:
         here = target_of(candidate)
-        if not here.repo_root:
+        if not here.repo_root or not here.repo_path:
             return False
         if isinstance(remote, str) and remote and here.repo_url:
             return same_remote(remote, here.repo_url)
-        return _name(here.repo_root).lower() == _name(base).lower()
+        below = len(here.repo_path.split("/"))  # the file's depth in the checkout
+        theirs = path_parts(target)
+        return len(theirs) > below and theirs[-below - 1].lower() == path_parts(here.repo_root)[-1].lower()
 
     return same
-
-
-def _name(folder: str) -> str:
-    return folder.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 
 
 __all__ = ["ChangedFileFeature", "OPEN_CHANGED_FILE"]
