@@ -62,3 +62,33 @@ atexit.register(peak)
 sys.argv[0] = "rollout-lsp"
 sys.exit(main())
 """
+
+
+def inline_pool(given: list | None = None, broken: bool = False, workers: int | None = None) -> type:
+    """A stand-in for ``ProcessPoolExecutor`` that runs each task at once in this process: ``given`` receives
+    each task's first argument; ``broken`` makes every future fail as when a worker process dies; ``workers``,
+    when given, is the ``max_workers`` it must be made with."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    class InlinePool:
+        def __init__(self, max_workers: int) -> None:
+            assert workers is None or max_workers == workers
+
+        def __enter__(self) -> "InlinePool":
+            return self
+
+        def __exit__(self, *exc) -> bool:
+            return False
+
+        def submit(self, function, *args) -> Future:
+            if given is not None:
+                given.append(args[0])
+            future: Future = Future()
+            if broken:
+                future.set_exception(BrokenProcessPool("a worker died"))
+            else:
+                future.set_result(function(*args))
+            return future
+
+    return InlinePool

@@ -12,7 +12,7 @@ from analysis.reports import spread as spread_module
 from analysis.reports.census import Census, census_of_file, run_census
 from analysis.reports.spread import spread_by_lines
 from analysis.jsonl.source import rollout_files
-from tests.helpers import FIXTURES, run_cli
+from tests.helpers import FIXTURES, inline_pool, run_cli
 
 FILES = rollout_files([str(FIXTURES)])
 
@@ -55,24 +55,7 @@ def test_files_are_given_out_largest_first_and_their_problems_listed_in_the_orde
     (tmp_path / "rollout-large.jsonl").write_text((FIXTURES / "rollout-demo.jsonl").read_text() * 20)
     paths.insert(1, str(tmp_path / "rollout-large.jsonl"))
     given: list[list[str]] = []
-
-    class RecordingPool:
-        def __init__(self, max_workers):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def submit(self, function, task):
-            given.append(task)
-            future = Future()
-            future.set_result(function(task))
-            return future
-
-    monkeypatch.setattr(census_module, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(census_module, "ProcessPoolExecutor", inline_pool(given))
     two = run_census(paths, jobs=2)
     files = [path for task in given for path in task]
     assert files[0] == str(tmp_path / "rollout-large.jsonl") and files[-2:] == paths[:1] + paths[-1:]  # size 0

@@ -6,13 +6,12 @@ import io
 import os
 import subprocess
 import sys
-from concurrent.futures import Future
 
 from analysis.cli import check as check_module
 from analysis.jsonl.positions import PositionEncoding
 from analysis.jsonl.source import STDIN
 from analysis.reports import spread as spread_module
-from tests.helpers import FIXTURES, ROOT
+from tests.helpers import FIXTURES, ROOT, inline_pool
 
 
 def _check(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
@@ -41,25 +40,8 @@ def test_two_jobs_print_what_one_prints_with_files_missing_skipped_and_read_from
 
 def test_files_go_to_the_workers_largest_first_and_come_back_in_the_order_of_the_paths(monkeypatch, tmp_path):
     given: list[list[str]] = []
-
-    class RecordingPool:
-        def __init__(self, max_workers):
-            assert max_workers == 2
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def submit(self, function, task):
-            given.append(task)
-            future = Future()
-            future.set_result(function(task))
-            return future
-
     import concurrent.futures
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(given, workers=2))
     monkeypatch.setattr(spread_module, "TASK_SHARE", 1)  # a task: about half the bytes, or one file
     names = ["rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl", "rollout-dead-branches.jsonl"]
     paths = [str(FIXTURES / name) for name in names]
@@ -95,48 +77,20 @@ def test_one_small_file_is_read_without_worker_processes(monkeypatch):
                                                                       "dead-branch"]
 
 
-class _Pool:
-    """A pool run in this process; ``broken`` makes every future fail as when a worker process dies."""
-
-    given: list = []
-    broken = False
-
-    def __init__(self, max_workers):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def submit(self, function, *args):
-        _Pool.given.append(args[0])
-        future = Future()
-        if _Pool.broken:
-            from concurrent.futures.process import BrokenProcessPool
-            future.set_exception(BrokenProcessPool("a worker died"))
-        else:
-            future.set_result(function(*args))
-        return future
-
-
 def test_a_dead_worker_leaves_its_files_to_the_main_process(monkeypatch):
     import concurrent.futures
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _Pool)
-    monkeypatch.setattr(_Pool, "given", [])
-    monkeypatch.setattr(_Pool, "broken", True)
+    given: list[list[str]] = []
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(given, broken=True))
     paths = [str(FIXTURES / name) for name in ("rollout-demo.jsonl", "rollout-patches.jsonl")]
     got = list(check_module._outcomes(paths, PositionEncoding.UTF16, 2, None))
-    assert _Pool.given and got == [(p, check_module._outcome(p, PositionEncoding.UTF16, None, 1, None)) for p in paths]
+    assert given and got == [(p, check_module._outcome(p, PositionEncoding.UTF16, None, 1, None)) for p in paths]
 
 
 def test_a_pipe_is_read_by_the_main_process(monkeypatch, tmp_path):
     import concurrent.futures
     import threading
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _Pool)
-    monkeypatch.setattr(_Pool, "given", [])
-    monkeypatch.setattr(_Pool, "broken", False)
+    given: list[list[str]] = []
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(given))
     pipe = tmp_path / "rollout-piped.jsonl"
     os.mkfifo(pipe)
     text = (FIXTURES / "rollout-demo.jsonl").read_text(encoding="utf-8")
@@ -145,5 +99,5 @@ def test_a_pipe_is_read_by_the_main_process(monkeypatch, tmp_path):
     paths = [str(pipe), str(FIXTURES / "rollout-patches.jsonl"), str(FIXTURES / "rollout-outputs.jsonl")]
     got = dict(check_module._outcomes(paths, PositionEncoding.UTF16, 2, None))
     writer.join()
-    assert [path for task in _Pool.given for path in task] == sorted(paths[1:], key=lambda p: -os.path.getsize(p))
+    assert [path for task in given for path in task] == sorted(paths[1:], key=lambda p: -os.path.getsize(p))
     assert [code for code, _, _ in got[str(pipe)]] == ["unpaired-call", "expanded-command", "dead-branch"]

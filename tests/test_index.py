@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from concurrent.futures import Future
 import os
 import shutil
 import sqlite3
@@ -19,7 +18,7 @@ from analysis.jsonl.lines import split_lines
 from analysis.jsonl.positions import PositionEncoding
 from analysis.session.rollout import analyze_text
 from analysis.jsonl.secrets import find_secrets, redact_all
-from tests.helpers import FIXTURES, PEAK_SCRIPT, ROOT, fixture, run_cli
+from tests.helpers import FIXTURES, PEAK_SCRIPT, ROOT, fixture, inline_pool, run_cli
 
 DEMO = "rollout-demo.jsonl"
 SESSION = "019f0000-0000-7000-8000-000000000001"
@@ -693,25 +692,8 @@ def test_only_files_that_changed_go_to_the_workers(sessions: Path, tmp_path: Pat
     (sessions / DEMO).write_text(fixture(DEMO) + fixture(DEMO), encoding="utf-8")
     (sessions / "rollout-new.jsonl").write_text(fixture("rollout-patches.jsonl"), encoding="utf-8")
     given: list[str] = []
-
-    class RecordingPool:
-        def __init__(self, max_workers):
-            assert max_workers == 2
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def submit(self, function, path, row, pending):
-            given.append(path)
-            future = Future()
-            future.set_result(function(path, row, pending))
-            return future
-
     import concurrent.futures
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", RecordingPool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(given, workers=2))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)], jobs=2)
     assert given == [str(sessions / DEMO), str(sessions / "rollout-new.jsonl")]
@@ -762,27 +744,10 @@ def test_the_index_reads_lines_without_looking_for_secrets_and_still_stores_none
 
 
 def test_a_dead_worker_leaves_its_files_to_the_main_process(sessions: Path, tmp_path: Path, monkeypatch):
-    from concurrent.futures.process import BrokenProcessPool
-
-    class DeadPool:
-        def __init__(self, max_workers):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def submit(self, function, *args):
-            future = Future()
-            future.set_exception(BrokenProcessPool("a worker died"))
-            return future
-
     import concurrent.futures
     with RolloutIndex.open(tmp_path / "one.sqlite3") as index:
         one = _stats(index.update([str(sessions)]), sessions)
-    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", DeadPool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(broken=True))
     with RolloutIndex.open(tmp_path / "two.sqlite3") as index:
         two = _stats(index.update([str(sessions)], jobs=2), sessions)
     assert two == one and one["full"] == 17
