@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 
 import analysis.reports.index as index_module
+import analysis.reports.index.planning as planning_module
+import analysis.reports.index.reading as reading_module
+import analysis.reports.index.workers as workers_module
 from analysis.reports.index import (SCHEMA_VERSION, IndexUnavailable, RolloutIndex, call_text, parse_since)
 from analysis.jsonl.lines import split_lines
 from analysis.jsonl.positions import PositionEncoding
@@ -136,7 +139,7 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
         index.update([str(sessions)])
         before = rows(index)
     analysed: list[str] = []
-    monkeypatch.setattr(index_module, "analyze_text",
+    monkeypatch.setattr(planning_module, "analyze_text",
                         lambda text, *rest: analysed.append(text) or analyze_text(text, *rest))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
@@ -158,7 +161,7 @@ def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeyp
         [pending] = index.search("pytest -q tests/")
         assert (pending.status, pending.exit_code, pending.output_line) == (None, None, None)
     analysed: list[str] = []
-    monkeypatch.setattr(index_module, "analyze_text",
+    monkeypatch.setattr(planning_module, "analyze_text",
                         lambda text, *rest: analysed.append(text) or analyze_text(text, *rest))
     with open(rollout, "a", encoding="utf-8") as handle:
         handle.write("\n".join(lines[5:]))
@@ -456,7 +459,7 @@ def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tm
             raise RuntimeError("a bug")
         return analyze_text(text, *rest)
 
-    monkeypatch.setattr(index_module, "analyze_text", analyze)
+    monkeypatch.setattr(planning_module, "analyze_text", analyze)
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         stats = index.update([str(sessions)])
         assert index.search("git push") == []
@@ -538,8 +541,8 @@ def test_a_json_lines_file_that_is_not_a_rollout_is_skipped_remembered_and_never
         assert index.count() == (2, 6)
     assert (stats.files, stats.full, stats.not_rollouts, stats.errors) == (2, 2, [str(packed), str(notes)], [])
     read: list[str] = []
-    real_read_lines = index_module.read_lines
-    monkeypatch.setattr(index_module, "read_lines", lambda path: read.append(path) or real_read_lines(path))
+    real_read_lines = reading_module.read_lines
+    monkeypatch.setattr(reading_module, "read_lines", lambda path: read.append(path) or real_read_lines(path))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
         assert index.count() == (2, 6)
@@ -612,8 +615,8 @@ def test_a_zst_over_the_limit_is_not_measured_again_until_it_or_the_limit_change
         assert index.count() == (1, 5)
     assert (stats.files, stats.full, stats.errors) == (2, 1, said)
     measured: list[str] = []
-    real = index_module._decompressed_size
-    monkeypatch.setattr(index_module, "_decompressed_size",
+    real = reading_module._decompressed_size
+    monkeypatch.setattr(reading_module, "_decompressed_size",
                         lambda path, limit: measured.append(path) or real(path, limit))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
@@ -637,10 +640,10 @@ def test_line_offsets_and_break_counts_are_those_of_split_lines(data, draw):
     base = draw.draw(st.integers(0, len(data))) if draw is not None else 0
     end = draw.draw(st.integers(base, len(data))) if draw is not None else len(data)
     lines = split_lines(data[base:].decode())
-    offsets = index_module._line_offsets(data, base)
+    offsets = planning_module._line_offsets(data, base)
     assert len(offsets) == len(lines)
     assert [data[a:a + len(line)].decode() for a, line in zip(offsets, lines)] == lines
-    assert index_module._breaks(data, base, end) == len(split_lines(data[base:end].decode())) - 1
+    assert planning_module._breaks(data, base, end) == len(split_lines(data[base:end].decode())) - 1
 
 
 def _tables(db: Path, folder: Path) -> dict[str, list[tuple]]:
@@ -702,7 +705,7 @@ def test_only_files_that_changed_go_to_the_workers(sessions: Path, tmp_path: Pat
 
 def test_a_file_prepared_against_a_row_that_changed_is_read_again(sessions: Path, tmp_path: Path):
     path = str(sessions / DEMO)
-    stale = index_module.prepare_file(path, None, [])  # as a worker read it before another process indexed it
+    stale = workers_module.prepare_file(path, None, [])  # as a worker read it before another process indexed it
     assert stale.work is not None and stale.work.file_id is None
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         index.update([path])
@@ -724,7 +727,7 @@ def test_the_index_reads_lines_without_looking_for_secrets_and_still_stores_none
     assert sum(f.code == "secret" for a in full for f in a.findings) >= 5
     assert [tuple(f for f in a.findings if f.code != "secret") for a in full] == [a.findings for a in plain]
     scanned: list[str] = []
-    real = index_module.LineCache
+    real = planning_module.LineCache
 
     class Watched(real):
         def get(self, line):
@@ -732,7 +735,7 @@ def test_the_index_reads_lines_without_looking_for_secrets_and_still_stores_none
                 scanned.append(line)
             return super().get(line)
 
-    monkeypatch.setattr(index_module, "LineCache", Watched)
+    monkeypatch.setattr(planning_module, "LineCache", Watched)
     folder = tmp_path / "sessions"
     folder.mkdir()
     (folder / "rollout-secrets.jsonl").write_text(fixture("rollout-secrets.jsonl"), encoding="utf-8")

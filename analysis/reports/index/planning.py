@@ -1,0 +1,147 @@
+"""Planning one file's indexing from its bytes and its row (no database here): a file that grew by appending
+has only its new lines analysed (and the calls they answer paired again), any other is analysed whole."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from bisect import bisect_right
+from typing import Any
+
+from ...script.calls import PATCH
+from ...session.changes import applied, cwd_at, session_place
+from ...session.rollout import LineCache, RolloutAnalysis, analyze_text
+from ...jsonl.source import decode
+from .repositories import repository_of
+from .rows import _TITLE_LIMIT, _Work, _call_row, _change_rows, _clean
+
+_BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.jsonl.lines.split_lines, on bytes
+
+
+def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], size: int, mtime_ns: int,
+          data: bytes) -> _Work:
+    cut = data.rfind(b"\n") + 1  # the stable prefix ends at the last line break
+    view = memoryview(data)
+    digest = hashlib.sha256()
+    append = False
+    if row is not None and not path.endswith(".zst") and row["error"] is None and \
+            0 < row["stable_bytes"] <= len(data):
+        digest.update(view[:row["stable_bytes"]])
+        append = digest.hexdigest() == row["prefix_hash"]
+        if not append:
+            digest = hashlib.sha256()
+    base_bytes = row["stable_bytes"] if append else 0
+    base_line = row["stable_lines"] if append else 0
+    stable_lines = base_line + _breaks(data, base_bytes, cut) if cut > base_bytes else base_line
+    digest.update(view[base_bytes:max(cut, base_bytes)])
+    work = _Work(path, row["id"] if row else None, append, base_line, size, mtime_ns, max(cut, base_bytes),
+                 stable_lines, digest.hexdigest(),
+                 row["session_id"] if append else None, row["session_time"] if append else None,
+                 row["turn_line"] if append else None, row["turn_title"] if append else None,
+                 row["turn_number"] if append else None, row["cwd"] if append else None,
+                 row["repo_root"] if append else None, row["repo_url"] if append else None)
+    text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
+    # the index reports no findings, and what it stores is redacted by _clean: no line is scanned for secrets
+    analysis = analyze_text(text, LineCache(secrets=False)) if text else None
+    if analysis is None:
+        return work
+    work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
+    if work.session_id is None:
+        work.session_id = _clean(analysis.session_id)
+        work.session_time = _clean(next((r.session.timestamp for r in analysis.records if r.session is not None),
+                                        None))
+    if not append:
+        place = session_place(analysis)
+        work.repo_root, work.repo_url = repository_of(place)
+    cwds = cwd_at(analysis, work.cwd)
+    offsets = _line_offsets(data, base_bytes)
+    before = work.turn_number or 0  # the turns of the lines indexed before an append
+    turns = [(base_line + t.line, t.title, before + n) for n, t in enumerate(analysis.turns, 1)]
+    turn_starts = [t[0] for t in turns]
+    for located in analysis.calls:
+        line = base_line + located.line
+        at = bisect_right(turn_starts, line) - 1
+        turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title, work.turn_number)
+        call_row = _call_row(analysis, located, line, offsets[located.line], base_line, offsets,
+                             work.session_id, work.session_time, turn)
+        work.calls.append(call_row)
+        if located.call.kind == PATCH:
+            turn_line, turn_title, _, timestamp = call_row[-4:]
+            work.changes += _change_rows(analysis, located, line, cwds[located.line], work,
+                                         (turn_line, turn_title, timestamp))
+    if append:
+        _pair_late_outputs(path, data, analysis, base_line, offsets, pending, work)
+    within = [c for n, c in enumerate(cwds) if base_line + n < stable_lines]
+    work.cwd = within[-1] if within else work.cwd
+    earlier = [t for t in turns if t[0] < stable_lines]
+    if earlier:
+        work.turn_line, work.turn_title, work.turn_number = earlier[-1][0], _clean(earlier[-1][1], _TITLE_LIMIT), \
+            earlier[-1][2]
+    return work
+
+
+def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line: int, offsets: list[int],
+                       pending: list[dict[str, Any]], work: _Work) -> None:
+    """Updates calls indexed earlier whose output (or, for a script that was still running, whose ``wait``)
+    is among the new lines: the call's line, its earlier output and those new lines are analysed together,
+    so the analysis pairs them exactly as it would in the whole file."""
+    waits = [n for n, r in enumerate(tail.records) if r.kind == "function_call" and r.name == "wait"]
+    patch_events = [n for n, r in enumerate(tail.records) if r.event is not None and r.event.kind == PATCH]
+    wait_outputs = [n for w in waits for n in tail.outputs_by_call_id.get(tail.records[w].call_id or "", [])]
+    by_line: dict[int, dict[str, Any]] = {}
+    for call in pending:
+        by_line.setdefault(call["line"], call)
+    for line, call in by_line.items():
+        relevant = list(tail.outputs_by_call_id.get(call["call_id"], []))
+        if call["status"] == "running":
+            relevant += waits + wait_outputs
+        if not relevant:
+            continue
+        # the patch events before the output tell whether a patch applied (a nested one's id is exec-…)
+        relevant += [n for n in patch_events if n < max(relevant) and
+                     (tail.records[n].event.call_id == call["call_id"] or tail.records[n].event.nested)]
+        texts = [_line_at(path, data, call["line_offset"])]
+        where = [(line, call["line_offset"])]
+        if call["output_offset"] is not None:
+            texts.append(_line_at(path, data, call["output_offset"]))
+            where.append((call["output_line"], call["output_offset"]))
+        for number in sorted(set(relevant)):
+            texts.append(tail.lines[number])
+            where.append((base_line + number, offsets[number]))
+        work.lines_reread += 1 + (call["output_offset"] is not None)
+        stitched = analyze_text("\n".join(texts), LineCache(secrets=False))
+        first = stitched.output_of(0)
+        for located in stitched.calls_on(0):
+            output = located.output
+            if output is None:
+                continue
+            if located.call.kind == PATCH:
+                work.applied.append((line, located.index, applied(located)))
+            work.paired.append((line, located.index, (
+                output.status, output.exit_code, located.call.executed, where[output.line][0],
+                where[first][1] if first is not None else None)))
+
+
+def _line_at(path: str, data: bytes, offset: int) -> str:
+    end = _BREAKS.search(data, offset)
+    return decode(path, data[offset:end.start() if end else len(data)]).text
+
+
+def _breaks(data: bytes, start: int, end: int) -> int:
+    """How many line breaks ``data[start:end]`` holds (a bare ``\n`` is counted by C, the others by regex)."""
+    if data.find(b"\r", start, end) < 0:
+        return data.count(b"\n", start, end)
+    return len(_BREAKS.findall(data, start, end))
+
+
+def _line_offsets(data: bytes, base: int) -> list[int]:
+    """Byte offsets (in ``data``) of the lines that start at or after ``base``."""
+    if data.find(b"\r", base) >= 0:
+        return [base] + [m.end() for m in _BREAKS.finditer(data, base)]
+    offsets = [base]
+    find = data.find
+    at = find(b"\n", base)
+    while at >= 0:  # a C search per line: several times faster than the regex's match objects
+        offsets.append(at + 1)
+        at = find(b"\n", at + 1)
+    return offsets

@@ -1,0 +1,107 @@
+"""Reading one file to index (no database here): whether it changed since its row, is a rollout at all, and,
+for a ``.jsonl.zst``, decompresses within the limit, measured before it is held whole."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ...jsonl.line_stream import Unreadable, read_lines
+from ...jsonl.source import MAX_BYTES, ZstdReader, is_rollout_path, open_regular
+from ...session.sniff import looks_like_rollout
+
+DECOMPRESSED_ENV = "ROLLOUT_LSP_MAX_DECOMPRESSED"
+# bytes: a .jsonl.zst is held whole to be indexed, so one that decompresses to more (a zstd bomb) is refused,
+# found out in constant memory; 64 times the largest real rollout seen (4 MB), twice the longest line allowed
+DEFAULT_MAX_DECOMPRESSED = 256 * 1024 * 1024
+NOT_A_ROLLOUT_ROW = "not a rollout"  # files.skipped of a JSON Lines file that is not a rollout
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
+
+
+class _Skip(Exception):
+    """The file is not indexed, for a reason that holds while its size and modification time do: a JSON Lines
+    file that is not a rollout (said, not an error), or a ``.zst`` over the decompressed limit (an error).
+    ``reason`` is what ``files.skipped`` keeps; ``remembered``: the row already says so (nothing was read)."""
+
+    def __init__(self, size: int, mtime_ns: int, reason: str, error: str | None, remembered: bool) -> None:
+        super().__init__(error or reason)
+        self.size, self.mtime_ns, self.reason, self.error, self.remembered = size, mtime_ns, reason, error, remembered
+
+
+def max_decompressed() -> int:
+    """The largest decompressed ``.zst`` indexed (bytes): ``$ROLLOUT_LSP_MAX_DECOMPRESSED``, else
+    :data:`DEFAULT_MAX_DECOMPRESSED`; never above the 2 GiB any file is limited to."""
+    value = os.environ.get(DECOMPRESSED_ENV, "")
+    return min(int(value), MAX_BYTES) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_DECOMPRESSED
+
+
+def _over_limit(limit: int) -> tuple[str, str]:
+    """The ``files.skipped`` value and the message of a ``.zst`` that decompresses to more than ``limit``."""
+    return f"decompressed over {limit}", (f"it decompresses to more than {limit} bytes (the limit, "
+                                          f"{DECOMPRESSED_ENV}): skipped, not read whole")
+
+
+def _decompressed_size(path: str, limit: int) -> int:
+    """How many bytes the zstd file ``path`` decompresses to, counted in constant memory (each piece is
+    dropped), up to just past ``limit``; raises on truncated or corrupt data."""
+    with open_regular(path) as handle:
+        reader = ZstdReader(handle)
+        piece = bytearray(1 << 20)
+        total = 0
+        while total <= limit:
+            got = reader.readinto(piece)
+            if not got:
+                break
+            total += got
+        return total
+
+
+def _is_rollout(path: str) -> bool:
+    """Whether ``path`` is indexed as a rollout: its name matches a rollout pattern (it is read whatever it
+    holds), or one of its first records is a rollout record, the rule ``check`` and the server follow."""
+    if is_rollout_path(path):
+        return True
+    lines = read_lines(path)
+    try:
+        return looks_like_rollout(text for text, _ in lines)
+    except Unreadable as error:  # say why as every other unreadable file does: "cannot read PATH: why"
+        raise (error.__cause__ or error) from None
+    finally:
+        lines.close()
+
+
+def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None]:
+    """The file's size, modification time and bytes; no bytes when size and time are as indexed.  Raises
+    :class:`_Skip` when the file is not to be indexed (a ``.zst`` is measured, in constant memory, before it
+    is held whole)."""
+    with open_regular(path) as handle:
+        stat = os.fstat(handle.fileno())
+        limit = max_decompressed() if path.endswith(".zst") else None
+        unchanged = row is not None and row["error"] is None and row["size"] == stat.st_size and \
+            row["mtime_ns"] == stat.st_mtime_ns
+        if unchanged and row["skipped"] == NOT_A_ROLLOUT_ROW:
+            raise _Skip(stat.st_size, stat.st_mtime_ns, NOT_A_ROLLOUT_ROW, None, remembered=True)
+        if unchanged and limit is not None and row["skipped"] == _over_limit(limit)[0]:
+            raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=True)
+        if unchanged and row["skipped"] is None:
+            return stat.st_size, stat.st_mtime_ns, None
+        if limit is not None:
+            if _decompressed_size(path, limit) > limit:
+                raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=False)
+        if not _is_rollout(path):
+            raise _Skip(stat.st_size, stat.st_mtime_ns, NOT_A_ROLLOUT_ROW, None, remembered=False)
+        if limit is not None:
+            data = ZstdReader(handle).read_up_to(limit + 1)
+            if len(data) > limit:  # it changed since it was measured
+                raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=False)
+            return stat.st_size, stat.st_mtime_ns, data
+        data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            raise ValueError("file over 2 GiB")
+        # what was read is what is indexed: a file that grows meanwhile is seen as changed next time
+        return len(data), stat.st_mtime_ns, data

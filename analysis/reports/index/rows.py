@@ -1,0 +1,122 @@
+"""What a file's analysis becomes as rows: the :class:`_Work` one file's indexing writes, and the row of a
+call and of each file a patch changed, every text redacted and storable."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ...session.changes import call_changes, path_key
+from ...jsonl.positions import LineColumns, PositionEncoding
+from ...session.rollout import RolloutAnalysis
+from ...jsonl.display import storable
+from ...jsonl.secrets import redact_all, redact_each
+from .repositories import repository_key
+from .results import call_text
+
+_TITLE_LIMIT = 500
+
+
+@dataclass
+class _Work:
+    """What indexing one file changes, computed before the write transaction."""
+
+    path: str
+    file_id: int | None
+    append: bool
+    first_line: int  # rows from this line on are replaced
+    size: int
+    mtime_ns: int
+    stable_bytes: int
+    stable_lines: int
+    prefix_hash: str
+    session_id: str | None
+    session_time: str | None
+    turn_line: int | None
+    turn_title: str | None
+    turn_number: int | None = None
+    cwd: str | None = None
+    repo_root: str | None = None
+    repo_url: str | None = None
+    calls: list[tuple] = field(default_factory=list)
+    paired: list[tuple[int, int, tuple]] = field(default_factory=list)  # (line, call index, new output fields)
+    changes: list[tuple] = field(default_factory=list)  # rows of the changes table
+    applied: list[tuple[int, int, str]] = field(default_factory=list)  # (line, call index, applied) of late outputs
+    lines_analysed: int = 0
+    lines_reread: int = 0
+
+
+def _integer(value: int | None) -> int | None:
+    """``value`` when SQLite can store it (64 bits); an exit code beyond that is no exit code."""
+    return value if value is None or -(1 << 63) <= value < (1 << 63) else None
+
+
+def _clean(text: str | None, limit: int | None = None) -> str | None:
+    if text is None:
+        return None
+    text = storable(redact_all(text))
+    return text[:limit] if limit is not None and len(text) > limit else text
+
+
+def _clean_many(texts: list[str | None]) -> list[str | None]:
+    """:func:`_clean` of each text (no limit), their secrets looked for in one pass."""
+    cleaned = iter(redact_each([t for t in texts if t is not None]))
+    return [storable(next(cleaned)) if t is not None else None for t in texts]
+
+
+def _first_output_offset(analysis: RolloutAnalysis, located, offsets: list[int]) -> int | None:
+    """The byte offset of the output record answering the call's own ``call_id`` (not a later ``wait``'s)."""
+    if located.output is None:
+        return None
+    first = analysis.output_of(located.line)
+    return offsets[first] if first is not None else offsets[located.output.line]
+
+
+def _change_rows(analysis: RolloutAnalysis, located, line: int, cwd: str | None, work: _Work,
+                 turn_and_time: tuple) -> list[tuple]:
+    rows = []
+    for change in call_changes(analysis, located, cwd):
+        texts = [change.absolute, change.move_absolute, change.path, change.move_to, change.next_command]
+        for hunk in change.hunks:
+            texts += [hunk.header, *hunk.lines]
+        cleaned = _clean_many(texts)
+        absolute, move_absolute, path, move_to, next_command = cleaned[:5]
+        at = 5
+        hunks = []
+        for hunk in change.hunks:
+            hunks.append([cleaned[at], cleaned[at + 1:at + 1 + len(hunk.lines)]])
+            at += 1 + len(hunk.lines)
+        repo = work.repo_root
+        rows.append((line, change.call_index, change.file_index, change.action, path, move_to, absolute,
+                     move_absolute,
+                     path_key(absolute) if absolute else None, path_key(move_absolute) if move_absolute else None,
+                     repository_key(absolute, repo), repository_key(move_absolute, repo),
+                     change.applied, int(change.nested), json.dumps(hunks, ensure_ascii=False),
+                     next_command, work.session_id, *turn_and_time))
+    return rows
+
+
+def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, base_line: int,
+              offsets: list[int], session_id: str | None, session_time: str | None,
+              turn: tuple[int | None, str | None, int | None]) -> tuple:
+    call = located.call
+    text = analysis.lines[located.line]
+    columns = LineColumns(text)
+    span = located.span
+    record = located.record.record
+    timestamp = record.envelope.timestamp if record is not None else None
+    output = located.output
+    files = "\n".join(f.path + (f"\n{f.move_to}" if f.move_to else "") for f in call.files)
+    name, call_id, tool, shown, workdir, files, status, session, title, time = _clean_many([
+        located.record.name, located.record.call_id, call.tool, call_text(call), call.workdir, files,
+        output.status if output else None, session_id, turn[1], timestamp or session_time])
+    if title is not None and len(title) > _TITLE_LIMIT:
+        title = title[:_TITLE_LIMIT]
+    return (line, located.index, line_offset,
+            columns.to_units(span.start, PositionEncoding.UTF8), columns.to_units(span.end, PositionEncoding.UTF8),
+            columns.to_units(span.start, PositionEncoding.UTF16), columns.to_units(span.end, PositionEncoding.UTF16),
+            span.start, span.end,
+            name, call_id, tool, call.kind, shown, workdir, files or None, call.executed,
+            status, _integer(output.exit_code) if output else None,
+            base_line + output.line if output else None, _first_output_offset(analysis, located, offsets),
+            session, turn[0], title, turn[2], time)

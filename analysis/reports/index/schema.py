@@ -1,0 +1,107 @@
+"""The index's SQLite schema: its tables, columns and version, and the statements that insert rows."""
+
+SCHEMA_VERSION = 5  # 3: the changes table (files changed by patches) and the files' cwd and repository;
+# 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere); 5: files.skipped
+APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
+
+_SCHEMA = """
+CREATE TABLE files(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  size INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL,
+  stable_bytes INTEGER NOT NULL,  -- bytes up to the last line break: the lines an append cannot change
+  stable_lines INTEGER NOT NULL,  -- how many lines those bytes hold
+  prefix_hash TEXT NOT NULL,      -- sha256 of those bytes
+  session_id TEXT,
+  session_time TEXT,
+  turn_line INTEGER,              -- the turn in effect at the end of the stable lines
+  turn_title TEXT,
+  turn_number INTEGER,            -- its ordinal in the file, from 1
+  error TEXT,
+  cwd TEXT,                       -- the working directory in effect at the end of the stable lines
+  repo_root TEXT,                 -- the session's repository: its folder, and its remote when session_meta has one
+  repo_url TEXT,
+  skipped TEXT                    -- why the file at this size and time is not indexed (see _Skip); NULL: indexed
+);
+CREATE TABLE calls(
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  line INTEGER NOT NULL,
+  call_index INTEGER NOT NULL,
+  line_offset INTEGER NOT NULL,   -- byte offset of its line, to re-read it when a late output comes
+  start8 INTEGER NOT NULL, end8 INTEGER NOT NULL,
+  start16 INTEGER NOT NULL, end16 INTEGER NOT NULL,
+  start32 INTEGER NOT NULL, end32 INTEGER NOT NULL,
+  record TEXT,
+  call_id TEXT,
+  tool TEXT,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL,             -- redacted: the command, the expansion's commands, the patched files
+  workdir TEXT,
+  files TEXT,                     -- patched paths, one a line
+  executed TEXT NOT NULL,
+  status TEXT,
+  exit_code INTEGER,
+  output_line INTEGER,
+  output_offset INTEGER,
+  session_id TEXT,
+  turn_line INTEGER,
+  turn_title TEXT,
+  turn_number INTEGER,
+  timestamp TEXT
+);
+CREATE TABLE changes(             -- one row per file a patch call changed (analysis.session.changes)
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  line INTEGER NOT NULL,
+  call_index INTEGER NOT NULL,
+  file_index INTEGER NOT NULL,
+  action TEXT NOT NULL,           -- add, update or delete
+  path TEXT NOT NULL,             -- as the patch writes it (redacted, like every text here)
+  move_to TEXT,
+  absolute TEXT,                  -- resolved against the call's workdir, the turn's or the session's cwd
+  move_absolute TEXT,
+  path_key TEXT,                  -- analysis.session.changes.path_key of absolute: what a lookup compares
+  move_key TEXT,
+  repo_path TEXT,                 -- the key relative to the repository root, for sessions of other machines
+  repo_move_path TEXT,
+  applied TEXT NOT NULL,          -- yes, no or unknown
+  nested INTEGER NOT NULL,        -- made inside an exec script
+  hunks TEXT NOT NULL,            -- JSON: [[header, [lines as the patch writes them]], …]
+  next_command TEXT,
+  session_id TEXT,
+  turn_line INTEGER,
+  turn_title TEXT,
+  timestamp TEXT
+);
+CREATE INDEX changes_by_file ON changes(file_id, line, call_index);
+CREATE INDEX changes_by_path ON changes(path_key);
+CREATE INDEX changes_by_move ON changes(move_key);
+CREATE INDEX changes_by_repo_path ON changes(repo_path);
+CREATE INDEX changes_by_repo_move ON changes(repo_move_path);
+CREATE TABLE roots(path TEXT PRIMARY KEY);  -- folders (and files) indexed, refreshed by `index` without DIR
+CREATE INDEX calls_by_file ON calls(file_id, line, call_index);
+CREATE INDEX calls_by_time ON calls(timestamp);
+CREATE VIRTUAL TABLE calls_fts USING fts5(text, tool, content='calls', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER calls_ai AFTER INSERT ON calls BEGIN
+  INSERT INTO calls_fts(rowid, text, tool) VALUES (new.id, new.text, coalesce(new.tool, ''));
+END;
+CREATE TRIGGER calls_ad AFTER DELETE ON calls BEGIN
+  INSERT INTO calls_fts(calls_fts, rowid, text, tool) VALUES ('delete', old.id, old.text, coalesce(old.tool, ''));
+END;
+"""
+_TABLES = ("calls_fts", "calls", "changes", "files", "roots")
+_CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8", "start16", "end16", "start32",
+                 "end32", "record", "call_id", "tool", "kind", "text", "workdir", "files", "executed", "status",
+                 "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "turn_number",
+                 "timestamp")
+_INSERT_CALL = f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
+_FILE_COLUMNS = ("id", "path", "size", "mtime_ns", "stable_bytes", "stable_lines", "prefix_hash", "session_id",
+                 "session_time", "turn_line", "turn_title", "turn_number", "error", "cwd", "repo_root",
+                 "repo_url", "skipped")
+_CHANGE_COLUMNS = ("file_id", "line", "call_index", "file_index", "action", "path", "move_to", "absolute",
+                   "move_absolute", "path_key", "move_key", "repo_path", "repo_move_path", "applied", "nested", "hunks",
+                   "next_command", "session_id", "turn_line", "turn_title", "timestamp")
+_INSERT_CHANGE = (f"INSERT INTO changes({', '.join(_CHANGE_COLUMNS)}) "
+                  f"VALUES ({', '.join('?' * len(_CHANGE_COLUMNS))})")
