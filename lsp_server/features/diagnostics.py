@@ -20,11 +20,11 @@ from analysis.session.profiles import quiet_findings, severity_in
 
 from ..protocol import Encoded
 from ..convert import output_of_call_record, to_diagnostic
-from .sessions import parent_finding_list, workspace_paths
+from ..sessions import parent_finding_list, workspace_paths
 from ..store import DocumentAnalysis
 from .base import Feature, guarded
 from .invocation_logs import InvocationLogFeature
-from .sessions import uri_path
+from ..sessions import uri_path
 
 log = logging.getLogger("rollout_lsp")
 

@@ -17,9 +17,9 @@ from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code
 from .base import Feature, lsp_method
 from .blame import BlameFeature
-from .common import call_at, summarize
+from ..calls import call_at, summarize
 from .invocation_logs import InvocationLogFeature
-from .sessions import uri_path, usage_hover, workspace_paths
+from ..sessions import uri_path, usage_hover, workspace_paths
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}

@@ -32,7 +32,7 @@ from analysis.jsonl.positions import LineColumns
 from ..convert import line_range, to_diagnostic, to_range
 from ..markdown import code_block, escape, inline_code
 from .base import Feature, lsp_command
-from .common import call_at
+from ..calls import call_at
 
 if TYPE_CHECKING:
     from ..store import DocumentAnalysis

@@ -16,8 +16,8 @@ from .base import Feature, lsp_command, lsp_method
 from .blame import BlameFeature
 from .changed_files import ChangedFileFeature
 from .commands import SHOW_SCRIPT
-from .common import summarize
-from .sessions import inherited_folding, session_lenses
+from ..calls import summarize
+from ..sessions import inherited_folding, session_lenses
 
 NEXT_FAILURE = "rollout-lsp.nextFailure"
 

@@ -11,7 +11,7 @@ from analysis.session.rollout import RolloutAnalysis
 from ..convert import line_range
 from .base import Feature, lsp_method
 from .invocation_logs import InvocationLogFeature
-from .sessions import session_definitions, workspace_paths
+from ..sessions import session_definitions, workspace_paths
 
 
 class NavigationFeature(Feature):

@@ -21,10 +21,10 @@ from ..convert import line_range, to_range
 from pygls.protocol import default_converter
 
 from .base import Feature, lsp_method
-from .indexed_symbols import IndexedSymbols
+from ..indexed_symbols import IndexedSymbols
 from .invocation_logs import InvocationLogFeature
-from .common import summarize
-from .sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
+from ..calls import summarize
+from ..sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
 
 _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool": types.SymbolKind.Method}
 
