@@ -80,8 +80,8 @@ class InvocationLinks:
         self._linked: dict[str, str | None] = {}  # log URI → rollout URI, as last published
 
     # -- which documents, which link ------------------------------------------------------------------
-    def is_log(self, uri: str) -> bool:
-        return self.document_kinds.of(uri) == INVOCATION_LOG
+    def _logs_of(self, uris) -> list[str]:
+        return [u for u in uris if self.document_kinds.of(u) == INVOCATION_LOG]
 
     def log_of(self, result: "DocumentAnalysis") -> InvocationLog:
         """The log read from an analysis's text (once per analysis)."""
@@ -113,9 +113,10 @@ class InvocationLinks:
     async def prepare(self, result: "DocumentAnalysis") -> None:
         """Before a document's diagnostics: split the commands of the rollouts a log may be matched with in a
         worker thread (seconds on a rollout of thousands of commands), and only while a log is open."""
-        if not any(self.is_log(u) for u in self.server.store.uris):
+        if not self._logs_of(self.server.store.uris):
             return
-        rollouts = self.open_rollouts() if self.is_log(result.uri) else [result] if result.is_rollout else []
+        is_log = self.document_kinds.of(result.uri) == INVOCATION_LOG
+        rollouts = self.open_rollouts() if is_log else [result] if result.is_rollout else []
         for rollout in rollouts:
             cached = self._commands.get(rollout.uri)
             if cached is None or cached[0] is not rollout:
@@ -124,12 +125,12 @@ class InvocationLinks:
 
     def open_logs(self) -> list["DocumentAnalysis"]:
         store = self.server.store
-        return [r for r in (store.latest(u) for u in store.uris if self.is_log(u)) if r is not None]
+        return [r for r in (store.latest(u) for u in self._logs_of(store.uris)) if r is not None]
 
     def open_rollouts(self) -> list["DocumentAnalysis"]:
         """Open rollouts with an analysis, in the order they were opened."""
         store = self.server.store
-        return [r for r in (store.latest(u) for u in store.uris if not self.is_log(u))
+        return [r for r in (store.latest(u) for u in store.uris if self.document_kinds.of(u) != INVOCATION_LOG)
                 if r is not None and r.is_rollout]
 
     def link(self, log_result: "DocumentAnalysis") -> Link | None:
@@ -158,13 +159,14 @@ class InvocationLinks:
     # -- diagnostics ------------------------------------------------------------------------------------
     def diagnostics(self, result: "DocumentAnalysis") -> list[str]:
         """This source's diagnostics of a document, as JSON texts."""
-        if not self.is_log(result.uri) and not result.complete:  # matched with the whole analysis only
+        if self.document_kinds.of(result.uri) != INVOCATION_LOG and not result.complete:
+            # a rollout still being read: it is matched with the whole analysis
             return []
         return [compact(self.converter.unstructure(d)) for d in self.diagnostic_list(result)]
 
     def diagnostic_list(self, result: "DocumentAnalysis") -> list[types.Diagnostic]:
         """A log's findings and its match's; for a rollout, the commands its linked logs did not record."""
-        if self.is_log(result.uri):
+        if self.document_kinds.of(result.uri) == INVOCATION_LOG:
             return self.log_diagnostics(result)
         if not result.is_rollout:
             return []
@@ -212,7 +214,7 @@ class InvocationLinks:
 
     async def published(self, result: "DocumentAnalysis") -> None:
         """A document has new diagnostics: publish again those of the documents linked with it."""
-        if self.is_log(result.uri):
+        if self.document_kinds.of(result.uri) == INVOCATION_LOG:
             partners = self.relink()
             link = self.link(result)
             if link is not None:
@@ -231,7 +233,7 @@ class InvocationLinks:
         for key in [k for k in self._matches if uri in k]:
             del self._matches[key]
         partners = self.relink()
-        if not self.is_log(uri):
+        if self.document_kinds.of(uri) != INVOCATION_LOG:
             partners |= {r.uri for r in self.open_logs()}
         partners.discard(uri)
         self.publish(partners)

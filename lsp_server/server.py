@@ -3,8 +3,8 @@
 Every LSP method is a documented method of a feature class in ``features/``, marked with
 ``@lsp_method``/``@lsp_command``; :data:`FEATURES` below is the one list of them.  To add a feature,
 write its class and add it there.  Each document is of one kind (:mod:`lsp_server.kinds`): a method several
-features answer is registered once and fanned out to the features marked for the document's kind.  During ``initialize`` each feature is configured from the client's
-capabilities.  A failing feature method is logged and answered with an empty result: the server stays up.
+features answer is registered once and fanned out to the features marked for the document's kind.  During
+``initialize`` each feature is configured from the client's capabilities.  A failing feature method is logged and answered with an empty result: the server stays up.
 """
 
 from __future__ import annotations
