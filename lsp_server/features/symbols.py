@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-from typing import Any, Callable
+from typing import Callable
 
 from lsprotocol import types
 
@@ -16,7 +15,7 @@ from analysis.session.labels import (call_label, call_outcome, continued_from, e
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
-from ..wire import CONVERTER, Encoded, Fragment, encode_tree
+from ..wire import CONVERTER, Encoded, Fragment, dumps, encode_tree
 from ..convert import line_range, to_range
 from ..kinds import ROLLOUT
 from .base import Feature, lsp_method
@@ -199,7 +198,7 @@ class SymbolFeature(Feature):
         cached = self._fragments.get((line, id(record)))
         if cached is None or cached[0] is not record or cached[1] != key:
             symbol = self.converter.unstructure(self.record_symbol(analysis, line, encoding))
-            cached = (record, key, Fragment(json.dumps(symbol, separators=(",", ":")).encode("utf-8")))
+            cached = (record, key, Fragment(dumps(symbol)))
         fresh[(line, id(record))] = cached
         return cached[2]
 
