@@ -121,16 +121,3 @@ class RolloutWorkspace(Workspace):
         return RolloutDocument(doc_uri, source=source, version=version, language_id=language_id,
                                sync_kind=self._sync_kind, position_codec=self._position_codec,
                                encoding=encoding_of(self.position_encoding))
-
-
-def install_workspace(protocol, encoding: str | None = None) -> None:
-    """Replace the workspace pygls made in ``initialize`` by a :class:`RolloutWorkspace`.
-
-    pygls has no public way to choose the workspace class; it creates the workspace just before calling
-    our ``initialize`` handler, so this sets its private ``_workspace`` (as esbonio does) and reads the
-    private ``_sync_kind``.  Pinned by test_incremental_edits_with_u2028 (which fails with pygls's
-    line splitting).  ``encoding`` replaces the negotiated position encoding (the ``positionEncoding`` setting).
-    """
-    old: Workspace = protocol.workspace
-    protocol._workspace = RolloutWorkspace(old.root_uri, old._sync_kind, list(old.folders.values()),
-                                           encoding or old.position_encoding)

@@ -16,7 +16,7 @@ from .documents import encoding_of, snapshot_lines
 from .edits import EditBuilder
 from .masking import Masker
 from .progress import ClientProgress
-from .protocol import RolloutProtocol
+from .wire import RolloutProtocol
 from .store import AnalysisStore, DocumentAnalysis
 
 VERSION = "0.1.0"
@@ -36,15 +36,15 @@ class RolloutLanguageServer(LanguageServer):
         self._store: AnalysisStore | None = None
         self.configured: asyncio.Event | None = None  # set once the client's configuration is known
         self.features: dict[type, Any] = {}  # each feature class and its one instance (see lsp_server.server)
-        # what an analysis calls when it is ready, and when part of it is (the diagnostics feature's)
-        self.analysis_listeners: tuple[Callable, Callable | None] | None = None
+        self._analysis_listeners: tuple[Callable, Callable | None] | None = None
 
     def add_feature(self, feature: F) -> F:
         self.features[type(feature)] = feature
         return feature
 
-    def feature_of(self, feature_class: type[F]) -> F:
-        return self.features[feature_class]
+    def listen_to_analyses(self, ready: Callable, partial: Callable | None) -> None:
+        """What an analysis calls when it is ready, and when part of it is (the diagnostics feature's)."""
+        self._analysis_listeners = (ready, partial)
 
     @property
     def encoding(self) -> PositionEncoding:
@@ -54,7 +54,7 @@ class RolloutLanguageServer(LanguageServer):
     def store(self) -> AnalysisStore:
         """The analyses of open documents (made on first use: it needs the running event loop)."""
         if self._store is None:
-            ready, partial = self.analysis_listeners or (lambda result: None, None)
+            ready, partial = self._analysis_listeners or (lambda result: None, None)
             self._store = AnalysisStore(ready, self.settings_is_rollout_path, partial, self.content_decides)
             self._store.reset_caches(self.settings.compiled_secret_patterns())
             self._store.progress = ClientProgress(self)

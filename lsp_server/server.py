@@ -2,12 +2,14 @@
 
 Every LSP method is a documented method of a feature class in ``features/``, marked with
 ``@lsp_method``/``@lsp_command``; :data:`FEATURES` below is the one list of them.  To add a feature,
-write its class and add it there.  During ``initialize`` each feature is configured from the client's
-capabilities.  A failing feature method is logged and answered with an empty result: the server stays up.
+write its class and add it there.  Each document is of one kind (:mod:`lsp_server.kinds`): a method several
+features answer is registered once and fanned out to the features marked for the document's kind.  During
+``initialize`` each feature is configured from the client's capabilities.  A failing feature method is logged and answered with an empty result: the server stays up.
 """
 
 from __future__ import annotations
 
+import inspect
 import ipaddress
 import logging
 import sys
@@ -25,7 +27,7 @@ from .features.blame import BlameFeature
 from .features.changed_files import ChangedFileFeature
 from .features.commands import CommandFeature
 from .features.completion import CompletionFeature
-from .features.diagnostics import DiagnosticsFeature
+from .features.diagnostics import DiagnosticsFeature, RolloutFindings
 from .features.export import ExportFeature
 from .features.hover import HoverFeature
 from .features.invocation_logs import InvocationLogFeature
@@ -36,21 +38,25 @@ from .features.script_edit import ScriptEditFeature
 from .features.semantic_tokens import SemanticTokensFeature
 from .features.symbols import SymbolFeature
 from .features.sync import DocumentSyncFeature
+from .invocation_links import InvocationLinks
+from .kinds import DocumentKinds
 from .language_server import RolloutLanguageServer
+from .wire import shut_down
 from .transport import DEFAULT_MAX_MESSAGE, MessageStdout, ReleasingStdin, allowed_origins, refusal_message, \
     serve_tcp, serve_websocket
 
 log = logging.getLogger("rollout_lsp")
 
-# Every feature of the server, in one place.
+# Every feature of the server, in one place.  A method several features answer is registered once and asked
+# of the features that answer it for the document's kind, in this order (features/base.py, GATHER).
 FEATURES: tuple[type[Feature], ...] = (
     LifecycleFeature,      # initialize, initialized, shutdown, settings
     DocumentSyncFeature,   # didOpen, didChange, didClose
-    DiagnosticsFeature,    # published, or pulled when the client asks
-    HoverFeature,
-    SymbolFeature,         # outline and workspace symbols
-    NavigationFeature,     # definition, references
-    LensFeature,
+    DiagnosticsFeature,    # per source, published, or pulled when the client asks
+    HoverFeature,          # rollouts: a call or record
+    SymbolFeature,         # rollouts: outline; workspace symbols
+    NavigationFeature,     # rollouts: definition, references
+    LensFeature,           # rollouts: exec records, the session, failures
     FoldingFeature,
     ActionFeature,         # quick fixes
     CommandFeature,        # workspace/executeCommand
@@ -59,20 +65,35 @@ FEATURES: tuple[type[Feature], ...] = (
     CompletionFeature,     # authoring: types, tools, argument keys, call ids, the exec snippet
     ScriptEditFeature,     # the exec script as an editable document, written back as one edit
     ExportFeature,         # rollout-lsp.export: a rollout as Markdown or HTML
-    InvocationLogFeature,  # cli_mocks/calls.jsonl, linked to its rollout
+    InvocationLogFeature,  # invocation logs: outline, hover, definition; a rollout call's invocations
     ChangedFileFeature,    # rollout → the files it changed (a lens per file, rollout-lsp.openChangedFile)
-    BlameFeature,          # workspace files: the sessions that changed them (lens, hover; the lens and hover ask it)
+    BlameFeature,          # workspace files: the sessions that changed them (lens, hover)
 )
 
 
 def create_server() -> RolloutLanguageServer:
+    """The server, its document kinds, the diagnostics' sources and every feature, each made with the
+    collaborators its constructor names (keyword-only parameters: ``kinds``, ``diagnostics``, ``links``,
+    ``blame``)."""
     server = RolloutLanguageServer()
-    for feature_class in FEATURES:
-        register(server, server.add_feature(feature_class(server)))
-    diagnostics = server.feature_of(DiagnosticsFeature)
-    server.analysis_listeners = (diagnostics.analysis_ready, diagnostics.partial_ready)
-    server.feature_of(InvocationLogFeature).republish = diagnostics.republish
+    kinds = DocumentKinds(server)
+    diagnostics = DiagnosticsFeature(server, kinds=kinds)
+    links = InvocationLinks(server, kinds=kinds, diagnostics=diagnostics)
+    diagnostics.add_source(RolloutFindings(server))  # rollout, then invocation-log: the order they are published in
+    diagnostics.add_source(links)
+    blame = BlameFeature(server, kinds=kinds)
+    collaborators = {"kinds": kinds, "diagnostics": diagnostics, "links": links, "blame": blame}
+    made = {DiagnosticsFeature: diagnostics, BlameFeature: blame}
+    features = [server.add_feature(made.get(c) or c(server, **_wanted(c, collaborators))) for c in FEATURES]
+    register(server, features, kinds)
+    server.listen_to_analyses(diagnostics.analysis_ready, diagnostics.partial_ready)
     return server
+
+
+def _wanted(feature_class: type, collaborators: dict) -> dict:
+    """The collaborators a feature's constructor names (its keyword-only parameters)."""
+    parameters = inspect.signature(feature_class.__init__).parameters.values()
+    return {p.name: collaborators[p.name] for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 
 class _ClientLogHandler(logging.Handler):
@@ -183,7 +204,7 @@ def run(tcp: str | None = None, ws: str | None = None, log_level: str = "WARNING
                 pass
 
         server.start_io(ReleasingStdin(sys.stdin.buffer, max_message, refused), stdout)
-    return 0 if server.protocol._shutdown else 1
+    return 0 if shut_down(server.protocol) else 1
 
 
 __all__ = ["create_server", "run", "RolloutLanguageServer", "RolloutDocument", "FEATURES", "guarded"]

@@ -28,7 +28,6 @@ import os
 import re
 import threading
 import uuid
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -39,8 +38,8 @@ from analysis.reports.blame import Change, LineBlame, attribute_lines, file_hist
 from analysis.reports.index import IndexUnavailable, RolloutIndex, default_db_path
 
 from ..markdown import code_block, escape, inline_code
-from .base import Feature, lsp_command
-from .invocation_logs import InvocationLogFeature
+from ..kinds import WORKSPACE_FILE, DocumentKinds
+from .base import Feature, lsp_command, lsp_method
 
 log = logging.getLogger("rollout_lsp")
 BLAME_SESSIONS = "rollout-lsp.blameSessions"
@@ -58,8 +57,9 @@ class BlameFeature(Feature):
     message_actions = False
     dynamic = False
 
-    def __init__(self, server) -> None:
+    def __init__(self, server, *, kinds: DocumentKinds) -> None:
         super().__init__(server)
+        self.kinds = kinds  # blame answers for workspace files only (lsp_server.kinds decides which)
         self.registered: list[str] = []  # registration ids, to unregister when the setting turns it off
         self._cache: dict[str, tuple[tuple, list[Change], list[LineBlame | None] | None]] = {}
         self._lock = threading.Lock()
@@ -115,26 +115,11 @@ class BlameFeature(Feature):
             except Exception as error:
                 log.warning("blame: unregistering failed: %s", error)
 
-    # -- which documents ----------------------------------------------------------------------------------
-    def handles(self, uri: str) -> bool:
-        """Whether ``uri`` is a workspace file blame answers for: not a ``.jsonl`` file, a rollout, an
-        invocation log, nor a document the client syncs (it sends the documents its selector gives to the
-        rollout features; blame's are only asked for lenses and hovers)."""
-        settings = self.server.settings
-        if not settings.blame or not uri.startswith("file:") or uri.endswith((".jsonl", ".jsonl.zst")):
-            return False
-        if settings.is_rollout_path(uri) or self.server.feature_of(InvocationLogFeature).is_log(uri):
-            return False
-        if uri in self.server.workspace.text_documents:  # synced: the client gives it to the rollout features
-            return False
-        path = to_fs_path(uri)
-        if not path:
-            return False
-        return settings.blame_outside_workspace or any(_below(path, folder) for folder in self.workspace_folders())
-
     # -- the requests -------------------------------------------------------------------------------------
-    async def code_lenses(self, uri: str) -> list[types.CodeLens]:
-        """One lens at the top when sessions changed the file; nothing otherwise."""
+    @lsp_method(types.TEXT_DOCUMENT_CODE_LENS, empty=list, kinds=(WORKSPACE_FILE,))
+    async def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
+        """One lens at the top of a workspace file when sessions changed it; nothing otherwise."""
+        uri = params.text_document.uri
         history, _ = await self._blame(uri, lines=False)
         if not history:
             return []
@@ -145,7 +130,9 @@ class BlameFeature(Feature):
         start = types.Position(0, 0)
         return [types.CodeLens(types.Range(start, start), types.Command(title=title, command=BLAME_SESSIONS, arguments=[uri]))]
 
+    @lsp_method(types.TEXT_DOCUMENT_HOVER, empty=None, kinds=(WORKSPACE_FILE,))
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """On a line of a workspace file a patch added: the session, its request, the hunk."""
         uri, line = params.text_document.uri, params.position.line
         history, blamed = await self._blame(uri, lines=True)
         if not blamed or not 0 <= line < len(blamed) or blamed[line] is None:
@@ -183,7 +170,7 @@ class BlameFeature(Feature):
         locations: for a client that shows its own list (VS Code's quick pick)."""
         uri = arguments[0] if arguments and isinstance(arguments[0], str) else None
         options = arguments[1] if len(arguments) > 1 and isinstance(arguments[1], dict) else {}
-        if uri is None or not self.handles(uri):
+        if uri is None or self.kinds.of(uri) != WORKSPACE_FILE:
             return None
         history, _ = await self._blame(uri, lines=False)
         locations = [{"uri": from_fs_path(c.rollout), "range": {"start": {"line": c.line, "character": c.start},
@@ -247,7 +234,7 @@ class BlameFeature(Feature):
         return lines[line] if 0 <= line < len(lines) else None
 
     async def _blame(self, uri: str, lines: bool) -> tuple[list[Change], list[LineBlame | None] | None]:
-        if not self.handles(uri):
+        if self.kinds.of(uri) != WORKSPACE_FILE:
             return [], None
         path = to_fs_path(uri)
         return await asyncio.get_running_loop().run_in_executor(None, self._lookup, path, lines)
@@ -292,13 +279,6 @@ def _stat(path: str) -> tuple[int, int]:
     except FileNotFoundError:
         return (-1, -1)
     return info.st_size, info.st_mtime_ns
-
-
-def _below(path: str, folder: str) -> bool:
-    try:
-        return Path(path).resolve().is_relative_to(Path(folder).resolve())
-    except (OSError, ValueError):
-        return False
 
 
 __all__ = ["BLAME_LINE", "BLAME_SESSIONS", "BlameFeature"]

@@ -24,7 +24,8 @@ from analysis.reports.blame import same_remote, target_of
 from analysis.session.changes import Place, cwd_at, session_place
 from analysis.session.rollout import RolloutAnalysis
 
-from .base import Feature, lsp_command
+from ..kinds import ROLLOUT
+from .base import Feature, lsp_command, lsp_method
 
 OPEN_CHANGED_FILE = "rollout-lsp.openChangedFile"
 
@@ -35,6 +36,12 @@ class ChangedFileFeature(Feature):
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         window = capabilities.window
         self.show_document = bool(window and window.show_document and window.show_document.support)
+
+    @lsp_method(types.TEXT_DOCUMENT_CODE_LENS, empty=list, kinds=(ROLLOUT,))
+    async def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
+        """A lens per file a call changed, after the exec records' lenses."""
+        result = await self.rollout(params.text_document.uri)
+        return self.code_lenses(result.analysis, params.text_document.uri) if result is not None else []
 
     def code_lenses(self, analysis: RolloutAnalysis, uri: str) -> list[types.CodeLens]:
         """A lens per file a call changed, on the call's line, when the file is on this machine."""

@@ -33,13 +33,13 @@ from analysis.jsonl.positions import LineColumns
 from analysis.session.rollout import RolloutAnalysis
 
 from .base import Feature, lsp_command
-from .common import call_at
+from ..calls import call_at
+from ..sessions import SHOW_INFO
 
 log = logging.getLogger("rollout_lsp")
 SHOW_SCRIPT = "rollout-lsp.showDecodedScript"
 DECODED_SCRIPT = "rollout-lsp.decodedScript"
 CALL_COMMAND = "rollout-lsp.callCommand"
-SHOW_INFO = "rollout-lsp.showInfo"
 OPEN = "Open"
 SHOW_TIMEOUT = 10.0  # seconds a client has to answer window/showDocument
 

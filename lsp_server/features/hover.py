@@ -15,11 +15,10 @@ from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
 from ..convert import to_range
 from ..markdown import code_block, escape, first_lines, inline_code
+from ..kinds import ROLLOUT
 from .base import Feature, lsp_method
-from .blame import BlameFeature
-from .common import call_at, summarize
-from .invocation_logs import InvocationLogFeature
-from .sessions import uri_path, usage_hover, workspace_paths
+from ..calls import call_at, summarize
+from ..sessions import uri_path, usage_hover, workspace_paths
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}
@@ -43,20 +42,13 @@ class HoverFeature(Feature):
     def output_lines(self) -> int:
         return self.server.settings.hover_output_lines
 
-    @lsp_method(types.TEXT_DOCUMENT_HOVER, empty=None)
+    @lsp_method(types.TEXT_DOCUMENT_HOVER, empty=None, kinds=(ROLLOUT,))
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
         """A call's decoded command or patch with its output; else the record's decoded content."""
-        logs = self.server.feature_of(InvocationLogFeature)
-        if logs.is_log(params.text_document.uri):
-            return await logs.hover(params)
-        blame = self.server.feature_of(BlameFeature)
-        if blame.handles(params.text_document.uri):  # a workspace file: the patch that added the line
-            return await blame.hover(params)
         result = await self.rollout(params.text_document.uri)
         self.uri = params.text_document.uri  # chunks of a continued process link to their lines
-        hover = self.hover_of(result.analysis, params.position, self.server.encoding,
-                              uri_path(params.text_document.uri)) if result else None
-        return logs.with_invocations(hover, result, params.position)
+        return self.hover_of(result.analysis, params.position, self.server.encoding,
+                             uri_path(params.text_document.uri)) if result else None
 
     def hover_of(self, analysis: RolloutAnalysis, position: types.Position,
                  encoding: PositionEncoding, path: str | None = None) -> types.Hover | None:

@@ -12,12 +12,11 @@ from analysis.jsonl.positions import PositionEncoding
 from analysis.session.labels import failures
 from analysis.session.rollout import RolloutAnalysis
 
+from ..kinds import ROLLOUT
 from .base import Feature, lsp_command, lsp_method
-from .blame import BlameFeature
-from .changed_files import ChangedFileFeature
 from .commands import SHOW_SCRIPT
-from .common import summarize
-from .sessions import inherited_folding, session_lenses
+from ..calls import summarize
+from ..sessions import inherited_folding, session_lenses
 
 NEXT_FAILURE = "rollout-lsp.nextFailure"
 
@@ -26,18 +25,13 @@ class LensFeature(Feature):
     """A lens above each exec record: what its calls did.  Its command is a server command
     (``workspace/executeCommand``), so it works in every editor."""
 
-    @lsp_method(types.TEXT_DOCUMENT_CODE_LENS, empty=list)
+    @lsp_method(types.TEXT_DOCUMENT_CODE_LENS, empty=list, kinds=(ROLLOUT,))
     async def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens]:
-        """One lens per exec record; running it shows the decoded script.  In a workspace file, the
-        sessions that changed it (:class:`~lsp_server.features.blame.BlameFeature`)."""
-        blame = self.server.feature_of(BlameFeature)
-        if blame.handles(params.text_document.uri):
-            return await blame.code_lenses(params.text_document.uri)
+        """One lens per exec record; running it shows the decoded script."""
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return []
-        return self.code_lenses(result.analysis, params.text_document.uri, self.server.encoding) + \
-            self.server.feature_of(ChangedFileFeature).code_lenses(result.analysis, params.text_document.uri)
+        return self.code_lenses(result.analysis, params.text_document.uri, self.server.encoding)
 
     def code_lenses(self, analysis: RolloutAnalysis, uri: str, encoding: PositionEncoding) -> list[types.CodeLens]:
         lenses = session_lenses(analysis)  # the session's totals, an inherited history

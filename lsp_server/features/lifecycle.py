@@ -10,7 +10,8 @@ from typing import Any
 from lsprotocol import types
 
 from ..config import parse_settings, position_encoding
-from ..documents import install_workspace
+from ..kinds import DocumentKinds
+from ..wire import install_workspace
 from .base import Feature, lsp_method
 from .blame import BlameFeature
 from .diagnostics import DiagnosticsFeature
@@ -20,6 +21,12 @@ log = logging.getLogger("rollout_lsp")
 
 class LifecycleFeature(Feature):
     pulls_configuration = False
+
+    def __init__(self, server, *, kinds: DocumentKinds, diagnostics: DiagnosticsFeature, blame: BlameFeature) -> None:
+        super().__init__(server)
+        self.kinds = kinds  # settings say which paths are rollouts and logs
+        self.diagnostics = diagnostics  # a pulling client is asked to pull again when settings change
+        self.blame = blame  # registers its lens and hover for workspace files when blame is on
 
     @lsp_method(types.INITIALIZE)
     def initialize(self, params: types.InitializeParams) -> None:
@@ -45,7 +52,7 @@ class LifecycleFeature(Feature):
             await self.refresh()
         finally:
             configured.set()
-        await self.server.feature_of(BlameFeature).sync_registration()
+        await self.blame.sync_registration()
 
     @lsp_method(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
@@ -56,8 +63,8 @@ class LifecycleFeature(Feature):
         else:
             self.apply(params.settings)
         self.server.reanalyze_all()
-        self.server.feature_of(DiagnosticsFeature).refresh()
-        await self.server.feature_of(BlameFeature).sync_registration()
+        self.diagnostics.refresh()
+        await self.blame.sync_registration()
 
     @lsp_method(types.SHUTDOWN)
     def shutdown(self, params: None) -> None:
@@ -73,6 +80,7 @@ class LifecycleFeature(Feature):
         for problem in problems:
             log.warning(problem)
         server.masker.extra = server.settings.compiled_secret_patterns()
+        self.kinds.settings_changed()
         if server._store is not None and server.settings.secret_patterns != old.secret_patterns:
             server._store.reset_caches(server.masker.extra)
 

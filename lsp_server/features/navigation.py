@@ -9,25 +9,19 @@ from analysis.session.lineage import lineage
 from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import line_range
+from ..kinds import ROLLOUT
 from .base import Feature, lsp_method
-from .invocation_logs import InvocationLogFeature
-from .sessions import session_definitions, workspace_paths
+from ..sessions import session_definitions, workspace_paths
 
 
 class NavigationFeature(Feature):
-    @lsp_method(types.TEXT_DOCUMENT_DEFINITION, empty=list)
+    @lsp_method(types.TEXT_DOCUMENT_DEFINITION, empty=list, kinds=(ROLLOUT,))
     async def goto_definition(self, params: types.DefinitionParams) -> list[types.Location]:
-        """From a call record to its output record(s); from an output back to its call; from a command call
-        to the invocations it left in a linked invocation log, and from an invocation to its call."""
-        logs = self.server.feature_of(InvocationLogFeature)
-        if logs.is_log(params.text_document.uri):
-            return await logs.definition(params)
+        """From a call record to its output record(s); from an output back to its call; to the rollout of a
+        parent, forked-from or spawned session."""
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return []
-        invocations = logs.invocation_locations(result, params.position)
-        if invocations:
-            return invocations
         return self.definition(result.analysis, params.text_document.uri, params.position.line, self.server.encoding,
                                workspace_paths(self.server.workspace))
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-from typing import Any, Callable
+from typing import Callable
 
 from lsprotocol import types
 
@@ -16,15 +15,13 @@ from analysis.session.labels import (call_label, call_outcome, continued_from, e
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
-from ..protocol import Encoded
+from ..wire import CONVERTER, Encoded, Fragment, dumps, encode_tree
 from ..convert import line_range, to_range
-from pygls.protocol import default_converter
-
+from ..kinds import ROLLOUT
 from .base import Feature, lsp_method
-from .indexed_symbols import IndexedSymbols
-from .invocation_logs import InvocationLogFeature
-from .common import summarize
-from .sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
+from ..indexed_symbols import IndexedSymbols
+from ..calls import summarize
+from ..sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
 
 _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool": types.SymbolKind.Method}
 
@@ -40,18 +37,15 @@ class SymbolFeature(Feature):
 
     def __init__(self, server) -> None:
         super().__init__(server)
-        self.converter = default_converter()  # the outline is unstructured once, then sent as it is
+        self.converter = CONVERTER  # the outline is unstructured once, then sent as it is
         self.indexed = IndexedSymbols()
         self._fragments: dict = {}  # (line, id(record)) → (record, what it shows, its encoded symbol)
         self._found: dict[tuple, str] = {}  # (subagent session id, where it is looked for) → its rollout, once found
         self._missing: dict[int, str] = {}  # the outline being built: spawn line → the child id not found
 
-    @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list)
+    @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list, kinds=(ROLLOUT,))
     async def document_symbol(self, params: types.DocumentSymbolParams):
         """The outline: session, turns, call records and their calls (encoded once per analysis)."""
-        logs = self.server.feature_of(InvocationLogFeature)
-        if logs.is_log(params.text_document.uri):
-            return await logs.document_symbols(params.text_document.uri)
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return []
@@ -82,7 +76,7 @@ class SymbolFeature(Feature):
         stay the same: after an edit only the records it changed are built again."""
         pieces: list[bytes] = []
         self._missing = self.missing_subagents(analysis, path)
-        _encode(self._outline(analysis, encoding, name, self._cached_record, path), pieces)
+        encode_tree(self._outline(analysis, encoding, name, self._cached_record, path), pieces)
         return pieces
 
     def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
@@ -192,7 +186,7 @@ class SymbolFeature(Feature):
                                     range=start, selection_range=start, children=rows)
 
     def _cached_record(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding,
-                       fresh: dict) -> "_Fragment":
+                       fresh: dict) -> Fragment:
         """The encoded symbol of a call record, from the cache when nothing it shows has changed."""
         record = analysis.records[line]
         output = analysis.record_output(line)
@@ -204,7 +198,7 @@ class SymbolFeature(Feature):
         cached = self._fragments.get((line, id(record)))
         if cached is None or cached[0] is not record or cached[1] != key:
             symbol = self.converter.unstructure(self.record_symbol(analysis, line, encoding))
-            cached = (record, key, _Fragment(json.dumps(symbol, separators=(",", ":")).encode("utf-8")))
+            cached = (record, key, Fragment(dumps(symbol)))
         fresh[(line, id(record))] = cached
         return cached[2]
 
@@ -305,43 +299,3 @@ def _failed_text(failed: list[tuple[int, str]]) -> str | None:
     if not failed:
         return None
     return f"{len(failed)} failed (first: line {failed[0][0] + 1}, {failed[0][1]})"
-
-
-class _Fragment(bytes):
-    """A symbol already encoded as JSON (UTF-8)."""
-
-
-def _encode(value: Any, out: list[bytes]) -> None:
-    """Appends the compact JSON of unstructured symbols to ``out``, with :class:`_Fragment` children as they
-    are (the pieces are joined once, not at every level of the tree)."""
-    if isinstance(value, _Fragment):
-        out.append(value)
-    elif isinstance(value, list):
-        out.append(b"[")
-        for number, item in enumerate(value):
-            if number:
-                out.append(b",")
-            _encode(item, out)
-        out.append(b"]")
-    elif hasattr(value, "__attrs_attrs__"):
-        children = getattr(value, "children", None)
-        if children is None:
-            out.append(_dumps(_CONVERTER.unstructure(value)))
-            return
-        value.children = None
-        try:
-            head = _dumps(_CONVERTER.unstructure(value))
-        finally:
-            value.children = children
-        out.append(head[:-1] + b',"children":')
-        _encode(children, out)
-        out.append(b"}")
-    else:
-        out.append(_dumps(value))
-
-
-def _dumps(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode("utf-8")
-
-
-_CONVERTER = default_converter()

@@ -21,9 +21,10 @@ from analysis.session.usage import (context_sentence, limits_sentence, sentence,
 from analysis.session.vocabulary import unknown_records
 from analysis.session.settings import record_settings_changes
 
-from ..convert import line_range
-from ..markdown import escape, inline_code
-from .commands import SHOW_INFO
+from .convert import line_range
+from .markdown import escape, inline_code
+
+SHOW_INFO = "rollout-lsp.showInfo"  # the command (features/commands.py) that shows a session's facts
 
 
 class SessionOutline:

@@ -1,4 +1,4 @@
-"""Helpers the features share: which call is at a column, how calls and outputs read in a few words."""
+"""Which call is at a column, and how calls read in a few words (for hovers, lenses, the outline and commands)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,14 @@
-"""The wire: pygls's JSON-RPC protocol with results sent as the JSON they already are."""
+"""The wire: every trick the server plays on pygls's JSON-RPC handling, in one module.
+
+- :class:`RolloutProtocol` overrides private methods of pygls's ``LanguageServerProtocol`` (``_send_data``,
+  ``_serialize_message``, ``_send_response``, ``_shutdown``, ``_include_headers``);
+- :class:`Encoded`, :class:`Plain` and :class:`Fragment` are results sent as the JSON they already are
+  (:func:`encode_tree` writes an outline with pre-encoded record symbols inside it);
+- :func:`install_workspace` sets pygls's private ``_workspace``.
+
+``tests/test_wire.py`` checks each of them against the installed pygls: an upgrade that renames or changes
+one of these private parts fails there, not in a client.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +21,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, \
     JsonRpcServerNotInitialized
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.workspace import Workspace
+
+from .documents import RolloutWorkspace
 
 from .transport import MessageStdout
 
@@ -116,3 +129,68 @@ class RolloutProtocol(LanguageServerProtocol):
             if isinstance(data, dict) and "id" in data and "method" in data:
                 self._send_response(data["id"], error=error.to_response_error())
             raise
+
+
+def shut_down(protocol: LanguageServerProtocol) -> bool:
+    """Whether ``shutdown`` was received (pygls's private ``_shutdown``)."""
+    return bool(protocol._shutdown)
+
+
+def install_workspace(protocol, encoding: str | None = None) -> None:
+    """Replace the workspace pygls made in ``initialize`` by a :class:`~lsp_server.documents.RolloutWorkspace`.
+
+    pygls has no public way to choose the workspace class; it creates the workspace just before calling
+    our ``initialize`` handler, so this sets its private ``_workspace`` (as esbonio does) and reads the
+    private ``_sync_kind``.  Pinned by test_incremental_edits_with_u2028 (which fails with pygls's
+    line splitting) and tests/test_wire.py.  ``encoding`` replaces the negotiated position encoding (the
+    ``positionEncoding`` setting).
+    """
+    old: Workspace = protocol.workspace
+    protocol._workspace = RolloutWorkspace(old.root_uri, old._sync_kind, list(old.folders.values()),
+                                           encoding or old.position_encoding)
+
+
+class Fragment(bytes):
+    """A value already encoded as compact JSON (UTF-8), placed as it is by :func:`encode_tree`."""
+
+
+def encode_tree(value: Any, out: list[bytes]) -> None:
+    """Appends the compact JSON of a tree of lsprotocol values (symbols with ``children``) to ``out``, with
+    :class:`Fragment` children as they are (the pieces are joined once, not at every level of the tree)."""
+    if isinstance(value, Fragment):
+        out.append(value)
+    elif isinstance(value, list):
+        out.append(b"[")
+        for number, item in enumerate(value):
+            if number:
+                out.append(b",")
+            encode_tree(item, out)
+        out.append(b"]")
+    elif hasattr(value, "__attrs_attrs__"):
+        children = getattr(value, "children", None)
+        if children is None:
+            out.append(dumps(CONVERTER.unstructure(value)))
+            return
+        value.children = None
+        try:
+            head = dumps(CONVERTER.unstructure(value))
+        finally:
+            value.children = children
+        out.append(head[:-1] + b',"children":')
+        encode_tree(children, out)
+        out.append(b"}")
+    else:
+        out.append(dumps(value))
+
+
+def dumps(value: Any) -> bytes:
+    """Compact JSON, UTF-8."""
+    return json.dumps(value, separators=(",", ":")).encode("utf-8")
+
+
+def compact(value: Any) -> str:
+    """Compact JSON text."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+CONVERTER = default_converter()
