@@ -47,7 +47,8 @@ def once_per_object(function: Callable[Concatenate[Obj, P], T]) -> Kept[Obj, P, 
     return reading
 
 
-class cached_property(Generic[Obj, T]):  # noqa: N801 - functools.cached_property without its lock (3.11 takes one per first read)
+# functools.cached_property without its lock (3.11 takes one per first read)
+class cached_property(Generic[Obj, T]):  # noqa: N801
     """A property computed once per object and kept in its ``__dict__``.  Two threads reading it at once may both
     compute it: the values are equal, so either may stay."""
 

@@ -86,10 +86,10 @@ class _Item:
         return out
 
 
-I = TypeVar("I", bound=_Item)  # noqa: E741 - a record part's class
+ItemT = TypeVar("ItemT", bound=_Item)  # a record part's class
 
 
-def _rebuild(cls: type[I], fields: dict[str, Any], extra: dict[str, Any]) -> I:
+def _rebuild(cls: type[ItemT], fields: dict[str, Any], extra: dict[str, Any]) -> ItemT:
     item = object.__new__(cls)
     for name, value in fields.items():
         object.__setattr__(item, name, value)
@@ -280,7 +280,7 @@ def parse_record(value: Any) -> Record:
     return Record(envelope=envelope, item=_read(model, payload, ("payload",)))
 
 
-def _read(cls: type[I], value: dict, prefix: tuple) -> I:
+def _read(cls: type[ItemT], value: dict, prefix: tuple) -> ItemT:
     """``value`` as a ``cls``: by the plain check, else by pydantic (or its finding)."""
     item = _plain(cls, value)
     if item is not None:
@@ -294,7 +294,7 @@ def _read(cls: type[I], value: dict, prefix: tuple) -> I:
     return _from_pydantic(cls, validated)
 
 
-def _plain(cls: type[I], value: dict) -> I | None:
+def _plain(cls: type[ItemT], value: dict) -> ItemT | None:
     """``value`` as a ``cls`` when every declared field holds its JSON type as it is; else None."""
     return _PLAIN_READERS[cls](value)
 
@@ -412,7 +412,7 @@ def _pydantic_model(cls: type[_Item]) -> Any:
     return model
 
 
-def _from_pydantic(cls: type[I], validated: Any) -> I:
+def _from_pydantic(cls: type[ItemT], validated: Any) -> ItemT:
     """A pydantic model's values (nested models too) as a ``cls``."""
     def plain(value: Any, kind: Any) -> Any:
         if kind is ACTION:
