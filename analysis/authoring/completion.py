@@ -242,7 +242,7 @@ def script_completions(analysis: RolloutAnalysis, source: str, at: int) -> list[
     """What to offer at offset ``at`` (code points) of an exec script of this rollout (its record's, or one being
     edited on its own, as in an editor's JavaScript view); ``start`` and ``end`` are offsets in ``source``."""
     at = max(0, min(at, len(source)))
-    word_start = at - len(_IDENTIFIER_TAIL.search(source[:at]).group())
+    word_start = at - len(_IDENTIFIER_TAIL.search(source[:at]).group())  # type: ignore[union-attr]  # "…*\Z" matches
     script = ExecScript(source)
     if _in_opaque(script, word_start):
         return []

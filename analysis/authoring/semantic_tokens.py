@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Union
 
 import tree_sitter_javascript
 from tree_sitter import Node, Query, QueryCursor
 
-from ..script.calls import HELPERS, tool_sites
+from ..script.calls import HELPERS, ToolSite, tool_sites
 from ..jsonl.jsonspans import locate, string_content
 from ..jsonl.positions import EscapeMap
 from ..session.record_analysis import LineAnalysis
@@ -62,6 +63,8 @@ _CAPTURES: dict[str, tuple[str, tuple[str, ...]] | None] = {
 _CALL_FUNCTION = "function"  # a call of a plain identifier: the grammar says @function, not a declaration
 _OVERLAY = 1 << 20  # the call analysis wins over the grammar's query on the same characters
 _PATCH = 1 << 19
+_Kind = tuple[str, tuple[str, ...]]  # a legend type and its modifiers
+_Span = tuple[int, int, int, Union[_Kind, None]]  # start, end, priority, kind (None: no colour)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +94,7 @@ def line_tokens(line: str, record: LineAnalysis) -> list[Token]:
 def script_tokens(source: str) -> list[Token]:
     """The tokens of a script, at code-point offsets of the script."""
     script = ExecScript(source)
-    spans: list[tuple[int, int, int, tuple[str, tuple[str, ...]] | None]] = []  # start, end (bytes), priority, kind
+    spans: list[_Span] = []  # start, end (bytes), priority, kind
     cursor = QueryCursor(HIGHLIGHTS)
     cursor.set_max_start_depth(MAX_DEPTH)
     for pattern, captures in cursor.matches(script.root):
@@ -115,7 +118,7 @@ def script_tokens(source: str) -> list[Token]:
     for _, callee in script.call_sites():  # text(), store(), notify()…: the code-mode runtime's own functions
         if callee.type == "identifier" and script.name_of(callee) in HELPERS and script.resolve(callee) is None:
             spans.append((callee.start_byte, callee.end_byte, _OVERLAY, ("function", ("defaultLibrary",))))
-    patches = []
+    patches: list[_Span] = []
     for site in tool_sites(script):
         spans.extend(_tool_spans(site))
         if site.patch_literal is not None:
@@ -123,7 +126,7 @@ def script_tokens(source: str) -> list[Token]:
     return _flatten(_in_characters(script, spans) + patches)
 
 
-def _in_characters(script: ExecScript, spans: list) -> list:
+def _in_characters(script: ExecScript, spans: list[_Span]) -> list[_Span]:
     """Byte spans as code-point spans, converting every offset in one pass over the text (a script's own
     ``span`` searches per offset, too slow for thousands of tokens in a non-ASCII script)."""
     if script.source.isascii():
@@ -138,7 +141,7 @@ def _in_characters(script: ExecScript, spans: list) -> list:
     return [(chars[a], chars[c], priority, kind) for a, c, priority, kind in spans]
 
 
-def _outside_regexes(spans: list) -> list:
+def _outside_regexes(spans: list[_Span]) -> list[_Span]:
     """Drops the grammar's operator captures of a regex's own ``/`` delimiters: the regex is one token."""
     regexes = sorted((a, b) for a, b, _, kind in spans if kind is not None and kind[0] == "regexp")
     if not regexes:
@@ -165,14 +168,14 @@ def _is_called(node: Node) -> bool:
     return parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node
 
 
-def _tool_spans(site) -> list:
+def _tool_spans(site: ToolSite) -> list[_Span]:
     callee = site.callee
     while callee.type == "parenthesized_expression" and callee.named_children:
         callee = callee.named_children[0]
-    tool = ("function", ("defaultLibrary",))
+    tool: _Kind = ("function", ("defaultLibrary",))
     if callee.type == "identifier":
         return [(callee.start_byte, callee.end_byte, _OVERLAY, tool)]
-    out = []
+    out: list[_Span] = []
     obj = callee.child_by_field_name("object")
     if obj is not None and obj.type == "identifier":
         out.append((obj.start_byte, obj.end_byte, _OVERLAY, ("namespace", ())))
@@ -182,12 +185,12 @@ def _tool_spans(site) -> list:
     return out
 
 
-def _literal_patch_spans(script: ExecScript, literal: Node) -> list:
+def _literal_patch_spans(script: ExecScript, literal: Node) -> list[_Span]:
     """Patch lines inside a JS string or template literal: lines end at raw line breaks and ``\\n`` escapes."""
     text = script.source
     start, end = script.span(literal)
     holes = [script.span(c) for c in literal.named_children if c.type == "template_substitution"]
-    out = []
+    out: list[_Span] = []
     for a, b, kind in _patch_lines(text[start + 1:end - 1], start + 1, js_escapes=True):
         pieces = [(a, b)]
         for ha, hb in holes:  # a substitution keeps its own JavaScript colours
@@ -270,10 +273,10 @@ def _mapped(tokens: list[Token], escapes: EscapeMap) -> list[Token]:
     return [Token(escapes.start(t.start), escapes.end(t.end), t.type, t.modifiers) for t in tokens]
 
 
-def _flatten(spans: list) -> list[Token]:
+def _flatten(spans: list[_Span]) -> list[Token]:
     """Nested, overlapping captures as one sequence of tokens: an inner span wins over the span around it,
     and of spans on the same characters the later pattern (or the call analysis) wins."""
-    best: dict[tuple[int, int], tuple[int, object]] = {}
+    best: dict[tuple[int, int], tuple[int, _Kind | None]] = {}
     for start, end, priority, kind in spans:
         if end <= start:
             continue
@@ -282,10 +285,10 @@ def _flatten(spans: list) -> list[Token]:
             best[(start, end)] = (priority, kind)
     ordered = sorted(best.items(), key=lambda item: (item[0][0], -item[0][1]))
     out: list[Token] = []
-    stack: list[tuple[int, object]] = []  # (end, kind) of the spans around the current position
+    stack: list[tuple[int, _Kind | None]] = []  # (end, kind) of the spans around the current position
     at = 0
 
-    def emit(a: int, b: int, kind) -> None:
+    def emit(a: int, b: int, kind: _Kind | None) -> None:
         if a < b and kind is not None:
             out.append(Token(a, b, kind[0], kind[1]))
 

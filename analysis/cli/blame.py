@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from ..reports.blame import Change, LineBlame, attribute_lines, file_history, read_lines, sessions_of, target_of
 from ..reports.index import IndexUnavailable, RolloutIndex, default_db_path
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     blamed = attribute_lines(lines, history) if lines is not None else None
     if args.json:
-        out = {"file": target.path, "repository": target.repo_root, "repository_path": target.repo_path,
+        out: dict[str, Any] = {"file": target.path, "repository": target.repo_root, "repository_path": target.repo_path,
                "sessions": sessions_of(history), "changes": [dict(c.to_json(), id=c.id) for c in history]}
         if blamed is not None:
             out["lines"] = [b.to_json() if b else None for b in blamed]

@@ -105,7 +105,7 @@ class ClosedPipeGuard(io.TextIOBase):
         return True
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:  # type: ignore[override]  # TextIOBase declares an attribute; ours reads through
         return self.stream.encoding
 
     def _drop_output(self) -> None:

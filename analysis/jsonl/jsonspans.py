@@ -9,10 +9,15 @@ to a wanted path are entered.  It is only called on lines ``json.loads`` accepte
 
 from __future__ import annotations
 
+import enum
 import re
-from json.decoder import scanstring
+from collections.abc import Sequence
+from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed omits it (the C one, as json uses)
+from typing import Union
 
-Path = tuple
+Path = tuple[Union[str, int], ...]  # keys and array indexes; "*" in a pattern: any index
+# what is wanted below a value: a trie of path parts, _LEAF where a wanted value is
+_Trie = dict[Union[str, int], Union["_Trie", "_Leaf"]]
 _WS = re.compile(r"[ \t\n\r]*")
 _SPACE = frozenset(" \t\n\r")
 # a key without escapes or control characters, then the colon: what scanstring, _ws, one character and _ws read
@@ -20,12 +25,16 @@ _PLAIN_KEY = re.compile(r'"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 
 
-_LEAF = object()
+class _Leaf(enum.Enum):
+    LEAF = enum.auto()
 
 
-def locate(line: str, patterns: list[Path]) -> dict[Path, tuple[int, int]]:
+_LEAF = _Leaf.LEAF
+
+
+def locate(line: str, patterns: Sequence[Path]) -> dict[Path, tuple[int, int]]:
     """Spans ``(start, end)`` of the values at ``patterns``; a string's span includes its quotes."""
-    trie: dict = {}
+    trie: _Trie = {}
     for pattern in patterns:
         node = trie
         for part in pattern[:-1]:
@@ -50,10 +59,10 @@ def string_content(line: str, span: tuple[int, int]) -> tuple[int, str]:
 def _ws(line: str, i: int) -> int:
     if i < len(line) and line[i] not in " \t\n\r":  # compact JSON: the usual case, no regex
         return i
-    return _WS.match(line, i).end()  # type: ignore[union-attr]
+    return _WS.match(line, i).end()  # type: ignore[union-attr]  # "[ \t\n\r]*" always matches
 
 
-def _value(line: str, i: int, path: Path, trie, found: dict) -> int:
+def _value(line: str, i: int, path: Path, trie: _Trie | _Leaf, found: dict[Path, tuple[int, int]]) -> int:
     """Reads the value at ``i``; ``trie`` holds what is wanted below it (``_LEAF``: this value)."""
     if trie is _LEAF:
         end = _skip(line, i)
@@ -67,11 +76,11 @@ def _value(line: str, i: int, path: Path, trie, found: dict) -> int:
     return _skip(line, i)
 
 
-def _object(line: str, i: int, path: Path, trie: dict, found: dict) -> int:
+def _object(line: str, i: int, path: Path, trie: _Trie, found: dict[Path, tuple[int, int]]) -> int:
     # _ws inlined and a plain key read with its colon in one match: two thirds of a line's walk (issue 25)
     i += 1
     if line[i] in _SPACE:
-        i = _WS.match(line, i).end()  # type: ignore[union-attr]
+        i = _WS.match(line, i).end()  # type: ignore[union-attr]  # "[ \t\n\r]*" always matches
     if line[i] == "}":
         return i + 1
     get = trie.get
@@ -93,15 +102,15 @@ def _object(line: str, i: int, path: Path, trie: dict, found: dict) -> int:
         else:
             i = _skip(line, i)
         if line[i] in _SPACE:
-            i = _WS.match(line, i).end()  # type: ignore[union-attr]
+            i = _WS.match(line, i).end()  # type: ignore[union-attr]  # "[ \t\n\r]*" always matches
         if line[i] == "}":
             return i + 1
         i += 1  # past ','
         if line[i] in _SPACE:
-            i = _WS.match(line, i).end()  # type: ignore[union-attr]
+            i = _WS.match(line, i).end()  # type: ignore[union-attr]  # "[ \t\n\r]*" always matches
 
 
-def _array(line: str, i: int, path: Path, trie: dict, found: dict) -> int:
+def _array(line: str, i: int, path: Path, trie: _Trie, found: dict[Path, tuple[int, int]]) -> int:
     i = _ws(line, i + 1)
     if line[i] == "]":
         return i + 1

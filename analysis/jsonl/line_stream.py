@@ -59,7 +59,7 @@ def opened(path: str) -> Iterator[str]:
         os.unlink(spool.name)
 
 
-def _binary(path: str, sniff: bool) -> BinaryIO:
+def _binary(path: str, sniff: bool) -> io.BufferedReader:
     """The file's bytes, decompressed when it is zstd (by its name, or by its first bytes when ``sniff``)."""
     handle = open_regular(path)
     compressed = path.endswith(".zst") or sniff and handle.peek(4)[:4] == ZSTD_MAGIC

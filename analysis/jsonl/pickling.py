@@ -27,16 +27,16 @@ def pickled_by_fields(cls: type[T]) -> type[T]:
     values_of = attrgetter(*names) if len(names) > 1 else (lambda obj: (getattr(obj, names[0]),))
     _SETTERS[cls] = tuple(cls.__dict__[name].__set__ for name in names)  # frozen does not stop the descriptors
 
-    def __reduce__(self: Any) -> tuple:
+    def __reduce__(self: Any) -> tuple[Callable[[type[T], tuple[Any, ...]], T], tuple[type[T], tuple[Any, ...]]]:
         if type(self) is not cls:  # a subclass may have fields of its own: not pickled as its base
             raise TypeError(f"{type(self).__name__} inherits {cls.__name__}'s pickling by fields: not pickled")
         return _rebuild, (cls, values_of(self))
 
-    cls.__reduce__ = __reduce__  # type: ignore[method-assign,assignment]
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]  # the point: the class's own pickling
     return cls
 
 
-def _rebuild(cls: type[T], values: tuple) -> T:
+def _rebuild(cls: type[T], values: tuple[Any, ...]) -> T:
     """An object of ``cls`` whose fields are ``values`` (already as ``__init__`` and ``__post_init__`` left
     them, so neither runs again)."""
     obj = object.__new__(cls)

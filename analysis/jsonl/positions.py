@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 from bisect import bisect_right
 from itertools import accumulate
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ class Range:
     start: Position
     end: Position
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, dict[str, int]]:
         return {
             "start": {"line": self.start.line, "character": self.start.character},
             "end": {"line": self.end.line, "character": self.end.character},
@@ -104,9 +105,10 @@ class LineColumns:
         return self._astral
 
     def _utf8_tables(self) -> tuple[list[int], list[int]]:
-        if self._utf8_marks is None:
-            marks: list[int] = []
-            extra: list[int] = []
+        marks, extra = self._utf8_marks, self._utf8_extra
+        if marks is None or extra is None:
+            marks = []
+            extra = []
             total = 0
             for m in _NON_ASCII.finditer(self._text):
                 cp = ord(m.group())
@@ -114,7 +116,7 @@ class LineColumns:
                 marks.append(m.start())
                 extra.append(total)
             self._utf8_marks, self._utf8_extra = marks, extra
-        return self._utf8_marks, self._utf8_extra  # type: ignore[return-value]
+        return marks, extra
 
 
 def span_to_range(span: Span, line_text: str, encoding: PositionEncoding = PositionEncoding.UTF16,
@@ -164,6 +166,10 @@ class EscapeMap:
     """
 
     __slots__ = ("raw_start", "_dec", "_raw", "_raw_end")
+    # machine-integer arrays, or the shared empty tuple
+    _dec: Sequence[int]
+    _raw: Sequence[int]
+    _raw_end: Sequence[int]
 
     def __init__(self, raw: str, raw_start: int) -> None:
         self.raw_start = raw_start

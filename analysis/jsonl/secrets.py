@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from .jsonspans import Path
 from .pattern_set import PatternSet
 
 
@@ -373,11 +374,11 @@ OPAQUE_KEYS = frozenset({"encrypted_content"})
 _BASE64 = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=_\-\s]*\Z")
 
 
-def opaque_paths(value: object) -> list[tuple]:
+def opaque_paths(value: object) -> list[Path]:
     """Paths (for :func:`analysis.jsonl.jsonspans.locate`) of the opaque blobs of a decoded line: encrypted
     content and base64 ``data:`` payloads, in which a secret-shaped run of characters is chance."""
-    out: list[tuple] = []
-    stack: list[tuple[tuple, object]] = [((), value)]
+    out: list[Path] = []
+    stack: list[tuple[Path, object]] = [((), value)]
     while stack:
         path, node = stack.pop()
         if isinstance(node, dict):

@@ -9,11 +9,14 @@ import stat
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import BinaryIO, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Iterator, cast
 
 from .findings import INVALID_JSON, Finding
 from .lines import split_lines, strip_bom
 from .positions import Span
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 MAX_BYTES = 2 * 1024 ** 3  # a decompressed rollout larger than this is refused, not read
 STDIN = "-"  # a path that names standard input
@@ -251,10 +254,11 @@ def _read_bytes(path: str) -> bytes:
         return handle.read()
 
 
-def open_regular(path: str) -> BinaryIO:
+def open_regular(path: str) -> io.BufferedReader:
     """``path`` opened for reading, unless it is a device or a socket (a FIFO named on the command line,
     ``<(zstdcat f)``, is read: its user meant it; a folder scan skips FIFOs too, see :func:`find_rollout_files`)."""
-    handle = open(path, "rb", buffering=1 << 20)
+    # "rb" with a buffer size: a BufferedReader (typeshed says BinaryIO for a size that is not a literal)
+    handle = cast(io.BufferedReader, open(path, "rb", buffering=1 << 20))
     kind = os.fstat(handle.fileno()).st_mode
     if stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind):
         handle.close()
@@ -317,7 +321,7 @@ class ZstdReader(io.RawIOBase):
             out += piece[:got]
         return bytes(out[:limit])
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         view = memoryview(buffer).cast("B")
         while self._at >= len(self._pending):
             data = self._source.read(ZSTD_FEED)

@@ -172,13 +172,14 @@ def file_history(index: RolloutIndex, target: Target | str) -> list[Change]:
     if isinstance(target, str):
         target = target_of(target)
     found: dict[int, Change] = {}
-    names = [(target.key, target.repo_path, None)]
+    # (path key, path in the repository, the time before which its changes count: None for the file's own name)
+    names: list[tuple[str, str | None, str | None]] = [(target.key, target.repo_path, None)]
     seen = set()
     try:
         for _depth in range(MOVE_DEPTH + 1):
             if not names:
                 break
-            next_names = []
+            next_names: list[tuple[str, str | None, str | None]] = []
             for key, repo_path, before in names:
                 if (key, repo_path) in seen:
                     continue
@@ -211,7 +212,7 @@ def _changes_named(index: RolloutIndex, target: Target, key: str, repo_path: str
         if row["path_key"] == key or row["move_key"] == key:
             matched = "path"
             here = row["move_key"] == key if row["move_to"] else True
-        elif _same_repository(target, row, repo_path):
+        elif repo_path and _same_repository(target, row, repo_path):  # (never the same without one)
             matched = "repository"
             here = row["repo_move_path"] == repo_path.lower() if row["move_to"] else True
         else:

@@ -139,7 +139,7 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
     turns: list[TurnPart] = []
     exported = [(i, t.line, t.end_line) for i, t in enumerate(analysis.turns, 1)
                 if region is None or not region.start <= t.line <= region.end]
-    covered = set()
+    covered: set[int] = set()
     for _, start, end in exported:
         covered.update(range(start, end + 1))
     if region is not None:

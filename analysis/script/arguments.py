@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
 
 from tree_sitter import Node
 
 from .callees import ARGV_TOOLS, COMMAND_TOOLS
 from ..jsonl.findings import PATCH_SYNTAX, UNRESOLVED_PATCH_PATH
 from .literals import UNKNOWN, Unknown, string_value
+from .notes import NoteSink, Related
 from .patch import PatchFile, parse_patch
 from .script import Binding, ExecScript
 from .values import Constants, Env, unwrap
 
 _HOLE = "\ue000"  # marks an unresolved template substitution inside a patch text
-NoteSink = Callable[..., None]  # (code, message, start, end, related=()) → None
 
 
 @dataclass(slots=True)
@@ -123,7 +124,7 @@ class PatchReader:
         if literal is None or text is None:
             return PatchValue(computed_from=self.script.text(node))
         patch = parse_patch(text)
-        related: tuple = ()
+        related: Related = ()
         if via is not None:
             vs, ve = self.script.span(via.node)
             related = ((vs, ve, f"the patch text is the const {via.name}"),)
@@ -154,7 +155,7 @@ class PatchReader:
         node = self.patch_node(argument)
         return self.literal(node)[0] if node is not None else None
 
-    def files(self, files, holes: list[Node], related) -> tuple[PatchFile, ...]:
+    def files(self, files: Iterable[PatchFile], holes: list[Node], related: Related) -> tuple[PatchFile, ...]:
         kept: list[PatchFile] = []
         for f in files:
             bad = [h for i, h in enumerate(holes) if f"{_HOLE}{i}{_HOLE}" in f.path]

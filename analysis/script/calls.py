@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any, Callable
 
 from tree_sitter import Node
@@ -198,7 +199,8 @@ class _CallReader:
         self.notes: list[Note] = []
         notes = self.notes  # not ``self.note``: a bound method held by a member would make a cycle
 
-        def note(code: str, message: str, start: int, end: int, related=()) -> None:
+        def note(code: str, message: str, start: int, end: int,
+                 related: Iterable[tuple[int, int, str]] = ()) -> None:
             notes.append(Note(code, message, start, end, tuple(related)))
 
         self.note = note
@@ -244,7 +246,7 @@ class _CallReader:
             fields["start"], fields["end"] = self.place(start, end)
         self.calls.append(ToolCall(**fields))
 
-    def computed(self, fields: dict, node: Node | None, what: str | None = None) -> None:
+    def computed(self, fields: dict[str, Any], node: Node | None, what: str | None = None) -> None:
         expression = self.script.text(node) if node is not None else (what or "")
         kind = fields["kind"]
         subject = "command" if kind == COMMAND else "patch" if kind == PATCH else "argument"
@@ -252,12 +254,14 @@ class _CallReader:
                   fields["start"], fields["end"])
         fields.update(computed=True, computed_expression=expression)
 
-    def command_call(self, fields: dict, callee: Node, first: Node | None) -> None:
+    def command_call(self, fields: dict[str, Any], callee: Node, first: Node | None) -> None:
         tool = fields["tool"]
         node = unwrap(first)
         if node is None:
             return  # no argument: the tool gets {} (and refuses it)
         arguments = read_arguments(self.constants, node)
+        if arguments is None:  # never: ``node`` is an expression, unwrapped already
+            return
         fields["json_arguments"] = arguments.json
         key = COMMAND_TOOLS[tool]
         fields["arguments"] = arguments.others(key, "workdir")
@@ -274,7 +278,7 @@ class _CallReader:
         written = command_node(tool, arguments) if key not in arguments.open else None
         runs = self.runs(callee, first)
         commands = _commands(runs, tool) if runs is not None else None
-        if commands is None:
+        if runs is None or commands is None:
             self.computed(fields, written if written is not None else node)
             return
         expression = self.script.text(written if written is not None else node)
@@ -284,12 +288,12 @@ class _CallReader:
                   f"({_short(commands[0][1], 60)}{' …' if len(commands) > 1 else ''})",
                   fields["start"], fields["end"])
 
-    def dynamic_call(self, fields: dict, callee: Node, first: Node | None) -> None:
+    def dynamic_call(self, fields: dict[str, Any], callee: Node, first: Node | None) -> None:
         """``tools[name](…)``: a tool chosen at run time, known per element when a constant list drives it."""
         expression = self.script.text(callee)
         runs = self.runs(callee, first)
         commands = _commands(runs, None) if runs is not None else None
-        if commands is None:
+        if runs is None or commands is None:
             fields.update(computed=True, computed_expression=expression)
             subscript = unwrap(callee)  # tools[…]
             index = subscript.child_by_field_name("index") if subscript is not None else None
@@ -314,26 +318,28 @@ class _CallReader:
 
     def element_spans(self, runs: list[Run]) -> tuple[tuple[int, int], ...] | None:
         """Each run's element where it is written, placed as the call is; None unless every one is known."""
-        spans = [r.span for r in runs]
-        if any(s is None for s in spans):
+        spans = [r.span for r in runs if r.span is not None]
+        if len(spans) < len(runs):
             return None
         place = self.place
-        return tuple(place(*s) if place is not None else s for s in spans)  # type: ignore[misc]
+        return tuple(place(*s) if place is not None else s for s in spans)
 
     def runs(self, callee: Node, first: Node | None) -> list[Run] | None:
         """The call's runs over a constant array; straight-line code iterates nothing (no loop, no callback)."""
         return None if self.straight_line else self.expansions.runs(callee, first)
 
-    def tool_call(self, fields: dict, first: Node | None) -> None:
+    def tool_call(self, fields: dict[str, Any], first: Node | None) -> None:
         node = unwrap(first)
         if node is None or node.type != "object":
             return
         arguments = read_arguments(self.constants, node)
+        if arguments is None:  # never: ``node`` is an expression, unwrapped already
+            return
         fields["json_arguments"] = arguments.json
         fields["arguments"] = arguments.others()
         fields["computed_arguments"] = arguments.computed(self.script.text)
 
-    def patch_call(self, fields: dict, first: Node | None) -> None:
+    def patch_call(self, fields: dict[str, Any], first: Node | None) -> None:
         value = self.patches.read(first)
         if value.patch is None:
             self.computed(fields, unwrap(first), value.computed_from)

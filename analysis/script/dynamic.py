@@ -14,6 +14,7 @@ list of calls is never taken for all a script may do.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -22,6 +23,7 @@ from ..jsonl.findings import DYNAMIC_CODE
 from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, is_misread_await, misread_await_inner
 from .values import unwrap
 
+_Note = Callable[[Node, str], None]  # notes a finding's message at a node
 _RUN_TIME_WORDS = ("eval", "Function", "import", "Reflect")
 _NAMES = Query(JAVASCRIPT, "[(identifier) (shorthand_property_identifier) (import)] @name")
 _CODE_FROM_TEXT = {"eval": "eval runs code built at run time", "Function": "Function builds code at run time"}
@@ -58,7 +60,7 @@ def dynamic_notes(script: ExecScript) -> list[Note]:
     return sorted(notes.values(), key=lambda n: (n.start, n.end))
 
 
-def _name_nodes(script: ExecScript, names: set[str]):
+def _name_nodes(script: ExecScript, names: set[str]) -> Iterator[Node]:
     """The identifiers (and ``import`` keywords) spelling one of ``names``: found by their text, which costs
     a lookup per occurrence, or, in a script with escaped names, by a query over every name."""
     if "\\u" in script.source:
@@ -75,10 +77,10 @@ def _name_nodes(script: ExecScript, names: set[str]):
         while at != -1:
             end = at + len(word)
             if not (at and _NAME_BYTE.match(data, at - 1) or _NAME_BYTE.match(data, end)):
-                node = root.descendant_for_byte_range(at, end)
-                if node is not None and node.start_byte == at and node.end_byte == end and \
-                        node.type in ("identifier", "shorthand_property_identifier", "import"):
-                    yield node
+                found = root.descendant_for_byte_range(at, end)
+                if found is not None and found.start_byte == at and found.end_byte == end and \
+                        found.type in ("identifier", "shorthand_property_identifier", "import"):
+                    yield found
             at = data.find(word, end)
 
 
@@ -107,7 +109,7 @@ def _may_alias(kind: str, init: Node) -> bool:
     return kind in ("const", "let", "var") and inner is not None and inner.type in ("identifier", "member_expression")
 
 
-def _code_at_run_time(script: ExecScript, node: Node, note) -> None:
+def _code_at_run_time(script: ExecScript, node: Node, note: _Note) -> None:
     """A call of ``eval``, ``new Function``, a dynamic ``import``, ``Reflect.x`` given a tool; ``node`` is the name."""
     parent = node.parent
     if parent is None:
@@ -133,7 +135,7 @@ def _code_at_run_time(script: ExecScript, node: Node, note) -> None:
                 note(call, "Reflect reaches a tool")
 
 
-def _escape(script: ExecScript, name: Node, note) -> None:
+def _escape(script: ExecScript, name: Node, note: _Note) -> None:
     """What is done with a reference to ``tools``: called members are the call reader's; the rest is here."""
     if name.type == "shorthand_property_identifier":  # {tools}
         note(name, "tools is stored in an object")
@@ -141,7 +143,7 @@ def _escape(script: ExecScript, name: Node, note) -> None:
     value, parent = _climb(name, name.parent)
     member = parent is not None and parent.type in ("member_expression", "subscript_expression") and \
         parent.child_by_field_name("object") == value
-    if member:
+    if member and parent is not None:
         value, parent = _climb(parent, parent.parent)  # a member of tools: tools.x
         if parent is not None and parent.type == "member_expression" and \
                 parent.child_by_field_name("object") == value:
@@ -167,7 +169,7 @@ def _escape(script: ExecScript, name: Node, note) -> None:
             kind == "arrow_function" and parent.child_by_field_name("body") == value:
         note(value, f"{what} is returned")
     elif kind == "ternary_expression" and parent.child_by_field_name("condition") != value or \
-            kind == "binary_expression" and script.text(parent.child_by_field_name("operator")) in ("&&", "||", "??"):
+            kind == "binary_expression" and _operator(script, parent) in ("&&", "||", "??"):
         note(value, f"{what} is chosen at run time")
     elif kind == "assignment_expression" and parent.child_by_field_name("right") == value:
         left = parent.child_by_field_name("left")
@@ -202,6 +204,11 @@ def _climb(value: Node, parent: Node | None) -> tuple[Node, Node | None]:
     return value, parent
 
 
+def _operator(script: ExecScript, expression: Node) -> str | None:
+    operator = expression.child_by_field_name("operator")
+    return None if operator is None else script.text(operator)
+
+
 def _reassigned_alias(script: ExecScript, left: Node) -> bool:
     binding = script.resolve(left)
     return binding is None or binding.init is None
@@ -227,8 +234,9 @@ def _is_tools(script: ExecScript, node: Node | None) -> bool:
             if binding is None:
                 return script.name_of(node) == "tools"
             if binding.kind == "import":
-                return binding.imported in ("*", "default", "tools") and bool(binding.module) and \
-                    ("tools" in binding.module or "code_mode" in binding.module)
+                module = binding.module or ""
+                return binding.imported in ("*", "default", "tools") and bool(module) and \
+                    ("tools" in module or "code_mode" in module)
             init = unwrap(binding.init)
             if init is None or binding.kind not in ("const", "let", "var") or \
                     init.type not in ("identifier", "member_expression") or binding.node.id in seen:

@@ -79,8 +79,8 @@ class Expansions:
         deep = not all(is_primitive(i) for i in items)
         if binding is not None and not self.array_unchanged(binding, iteration, deep):
             return None
-        envs = [self.bind(iteration, item, index) for index, item in enumerate(items)]
-        if any(env is None for env in envs) or not self.elements_unchanged(iteration, envs):
+        envs = [env for index, item in enumerate(items) if (env := self.bind(iteration, item, index)) is not None]
+        if len(envs) < len(items) or not self.elements_unchanged(iteration, envs):
             return None
         spans = self.element_spans(array, len(items))
         return [Run(self.callees.tool(callee, env), read_arguments(self.constants, argument, env), span)
@@ -209,6 +209,8 @@ class Expansions:
         if kind == "object_pattern":
             if not isinstance(value, dict):
                 return False
+            key: str | None
+            target: Node | None
             for child in node.named_children:
                 if child.type == "shorthand_property_identifier_pattern":
                     key, target = self.script.name_of(child), child

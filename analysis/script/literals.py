@@ -9,10 +9,11 @@ skips the parser on the common path.
 
 from __future__ import annotations
 
+import enum
 import json
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)(\.[0-9]+)?")
@@ -20,24 +21,23 @@ _LINE_ENDS = re.compile(r"\r\n?")
 _SEPARATOR_MISPLACED = re.compile(r"(?<![0-9a-fA-F])_|_(?![0-9a-fA-F])")
 
 
-class Unknown:
-    """The value of an expression a static reading cannot know."""
+class Unknown(enum.Enum):
+    """The value of an expression a static reading cannot know: one value, :data:`UNKNOWN` (an enum of one
+    member, so that ``value is UNKNOWN`` narrows a value's type)."""
 
-    _instance: "Unknown | None" = None
-
-    def __new__(cls) -> "Unknown":
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    UNKNOWN = "UNKNOWN"
 
     def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __str__(self) -> str:
         return "UNKNOWN"
 
     def __bool__(self) -> bool:
         return False
 
 
-UNKNOWN = Unknown()
+UNKNOWN: Final = Unknown.UNKNOWN
 
 
 def string_value(source: str) -> str | Unknown:
@@ -49,7 +49,8 @@ def string_value(source: str) -> str | Unknown:
         # what the same text means as JSON: the C JSON decoder reads it, and refuses every other one, which
         # esprima (pure Python, slow on long patches) reads
         try:
-            return json.loads(source)
+            decoded: str = json.loads(source)  # a JSON string literal: a str
+            return decoded
         except ValueError:
             pass
     node = _expression(source)

@@ -22,7 +22,9 @@ name that clash (a shadowing one in an inner block does not).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
+from typing import Protocol
 from weakref import WeakKeyDictionary
 
 from tree_sitter import Node
@@ -52,7 +54,13 @@ _ARROW = re.compile(rb"[\n\r\xa8\xa9][ \t\f\v]*=>|\*/\s*=>")  # U+2028 and U+202
 _ASYNC = re.compile(rb"async[ \t\f\v]*[\n\r\xe2/]")
 
 
-def _any_text_hit_pattern():
+class _BytesSearch(Protocol):
+    """What is used of an ``re2`` pattern (google-re2 ships no types)."""
+
+    def search(self, text: bytes) -> object | None: ...
+
+
+def _any_text_hit_pattern() -> _BytesSearch | None:
     r"""Every text trigger above in one RE2 automaton, read once in linear time (issue 25): a script it finds
     nothing in has no text hit (most scripts), else the searches above place each hit.  A superset: words are
     found inside longer names too.  The bytes are read as Latin-1 (one byte, one character: ``\xa8`` is the
@@ -62,8 +70,9 @@ def _any_text_hit_pattern():
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     words = b"|".join(re.escape(word) for word in _ALL_WORDS)
-    return re2.compile(rb"\\(?:[1-9xu]|0[0-9])|" + words +
+    pattern: _BytesSearch = re2.compile(rb"\\(?:[1-9xu]|0[0-9])|" + words +
                        rb"|[\n\r\xa8\xa9][ \t\f\v]*=>|\*/[ \t\n\r\f\v]*=>|async[ \t\f\v]*[\n\r\xe2/]", options)
+    return pattern
 
 
 _ANY_TEXT_HIT = _any_text_hit_pattern()
@@ -230,7 +239,7 @@ def _present(data: bytes) -> list[bytes]:
     return [word for word in _ALL_WORDS if word in data]  # one C search a word: most scripts hold none
 
 
-def _occurrences(data: bytes, word: bytes):
+def _occurrences(data: bytes, word: bytes) -> Iterator[int]:
     at = data.find(word)
     while at != -1:
         yield at

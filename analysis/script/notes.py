@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
+
+Related = tuple[tuple[int, int, str], ...]  # places a finding points to besides its own: (start, end, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,4 +17,11 @@ class Note:
     message: str
     start: int
     end: int
-    related: tuple[tuple[int, int, str], ...] = ()
+    related: Related = ()
+
+
+class NoteSink(Protocol):
+    """Where a reader puts a note it makes: ``(code, message, start, end, related=())``."""
+
+    def __call__(self, code: str, message: str, start: int, end: int,
+                 related: Iterable[tuple[int, int, str]] = ()) -> None: ...

@@ -38,7 +38,7 @@ class PatchFile:
     path_offset: int = 0  # where the path starts in the patch text
     move_offset: int | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, str | None]:
         return {"action": self.action, "path": self.path, "move_to": self.move_to}
 
 

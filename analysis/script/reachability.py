@@ -46,9 +46,9 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
         statement = captures["if"][0]
         truth = truth_of(statement.child_by_field_name("condition"))
         branch = "consequence" if truth is False else "alternative" if truth is True else None
-        dead = statement.child_by_field_name(branch) if branch else None
-        if dead is not None:
-            ranges.append(_range(dead))
+        dead_branch = statement.child_by_field_name(branch) if branch else None
+        if dead_branch is not None:
+            ranges.append(_range(dead_branch))
     for group in ("while", "for"):
         for captures in groups[group]:
             loop = captures[group][0]
@@ -163,15 +163,19 @@ def _path_to(script: ExecScript, target: Node) -> list[tuple[Node, str | None]] 
     (tree-sitter finds a node's parent by walking down from the root, so climbing costs depth² steps); None
     when the call sits deeper than real calls do (not claimed)."""
     cursor = script.root.walk()
-    path = [(cursor.node, None)]
+    path: list[tuple[Node, str | None]] = []
+    field: str | None = None
     byte = target.start_byte
     for _ in range(_MAX_CLIMB):
         node = cursor.node
+        if node is None:  # never: a cursor always stands on a node
+            return None
+        path.append((node, field))
         if node == target:
             return path
         if cursor.goto_first_child_for_byte(byte) is None:
             return None
-        path.append((cursor.node, cursor.field_name))
+        field = cursor.field_name
     return None
 
 
@@ -194,7 +198,7 @@ def _runs_with(script: ExecScript, parent: Node, child: Node, field: str | None)
     return False
 
 
-def _guarded(script: ExecScript, node: Node) -> bool:
+def _guarded(script: ExecScript, node: Node | None) -> bool:
     """Whether a ``?.`` in the call/member chain ending at ``node`` may skip it (``tools?.x`` never does:
     the global tools object is never nullish)."""
     if not _has_optional_chain(script):  # no optional chain anywhere: nothing to look for link by link

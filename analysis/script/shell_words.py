@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass
+from typing import Any
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 _MAX_NESTING = 8  # bash -lc "bash -lc '…'" nests; a pathological line stops here
@@ -57,6 +58,9 @@ def read_command_line(text: str) -> CommandLine:
     return CommandLine(text, tuple(commands))
 
 
+_BashNode = Any  # a bashlex.ast.node: bashlex ships no types
+
+
 def _commands_of(text: str, depth: int) -> list[SimpleCommand] | None:
     if depth > _MAX_NESTING:
         return None
@@ -84,9 +88,9 @@ def _plain_words(text: str) -> list[SimpleCommand] | None:
     return [SimpleCommand(tuple(words))] if words else []
 
 
-def _command_nodes(tree) -> list:
+def _command_nodes(tree: _BashNode) -> list[_BashNode]:
     """Every ``command`` node below ``tree`` (in pipelines, lists, loops, substitutions), in source order."""
-    out = []
+    out: list[_BashNode] = []
     stack = [tree]
     while stack:
         node = stack.pop()
@@ -102,7 +106,7 @@ def _command_nodes(tree) -> list:
     return sorted(out, key=lambda n: n.pos[0])
 
 
-def _argv_of(node) -> list[str | None]:
+def _argv_of(node: _BashNode) -> list[str | None]:
     argv: list[str | None] = []
     for part in node.parts:
         if part.kind == "assignment" and not argv:

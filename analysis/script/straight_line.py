@@ -48,8 +48,9 @@ _TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"}
 def not_straight_pattern(language: Language) -> str:
     """A query pattern capturing, as ``@not_straight``, every node of a type a straight-line script may not hold:
     every named type of the grammar outside :data:`STRAIGHT_TYPES`, and errors."""
-    refused = sorted({language.node_kind_for_id(i) for i in range(language.node_kind_count)
-                      if language.node_kind_is_named(i) and language.node_kind_is_visible(i)} - STRAIGHT_TYPES)
+    kinds = (language.node_kind_for_id(i) for i in range(language.node_kind_count)
+             if language.node_kind_is_named(i) and language.node_kind_is_visible(i))
+    refused = sorted({kind for kind in kinds if kind is not None} - STRAIGHT_TYPES)  # None: an id with no kind
     return "[" + " ".join(f"({kind})" for kind in refused + ["ERROR"]) + "] @not_straight\n"
 
 

@@ -10,6 +10,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 # esprima-fork recurses about 13 Python frames per level of nesting and turns RecursionError into "nesting
 # exceeds the parser resource limit" (at about 80 levels under Python's default limit), where V8 reads well over a
@@ -31,6 +32,13 @@ class SyntaxProblem:
     refused: bool = False  # V8 refuses the script as a module: none of it ran
 
 
+class _EsprimaError(Protocol):
+    """What is read of an ``esprima.Error`` (esprima ships no types)."""
+
+    message: str
+    index: int | None
+
+
 @lru_cache(maxsize=64)  # scripts can be long: a few, for a line analysed twice (syntax, executed)
 def first_module_error(source: str) -> SyntaxProblem | None:
     """esprima-fork's first error for ``source`` read as a module, at its code-point offset."""
@@ -50,7 +58,7 @@ def first_module_error(source: str) -> SyntaxProblem | None:
     return None
 
 
-def _problem(source: str, error) -> SyntaxProblem:
+def _problem(source: str, error: _EsprimaError) -> SyntaxProblem:
     description = re.sub(r"^Line \d+: ", "", error.message)
     start = min(max(error.index or 0, 0), len(source))
     while start < len(source) and source[start].isspace():  # esprima may point just after a token
@@ -63,7 +71,7 @@ def _problem(source: str, error) -> SyntaxProblem:
                                      f"the script never ran): {description}", refused=True)
 
 
-def _parse_deep(source: str):
+def _parse_deep(source: str) -> _EsprimaError | None:
     """esprima's error for a script nested too deep for the current thread (None when it parses, or when no
     thread with a large stack can be made): parsed in a fresh thread with a large stack, under a recursion limit
     raised while it runs.  Only on Python 3.12 and later, which bound C recursion apart from the recursion limit:
@@ -73,7 +81,7 @@ def _parse_deep(source: str):
         return None
     import esprima
 
-    outcome: list = []
+    outcome: list[_EsprimaError | None] = []
 
     def parse() -> None:
         try:

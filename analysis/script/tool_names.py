@@ -82,13 +82,15 @@ def key_text(value: Any) -> str | None:
         return value
     if isinstance(value, dict):
         for field in ("q", "query", "ref_id", "pattern", "location", "text"):
-            if isinstance(value.get(field), str):
-                return value[field]
+            text = value.get(field)
+            if isinstance(text, str):
+                return text
         return None
     if isinstance(value, list) and value:
         parts = [key_text(v) for v in value]
-        if all(isinstance(p, str) for p in parts):
-            return ", ".join(parts)  # type: ignore[arg-type]
+        texts = [p for p in parts if p is not None]
+        if len(texts) == len(parts):
+            return ", ".join(texts)
     return None
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import weakref
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeGuard
 
 from tree_sitter import Node
 
@@ -75,11 +75,11 @@ def unwrap(node: Node | None) -> Node | None:
     return None
 
 
-def is_primitive(value: Any) -> bool:
+def is_primitive(value: object) -> bool:
     return value is None or value is UNDEFINED or isinstance(value, (str, bool, int, float))
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -124,6 +124,7 @@ def number_to_string(value: int | float) -> str:
     if math.isinf(value):
         return "Infinity"
     _, digits, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)  # a finite value's ("n", "N" and "F" are NaN's and infinity's)
     text = "".join(map(str, digits)).rstrip("0")
     exponent = exponent + len(digits) - len(text)
     k = len(text)
@@ -160,7 +161,7 @@ def _number(value: float | int) -> int | float:
     return value
 
 
-def _strict_equal(left: Any, right: Any) -> bool | Unknown:
+def _strict_equal(left: object, right: object) -> bool | Unknown:
     if not (is_primitive(left) and is_primitive(right)):
         return UNKNOWN
     if is_number(left) and is_number(right):
@@ -176,7 +177,7 @@ class Constants:
     def __init__(self, script: ExecScript) -> None:
         # the script holds its evaluator (constants_of): a strong reference back would make a cycle, and a
         # script in a cycle (with its tree and caches) lives on until the collector runs
-        self.script = weakref.proxy(script)
+        self.script: ExecScript = weakref.proxy(script)  # a proxy answers as the script does
 
     def value(self, node: Node | None, env: Env | None = None, depth: int = 0) -> Any:
         """The exact value of ``node``, or UNKNOWN.  ``env`` binds loop variables (see expansions)."""
@@ -297,11 +298,11 @@ class Constants:
         if isinstance(left, str) or isinstance(right, str):
             a, b = to_string(left), to_string(right)
             return UNKNOWN if a is UNKNOWN or b is UNKNOWN else a + b
-        a, b = _to_number(left), _to_number(right)
-        if a is UNKNOWN or b is UNKNOWN:
+        x, y = _to_number(left), _to_number(right)
+        if x is UNKNOWN or y is UNKNOWN:
             return UNKNOWN
-        return _number(float(a) + float(b)) if isinstance(a, float) or isinstance(b, float) or \
-            abs(a + b) >= _SAFE_INTEGER else a + b
+        return _number(float(x) + float(y)) if isinstance(x, float) or isinstance(y, float) or \
+            abs(x + y) >= _SAFE_INTEGER else x + y
 
     def logical(self, node: Node, op: str, env: Env | None, depth: int) -> Any:
         """``a && b``, ``a || b``, ``a ?? b``: the operand JavaScript picks, when the left decides it."""
@@ -395,8 +396,8 @@ class Constants:
             value = string_value(self.script.text(node))
             return None if value is UNKNOWN else value
         if node.type == "number":
-            value = number_value(self.script.text(node))
-            return None if value is UNKNOWN else number_to_string(_number(value))
+            number = number_value(self.script.text(node))
+            return None if number is UNKNOWN else number_to_string(_number(number))
         if node.type == "computed_property_name":
             inner = [c for c in node.named_children if c.type != "comment"]
             value = self.value(inner[0]) if len(inner) == 1 else UNKNOWN

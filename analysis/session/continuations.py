@@ -9,7 +9,7 @@ of them, and its wall time adds up theirs; each ``wait`` and ``write_stdin`` rec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Iterable, Sequence
 
 from ..script.calls import COMMAND, PATCH
 from .outputs import ToolOutput
@@ -45,8 +45,8 @@ class CallOutput:
         n = len(self.continued_by)
         return f"after {n} {self.via}{'s' if n != 1 and self.via == 'wait' else ' calls' if n != 1 else ''}"
 
-    def to_json(self) -> dict:
-        out = {"status": self.status, "exit_code": self.exit_code, "wall_time": self.wall_time,
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "exit_code": self.exit_code, "wall_time": self.wall_time,
                "line": self.line}
         if self.continued_by:
             out.update(first_line=self.first_line, continued_by=list(self.continued_by), via=self.via)
@@ -103,7 +103,8 @@ class RecordOutputs:
         status, exit_code, wall = output.status, output.exit_code, output.wall_time
         if record.calls and record.calls[0].kind == PATCH and not record.is_exec and exit_code not in (None, 0):
             status = "failed"  # a patch whose output reports a non-zero exit did not apply
-        chain, via = (), None
+        chain: Sequence[tuple[int, int, ToolOutput]] = ()
+        via: str | None = None
         if output.status == "running" and output.cell_id and record.is_exec:
             chain, via = self.carried(self.waits.get(output.cell_id, ()), line), "wait"
         elif output.status == "running" and output.session_id and not record.is_exec and record.calls and \
@@ -117,14 +118,16 @@ class RecordOutputs:
         return CallOutput(last_line, last.status, last.exit_code if last.exit_code is not None else exit_code,
                           total, last, line, tuple(c for c, _, _ in chain), via)
 
-    def carried(self, calls, after: int) -> list[tuple[int, int, ToolOutput]]:
+    def carried(self, calls: Iterable[int], after: int) -> list[tuple[int, int, ToolOutput]]:
         """The continuations after ``after`` with an output, up to the first that does not say running."""
         chain = []
         for call_line in calls:
             if call_line <= after:
                 continue
             lines = self.outputs_by_call_id.get(self.records[call_line].call_id or "")
-            output = self.records[lines[0]].output if lines else None
+            if not lines:
+                continue
+            output = self.records[lines[0]].output
             if output is None:
                 continue
             chain.append((call_line, lines[0], output))

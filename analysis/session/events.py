@@ -27,7 +27,7 @@ EVENT_TYPES = frozenset({EXEC_END, PATCH_END, MCP_END, WEB_END, ITEM})
 _ITEM_KINDS = {"CommandExecution": COMMAND, "FileChange": PATCH, "McpToolCall": TOOL, "DynamicToolCall": TOOL,
                "WebSearch": TOOL, "commandExecution": COMMAND, "fileChange": PATCH, "mcpToolCall": TOOL,
                "dynamicToolCall": TOOL, "webSearch": TOOL}
-_CHANGE_ACTIONS = {"add": "add", "delete": "delete", "update": "update"}
+_CHANGE_ACTIONS: dict[str | None, str] = {"add": "add", "delete": "delete", "update": "update"}
 
 
 @pickled_by_fields
@@ -106,7 +106,9 @@ def read_event(payload: Any) -> ToolEvent | None:
                          success=success if isinstance(success, bool) else None,
                          files=_changes(payload.get("changes")))
     if kind == MCP_END:
-        invocation = payload.get("invocation") if isinstance(payload.get("invocation"), dict) else {}
+        invocation = payload.get("invocation")
+        if not isinstance(invocation, dict):
+            invocation = {}
         server, tool = _str(invocation.get("server")), _str(invocation.get("tool"))
         result = payload.get("result")
         success = None
@@ -119,7 +121,9 @@ def read_event(payload: Any) -> ToolEvent | None:
                          duration=_duration(payload.get("duration")),
                          tool=f"mcp__{server}__{tool}" if server and tool else tool)
     if kind == WEB_END:
-        action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+        action = payload.get("action")
+        if not isinstance(action, dict):
+            action = {}
         query = _str(payload.get("query")) or _str(action.get("query")) or _str(action.get("url"))
         return ToolEvent(WEB_END, TOOL, _str(payload.get("call_id")), tool="web_search", query=query)
     if kind == ITEM:

@@ -15,7 +15,7 @@ the finding for what they cannot.  pydantic is imported, and its models built
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, TypeVar
 from ..jsonl.pickling import pickled_by_fields
 
 _REQUIRED = object()
@@ -66,7 +66,7 @@ class _Item:
         if type(other) is not type(self):
             return NotImplemented
         return all(getattr(self, n) == getattr(other, n) for n, _, _ in self._fields) and \
-            self.model_extra == other.model_extra  # type: ignore[attr-defined]
+            self.model_extra == other.model_extra
 
     def __hash__(self) -> int:
         return hash((type(self), *(getattr(self, n) for n, _, _ in self._fields)))
@@ -86,7 +86,10 @@ class _Item:
         return out
 
 
-def _rebuild(cls: type, fields: dict[str, Any], extra: dict[str, Any]) -> _Item:
+ItemT = TypeVar("ItemT", bound=_Item)  # a record part's class
+
+
+def _rebuild(cls: type[ItemT], fields: dict[str, Any], extra: dict[str, Any]) -> ItemT:
     item = object.__new__(cls)
     for name, value in fields.items():
         object.__setattr__(item, name, value)
@@ -259,9 +262,9 @@ def parse_record(value: Any) -> Record:
     typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
     # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad,
     # so the envelope reads the same from the line's own dict, and its payload is emptied after)
-    envelope: Envelope | None = _PLAIN_READERS[Envelope](value)  # type: ignore[assignment]
+    envelope: Envelope | None = _PLAIN_READERS[Envelope](value)
     if envelope is None:
-        envelope = _read(Envelope, {**value, "payload": None} if typed else value, ())  # type: ignore[assignment]
+        envelope = _read(Envelope, {**value, "payload": None} if typed else value, ())
     elif typed:
         _set_payload(envelope, None)
     model = PAYLOADS.get(envelope.type)
@@ -277,7 +280,7 @@ def parse_record(value: Any) -> Record:
     return Record(envelope=envelope, item=_read(model, payload, ("payload",)))
 
 
-def _read(cls: type[_Item], value: dict, prefix: tuple) -> _Item:
+def _read(cls: type[ItemT], value: dict, prefix: tuple) -> ItemT:
     """``value`` as a ``cls``: by the plain check, else by pydantic (or its finding)."""
     item = _plain(cls, value)
     if item is not None:
@@ -291,7 +294,7 @@ def _read(cls: type[_Item], value: dict, prefix: tuple) -> _Item:
     return _from_pydantic(cls, validated)
 
 
-def _plain(cls: type[_Item], value: dict) -> _Item | None:
+def _plain(cls: type[ItemT], value: dict) -> ItemT | None:
     """``value`` as a ``cls`` when every declared field holds its JSON type as it is; else None."""
     return _PLAIN_READERS[cls](value)
 
@@ -374,7 +377,8 @@ def _check(kind: Any, value: Any) -> Any:
     return value if type(value) is str and value == kind[1] else _BAD  # ("literal", value)
 
 
-_PLAIN_READERS: dict[type[_Item], Callable[[dict], _Item | None]] = {
+# each reads its own class (or None): Any, as a dict's value type cannot name its key's class
+_PLAIN_READERS: dict[type[_Item], Callable[[dict], Any]] = {
     cls: _plain_reader(cls) for cls in (*_PARTS, OtherItem)}
 _set_payload = Envelope.__dict__["payload"].__set__
 
@@ -395,9 +399,10 @@ def _pydantic_model(cls: type[_Item]) -> Any:
         types: dict[Any, Any] = {
             STR: str, OPT_STR: Union[str, None], OPT_INT: Union[int, None], ANY: Any,
             OPT_DICT: Union[dict[str, Any], None], LIST: list[Any], ARGV: Union[list[str], str],
+            # content: a model built here, at run time, which no static type names
             CONTENT: Union[list[content], str], OUTPUT: Union[str, list[content], dict[str, Any]],  # type: ignore[valid-type]
         }
-        fields = {}
+        fields: dict[str, Any] = {}
         for name, kind, default in cls._fields:
             annotation = _pydantic_model(LocalShellAction) if kind is ACTION else \
                 Literal[kind[1]] if isinstance(kind, tuple) else types[kind]
@@ -407,7 +412,7 @@ def _pydantic_model(cls: type[_Item]) -> Any:
     return model
 
 
-def _from_pydantic(cls: type[_Item], validated: Any) -> _Item:
+def _from_pydantic(cls: type[ItemT], validated: Any) -> ItemT:
     """A pydantic model's values (nested models too) as a ``cls``."""
     def plain(value: Any, kind: Any) -> Any:
         if kind is ACTION:

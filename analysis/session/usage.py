@@ -147,7 +147,8 @@ class SessionUsage:
 
     @property
     def rate_limits(self) -> dict | None:
-        last = max(self.records + self.limits, key=lambda r: r.line, default=None)  # type: ignore[operator]
+        entries: list[UsageRecord | RateLimitRecord] = [*self.records, *self.limits]
+        last = max(entries, key=lambda r: r.line, default=None)
         return last.rate_limits if last is not None else None
 
     def record_at(self, line: int) -> UsageRecord | None:
@@ -245,27 +246,30 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
             continue
         limits = payload.get("rate_limits") if isinstance(payload.get("rate_limits"), dict) else None
         info = payload.get("info")
-        last = TokenUsage.from_json(info.get("last_token_usage")) if isinstance(info, dict) else None
-        total = TokenUsage.from_json(info.get("total_token_usage")) if isinstance(info, dict) else None
-        if last is None or total is None:
+        if not isinstance(info, dict):
+            out.limits.append(RateLimitRecord(number, limits))
+            continue
+        usage = TokenUsage.from_json(info.get("last_token_usage"))
+        thread_total = TokenUsage.from_json(info.get("total_token_usage"))
+        if usage is None or thread_total is None:
             out.limits.append(RateLimitRecord(number, limits))
             continue
         window = info.get("model_context_window")
         window = window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
-        new = total not in seen
-        seen.add(total)
-        if new and reported.get(_key(last)):  # a response its token_usage_record counts
-            reported[_key(last)] -= 1
+        new = thread_total not in seen
+        seen.add(thread_total)
+        if new and reported.get(_key(usage)):  # a response its token_usage_record counts
+            reported[_key(usage)] -= 1
             new = False
-        counted = last if new else ZERO
+        counted = usage if new else ZERO
         inherited = replay is not None and replay.start <= number <= replay.end
-        out.records.append(UsageRecord(number, last, total, window, counted, new, inherited, limits))
+        out.records.append(UsageRecord(number, usage, thread_total, window, counted, new, inherited, limits))
         if inherited:
             out.inherited += counted
         else:
             out.own += counted
             out.requests += new
-        out.reported = total
+        out.reported = thread_total
     lines = [r.line for r in out.records]
     out.turns = [_turn_usage(out.records, lines, t.line, t.end_line) for t in analysis.turns]
     return out
