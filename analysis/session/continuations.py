@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..script.calls import COMMAND, PATCH
+from .memo import MadeOutput, same
 from .outputs import ToolOutput
 from .record_analysis import LineAnalysis
 from ..jsonl.pickling import pickled_by_fields
@@ -58,13 +59,13 @@ class RecordOutputs:
     ``write_stdin`` calls that carry on a process."""
 
     def __init__(self, records: Sequence[LineAnalysis], outputs_by_call_id: dict[str, list[int]],
-                 call_records: Sequence[int], reuse: dict | None = None) -> None:
+                 call_records: Sequence[int], reuse: dict[tuple[int, int], MadeOutput] | None = None) -> None:
         self.records = records
         self.outputs_by_call_id = outputs_by_call_id
         # the outputs made by the previous linking of the same document: (call line, output line) →
-        # (record, output, CallOutput); one found again for the same record and output is reused, not remade
+        # its MadeOutput; one found again for the same record and output is reused, not remade
         self.reuse = reuse or {}
-        self.made: dict[tuple[int, int], tuple[LineAnalysis, ToolOutput, CallOutput]] = {}
+        self.made: dict[tuple[int, int], MadeOutput] = {}
         self.waits: dict[str, list[int]] = {}
         self.writes: dict[str, list[int]] = {}
         for number in call_records:
@@ -93,10 +94,10 @@ class RecordOutputs:
         line, output = own
         if output.status != "running":  # no continuation: the record and its output say it all
             found = self.reuse.get((number, line))
-            if found is None or found[0] is not record or found[1] is not output:
-                found = (record, output, self._made(number, line, record, output))
+            if not same(found, record, output):
+                found = MadeOutput(record, output, self._made(number, line, record, output))
             self.made[(number, line)] = found
-            return found[2]
+            return found.made
         return self._made(number, line, record, output)
 
     def _made(self, number: int, line: int, record: LineAnalysis, output: ToolOutput) -> CallOutput:
