@@ -9,10 +9,9 @@ of them, and its wall time adds up theirs; each ``wait`` and ``write_stdin`` rec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..script.calls import COMMAND, PATCH
-from .memo import MadeOutput, same
 from .outputs import ToolOutput
 from .record_analysis import LineAnalysis
 from ..jsonl.pickling import pickled_by_fields
@@ -52,6 +51,20 @@ class CallOutput:
         if self.continued_by:
             out.update(first_line=self.first_line, continued_by=list(self.continued_by), via=self.via)
         return out
+
+
+class MadeOutput(NamedTuple):
+    """A call record's output as one linking made it: an entry of the document's memo
+    (:attr:`analysis.session.memo.LineCache.outputs_made`), reused while its sources are the same objects."""
+
+    record: LineAnalysis
+    output: ToolOutput  # the output record's own output
+    made: CallOutput
+
+    def made_from(self, record: LineAnalysis, output: ToolOutput) -> bool:
+        """Whether it was made from these very objects (:func:`analysis.session.memo.same`, which this module,
+        below the memo, does not import)."""
+        return self.record is record and self.output is output
 
 
 class RecordOutputs:
@@ -94,7 +107,7 @@ class RecordOutputs:
         line, output = own
         if output.status != "running":  # no continuation: the record and its output say it all
             found = self.reuse.get((number, line))
-            if not same(found, record, output):
+            if found is None or not found.made_from(record, output):
                 found = MadeOutput(record, output, self._made(number, line, record, output))
             self.made[(number, line)] = found
             return found.made
@@ -134,4 +147,4 @@ class RecordOutputs:
         return chain
 
 
-__all__ = ["CallOutput", "RecordOutputs"]
+__all__ = ["CallOutput", "MadeOutput", "RecordOutputs"]

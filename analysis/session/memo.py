@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, NamedTuple, TypeVar
 
 from ..script.calls import COMMAND, ToolCall
+from .continuations import CallOutput, MadeOutput
 from .copies import replacer
 from .outputs import READ_AGAIN, LastRead
 from .record_analysis import LineAnalysis, analyze_line
 from .vocabulary import unknown_type_of
 
-if TYPE_CHECKING:  # not at run time: analysis.session.continuations imports this module
-    from .continuations import CallOutput
+if TYPE_CHECKING:
     from .events import ToolEvent
     from .outputs import ToolOutput
     from .turns import Turn
@@ -81,14 +81,6 @@ class PerObject(Generic[K, V]):
     def keep_only(self, alive: set[int]) -> None:
         """Forget the objects whose id is not in ``alive``."""
         self.by_id = {k: v for k, v in self.by_id.items() if k in alive}
-
-
-class MadeOutput(NamedTuple):
-    """A call record's output as one linking made it (:class:`~analysis.session.continuations.RecordOutputs`)."""
-
-    record: LineAnalysis
-    output: ToolOutput  # the output record's own output
-    made: CallOutput
 
 
 class CorrectedOutput(NamedTuple):
@@ -160,7 +152,8 @@ class LineCache:
         # the output whose texts were read again from its line last (pruned with the lines)
         self.read_again = read_again
         # what the last linking made, for the next one to reuse (read and replaced by linking only)
-        self.outputs_made: dict[tuple[int, int], MadeOutput] = {}  # (call line, output line) → its output
+        # (call line, output line) → its output (continuations.MadeOutput, made and checked there)
+        self.outputs_made: dict[tuple[int, int], MadeOutput] = {}
         self.outputs_corrected: dict[int, CorrectedOutput] = {}  # call line → its output as its event says
         self.calls_paired: dict[int, PairedCalls] = {}  # call line → its located calls
         self.turns_made: TurnsMade | None = None
