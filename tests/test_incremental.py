@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from analysis.session import rollout
+from analysis.session import memo
 from analysis.jsonl.lines import LineList, split_lines
 from analysis.session.rollout import LineCache, RolloutAnalysis, analyze_lines, analyze_text, partial_analysis
 from analysis.session.vocabulary import unknown_records
@@ -148,7 +148,7 @@ def test_a_pruned_cache_still_gives_the_fresh_analysis():
 
 def test_editing_a_long_line_again_and_again_keeps_few_of_its_versions(monkeypatch):
     """A stale line is pruned by size too: each version of a 600 kB output line kept, 40 edits held 24 MB."""
-    monkeypatch.setattr(rollout, "STALE_CHARS", 100_000)
+    monkeypatch.setattr(memo, "STALE_CHARS", 100_000)
     lines = split_lines(fixture("rollout-demo.jsonl"))
     output = next(n for n, line in enumerate(lines) if '"custom_tool_call_output"' in line)
     long = lines[output].replace('Output:\\n"', 'Output:\\n' + "x" * 600_000 + '"', 1)

@@ -187,13 +187,13 @@ def test_the_remembered_output_is_let_go_when_its_line_is_edited_away_or_its_doc
     cache = LineCache()
     lines = split_lines(rollout())
     analysis = analyze_lines(list(lines), cache)
-    assert analysis.records[2].output.texts and outputs._last_read[0] is analysis.lines[2]
+    assert analysis.records[2].output.texts and outputs.READ_AGAIN.line is analysis.lines[2]
     cache.keep_only(set(lines))  # a prune that keeps the line keeps what was read from it
-    assert outputs._last_read[0] is analysis.lines[2]
+    assert outputs.READ_AGAIN.line is analysis.lines[2]
     lines[2] = lines[2].replace("after", "later")
     cache.keep_only(set(lines))  # the line is edited away
-    assert outputs._last_read == (None, ())
+    assert outputs.READ_AGAIN.last == (None, ())
     assert analysis.records[2].output.texts[1] == "after \u00e9"  # read again when asked
-    assert outputs._last_read[0] is analysis.lines[2]
+    assert outputs.READ_AGAIN.line is analysis.lines[2]
     AnalysisStore().close("file:///tmp/never-opened.jsonl")  # any closed document: let go
-    assert outputs._last_read == (None, ())
+    assert outputs.READ_AGAIN.last == (None, ())

@@ -9,7 +9,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-import analysis.session.rollout as rollout
+import analysis.session.memo as memo  # LineCache.get analyses a line with memo.analyze_line
 from lsp_server.store import AnalysisStore
 from tests.helpers import fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, push_capabilities, start
@@ -39,14 +39,14 @@ class RecordingSink:
 
 def slow_lines(monkeypatch, count: int) -> str:
     """``count`` distinct lines whose analysis takes 1 ms each, so the analysis outlasts its first reports."""
-    original = rollout.analyze_line
+    original = memo.analyze_line
 
     def slow_analyze_line(line, extra=(), secrets=True):
         if line.startswith('{"slow"'):
             time.sleep(0.001)
         return original(line, extra, secrets)
 
-    monkeypatch.setattr(rollout, "analyze_line", slow_analyze_line)
+    monkeypatch.setattr(memo, "analyze_line", slow_analyze_line)
     return "".join('{"slow": %d}\n' % n for n in range(count))
 
 

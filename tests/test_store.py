@@ -6,7 +6,7 @@ import asyncio
 import threading
 import time
 
-import analysis.session.rollout as rollout
+import analysis.session.memo as memo  # LineCache.get analyses a line with memo.analyze_line
 import lsp_server.store
 from analysis.session.rollout import LineCache
 from lsp_server.store import EDIT_SHARE, AnalysisStore
@@ -34,7 +34,7 @@ async def test_a_superseded_analysis_never_fills_the_cache_while_it_is_pruned(mo
     diagnostics were never published.  Line analyses are slowed down and pruning walks the cache slowly,
     so before the fix the two overlap on every run."""
     inserting = threading.Event()
-    original_analyze_line = rollout.analyze_line
+    original_analyze_line = memo.analyze_line
 
     def slow_analyze_line(line, extra=(), secrets=True):
         if line.startswith('{"slow"'):
@@ -51,7 +51,7 @@ async def test_a_superseded_analysis_never_fills_the_cache_while_it_is_pruned(mo
                 kept[key] = value
         self._by_text = kept
 
-    monkeypatch.setattr(rollout, "analyze_line", slow_analyze_line)
+    monkeypatch.setattr(memo, "analyze_line", slow_analyze_line)
     monkeypatch.setattr(LineCache, "keep_only", slow_keep_only)
     uri = "file:///tmp/rollout-race.jsonl"
     store, published, small = await _opened(uri)

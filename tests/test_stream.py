@@ -86,7 +86,7 @@ def test_only_web_searches_paired_by_distance_make_a_fixture_read_whole():
 def _counting_analyses(monkeypatch) -> list[str]:
     """The lines analysed, by the stream and by the whole-file analysis."""
     import analysis.reports.stream as stream_module
-    import analysis.session.rollout as rollout_module
+    import analysis.session.memo as memo_module
 
     seen: list[str] = []
 
@@ -97,7 +97,7 @@ def _counting_analyses(monkeypatch) -> list[str]:
         return analyze
 
     monkeypatch.setattr(stream_module, "analyze_line", counted(stream_module.analyze_line))
-    monkeypatch.setattr(rollout_module, "analyze_line", counted(rollout_module.analyze_line))
+    monkeypatch.setattr(memo_module, "analyze_line", counted(memo_module.analyze_line))
     return seen
 
 

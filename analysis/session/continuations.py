@@ -9,7 +9,7 @@ of them, and its wall time adds up theirs; each ``wait`` and ``write_stdin`` rec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from ..script.calls import COMMAND, PATCH
 from .outputs import ToolOutput
@@ -53,18 +53,32 @@ class CallOutput:
         return out
 
 
+class MadeOutput(NamedTuple):
+    """A call record's output as one linking made it: an entry of the document's memo
+    (:attr:`analysis.session.memo.LineCache.outputs_made`), reused while its sources are the same objects."""
+
+    record: LineAnalysis
+    output: ToolOutput  # the output record's own output
+    made: CallOutput
+
+    def made_from(self, record: LineAnalysis, output: ToolOutput) -> bool:
+        """Whether it was made from these very objects (:func:`analysis.session.memo.same`, which this module,
+        below the memo, does not import)."""
+        return self.record is record and self.output is output
+
+
 class RecordOutputs:
     """The output of each call record, followed through the ``wait`` calls that carry on a cell and the
     ``write_stdin`` calls that carry on a process."""
 
     def __init__(self, records: Sequence[LineAnalysis], outputs_by_call_id: dict[str, list[int]],
-                 call_records: Sequence[int], reuse: dict | None = None) -> None:
+                 call_records: Sequence[int], reuse: dict[tuple[int, int], MadeOutput] | None = None) -> None:
         self.records = records
         self.outputs_by_call_id = outputs_by_call_id
         # the outputs made by the previous linking of the same document: (call line, output line) →
-        # (record, output, CallOutput); one found again for the same record and output is reused, not remade
+        # its MadeOutput; one found again for the same record and output is reused, not remade
         self.reuse = reuse or {}
-        self.made: dict[tuple[int, int], tuple[LineAnalysis, ToolOutput, CallOutput]] = {}
+        self.made: dict[tuple[int, int], MadeOutput] = {}
         self.waits: dict[str, list[int]] = {}
         self.writes: dict[str, list[int]] = {}
         for number in call_records:
@@ -93,10 +107,10 @@ class RecordOutputs:
         line, output = own
         if output.status != "running":  # no continuation: the record and its output say it all
             found = self.reuse.get((number, line))
-            if found is None or found[0] is not record or found[1] is not output:
-                found = (record, output, self._made(number, line, record, output))
+            if found is None or not found.made_from(record, output):
+                found = MadeOutput(record, output, self._made(number, line, record, output))
             self.made[(number, line)] = found
-            return found[2]
+            return found.made
         return self._made(number, line, record, output)
 
     def _made(self, number: int, line: int, record: LineAnalysis, output: ToolOutput) -> CallOutput:
@@ -136,4 +150,4 @@ class RecordOutputs:
         return chain
 
 
-__all__ = ["CallOutput", "RecordOutputs"]
+__all__ = ["CallOutput", "MadeOutput", "RecordOutputs"]

@@ -78,11 +78,7 @@ class ToolOutput:
             return self.kept_texts
         if self.line is None:
             return ()
-        line, texts = _last_read
-        if line is not self.line:
-            texts = _texts_of_line(self.line)
-            _remember(self.line, texts)
-        return texts
+        return READ_AGAIN.texts_of(self.line)
 
     @property
     def exit_codes(self) -> list[int]:
@@ -143,20 +139,45 @@ def _is_exec(body: Any) -> bool:
     return first is not None and _STATUS_HEADER.match(first) is not None
 
 
-_last_read: tuple[str | None, tuple[str, ...]] = (None, ())  # (line, its texts): replaced whole, never mutated
+class LastRead:
+    """The output whose texts were read again from its line last, and those texts: a pointer resting on a call
+    asks for its hover again and again.  One per process (:data:`READ_AGAIN`): an output knows its line, not
+    the document or memo that made it; each :class:`~analysis.session.memo.LineCache` holds it and lets it go
+    when it prunes the output's line."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        # (the line the texts were read from, the texts): replaced whole, never mutated, so a reader on another
+        # thread sees a line with its own texts; the line is the very string, compared with ``is``
+        self.last: tuple[str | None, tuple[str, ...]] = (None, ())
+
+    @property
+    def line(self) -> str | None:
+        return self.last[0]
+
+    def texts_of(self, line: str) -> tuple[str, ...]:
+        """The texts of the output record on ``line``, read again unless ``line`` is the one read last."""
+        read, texts = self.last
+        if read is not line:
+            texts = _texts_of_line(line)
+            self.last = (line, texts)
+        return texts
+
+    def forget(self, keep: Collection[str] = ()) -> None:
+        """Let go of the output remembered last unless its line is in ``keep`` (a document's lines after an
+        edit: a line edited away, or a closed document's, must not stay in memory for it)."""
+        read = self.last[0]
+        if read is not None and read not in keep:
+            self.last = (None, ())
 
 
-def _remember(line: str, texts: tuple[str, ...]) -> None:
-    global _last_read
-    _last_read = (line, texts)
+READ_AGAIN = LastRead()
 
 
 def forget_read_again(keep: Collection[str] = ()) -> None:
-    """Let go of the output remembered last unless its line is in ``keep`` (a document's lines after an
-    edit: a line edited away, or a closed document's, must not stay in memory for it)."""
-    global _last_read
-    if _last_read[0] is not None and _last_read[0] not in keep:
-        _last_read = (None, ())
+    """:meth:`LastRead.forget` of :data:`READ_AGAIN` (lsp_server.store calls it when a document closes)."""
+    READ_AGAIN.forget(keep)
 
 
 def _texts_of_line(line: str) -> tuple[str, ...]:

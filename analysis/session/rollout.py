@@ -1,117 +1,31 @@
 """A whole rollout: every line analysed, calls paired with outputs, turns, findings.
 
-``analyze_text`` is the entry point.  Line analyses come from a :class:`LineCache`
-so that re-analysing an edited document redoes only the lines whose text changed.
+``analyze_text`` is the entry point.  Line analyses come from a :class:`~analysis.session.memo.LineCache`
+so that re-analysing an edited document redoes only the lines whose text changed; linking reuses what the
+memo kept of the previous linking (its invariant: :mod:`analysis.session.memo`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..script.calls import COMMAND, PATCH, ToolCall
 from .continuations import CallOutput, RecordOutputs
 from .copies import replacer
+from .memo import (CorrectedOutput, LineCache, PairedCalls, TurnsMade, copy_call as _copy_call,
+                   same, sole_producer_of as _sole_producer_of)
 from .event_pairing import match_events
 from .events import ToolEvent
 from ..jsonl.findings import TURN_FAILED, UNPAIRED_CALL, Finding
 from ..jsonl.jsonspans import locate
 from ..jsonl.lines import split_lines
-from .outputs import forget_read_again
 from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from .record_analysis import LineAnalysis, analyze_line, call_id_span
 from .records import KNOWN_TYPES
 from .turns import Turn, last_written_line, read_turns
-from .vocabulary import unknown_record_findings, unknown_type_of
+from .vocabulary import unknown_record_findings
 from ..jsonl.memo import cached_property
-
-
-STALE_CHARS = 1 << 20  # stale lines' text a line cache keeps beyond a tenth of its document's, before pruning
-
-
-def _with_slack(chars: int) -> int:
-    return chars + chars // 10 + STALE_CHARS
-
-
-class LineCache:
-    """Line analyses by line text; :meth:`keep_only` drops those no line uses any more.
-
-    It also keeps what linking derives from one call alone (the call as it ran, ``executed: "yes"``), so
-    re-linking an edited document makes no new object for a call whose record did not change.
-    """
-
-    def __init__(self, extra_secrets: tuple[re.Pattern[str], ...] = (), secrets: bool = True) -> None:
-        self.extra_secrets = extra_secrets
-        self.secrets = secrets  # look for secrets (see analyze_line)
-        self._by_text: dict[str, LineAnalysis] = {}
-        self._chars = 0  # the length of every line in ``_by_text``: stale lines are pruned by count and by size
-        self._document_chars = 0  # the document's length when :meth:`keep_only` last measured it
-        self._ran: dict[int, tuple[ToolCall, ToolCall]] = {}  # id(call) → (call, the call with executed "yes")
-        self._unknown: dict[int, tuple[LineAnalysis, str | None]] = {}  # id(record) → (record, its unknown type)
-        self._sole: dict[int, tuple[LineAnalysis, ToolCall | None]] = {}  # id(record) → (record, its sole producer)
-        # what the last linking made, for the next one to reuse (read and replaced by ``_link`` only)
-        self.outputs_made: dict = {}
-        self.outputs_corrected: dict[int, tuple] = {}  # call line → (output, event, the output as the event says)
-        self.calls_paired: dict[int, tuple] = {}  # call line → (record, output, events, its located calls)
-        self.turns_made: tuple | None = None  # (line count and last line, the records turns read, the turns)
-
-    def sole_producer(self, record: LineAnalysis) -> ToolCall | None:
-        """:func:`_sole_producer_of` ``record``, computed once per record."""
-        found = self._sole.get(id(record))
-        if found is None or found[0] is not record:
-            found = self._sole[id(record)] = (record, _sole_producer_of(record))
-        return found[1]
-
-    def unknown_type(self, record: LineAnalysis) -> str | None:
-        """:func:`~analysis.session.vocabulary.unknown_type_of` ``record``, computed once per record."""
-        found = self._unknown.get(id(record))
-        if found is None or found[0] is not record:
-            found = self._unknown[id(record)] = (record, unknown_type_of(record))
-        return found[1]
-
-    def ran(self, call: ToolCall) -> ToolCall:
-        """``call`` with ``executed: "yes"``, the same object each time for the same call."""
-        found = self._ran.get(id(call))
-        if found is None or found[0] is not call:
-            found = self._ran[id(call)] = (call, _copy_call(call, executed="yes"))
-        return found[1]
-
-    def get(self, line: str) -> LineAnalysis:
-        found = self._by_text.get(line)
-        if found is None:
-            found = self._by_text[line] = analyze_line(line, self.extra_secrets, self.secrets)
-            self._chars += len(line)
-        return found
-
-    def fill(self, lines: list[str], analyses: list[LineAnalysis]) -> None:
-        """Takes analyses made elsewhere (by worker processes) for ``lines``."""
-        by_text = self._by_text
-        for line, analysis in zip(lines, analyses):
-            if line not in by_text:
-                self._chars += len(line)
-            by_text[line] = analysis
-
-    def keep_only(self, lines: Iterable[str]) -> None:
-        """Forget the lines not in ``lines``: at once when ``lines`` is not a list, else once they are more
-        than a tenth of the cache, or their text more than a tenth of the document's and :data:`STALE_CHARS`
-        (an edit leaves a few stale lines behind; pruning after each costs more, but editing a long output
-        line again and again must not keep every version of it)."""
-        if isinstance(lines, list) and len(self._by_text) <= len(lines) + len(lines) // 10 + 64:
-            if self._chars <= _with_slack(self._document_chars):
-                return  # nothing added since the document was last measured: no pass over its lines
-            self._document_chars = sum(map(len, lines))
-            if self._chars <= _with_slack(self._document_chars):
-                return
-        keep = set(lines)
-        self._by_text = {k: v for k, v in self._by_text.items() if k in keep}
-        self._chars = self._document_chars = sum(map(len, self._by_text))
-        forget_read_again(keep)
-        alive = {id(call) for record in self._by_text.values() for call in record.calls}
-        self._ran = {k: v for k, v in self._ran.items() if k in alive}
-        records = {id(record) for record in self._by_text.values()}
-        self._unknown = {k: v for k, v in self._unknown.items() if k in records}
-        self._sole = {k: v for k, v in self._sole.items() if k in records}
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,10 +207,10 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
         output = analysis.record_outputs.get(number)
         if output is not None and not analysis.records[number].is_exec:  # a top-level call: the event is its own
             found = made.get(number)
-            if found is None or found[0] is not output or found[1] != event:
-                found = (output, event, _corrected(output, event))
+            if not same(found, output) or found.event != event:
+                found = CorrectedOutput(output, event, _corrected(output, event))
             corrected[number] = found
-            analysis.record_outputs[number] = found[2]
+            analysis.record_outputs[number] = found.corrected
     cache.outputs_corrected = corrected
     calls, records, record_outputs = analysis.calls, analysis.records, analysis.record_outputs
     events_at: dict[int, dict[int, tuple[int, ToolEvent]]] = {}  # call line → call index → its event
@@ -309,10 +223,10 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
         output = record_outputs.get(number)
         events = events_at.get(number)
         found = reuse.get(number)
-        if found is None or found[0] is not record or found[1] is not output or found[2] != events:
-            found = (record, output, events, _paired_calls(number, record, output, events or {}, cache))
+        if not same(found, record, output) or found.events != events:
+            found = PairedCalls(record, output, events, _paired_calls(number, record, output, events or {}, cache))
         paired[number] = found
-        calls.extend(found[3])
+        calls.extend(found.calls)
     cache.calls_paired = paired
     analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
 
@@ -378,12 +292,11 @@ def _turns(analysis: RolloutAnalysis, cache: LineCache) -> list[Turn]:
     relevant = [(n, r) for n, r in enumerate(records)
                 if r.turn_start or r.prompt is not None or r.prompt_event or r.kind == "message" or
                 r.turn_end is not None]
-    key = (len(lines), last_written_line(lines))
+    shape = (len(lines), last_written_line(lines))
     made = cache.turns_made
-    if made is None or made[0] != key or len(made[1]) != len(relevant) or \
-            any(a[0] != b[0] or a[1] is not b[1] for a, b in zip(made[1], relevant)):
-        made = cache.turns_made = (key, relevant, read_turns(records, lines))
-    return list(made[2])
+    if made is None or not made.fits(shape, relevant):
+        made = cache.turns_made = TurnsMade(shape, relevant, read_turns(records, lines))
+    return list(made.turns)
 
 
 def _paired_calls(number: int, record: LineAnalysis, output: CallOutput | None,
@@ -422,7 +335,6 @@ def _paired(number: int, index: int, call: ToolCall, record: LineAnalysis, outpu
     return LocatedCall(number, index, call, record, call_output, event)
 
 
-_copy_call = replacer(ToolCall)
 _copy_output = replacer(CallOutput)
 
 
@@ -441,13 +353,6 @@ def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
     status = "failed" if event.kind == PATCH and event.success is False else output.status
     exit_code = event.exit_code if event.exit_code is not None else output.exit_code
     return _copy_output(output, status=status, exit_code=exit_code)
-
-
-def _sole_producer_of(record: LineAnalysis) -> ToolCall | None:
-    """The only call of a script that produces a result block (whose exit code :func:`_call_output` may read
-    from the script's only result block), or None."""
-    producers = [c for c in record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
-    return producers[0] if len(producers) == 1 else None
 
 
 def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None) -> CallOutput | None:
