@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, TypeVar, Un
 from ..jsonl.findings import Finding, finding_sort_key
 from ..jsonl.positions import PositionEncoding, Range, Span
 from ..jsonl.source import is_rollout_path
-from .references import HEAD_LINES, head_parents, may_refer, parent_findings, parents
+from .references import HEAD_LINES, head_parents, may_refer, parent_findings, parents, references
 from .sniff import SAMPLE
 
 if TYPE_CHECKING:
@@ -67,14 +67,16 @@ def sorted_pairs(*groups: Iterable[tuple[Finding, _T]]) -> list[tuple[Finding, _
 
 # -- parent-missing ------------------------------------------------------------------------------------------
 
-def missing_parents(analysis: RolloutAnalysis, path: str | None, roots: Iterable[str] | None = None) -> list[Finding]:
+def missing_parents(analysis: RolloutAnalysis, path: str | None, workspace: Iterable[str] = ()) -> list[Finding]:
     """The ``parent-missing`` findings of a rollout analysed whole: a fork or segment whose parent's rollout is
-    not found in ``roots`` (default: the sessions tree ``path`` is in).  None without a file."""
+    found neither in the sessions tree ``path`` is in nor in the ``workspace`` folders (only there for a
+    rollout without a file)."""
     from .lineage import search_roots
 
-    if path is None:
+    if not references(analysis):
         return []
-    return parent_findings(analysis, parents(analysis, path, search_roots(path) if roots is None else roots))
+    workspace = list(workspace)
+    return parent_findings(analysis, parents(analysis, path, search_roots(path, workspace) if path else workspace))
 
 
 def head_parent_findings(path: str, head: list[str] | None = None) -> tuple[RolloutAnalysis | None, list[Finding]]:
