@@ -128,7 +128,17 @@ _BLANK = LineAnalysis("blank")
 
 def turn_facts(line: str) -> LineAnalysis:
     """What :func:`analysis.session.turns.read_turns` reads of a line, without the rest of its analysis (no
-    script parsed, no secret searched): for reading the turns of a file too large to keep analysed whole."""
+    script parsed, no secret searched): for reading the turns of a file too large to keep analysed whole
+    (:func:`analysis.session.turns.scan_turns`, the second pass of a streamed ``outline --json``, and the
+    inherited turns of a fork's parent).
+
+    What it keeps, and why: a blank line stays ``blank`` and a line that names no turn mark (:data:`_TURN_MARKS`)
+    is ``other`` (read_turns counts lines, and only turn marks start, title or end a turn); an ``event_msg`` keeps
+    what :func:`_read_event` reads of it (turn start and id, the user's words with ``prompt_event``, a turn's
+    end, a turn item, settings) but not the call it reports (turns need no pairing); a ``turn_context`` or a user message keeps its
+    record, turn start and id, and the user's words (``prompt``, ``text``), which title the turn.  Anything else
+    read_turns does not read, so a new field of :class:`LineAnalysis` that turns come to read must be kept here
+    too (``tests/test_stream.py`` compares these turns with the whole-file analysis's)."""
     if not line.strip():
         return _BLANK
     if not any(mark in line for mark in _TURN_MARKS):
