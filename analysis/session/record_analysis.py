@@ -15,7 +15,8 @@ from typing import Any
 
 from ..script.calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
 from .events import ToolEvent, read_event
-from ..jsonl.findings import INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related
+from ..jsonl.findings import (INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related,
+                              finding_sort_key)
 from ..jsonl.jsonspans import locate, string_content
 from ..jsonl.lines import bom_as_space
 from .outputs import ToolOutput, read_output
@@ -111,11 +112,11 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
     secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
                             Span(0, s.start, s.end)) for s in found) if found else ()
     if problem is not None:
-        return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=_order)))
+        return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=finding_sort_key)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
     _read_record(text, record, fields, line)
     found_here = fields["findings"]
-    fields["findings"] = tuple(sorted(found_here + list(secrets), key=_order)) if found_here or secrets else ()
+    fields["findings"] = tuple(sorted(found_here + list(secrets), key=finding_sort_key)) if found_here or secrets else ()
     return LineAnalysis(**fields)
 
 
@@ -169,10 +170,6 @@ def _outside_opaque(line: str, value: Any, found: list) -> list:
         return found
     spans = locate(line, paths).values()
     return [m for m in found if not any(start <= m.start and m.end <= end for start, end in spans)]
-
-
-def _order(finding: Finding) -> tuple:
-    return finding.span.start, finding.span.end, finding.code
 
 
 def _path_span(line: str, path: tuple) -> Span:
