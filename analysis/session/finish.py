@@ -39,10 +39,12 @@ class Ranges(Protocol):
 
 # -- is it a rollout? ----------------------------------------------------------------------------------------
 
-def is_rollout_file(path: str, content: Union[bool, Callable[[], bool]]) -> bool:
-    """Whether the file at ``path`` is read as a rollout: its name matches a rollout pattern, or ``content``
-    (what its first records say: a bool, or a callable asked only when the name does not decide) is true."""
-    if is_rollout_path(path):
+def is_rollout_file(path: str, content: Union[bool, Callable[[], bool]],
+                    named: Callable[[str], bool] = is_rollout_path) -> bool:
+    """Whether the file at ``path`` is read as a rollout: its name matches a rollout pattern (``named``: the
+    server's configured patterns, by URI), or ``content`` (what its first records say: a bool, or a callable
+    asked only when the name does not decide) is true."""
+    if named(path):
         return True
     return content() if callable(content) else bool(content)
 
