@@ -3,7 +3,7 @@
 
 Lines are read one at a time (:mod:`analysis.jsonl.line_stream`) in chunks.  Each line is analysed on its own
 (:func:`analyze_line`, in worker processes for a large file) and *thinned* to what pairing needs: no script
-text, escape map, decoded output or record payload (:func:`thin`).  The main process keeps a *window* of the
+text, escape map, decoded output or record payload (:func:`thin`, by the declared streaming contract).  The main process keeps a *window* of the
 lines not settled yet and pairs it with the whole-file code (:func:`analysis.session.rollout.link_records`).  After
 each chunk the window's settled prefix is reported (findings with their ranges, calls) and dropped.
 
@@ -12,7 +12,7 @@ has its output, its continuations (``wait`` / ``write_stdin``) and its events be
 event before it waits for a call yet, and the last ``MARGIN`` lines always wait.  Settling is a bet on the
 rest of the file, and it is checked: every later line that refers back to a settled one (an output, event or
 call with a settled ``call_id``, a ``wait`` on a settled cell, a nested event while a settled script had no
-output, web searches paired by distance) makes the file be analysed whole instead (:func:`_whole`), so the
+output, web searches paired by distance) makes the file be analysed whole instead (:func:`.reading._whole`), so the
 result is always the whole-file one.  Lines unsettled for ``FORCE_LINES`` lines are settled anyway (memory
 stays bounded) and are checked the same way.
 

@@ -18,6 +18,7 @@ from ...session.finish import finding_json
 from ...session.record_analysis import LineAnalysis
 from ...session.rollout import LocatedCall, RolloutAnalysis
 
+
 class Sink(Protocol):
     """Receives the call records and calls of a rollout in line order, with their ranges."""
 

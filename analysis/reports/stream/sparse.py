@@ -10,6 +10,7 @@ from ...session.record_analysis import LineAnalysis
 from ...session.rollout import RolloutAnalysis
 from ...session.vocabulary import unknown_records
 
+
 class _SparseRecords:
     """Every line's record for session counts: the kept ones by line, a plain stand-in for the others."""
 

@@ -21,6 +21,7 @@ from ...session.record_analysis import LineAnalysis, analyze_line
 from ...session.records import KNOWN_TYPES
 from ...session.vocabulary import unknown_type_of
 
+
 class _Envelope:
     __slots__ = ("type", "timestamp", "payload")
 

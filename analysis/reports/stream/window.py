@@ -23,7 +23,11 @@ from .collect import Reports, Sink, Streamed, _glob_finding, _glob_output, _Know
 from .sparse import _sparse_analysis
 from .thinning import ChunkFacts
 
+
 class _Stream:
+    """The window of a rollout read as a stream, and what was settled before it (findings with their ranges,
+    the call ids, cells and sessions a later line must not refer back to, session records)."""
+
     def __init__(self, encoding: PositionEncoding, sink: Sink | None, sessions: bool, margin: int,
                  force_lines: int) -> None:
         self.encoding, self.sink, self.sessions = encoding, sink, sessions
@@ -239,6 +243,8 @@ class _Stream:
                 self.released.add(hash(event.call_id))
 
     def finish(self, result: Streamed) -> None:
+        """Settles what is left and gives ``result`` its findings (those of the lines read, the window's and the
+        unknown record types', in the one order), its counts and whether the file is a rollout."""
         self._settle(final=True)
         unknown = []
         for name, (first, span, where, count) in self.unknown.items():
