@@ -79,7 +79,6 @@ def _token_count(record: Any) -> RecordStub | None:
     return stub
 
 
-_copy_line = replacer(LineAnalysis)
 _copy_call = replacer(ToolCall)
 _copy_output = replacer(ToolOutput)
 
@@ -127,7 +126,25 @@ DROPPED = ("script", "script_map", "text", "prompt", "turn_item", "settings", "c
 _MARKS = tuple(name for name in KEPT if name != "kind") + ("calls", "output")
 _marks_of = attrgetter(*_MARKS)
 _UNMARKED = _marks_of(LineAnalysis("plain"))  # the defaults: a line that sets none is plain
-_DROP = {name: getattr(LineAnalysis("plain"), name) for name in DROPPED}
+# a thin copy is made field by field, as analysis.session.copies.replacer copies (LineAnalysis is frozen with
+# slots and no __post_init__): the kept fields from the line, the thinned ones given, the dropped at their defaults
+_kept_of = attrgetter(*KEPT)
+_PUT_KEPT = tuple(LineAnalysis.__dict__[name].__set__ for name in KEPT)
+_PUT_RECORD, _PUT_CALLS, _PUT_OUTPUT = (LineAnalysis.__dict__[name].__set__ for name in THINNED)
+_PUT_DROPPED = tuple((LineAnalysis.__dict__[name].__set__, getattr(LineAnalysis("plain"), name)) for name in DROPPED)
+_new = object.__new__
+
+
+def _thin_copy(la: LineAnalysis, record: Any, calls: tuple[ToolCall, ...], output: ToolOutput | None) -> LineAnalysis:
+    copy = _new(LineAnalysis)
+    for put, value in zip(_PUT_KEPT, _kept_of(la)):
+        put(copy, value)
+    _PUT_RECORD(copy, record)
+    _PUT_CALLS(copy, calls)
+    _PUT_OUTPUT(copy, output)
+    for put, value in _PUT_DROPPED:
+        put(copy, value)
+    return copy
 
 
 def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
@@ -146,7 +163,7 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
     if calls:
         keep_arguments = not la.is_exec  # wait, write_stdin and web searches are paired by their arguments
         calls = tuple([_thin_call(c, keep_arguments) for c in calls])
-    return _copy_line(la, record=record, calls=calls, output=_thin_output(la.output), **_DROP)
+    return _thin_copy(la, record, calls, _thin_output(la.output))
 
 
 def _record_stub(la: LineAnalysis, sessions: bool) -> Any:
