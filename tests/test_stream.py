@@ -85,7 +85,7 @@ def test_only_web_searches_paired_by_distance_make_a_fixture_read_whole():
 
 def _counting_analyses(monkeypatch) -> list[str]:
     """The lines analysed, by the stream and by the whole-file analysis."""
-    import analysis.reports.stream as stream_module
+    import analysis.reports.stream.thinning as stream_module
     import analysis.session.memo as memo_module
 
     seen: list[str] = []

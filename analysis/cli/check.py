@@ -17,12 +17,12 @@ from ..jsonl.findings import Finding, Severity
 from ..reports.invocations import looks_like_invocation_log, read_invocation_log
 from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
-from ..reports.report import finding_json
-from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, is_rollout_path, load
+from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, load
 from ..reports.spread import file_tasks, spread_by_lines
 from ..reports.stream import parallel_worth_it, stream_rollout
 from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
-from ..session.references import HEAD_LINES, head_parents, may_refer, parent_findings
+from ..session.finish import finding_json, is_rollout_file, with_parent_findings
+from ..session.references import HEAD_LINES
 from .common import analyze, encoding_option, error, jobs_option
 
 HEAD = max(20, HEAD_LINES)  # the first lines read before the rest: what tells an invocation log, and references
@@ -162,21 +162,6 @@ def _size(path: str) -> int:
         return 0
 
 
-def with_parent_findings(path: str, findings: list[tuple[Finding, dict]], encoding: PositionEncoding,
-                         head: list[str] | None = None) -> list[tuple[Finding, dict]]:
-    """``findings`` and a ``parent-missing`` finding for each fork or segment whose parent rollout is not found
-    (analysis.session.references), in order.  ``head``: the file's first lines (at least ``HEAD_LINES``, or all
-    it has), when they have been read already."""
-    if head is not None and not any(may_refer(line) for line in head[:HEAD_LINES]):
-        return findings  # no reference, so no parent to miss
-    head_analysis, resolved = head_parents(path, head=head)
-    extra = [(f, finding_json(head_analysis, f, encoding)) for f in parent_findings(head_analysis, resolved)]
-    if not extra:
-        return findings
-    return sorted(findings + extra, key=lambda item: (item[0].span.line, item[0].span.start, item[0].span.end,
-                                                      item[0].code))
-
-
 def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
               profile: str = AUTHOR) -> list[tuple[Finding, dict]] | None:
     """The findings of one file with their JSON form, at their severity in ``profile``; None when it is not
@@ -189,7 +174,7 @@ def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
         if not looks_like_invocation_log(path, "\n".join(texts)):
             streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs,
                                       make_sink=_Calls if profile != AUTHOR else None, lines=chain(head, lines))
-            if not (is_rollout_path(path) or streamed.is_rollout):
+            if not is_rollout_file(path, streamed.is_rollout):
                 return None
             found = list(streamed.findings) if streamed.sink is None else \
                 _profiled(streamed.findings, profile, quiet_findings(streamed.sink.calls))
@@ -202,7 +187,7 @@ def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
         log = read_invocation_log(loaded.text)
         return [(f, finding_json(log, f, encoding)) for f in loaded.findings + log.findings]
     analysis, findings = analyze(loaded)
-    if not (is_rollout_path(path) or analysis.is_rollout):
+    if not is_rollout_file(path, analysis.is_rollout):
         return None
     return _profiled([(f, finding_json(analysis, f, encoding)) for f in findings], profile,
                      quiet_findings(analysis.calls))

@@ -110,3 +110,16 @@ class Finding:
             return self
         return Finding(self.code, self.message, Span(line, self.span.start, self.span.end),
                        tuple(Related(Span(line, r.span.start, r.span.end), r.message) for r in self.related))
+
+
+def finding_sort_key(finding: Finding) -> tuple[int, int, int, str]:
+    """The order of a rollout's findings everywhere they are listed (the whole-file analysis, the stream,
+    ``check``, the server): by place, then code."""
+    span = finding.span
+    return span.line, span.start, span.end, finding.code
+
+
+def log_finding_sort_key(finding: Finding) -> tuple[int, int, str]:
+    """The order of an invocation log's findings: by where they start, then code (not by where they end)."""
+    span = finding.span
+    return span.line, span.start, finding.code

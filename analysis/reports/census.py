@@ -19,10 +19,11 @@ from typing import Iterable
 
 from ..jsonl.findings import SCRIPT_SYNTAX, Finding
 from ..jsonl.line_stream import Unreadable
+from ..session.finish import is_rollout_file
 from ..session.record_analysis import LineAnalysis
 from ..session.rollout import LocatedCall, RolloutAnalysis
 from .session_census import SessionCensus
-from ..jsonl.source import NOT_A_ROLLOUT, is_rollout_path
+from ..jsonl.source import NOT_A_ROLLOUT
 from .spread import CHUNK_BYTES, TASKS_IN_FLIGHT, file_tasks, in_window, spread_by_lines
 from .stream import stream_rollout
 
@@ -122,7 +123,7 @@ def census_of_file(path: str, pool: Executor | None = None, jobs: int = 1) -> Ce
         streamed = stream_rollout(path, make_sink=_Counter, sessions=True, pool=use_pool, jobs=jobs)
     except Unreadable as problem:
         return Census(unreadable=[path], problems=[str(problem)])
-    if not (is_rollout_path(path) or streamed.is_rollout):  # as the server: other JSON Lines files stay quiet
+    if not is_rollout_file(path, streamed.is_rollout):  # as the server: other JSON Lines files stay quiet
         return Census(skipped=[path], problems=[f"{path}: {NOT_A_ROLLOUT}"])
     census = streamed.sink.census
     census.counts["rollouts"] += 1

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
+from ..session.finish import finding_json  # re-exported: where it was defined before
 from ..session.files_changed import ChangedFile, call_touches, changed_files
 from ..session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
                               failed_count, failures,
@@ -45,20 +46,6 @@ def record_json(analysis: RolloutAnalysis, line: int) -> dict[str, Any]:
     output = analysis.record_output(line)
     return {"line": line, "call_id": record.call_id, "name": record.name, "record": record.kind,
             "output": output.to_json() if output else None}
-
-
-def finding_json(analysis: RolloutAnalysis, finding: Finding,
-                 encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "range": analysis.range_of(finding.span, encoding).to_json(),
-        "severity": finding.severity.label,
-        "code": finding.code,
-        "message": finding.message,
-    }
-    if finding.related:
-        out["related"] = [{"range": analysis.range_of(r.span, encoding).to_json(), "message": r.message}
-                          for r in finding.related]
-    return out
 
 
 def outline_json(path: str, analysis: RolloutAnalysis,

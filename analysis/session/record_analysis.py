@@ -15,7 +15,8 @@ from typing import Any
 
 from ..script.calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
 from .events import ToolEvent, read_event
-from ..jsonl.findings import INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related
+from ..jsonl.findings import (INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related,
+                              finding_sort_key)
 from ..jsonl.jsonspans import locate, string_content
 from ..jsonl.lines import bom_as_space
 from .outputs import ToolOutput, read_output
@@ -111,11 +112,11 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
     secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
                             Span(0, s.start, s.end)) for s in found) if found else ()
     if problem is not None:
-        return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=_order)))
+        return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=finding_sort_key)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
     _read_record(text, record, fields, line)
     found_here = fields["findings"]
-    fields["findings"] = tuple(sorted(found_here + list(secrets), key=_order)) if found_here or secrets else ()
+    fields["findings"] = tuple(sorted(found_here + list(secrets), key=finding_sort_key)) if found_here or secrets else ()
     return LineAnalysis(**fields)
 
 
@@ -128,7 +129,17 @@ _BLANK = LineAnalysis("blank")
 
 def turn_facts(line: str) -> LineAnalysis:
     """What :func:`analysis.session.turns.read_turns` reads of a line, without the rest of its analysis (no
-    script parsed, no secret searched): for reading the turns of a file too large to keep analysed whole."""
+    script parsed, no secret searched): for reading the turns of a file too large to keep analysed whole
+    (:func:`analysis.session.turns.scan_turns`, the second pass of a streamed ``outline --json``, and the
+    inherited turns of a fork's parent).
+
+    What it keeps, and why: a blank line stays ``blank`` and a line that names no turn mark (:data:`_TURN_MARKS`)
+    is ``other`` (read_turns counts lines, and only turn marks start, title or end a turn); an ``event_msg`` keeps
+    what :func:`_read_event` reads of it (turn start and id, the user's words with ``prompt_event``, a turn's
+    end, a turn item, settings) but not the call it reports (turns need no pairing); a ``turn_context`` or a user message keeps its
+    record, turn start and id, and the user's words (``prompt``, ``text``), which title the turn.  Anything else
+    read_turns does not read, so a new field of :class:`LineAnalysis` that turns come to read must be kept here
+    too (``tests/test_stream.py`` compares these turns with the whole-file analysis's)."""
     if not line.strip():
         return _BLANK
     if not any(mark in line for mark in _TURN_MARKS):
@@ -159,10 +170,6 @@ def _outside_opaque(line: str, value: Any, found: list) -> list:
         return found
     spans = locate(line, paths).values()
     return [m for m in found if not any(start <= m.start and m.end <= end for start, end in spans)]
-
-
-def _order(finding: Finding) -> tuple:
-    return finding.span.start, finding.span.end, finding.code
 
 
 def _path_span(line: str, path: tuple) -> Span:

@@ -11,7 +11,8 @@ naming the previous segment, inherited whole (or, for an old-style fork, up to i
 :func:`references` reads them from one rollout; :func:`resolve` finds the parent's file (its
 ``rollout_path`` when it exists here, else by id in the sessions tree, ``.jsonl`` or ``.jsonl.zst``) and
 what is inherited of it (lines, turns).  A parent that cannot be found is a ``parent-missing`` finding,
-never an error.
+never an error: :func:`parent_findings` makes them, and :mod:`analysis.session.finish` joins them to a file's
+findings, the same for every way of reading it.
 """
 
 from __future__ import annotations
