@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 WORDS = ("src", "lib", "tests", "app", "core", "util", "api", "model", "view", "server", "client", "parser",
          "config", "index", "main", "handler", "store", "schema", "docs", "build")

@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analysis import analyze_text  # noqa: E402
-from analysis.script.calls import COMMAND  # noqa: E402
 from analysis.jsonl.findings import RECORD_SHAPE  # noqa: E402
 from analysis.jsonl.source import load, rollout_files  # noqa: E402
+from analysis.script.calls import COMMAND  # noqa: E402
 
 SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared"))
 WILD = SHARED / "corpus" / "wild"
@@ -47,7 +47,7 @@ def measure(paths: list[str]) -> dict:
             continue
         try:
             analysis = analyze_text(loaded.text)
-        except Exception:  # noqa: BLE001 - the point is to count them
+        except Exception:
             crashed.append(f"{path}: {traceback.format_exc(limit=1)}")
             continue
         counts["files"] += 1
@@ -107,12 +107,12 @@ def render(result: dict, corpus: str) -> str:
            row("files read (without a crash)", f"{c['files']} of {c['files'] + len(result['crashed'])}")]
     for where in ("top level", "in scripts"):
         out += [row(f"command-running calls, {where}", c[f"command calls {where}"]),
-                row(f"&nbsp;&nbsp;read exactly", c[f"read {where}"]),
-                row(f"&nbsp;&nbsp;computed", c[f"computed {where}"]),
-                row(f"&nbsp;&nbsp;&nbsp;&nbsp;of which every command is listed",
+                row("&nbsp;&nbsp;read exactly", c[f"read {where}"]),
+                row("&nbsp;&nbsp;computed", c[f"computed {where}"]),
+                row("&nbsp;&nbsp;&nbsp;&nbsp;of which every command is listed",
                     c[f"computed with every command listed {where}"]),
-                row(f"&nbsp;&nbsp;arguments not a JSON object (a `record-shape` finding)", c[f"not JSON {where}"]),
-                row(f"&nbsp;&nbsp;unread", c[f"unread {where}"])]
+                row("&nbsp;&nbsp;arguments not a JSON object (a `record-shape` finding)", c[f"not JSON {where}"]),
+                row("&nbsp;&nbsp;unread", c[f"unread {where}"])]
     out += [row("call records", c["call records"]),
             row("&nbsp;&nbsp;with an output in the file", c["call records with an output in the file"]),
             row("&nbsp;&nbsp;paired with it", c["call records paired"]),

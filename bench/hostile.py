@@ -21,12 +21,12 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis import analyze_text  # noqa: E402
+from analysis import analyze_text
 
 
 def exec_line(script: str, call_id: str = "c") -> str:

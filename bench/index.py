@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis.reports.index import RolloutIndex  # noqa: E402
 from analysis.jsonl.lines import split_lines  # noqa: E402
+from analysis.reports.index import RolloutIndex  # noqa: E402
 
 WILD = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared")) / "corpus" / "wild"
 QUERIES = [("git push", {}), ("apply_patch", {}), ("git", {"failed": True}), ("rg ", {"tool": "exec_command"}),

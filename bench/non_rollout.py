@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.jsonl.lines import split_lines  # noqa: E402
-from analysis.session.sniff import looks_like_rollout  # noqa: E402
+from analysis.jsonl.lines import split_lines
+from analysis.session.sniff import looks_like_rollout
 
 
 def main(argv: list[str]) -> int:

@@ -4,7 +4,7 @@ language server.  ``python -m lsp_server serve`` is how editors start the server
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from analysis.cli import COMMANDS
 from analysis.cli import main as analysis_main

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from pygls.uris import to_fs_path
 

@@ -6,7 +6,6 @@ from analysis.script.calls import COMMAND, PATCH
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
 
-
 def call_at(analysis: RolloutAnalysis, line: int, column: int) -> LocatedCall | None:
     """The narrowest call whose span holds the column."""
     inside = [c for c in analysis.calls_on(line) if c.call.start <= column < c.call.end]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from lsprotocol import types
 
 from analysis.jsonl.findings import DEAD_BRANCH, INVALID_JSON, RECORD_SHAPE, SECRET, UNPAIRED_CALL, Finding, Severity

@@ -10,7 +10,7 @@ and ``\\n`` and applies an edit to the lines it touches (:class:`~analysis.jsonl
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -113,7 +113,7 @@ class RolloutWorkspace(Workspace):
         super().put_text_document(text_document, notebook_uri)
         document = self.text_documents.get(unquote(text_document.uri))
         if isinstance(document, RolloutDocument):
-            document.line_list  # split now, while the text is at hand; the document forgets the text
+            document.line_list  # noqa: B018 (a property read for its effect) split now, while the text is at hand; the document forgets the text
             text_document.text = ""
 
     def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,

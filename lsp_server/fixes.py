@@ -11,13 +11,13 @@ import json
 import re
 from dataclasses import dataclass
 
-from analysis.script.calls import PATCH
 from analysis.jsonl.findings import PATCH_SYNTAX, SECRET, UNPAIRED_CALL, Finding
 from analysis.jsonl.jsonspans import locate, string_content
-from analysis.script.patch import BEGIN, END
 from analysis.jsonl.positions import Span
-from analysis.session.rollout import RolloutAnalysis
 from analysis.jsonl.secrets import SecretMatch, find_secrets, redacted_text
+from analysis.script.calls import PATCH
+from analysis.script.patch import BEGIN, END
+from analysis.session.rollout import RolloutAnalysis
 
 REDACT = "redact"
 ADD_OUTPUT = "add-output"

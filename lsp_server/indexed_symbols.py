@@ -17,15 +17,15 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from analysis.session.labels import DEAD, FAILED, exit_outcome
-from analysis.reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
 from analysis.jsonl.positions import PositionEncoding
+from analysis.reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
+from analysis.session.labels import DEAD, FAILED, exit_outcome
 
 log = logging.getLogger("rollout_lsp")
 _KINDS = {"command": types.SymbolKind.Event, "patch": types.SymbolKind.File}

@@ -26,8 +26,14 @@ from pygls.protocol import default_converter
 
 from analysis.jsonl.findings import EXIT_MISMATCH, Finding
 from analysis.jsonl.positions import LineColumns
-from analysis.reports.invocations import (InvocationLog, MatchResult, RolloutCommand, match_invocations,
-                                          read_invocation_log, rollout_commands)
+from analysis.reports.invocations import (
+    InvocationLog,
+    MatchResult,
+    RolloutCommand,
+    match_invocations,
+    read_invocation_log,
+    rollout_commands,
+)
 
 from .calls import call_at
 from .convert import to_diagnostic, to_range
@@ -56,7 +62,7 @@ class Link:
     """An open log, the open rollout it is linked to, and their match."""
 
     log_uri: str
-    rollout: "DocumentAnalysis"
+    rollout: DocumentAnalysis
     match: MatchResult
     named: bool  # by the command, not chosen automatically
 
@@ -67,8 +73,8 @@ class InvocationLinks:
     name = SOURCE
     kinds = (ROLLOUT, INVOCATION_LOG)
 
-    def __init__(self, server: "RolloutLanguageServer", *, kinds: "DocumentKinds",
-                 diagnostics: "DiagnosticsFeature") -> None:
+    def __init__(self, server: RolloutLanguageServer, *, kinds: DocumentKinds,
+                 diagnostics: DiagnosticsFeature) -> None:
         self.server = server
         self.document_kinds = kinds
         self.diagnostics_feature = diagnostics  # told when this source changed on other documents
@@ -83,7 +89,7 @@ class InvocationLinks:
     def _logs_of(self, uris) -> list[str]:
         return [u for u in uris if self.document_kinds.of(u) == INVOCATION_LOG]
 
-    def log_of(self, result: "DocumentAnalysis") -> InvocationLog:
+    def log_of(self, result: DocumentAnalysis) -> InvocationLog:
         """The log read from an analysis's text (once per analysis)."""
         cached = self._logs.get(result.uri)
         if cached is not None and cached[0] is result:
@@ -92,7 +98,7 @@ class InvocationLinks:
         self._logs[result.uri] = (result, read)
         return read
 
-    def match(self, rollout: "DocumentAnalysis", log_result: "DocumentAnalysis") -> MatchResult:
+    def match(self, rollout: DocumentAnalysis, log_result: DocumentAnalysis) -> MatchResult:
         key = (rollout.uri, log_result.uri)
         cached = self._matches.get(key)
         if cached is not None and cached[0] is rollout and cached[1] is log_result:
@@ -101,7 +107,7 @@ class InvocationLinks:
         self._matches[key] = (rollout, log_result, found)
         return found
 
-    def commands_of(self, rollout: "DocumentAnalysis") -> list[RolloutCommand]:
+    def commands_of(self, rollout: DocumentAnalysis) -> list[RolloutCommand]:
         """Every command of a rollout, split as a shell splits it (once per analysis)."""
         cached = self._commands.get(rollout.uri)
         if cached is not None and cached[0] is rollout:
@@ -110,7 +116,7 @@ class InvocationLinks:
         self._commands[rollout.uri] = (rollout, commands)
         return commands
 
-    async def prepare(self, result: "DocumentAnalysis") -> None:
+    async def prepare(self, result: DocumentAnalysis) -> None:
         """Before a document's diagnostics: split the commands of the rollouts a log may be matched with in a
         worker thread (seconds on a rollout of thousands of commands), and only while a log is open."""
         if not self._logs_of(self.server.store.uris):
@@ -123,17 +129,17 @@ class InvocationLinks:
                 commands = await asyncio.to_thread(rollout_commands, rollout.analysis)
                 self._commands[rollout.uri] = (rollout, commands)
 
-    def open_logs(self) -> list["DocumentAnalysis"]:
+    def open_logs(self) -> list[DocumentAnalysis]:
         store = self.server.store
         return [r for r in (store.latest(u) for u in self._logs_of(store.uris)) if r is not None]
 
-    def open_rollouts(self) -> list["DocumentAnalysis"]:
+    def open_rollouts(self) -> list[DocumentAnalysis]:
         """Open rollouts with an analysis, in the order they were opened."""
         store = self.server.store
         return [r for r in (store.latest(u) for u in store.uris if self.document_kinds.of(u) != INVOCATION_LOG)
                 if r is not None and r.is_rollout]
 
-    def link(self, log_result: "DocumentAnalysis") -> Link | None:
+    def link(self, log_result: DocumentAnalysis) -> Link | None:
         """The rollout a log is linked to: the one the command named, else the open rollout whose commands
         explain the most invocations (ties: the most recently opened), among those running a recorded tool."""
         named = self.named.get(log_result.uri)
@@ -157,14 +163,14 @@ class InvocationLinks:
                 if link is not None and link.rollout.uri == rollout_uri]
 
     # -- diagnostics ------------------------------------------------------------------------------------
-    def diagnostics(self, result: "DocumentAnalysis") -> list[str]:
+    def diagnostics(self, result: DocumentAnalysis) -> list[str]:
         """This source's diagnostics of a document, as JSON texts."""
         if self.document_kinds.of(result.uri) != INVOCATION_LOG and not result.complete:
             # a rollout still being read: it is matched with the whole analysis
             return []
         return [compact(self.converter.unstructure(d)) for d in self.diagnostic_list(result)]
 
-    def diagnostic_list(self, result: "DocumentAnalysis") -> list[types.Diagnostic]:
+    def diagnostic_list(self, result: DocumentAnalysis) -> list[types.Diagnostic]:
         """A log's findings and its match's; for a rollout, the commands its linked logs did not record."""
         if self.document_kinds.of(result.uri) == INVOCATION_LOG:
             return self.log_diagnostics(result)
@@ -182,7 +188,7 @@ class InvocationLinks:
                     out.append(diagnostic)
         return out
 
-    def log_diagnostics(self, result: "DocumentAnalysis") -> list[types.Diagnostic]:
+    def log_diagnostics(self, result: DocumentAnalysis) -> list[types.Diagnostic]:
         read = self.log_of(result)
         findings = list(read.findings)
         link = self.link(result)
@@ -207,12 +213,12 @@ class InvocationLinks:
             out.append(diagnostic)
         return out
 
-    def _diagnostic(self, result: "DocumentAnalysis", finding: Finding) -> types.Diagnostic | None:
+    def _diagnostic(self, result: DocumentAnalysis, finding: Finding) -> types.Diagnostic | None:
         server = self.server
         return to_diagnostic(result.analysis, finding, result.uri, server.encoding, server.settings.severity,
                              server.masker, result.version)
 
-    async def published(self, result: "DocumentAnalysis") -> None:
+    async def published(self, result: DocumentAnalysis) -> None:
         """A document has new diagnostics: publish again those of the documents linked with it."""
         if self.document_kinds.of(result.uri) == INVOCATION_LOG:
             partners = self.relink()
@@ -258,7 +264,7 @@ class InvocationLinks:
         if uris:
             self.diagnostics_feature.changed(SOURCE, uris)
 
-    def invocations_at(self, result: "DocumentAnalysis", position: types.Position) -> list:
+    def invocations_at(self, result: DocumentAnalysis, position: types.Position) -> list:
         """(link, match) of each invocation the linked logs recorded for the rollout call at ``position``."""
         analysis = result.analysis
         line = position.line

@@ -33,7 +33,7 @@ KINDS = (ROLLOUT, INVOCATION_LOG, WORKSPACE_FILE)
 class DocumentKinds:
     """Decides the kind of each document (the one place that does)."""
 
-    def __init__(self, server: "RolloutLanguageServer") -> None:
+    def __init__(self, server: RolloutLanguageServer) -> None:
         self.server = server
         self._open: dict[str, str] = {}  # open document URI → its kind
 
@@ -81,7 +81,7 @@ class DocumentKinds:
             any(_below(path, folder) for folder in workspace_folders(self.server))
 
 
-def workspace_folders(server: "RolloutLanguageServer") -> list[str]:
+def workspace_folders(server: RolloutLanguageServer) -> list[str]:
     """The workspace's folders on this machine (its root when the client named no folder)."""
     workspace = server.workspace
     uris = [f.uri for f in workspace.folders.values()] if workspace.folders else []

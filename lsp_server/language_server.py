@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pygls.lsp.server import LanguageServer
 
@@ -16,8 +17,8 @@ from .documents import encoding_of, snapshot_lines
 from .edits import EditBuilder
 from .masking import Masker
 from .progress import ClientProgress
-from .wire import RolloutProtocol
 from .store import AnalysisStore, DocumentAnalysis
+from .wire import RolloutProtocol
 
 VERSION = "0.1.0"
 ROLLOUT_LANGUAGE = "rollout"

@@ -39,7 +39,6 @@ def host_port(text: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from .server import run as serve  # imported here: --help needs no pygls
-
     from .transport import DEFAULT_MAX_MESSAGE
 
     return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level, allow_remote=args.allow_remote,

@@ -18,7 +18,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
-
 from .documents import RolloutDocument
 from .features.actions import ActionFeature
 from .features.analyze_file import AnalyzeFileFeature
@@ -41,9 +40,16 @@ from .features.sync import DocumentSyncFeature
 from .invocation_links import InvocationLinks
 from .kinds import DocumentKinds
 from .language_server import RolloutLanguageServer
+from .transport import (
+    DEFAULT_MAX_MESSAGE,
+    MessageStdout,
+    ReleasingStdin,
+    allowed_origins,
+    refusal_message,
+    serve_tcp,
+    serve_websocket,
+)
 from .wire import shut_down
-from .transport import DEFAULT_MAX_MESSAGE, MessageStdout, ReleasingStdin, allowed_origins, refusal_message, \
-    serve_tcp, serve_websocket
 
 log = logging.getLogger("rollout_lsp")
 

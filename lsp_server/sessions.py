@@ -10,16 +10,23 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from analysis.jsonl.positions import PositionEncoding
+from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.references import Parent, parent_findings, parents, references
-from analysis.session.thread_names import thread_name
-from analysis.session.compaction import compacted_summary
-from analysis.jsonl.positions import PositionEncoding
 from analysis.session.rollout import RolloutAnalysis
-from analysis.session.usage import (context_sentence, limits_sentence, sentence, session_usage, short, token_count_payload,
-                            tokens)
-from analysis.session.vocabulary import unknown_records
 from analysis.session.settings import record_settings_changes
+from analysis.session.thread_names import thread_name
+from analysis.session.usage import (
+    context_sentence,
+    limits_sentence,
+    sentence,
+    session_usage,
+    short,
+    token_count_payload,
+    tokens,
+)
+from analysis.session.vocabulary import unknown_records
 
 from .convert import line_range
 from .markdown import escape, inline_code

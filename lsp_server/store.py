@@ -31,9 +31,9 @@ import asyncio
 import logging
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
 from urllib.parse import unquote
 
 from analysis.jsonl.lines import split_lines

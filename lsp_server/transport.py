@@ -16,8 +16,8 @@ import json
 import logging
 import re
 import threading
-from typing import BinaryIO, Callable, Iterable
-
+from collections.abc import Callable, Iterable
+from typing import BinaryIO
 
 DEFAULT_MAX_MESSAGE = 256 * 1024 * 1024  # bytes of one message body (--max-message-bytes)
 MAX_HEADER_LINE = 8192  # bytes of one header line: real ones are under 100

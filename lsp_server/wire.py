@@ -19,13 +19,11 @@ import logging
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, \
-    JsonRpcServerNotInitialized
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.workspace import Workspace
 
 from .documents import RolloutWorkspace
-
 from .transport import MessageStdout
 
 log = logging.getLogger("rollout_lsp")

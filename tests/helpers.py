@@ -75,7 +75,7 @@ def inline_pool(given: list | None = None, broken: bool = False, workers: int | 
         def __init__(self, max_workers: int) -> None:
             assert workers is None or max_workers == workers
 
-        def __enter__(self) -> "InlinePool":
+        def __enter__(self) -> InlinePool:
             return self
 
         def __exit__(self, *exc) -> bool:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from analysis import analyze_line, analyze_text
 from analysis.jsonl.lines import split_lines
 from analysis.jsonl.positions import PositionEncoding
-from analysis.session.rollout import RolloutAnalysis
 from analysis.jsonl.secrets import find_secrets, redact
+from analysis.session.rollout import RolloutAnalysis
 from tests.helpers import FIXTURES
 
 RECORD_TYPES = ["session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state", "x"]

@@ -6,14 +6,18 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from analysis.reports.census import Census, census_of_analysis, count_call, count_record
 from analysis.jsonl.positions import PositionEncoding
-from analysis.reports.report import finding_json, outline_json
-from analysis.session.rollout import analyze_text
 from analysis.jsonl.source import NOT_A_ROLLOUT, is_rollout_path, load
+from analysis.reports.census import Census, census_of_analysis, count_call, count_record
+from analysis.reports.report import finding_json, outline_json
 from analysis.reports.stream import Streamed, stream_rollout
+from analysis.session.rollout import analyze_text
 
-ORDER = (lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+
+def ORDER(f):
+    return (f.span.line, f.span.start, f.span.end, f.code)
+
+
 # windows small enough that every rollout is cut, settled early, forced and checked
 TIGHT = ({}, {"margin": 0, "chunk_chars": 1}, {"margin": 2, "chunk_chars": 200, "force_lines": 5},
          {"margin": 0, "chunk_chars": 1, "force_lines": 0}, {"margin": 1, "chunk_chars": 3000, "force_lines": 40})

@@ -18,7 +18,7 @@ def test_the_rules(tmp_path):
     (workspace / "escape").symlink_to(tmp_path)
     policy, settings = PathPolicy(), Settings()
 
-    def refused(path: Path, folders=(workspace.as_uri(),), codex_home=None) -> bool:
+    def refused(path: Path, folders=(workspace.as_uri(),), codex_home=None) -> bool:  # noqa: B008 (once, on purpose)
         return policy.refusal(str(path), folders, settings.is_rollout_path, home=home, codex_home=codex_home) \
             is not None
 
@@ -50,7 +50,7 @@ def test_what_a_client_declares_cannot_open_everything(tmp_path):
     policy = PathPolicy()
     everything = Settings(files=["**/*"]).is_rollout_path
 
-    def reason(path, folders=(), rollout=Settings().is_rollout_path) -> str | None:
+    def reason(path, folders=(), rollout=Settings().is_rollout_path) -> str | None:  # noqa: B008 (once, on purpose)
         return policy.refusal(str(path), folders, rollout, home=home)
 
     assert reason("/etc/passwd", ["file:///"]) == "refused to read /etc/passwd: nothing under the system folder /etc is read"

@@ -14,11 +14,12 @@ import pytest
 
 from analysis.reports.blame import attribute_lines, distinctive, file_history, read_lines, same_remote
 from analysis.reports.index import RolloutIndex
-from analysis.session.changes import (Hunk, file_changes, patch_hunks, path_key, relative_key, resolve)
 from analysis.script.patch import parse_patch
+from analysis.session.changes import Hunk, file_changes, patch_hunks, path_key, relative_key, resolve
 from analysis.session.rollout import analyze_text
 from tests.blame_support import Session, add, build_world, delete, patch_text, update
 from tests.helpers import run_cli
+
 
 @pytest.fixture
 def world(tmp_path: Path):

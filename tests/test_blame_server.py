@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
 from pygls.uris import to_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.blame_support import build_world
 from tests.helpers import ROOT

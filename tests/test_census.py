@@ -7,11 +7,11 @@ from concurrent.futures import Future
 
 import pytest
 
+from analysis.jsonl.source import rollout_files
 from analysis.reports import census as census_module
 from analysis.reports import spread as spread_module
 from analysis.reports.census import Census, census_of_file, run_census
 from analysis.reports.spread import spread_by_lines
-from analysis.jsonl.source import rollout_files
 from tests.helpers import FIXTURES, inline_pool, run_cli
 
 FILES = rollout_files([str(FIXTURES)])

@@ -10,8 +10,8 @@ import pytest
 import zstandard
 
 from analysis.cli import build_parser
-from lsp_server.__main__ import ALL_COMMANDS
 from analysis.jsonl.source import NOT_A_ROLLOUT
+from lsp_server.__main__ import ALL_COMMANDS
 from tests.helpers import FIXTURES, ROOT, fixture, run_cli
 
 

@@ -3,8 +3,8 @@
 import pytest
 
 from analysis.script.calls import COMMAND, PATCH, TOOL, ToolCall
-from analysis.session.events import ChangedFile, pick_call, read_event, same_path
 from analysis.script.patch import PatchFile
+from analysis.session.events import ChangedFile, pick_call, read_event, same_path
 
 
 def test_exec_command_end():

@@ -8,9 +8,17 @@ from analysis.jsonl.positions import PositionEncoding, Span
 from analysis.jsonl.source import load
 from analysis.reports.report import finding_json as report_finding_json
 from analysis.reports.stream import stream_rollout
-from analysis.session.finish import (HEAD_RECORDS, finding_json, head_parent_findings, is_rollout_file,
-                                     known_in_head, missing_parents, sorted_findings, sorted_pairs,
-                                     with_parent_findings)
+from analysis.session.finish import (
+    HEAD_RECORDS,
+    finding_json,
+    head_parent_findings,
+    is_rollout_file,
+    known_in_head,
+    missing_parents,
+    sorted_findings,
+    sorted_pairs,
+    with_parent_findings,
+)
 from analysis.session.rollout import analyze_text
 from tests.helpers import FIXTURES
 

@@ -12,18 +12,31 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from analysis import analyze_text
-from analysis.script.calls import find_calls
 from analysis.jsonl.lines import split_lines
 from analysis.reports.report import call_json, finding_json
-from analysis.session.rollout import LineCache
+from analysis.script.calls import find_calls
 from analysis.script.script import ExecScript
+from analysis.session.rollout import LineCache
 from tests.helpers import FIXTURES, PEAK_SCRIPT, ROOT, run_cli
-from tests.hostile import TERMINAL_ATTACKS, check_invariants, check_redaction, documents, exec_line, \
-    PLACEHOLDER_FORMS, hostile_rollout, mutated, real_lines, secret_forms, zstd_bomb, \
-    real_scripts, record_lines
+from tests.hostile import (
+    PLACEHOLDER_FORMS,
+    TERMINAL_ATTACKS,
+    check_invariants,
+    check_redaction,
+    documents,
+    exec_line,
+    hostile_rollout,
+    mutated,
+    real_lines,
+    real_scripts,
+    record_lines,
+    secret_forms,
+    zstd_bomb,
+)
 
 
 @contextmanager

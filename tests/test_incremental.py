@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from analysis.session import memo
 from analysis.jsonl.lines import LineList, split_lines
+from analysis.session import memo
 from analysis.session.rollout import LineCache, RolloutAnalysis, analyze_lines, analyze_text, partial_analysis
 from analysis.session.vocabulary import unknown_records
 from lsp_server.store import AnalysisStore

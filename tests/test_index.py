@@ -16,11 +16,11 @@ import analysis.reports.index as index_module
 import analysis.reports.index.planning as planning_module
 import analysis.reports.index.reading as reading_module
 import analysis.reports.index.workers as workers_module
-from analysis.reports.index import (SCHEMA_VERSION, IndexUnavailable, RolloutIndex, call_text, parse_since)
 from analysis.jsonl.lines import split_lines
 from analysis.jsonl.positions import PositionEncoding
-from analysis.session.rollout import analyze_text
 from analysis.jsonl.secrets import find_secrets, redact_all
+from analysis.reports.index import SCHEMA_VERSION, IndexUnavailable, RolloutIndex, call_text, parse_since
+from analysis.session.rollout import analyze_text
 from tests.helpers import FIXTURES, PEAK_SCRIPT, ROOT, fixture, inline_pool, run_cli
 
 DEMO = "rollout-demo.jsonl"
@@ -573,6 +573,7 @@ def _bomb(repeats: int) -> bytes:
 
 def test_a_zstd_bomb_is_reported_and_skipped_in_bounded_memory_and_the_rest_indexed(tmp_path: Path):
     import zstandard
+
     from tests.hostile import hostile_rollout
 
     folder = tmp_path / "sessions"
@@ -628,7 +629,8 @@ def test_a_zst_over_the_limit_is_not_measured_again_until_it_or_the_limit_change
     assert (stats.files, stats.full, stats.unchanged, stats.errors, measured) == (2, 1, 1, [], [str(bomb)])
 
 
-from hypothesis import example, given, strategies as st  # noqa: E402
+from hypothesis import example, given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 
 @given(st.binary(max_size=40).map(lambda b: bytes(b"ab\r\n"[c % 4] for c in b)), st.data())

@@ -2,7 +2,8 @@
 
 import json
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from analysis.jsonl.jsonspans import locate
 

@@ -5,16 +5,17 @@ import json
 import pickle
 from types import SimpleNamespace
 
+from lsprotocol import types
+
 from analysis import analyze_text
-from analysis.session import outputs
+from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.export import export
+from analysis.reports.stream import analyze_chunk, thin
+from analysis.session import outputs
 from analysis.session.lineage import lineage
 from analysis.session.outputs import KEPT_TEXT, readable_text
-from analysis.jsonl.positions import PositionEncoding
 from analysis.session.record_analysis import analyze_line
-from analysis.reports.stream import analyze_chunk, thin
 from lsp_server.features.hover import HoverFeature
-from lsprotocol import types
 
 SERVER = SimpleNamespace(masker=lambda text: text, settings=SimpleNamespace(hover_output_lines=10_000))
 TIME = "2026-07-20T10:00:00.000Z"

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import analysis.session.memo as memo
 from analysis.jsonl.lines import split_lines
-from analysis.session.memo import (CorrectedOutput, Derived, LineCache, MadeOutput, PairedCalls, PerObject,
-                                   TurnsMade, same)
+from analysis.session.memo import (
+    CorrectedOutput,
+    Derived,
+    LineCache,
+    MadeOutput,
+    PairedCalls,
+    PerObject,
+    TurnsMade,
+    same,
+)
 from analysis.session.outputs import LastRead
 from analysis.session.rollout import analyze_lines, analyze_text
 from tests.helpers import fixture

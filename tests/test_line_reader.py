@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import islice
-from typing import Iterator
 
 import pytest
 import zstandard
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from analysis.cli import check
 from analysis.jsonl import line_stream

@@ -8,8 +8,8 @@ import time
 
 from lsprotocol import types
 
-from lsp_server.documents import RolloutWorkspace
 from lsp_server import transport
+from lsp_server.documents import RolloutWorkspace
 from lsp_server.transport import ReleasingStdin
 
 

@@ -140,8 +140,8 @@ def test_a_tool_chosen_otherwise_is_not_said_to_come_from_all_tools(source):
 
 def test_the_namespaced_fixture_rollout():
     from analysis import analyze_text
-    from analysis.reports.report import outline_json, outline_text
     from analysis.jsonl.positions import PositionEncoding
+    from analysis.reports.report import outline_json, outline_text
     from tests.helpers import fixture, range_text
 
     name = "rollout-namespaced-tools.jsonl"

@@ -8,10 +8,10 @@ import pickle
 
 import pytest
 
+from analysis.jsonl.lines import split_lines
 from analysis.jsonl.pickling import pickled_by_fields
 from analysis.jsonl.positions import EscapeMap, Span
 from analysis.jsonl.source import load
-from analysis.jsonl.lines import split_lines
 from analysis.reports.stream import analyze_chunk
 from analysis.script.calls import ToolCall
 from analysis.session.record_analysis import LineAnalysis, analyze_line

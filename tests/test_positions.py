@@ -1,9 +1,9 @@
 import json
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import analysis.jsonl.positions as positions
-
 from analysis.jsonl.lines import first_lines, split_lines, strip_bom
 from analysis.jsonl.positions import EscapeMap, LineColumns, PositionEncoding, Span, span_to_range
 

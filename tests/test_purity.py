@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
 from analysis.cli.common import version
 
 ROOT = Path(__file__).resolve().parent.parent

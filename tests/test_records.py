@@ -1,7 +1,15 @@
 import pytest
 
-from analysis.session.records import (CustomToolCall, FunctionCallOutput, LocalShellCall, Message, OtherItem,
-                              RecordShapeError, SessionMeta, parse_record)
+from analysis.session.records import (
+    CustomToolCall,
+    FunctionCallOutput,
+    LocalShellCall,
+    Message,
+    OtherItem,
+    RecordShapeError,
+    SessionMeta,
+    parse_record,
+)
 
 
 def test_known_payloads_are_typed():
@@ -134,7 +142,7 @@ def _cases(cls):
     without a key the class does not declare."""
     values = _VALUES + [kind[1] for _, kind, _ in cls._fields if isinstance(kind, tuple)]
     accepted = {}
-    for name, kind, default in cls._fields:
+    for name, kind, _default in cls._fields:
         accepted[name] = next(v for v in values if _records._check(kind, v) is not _records._BAD)
     for name, _, _ in cls._fields:
         for value in [_records._REQUIRED, *values]:

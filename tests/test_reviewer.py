@@ -12,8 +12,15 @@ from analysis.jsonl.findings import COMPUTED_COMMAND, EXPANDED_COMMAND, Severity
 from analysis.script.calls import COMMAND, PATCH, TOOL, ToolCall
 from analysis.script.patch import PatchFile
 from analysis.session.files_changed import call_touches, changed_files, relative
-from analysis.session.labels import (call_label, call_outcome, continued_from, exit_outcome, failures, record_outcome,
-                                     turn_label)
+from analysis.session.labels import (
+    call_label,
+    call_outcome,
+    continued_from,
+    exit_outcome,
+    failures,
+    record_outcome,
+    turn_label,
+)
 from analysis.session.profiles import AUTHOR, READER, default_profile, quiet_findings, severity_in
 from analysis.session.rollout import analyze_text
 from tests.helpers import fixture, run_cli
@@ -148,8 +155,9 @@ def test_profiles():
 def test_check_takes_a_profile():
     author = run_cli("check", "--json", "--profile", "author", "fixtures/rollout-demo.jsonl")
     reader = run_cli("check", "--json", "--profile", "reader", "fixtures/rollout-demo.jsonl")
-    pick = lambda out: [(d["range"]["start"]["line"], d["code"], d["severity"]) for d in json.loads(out.stdout)
-                        if d["code"] in (COMPUTED_COMMAND, EXPANDED_COMMAND)]
+    def pick(out):
+        return [(d["range"]["start"]["line"], d["code"], d["severity"]) for d in json.loads(out.stdout)
+                if d["code"] in (COMPUTED_COMMAND, EXPANDED_COMMAND)]
     assert pick(author) == [(8, "expanded-command", "information")]
     assert pick(reader) == [(8, "expanded-command", "hint")]
     assert Severity.parse("hint") == Severity.HINT

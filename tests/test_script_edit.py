@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from analysis.session.rollout import analyze_text
 from analysis.authoring.script_edit import EscapeStyle, StringEdit, script_edit, script_span
+from analysis.session.rollout import analyze_text
 from tests.helpers import FIXTURES
 
 

@@ -5,7 +5,8 @@ import json
 import sys
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from analysis import analyze_text
 from analysis.script.calls import find_calls

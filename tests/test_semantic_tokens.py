@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from analysis.session.rollout import analyze_text
 from analysis.authoring.semantic_tokens import line_tokens, patch_tokens, script_tokens
+from analysis.session.rollout import analyze_text
 from tests.helpers import fixture
 
 DL = ("defaultLibrary",)

@@ -8,15 +8,25 @@ from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.uris import to_fs_path as from_uri
 from pytest_lsp import LanguageClient
 
 from analysis import analyze_text
 from analysis.jsonl.lines import split_lines
-from pygls.exceptions import JsonRpcException
-from pygls.uris import to_fs_path as from_uri
 from tests.helpers import ROOT, fixture, json_escaped, utf16_slice
-from tests.lsp_support import (SERVER, apply_edit, change, diagnostics_of, open_text, position_of, pull_capabilities,
-                               push_capabilities, start, uri_of)
+from tests.lsp_support import (
+    SERVER,
+    apply_edit,
+    change,
+    diagnostics_of,
+    open_text,
+    position_of,
+    pull_capabilities,
+    push_capabilities,
+    start,
+    uri_of,
+)
 
 
 @pytest_lsp.fixture(config=SERVER)
@@ -245,8 +255,8 @@ async def test_workspace_symbols(client: LanguageClient):
 async def test_code_lens_and_folding(client: LanguageClient):
     uri, _ = await opened(client, "rollout-demo.jsonl")
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
-    assert [(l.range.start.line, l.command.title, l.command.command, list(l.command.arguments))
-            for l in lenses] == [
+    assert [(lens.range.start.line, lens.command.title, lens.command.command, list(lens.command.arguments))
+            for lens in lenses] == [
         (4, "1 command · exit 1 · 0.4 s", "rollout-lsp.showDecodedScript", [uri, 4]),
         (6, "1 command · 1 patch · exit 0 · 1.2 s", "rollout-lsp.showDecodedScript", [uri, 6]),
         (8, "2 commands · no output", "rollout-lsp.showDecodedScript", [uri, 8]),

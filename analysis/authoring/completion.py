@@ -19,11 +19,11 @@ from datetime import datetime, timezone
 
 from tree_sitter import Node
 
-from ..script.calls import tool_sites
 from ..jsonl.positions import EscapeMap
+from ..script.calls import tool_sites
+from ..script.script import ExecScript
 from ..session.records import KNOWN_TYPES, SessionMeta
 from ..session.rollout import RolloutAnalysis
-from ..script.script import ExecScript
 
 RESPONSE_ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
                        "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",

@@ -61,7 +61,7 @@ class EscapeStyle:
     escape_slash: bool = False
 
     @classmethod
-    def of(cls, raw: str) -> "EscapeStyle":
+    def of(cls, raw: str) -> EscapeStyle:
         style = cls()
         escaped_non_ascii = raw_non_ascii = lower = upper = short_controls = long_controls = 0
         at = 0

@@ -16,16 +16,15 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Union
 
 import tree_sitter_javascript
 from tree_sitter import Node, Query, QueryCursor
 
-from ..script.calls import HELPERS, ToolSite, tool_sites
 from ..jsonl.jsonspans import locate, string_content
 from ..jsonl.positions import EscapeMap
-from ..session.record_analysis import LineAnalysis
+from ..script.calls import HELPERS, ToolSite, tool_sites
 from ..script.script import JAVASCRIPT, MAX_DEPTH, ExecScript
+from ..session.record_analysis import LineAnalysis
 
 # The legend: standard LSP token types first, then the patch types (VS Code maps them to diff scopes).
 TOKEN_TYPES = ("keyword", "string", "number", "comment", "regexp", "function", "method", "variable", "property",
@@ -64,7 +63,7 @@ _CALL_FUNCTION = "function"  # a call of a plain identifier: the grammar says @f
 _OVERLAY = 1 << 20  # the call analysis wins over the grammar's query on the same characters
 _PATCH = 1 << 19
 _Kind = tuple[str, tuple[str, ...]]  # a legend type and its modifiers
-_Span = tuple[int, int, int, Union[_Kind, None]]  # start, end, priority, kind (None: no colour)
+_Span = tuple[int, int, int, _Kind | None]  # start, end, priority, kind (None: no colour)
 
 
 @dataclass(frozen=True, slots=True)

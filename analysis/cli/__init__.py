@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+from collections.abc import Mapping, Sequence
 from importlib import import_module
-from typing import Mapping, Sequence
 
 from .common import ClosedPipeGuard, version
 

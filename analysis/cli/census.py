@@ -7,8 +7,8 @@ import json
 import sys
 import time
 
-from ..reports.census import COUNT_KEYS, census_of_file, run_census
 from ..jsonl.source import STDIN, find_rollout_files
+from ..reports.census import COUNT_KEYS, census_of_file, run_census
 from .common import error, jobs_option
 
 

@@ -7,21 +7,21 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from itertools import chain, islice
-from typing import Iterator, Union
 
 from ..jsonl.findings import Finding, Severity
-from ..reports.invocations import looks_like_invocation_log, read_invocation_log
 from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, load
+from ..reports.invocations import looks_like_invocation_log, read_invocation_log
 from ..reports.spread import file_tasks, spread_by_lines
 from ..reports.stream import parallel_worth_it, stream_rollout
-from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
 from ..session.finish import finding_json, is_rollout_file, with_parent_findings
+from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
 from ..session.references import HEAD_LINES
 from .common import analyze, encoding_option, error, jobs_option
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 # What a file gave: its findings as (code, message, JSON form); None when it is not a rollout; the reason when it
 # cannot be read.
-Outcome = Union[list[tuple[str, str, dict]], None, str]
+Outcome = list[tuple[str, str, dict]] | None | str
 
 
 def _outcomes(paths: list[str], encoding: PositionEncoding, jobs: int,

@@ -7,9 +7,8 @@ import os
 import sys
 
 from ..jsonl.display import for_people
-
-from ..reports.export import FORMATS, ExportOptions, export
 from ..jsonl.source import load
+from ..reports.export import FORMATS, ExportOptions, export
 from .common import analyze, non_negative
 
 

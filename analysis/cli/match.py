@@ -7,12 +7,18 @@ import json
 import sys
 
 from ..jsonl.findings import EXIT_MISMATCH, Finding
-from ..reports.invocations import InvocationLog, MatchResult, RolloutCommand, looks_like_invocation_log, \
-    match_invocations, read_invocation_log
 from ..jsonl.positions import PositionEncoding
+from ..jsonl.source import load
+from ..reports.invocations import (
+    InvocationLog,
+    MatchResult,
+    RolloutCommand,
+    looks_like_invocation_log,
+    match_invocations,
+    read_invocation_log,
+)
 from ..reports.report import finding_json
 from ..session.rollout import RolloutAnalysis
-from ..jsonl.source import load
 from .common import analyze, encoding_option
 
 

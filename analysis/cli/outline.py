@@ -11,8 +11,8 @@ from typing import TextIO
 
 from ..jsonl.line_stream import Unreadable
 from ..jsonl.positions import PositionEncoding
-from ..reports.report import call_json, outline_text, record_json
 from ..jsonl.source import load
+from ..reports.report import call_json, outline_text, record_json
 from ..reports.stream import stream_rollout
 from ..session.files_changed import touches_of
 from ..session.lineage import lineage, search_roots

@@ -7,8 +7,8 @@ import json
 import os
 import sys
 
-from ..reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
 from ..jsonl.positions import PositionEncoding
+from ..reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
 from ..session.labels import turn_label
 from ..session.thread_names import name_of
 from .common import encoding_option, positive

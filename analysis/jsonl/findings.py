@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from .positions import Span
 from .pickling import pickled_by_fields
+from .positions import Span
 
 
 class Severity(IntEnum):
@@ -22,7 +22,7 @@ class Severity(IntEnum):
         return self.name.lower()
 
     @classmethod
-    def parse(cls, text: str) -> "Severity":
+    def parse(cls, text: str) -> Severity:
         return cls[text.upper()]
 
 
@@ -104,7 +104,7 @@ class Finding:
     def severity(self) -> Severity:
         return DEFAULT_SEVERITY[self.code]
 
-    def moved_to(self, line: int) -> "Finding":
+    def moved_to(self, line: int) -> Finding:
         """The same finding on another line (line analyses are computed at line 0)."""
         if self.span.line == line:
             return self

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed omits it (the C one, as json uses)
 from typing import Union
 
-Path = tuple[Union[str, int], ...]  # keys and array indexes; "*" in a pattern: any index
+Path = tuple[str | int, ...]  # keys and array indexes; "*" in a pattern: any index
 # what is wanted below a value: a trie of path parts, _LEAF where a wanted value is
-_Trie = dict[Union[str, int], Union["_Trie", "_Leaf"]]
+_Trie = dict[str | int, Union["_Trie", "_Leaf"]]
 _WS = re.compile(r"[ \t\n\r]*")
 _SPACE = frozenset(" \t\n\r")
 # a key without escapes or control characters, then the colon: what scanstring, _ws, one character and _ws read

@@ -15,9 +15,9 @@ import re
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from itertools import repeat
-from typing import BinaryIO, Callable, Generator, Iterator
 
 from .findings import INVALID_JSON, Finding
 from .lines import BOM

@@ -8,8 +8,9 @@ one)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Callable, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, overload
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, overload
 
 Obj = TypeVar("Obj")  # the object a reading is of
 T = TypeVar("T")
@@ -48,7 +49,7 @@ def once_per_object(function: Callable[Concatenate[Obj, P], T]) -> Kept[Obj, P, 
 
 
 # functools.cached_property without its lock (3.11 takes one per first read)
-class cached_property(Generic[Obj, T]):  # noqa: N801
+class cached_property(Generic[Obj, T]):
     """A property computed once per object and kept in its ``__dict__``.  Two threads reading it at once may both
     compute it: the values are equal, so either may stay."""
 

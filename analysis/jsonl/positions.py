@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Sequence
 from bisect import bisect_right
-from itertools import accumulate
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from itertools import accumulate
+
 from .pickling import pickled_by_fields
 
 

@@ -7,9 +7,10 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, BinaryIO, Iterator, cast
+from typing import TYPE_CHECKING, BinaryIO, cast
 
 from .findings import INVALID_JSON, Finding
 from .lines import split_lines, strip_bom

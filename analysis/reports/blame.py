@@ -15,8 +15,9 @@ import os
 import re
 import sqlite3
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from ..session.changes import NO, Hunk, is_windows_path, path_key, relative_key
 from .index import IndexUnavailable, RolloutIndex, find_repository_root

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..jsonl.findings import SCRIPT_SYNTAX, Finding
 from ..jsonl.line_stream import Unreadable
+from ..jsonl.source import NOT_A_ROLLOUT
 from ..session.finish import is_rollout_file
 from ..session.record_analysis import LineAnalysis
 from ..session.rollout import LocatedCall, RolloutAnalysis
 from .session_census import SessionCensus
-from ..jsonl.source import NOT_A_ROLLOUT
 from .spread import CHUNK_BYTES, TASKS_IN_FLIGHT, file_tasks, in_window, spread_by_lines
 from .stream import stream_rollout
 
@@ -42,7 +42,7 @@ class Census:
     problems: list[str] = field(default_factory=list)  # why each file was unreadable or skipped, for stderr
     sessions: SessionCensus = field(default_factory=SessionCensus)  # token totals, unknown record types
 
-    def add(self, other: "Census") -> "Census":
+    def add(self, other: Census) -> Census:
         self.counts.update(other.counts)
         self.calls_by_tool.update(other.calls_by_tool)
         self.findings_by_code.update(other.findings_by_code)

@@ -16,16 +16,16 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..jsonl.secrets import redact_all
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..session.files_changed import ChangedFile, changed_files
 from ..session.labels import call_label, call_outcome, failures, output_chunks, record_outcome, turn_label
 from ..session.lineage import lineage, search_roots
-from ..session.references import parents, references
-from ..session.thread_names import thread_name
 from ..session.record_analysis import LineAnalysis
 from ..session.records import Message, TurnContext
+from ..session.references import parents, references
 from ..session.rollout import RolloutAnalysis
-from ..jsonl.secrets import redact_all
+from ..session.thread_names import thread_name
 from ..session.usage import context_sentence, sentence, session_usage, short
 
 FORMATS = ("md", "html")

@@ -17,14 +17,24 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ..jsonl.findings import (EXIT_MISMATCH, INVOCATION_EMPTY, INVOCATION_EXIT, INVOCATION_INVALID, INVOCATION_ORDER,
-                       INVOCATION_SHAPE, INVOCATION_TOOL, MISSING_INVOCATION, UNEXPLAINED_INVOCATION, Finding,
-                       Related)
+from ..jsonl.findings import (
+    EXIT_MISMATCH,
+    INVOCATION_EMPTY,
+    INVOCATION_EXIT,
+    INVOCATION_INVALID,
+    INVOCATION_ORDER,
+    INVOCATION_SHAPE,
+    INVOCATION_TOOL,
+    MISSING_INVOCATION,
+    UNEXPLAINED_INVOCATION,
+    Finding,
+    Related,
+)
 from ..jsonl.jsonspans import locate
 from ..jsonl.lines import first_lines, split_lines
 from ..jsonl.positions import PositionEncoding, Range, Span, span_to_range
-from ..session.rollout import LocatedCall, RolloutAnalysis
 from ..script.shell_words import CommandLine, SimpleCommand, read_command_line
+from ..session.rollout import LocatedCall, RolloutAnalysis
 
 INVOCATION_LOG_NAME = "calls.jsonl"
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9._+-]*")

@@ -7,11 +7,21 @@ from typing import Any
 
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
-from ..session.finish import finding_json  # re-exported: where it was defined before
 from ..session.files_changed import ChangedFile, call_touches, changed_files
-from ..session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
-                              failed_count, failures,
-                              located_outcome, record_outcome, turn_label, turn_status)
+from ..session.finish import finding_json  # re-exported: where it was defined before
+from ..session.labels import (
+    call_label,
+    call_outcome,
+    continued_from,
+    expansion_labels,
+    expansion_outcomes,
+    failed_count,
+    failures,
+    located_outcome,
+    record_outcome,
+    turn_label,
+    turn_status,
+)
 from ..session.rollout import LocatedCall, RolloutAnalysis
 from ..session.settings import record_settings_changes
 

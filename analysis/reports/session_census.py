@@ -35,7 +35,7 @@ class SessionCensus:
             for name, lines in found.items():
                 counts[name] += len(lines)
 
-    def merge(self, other: "SessionCensus") -> None:
+    def merge(self, other: SessionCensus) -> None:
         self.own += other.own
         self.inherited += other.inherited
         self.reported += other.reported

@@ -3,9 +3,9 @@ whole files are packed into tasks, and how many tasks are in flight at a time (`
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from itertools import islice
-from typing import Callable, Iterable, Iterator
 
 from .stream import PARALLEL_BYTES
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from tree_sitter import Node
 
-from .callees import ARGV_TOOLS, COMMAND_TOOLS
 from ..jsonl.findings import PATCH_SYNTAX, UNRESOLVED_PATCH_PATH
+from .callees import ARGV_TOOLS, COMMAND_TOOLS
 from .literals import UNKNOWN, Unknown, string_value
 from .notes import NoteSink, Related
 from .patch import PatchFile, parse_patch

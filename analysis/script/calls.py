@@ -15,25 +15,24 @@ command is None and the whole script stands for it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from collections.abc import Iterable
-from typing import Any, Callable
+from typing import Any
 
 from tree_sitter import Node
 
+from ..jsonl.findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
+from ..jsonl.pickling import pickled_by_fields
 from .arguments import PatchReader, command_node, command_of, read_arguments
-from .callees import (ALL_TOOLS, COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of,
-                      may_name_a_tool)
+from .callees import ALL_TOOLS, COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of, may_name_a_tool
 from .dynamic import dynamic_notes
 from .expansions import Expansions, Run
-from ..jsonl.findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
 from .notes import Note
 from .patch import PatchFile
 from .reachability import is_dead, runs_unconditionally
 from .script import ExecScript
 from .tool_names import SEPARATOR, key_argument, key_text, shown_tool, split_tool
 from .values import constants_of, unwrap
-from ..jsonl.pickling import pickled_by_fields
 
 
 @pickled_by_fields

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 
 from tree_sitter import Node, Query, QueryCursor
 
-from .notes import Note
 from ..jsonl.findings import DYNAMIC_CODE
+from .notes import Note
 from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, is_misread_await, misread_await_inner
 from .values import unwrap
 

@@ -18,11 +18,11 @@ import re
 
 from tree_sitter import Node, Query, QueryCursor
 
+from ..jsonl.memo import once_per_object
 from .literals import UNKNOWN
 from .module_syntax import syntax_problem
 from .script import FUNCTIONS, JAVASCRIPT, ExecScript
 from .values import UNDEFINED, constants_of, unwrap
-from ..jsonl.memo import once_per_object
 
 _JUMPS = frozenset({"return_statement", "throw_statement", "break_statement", "continue_statement"})
 _HOISTED = frozenset({"function_declaration", "generator_function_declaration"})

@@ -236,7 +236,7 @@ class Scopes:
         return None
 
     @cached_property
-    def _scope_index(self) -> tuple["_Intervals", "_Intervals"]:
+    def _scope_index(self) -> tuple[_Intervals, _Intervals]:
         return (_Intervals([c["scope_block"][0] for c in self.structure["scope_block"]]),
                 _Intervals([c["scope_function"][0] for c in self.structure["scope_function"]]))
 

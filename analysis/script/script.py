@@ -21,8 +21,22 @@ from tree_sitter import Node, QueryCursor
 
 from ..jsonl.memo import cached_property
 from .code_points import CodePoints
-from .js_tree import (ALL_GROUPS, BLOCKS, CONFIRM_LIMIT, FUNCTIONS, JAVASCRIPT, MAX_DEPTH, OPAQUE, PATTERN_GROUP,
-                      STRUCTURE, SUSPECT_GROUPS, chain_head, is_misread_await, misread_await_inner, parser)
+from .js_tree import (
+    ALL_GROUPS,
+    BLOCKS,
+    CONFIRM_LIMIT,
+    FUNCTIONS,
+    JAVASCRIPT,
+    MAX_DEPTH,
+    OPAQUE,
+    PATTERN_GROUP,
+    STRUCTURE,
+    SUSPECT_GROUPS,
+    chain_head,
+    is_misread_await,
+    misread_await_inner,
+    parser,
+)
 from .pragma import PRAGMA_KEYS, read_pragma
 from .scopes import Binding, Scopes
 from .straight_line import is_straight_line
@@ -93,7 +107,7 @@ class ExecScript(Scopes):
         calls = [(c["call"][0], c["callee"][0]) for c in self.structure["call"]]
         fake: dict[int, Node | None] = {}  # id of a misread ``await (…)`` call → the expression in its parentheses
         heads: dict[int, Node] = {}  # start byte of a misread call → that call
-        for call, callee in calls:
+        for call, _callee in calls:
             if is_misread_await(call):
                 fake[call.id] = misread_await_inner(call)
                 heads[call.start_byte] = call

@@ -89,7 +89,7 @@ def _parse_deep(source: str) -> _EsprimaError | None:
             outcome.append(None)
         except esprima.Error as error:
             outcome.append(error)
-        except Exception:  # noqa: BLE001 - an esprima bug (or RecursionError past the cap): no verdict
+        except Exception:
             outcome.append(None)
 
     with _DEEP_LOCK:

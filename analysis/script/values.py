@@ -21,9 +21,9 @@ from typing import Any, TypeGuard
 
 from tree_sitter import Node
 
+from ..jsonl.memo import once_per_object
 from .literals import UNKNOWN, Unknown, cook_raw, number_value, string_value, template_quasis
 from .script import ExecScript, is_misread_await, misread_await_inner
-from ..jsonl.memo import once_per_object
 
 MAX_DEPTH = 40
 _SAFE_INTEGER = 2 ** 53
@@ -37,9 +37,9 @@ OBJECT_PROTOTYPE = frozenset({"constructor", "hasOwnProperty", "isPrototypeOf", 
 class Undefined:
     """JavaScript's ``undefined`` (Python's None is ``null``)."""
 
-    _instance: "Undefined | None" = None
+    _instance: Undefined | None = None
 
-    def __new__(cls) -> "Undefined":
+    def __new__(cls) -> Undefined:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance

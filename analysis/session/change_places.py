@@ -13,7 +13,7 @@ from __future__ import annotations
 import ntpath
 import os
 import posixpath
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .changes import FileChange, Hunk, call_changes, cwd_at, is_windows_path
 from .files_changed import call_touches, relative

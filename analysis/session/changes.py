@@ -17,8 +17,8 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from ..jsonl.lines import split_lines
 from ..script.calls import PATCH
@@ -68,7 +68,7 @@ class Hunk:
         return [self.header, list(self.lines)]
 
     @classmethod
-    def from_json(cls, value: Sequence) -> "Hunk":
+    def from_json(cls, value: Sequence) -> Hunk:
         return cls(value[0], tuple(value[1]))
 
 

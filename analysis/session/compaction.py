@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
 from ..jsonl.pickling import pickled_by_fields
 
 LARGE_LINE = 1 << 20  # a compacted line longer than this is not searched for secrets (see docs/sessions.md)

@@ -8,13 +8,14 @@ of them, and its wall time adds up theirs; each ``wait`` and ``write_stdin`` rec
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
+from ..jsonl.pickling import pickled_by_fields
 from ..script.calls import COMMAND, PATCH
 from .outputs import ToolOutput
 from .record_analysis import LineAnalysis
-from ..jsonl.pickling import pickled_by_fields
 
 
 @pickled_by_fields

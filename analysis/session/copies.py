@@ -11,8 +11,9 @@ changed ones again (about 2.3 µs), then the class's ``__post_init__`` when it h
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from operator import attrgetter
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 

@@ -61,7 +61,7 @@ def match_events(analysis: PairedRollout, findings: list[Finding]) -> dict[tuple
     return matched
 
 
-def _target(analysis: PairedRollout, line: int, event: ToolEvent, windows: "_Windows", web_calls: list[int],
+def _target(analysis: PairedRollout, line: int, event: ToolEvent, windows: _Windows, web_calls: list[int],
             matched: dict, taken: dict[int, set[int]]) -> tuple[int, int] | None:
     if event.call_id and not event.nested:
         call_line = analysis.calls_by_call_id.get(event.call_id)

@@ -17,8 +17,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from ..script.calls import COMMAND, PATCH, TOOL, ToolCall
 from ..jsonl.pickling import pickled_by_fields
+from ..script.calls import COMMAND, PATCH, TOOL, ToolCall
 
 EXEC_END, PATCH_END, MCP_END, WEB_END, ITEM = (
     "exec_command_end", "patch_apply_end", "mcp_tool_call_end", "web_search_end", "item_completed")

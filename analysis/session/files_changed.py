@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..jsonl.memo import once_per_object
 from ..script.calls import PATCH
 from .changes import is_absolute, relative_key
 from .events import PATCH_END
 from .patch_applied import patch_applied
-from .rollout import LocatedCall
-from .rollout import RolloutAnalysis
-from ..jsonl.memo import once_per_object
+from .rollout import LocatedCall, RolloutAnalysis
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,8 @@ the file is finished the same way, here:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, TypeVar, Union
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..jsonl.findings import Finding, finding_sort_key
 from ..jsonl.positions import PositionEncoding, Range, Span
@@ -39,7 +40,7 @@ class Ranges(Protocol):
 
 # -- is it a rollout? ----------------------------------------------------------------------------------------
 
-def is_rollout_file(path: str, content: Union[bool, Callable[[], bool]],
+def is_rollout_file(path: str, content: bool | Callable[[], bool],
                     named: Callable[[str], bool] = is_rollout_path) -> bool:
     """Whether the file at ``path`` is read as a rollout: its name matches a rollout pattern (``named``: the
     server's configured patterns, by URI), or ``content`` (what its first records say: a bool, or a callable

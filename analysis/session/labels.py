@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from ..script.calls import COMMAND, PATCH, ToolCall
 from ..jsonl.findings import SCRIPT_SYNTAX
-from .events import EXEC_END
+from ..jsonl.memo import once_per_object
+from ..script.calls import COMMAND, PATCH, ToolCall
 from .continuations import CallOutput
+from .events import EXEC_END
 from .outputs import readable_text, thrown_exit
 from .rollout import LocatedCall, RolloutAnalysis
-from ..jsonl.memo import once_per_object
 
 # exit codes a shell gives a process ended by a signal, and the word a reader knows it by; 124 is the code
 # of `timeout` and the one Codex gives a command it stopped at its timeout ("command timed out after …")

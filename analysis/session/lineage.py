@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
+from ..jsonl.memo import once_per_object
 from .record_analysis import bare_tool_name
 from .records import SessionMeta
 from .rollout import RolloutAnalysis
-from ..jsonl.memo import once_per_object
 
 SPAWN_TOOLS = frozenset({"spawn_agent"})
 _TURN_STARTS = frozenset({"task_started", "turn_started"})

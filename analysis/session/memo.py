@@ -24,8 +24,9 @@ the per-object entries whose source no kept line uses, and the output remembered
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from ..script.calls import COMMAND, ToolCall
 from .continuations import CallOutput, MadeOutput
@@ -36,7 +37,6 @@ from .vocabulary import unknown_type_of
 
 if TYPE_CHECKING:
     from .events import ToolEvent
-    from .outputs import ToolOutput
     from .turns import Turn
 
 K = TypeVar("K")

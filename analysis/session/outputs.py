@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection
+from typing import Any
 
 from ..jsonl.lines import bom_as_space
+from ..jsonl.pickling import pickled_by_fields
 from .copies import replacer
 from .records import parse_record
-from ..jsonl.pickling import pickled_by_fields
 
 _HEADER = re.compile(
     r"Script (completed|failed|terminated|running with cell ID (\S+))\r?\n"

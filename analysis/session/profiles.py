@@ -11,7 +11,7 @@ settings wins over both.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from ..jsonl.findings import COMPUTED_COMMAND, EXPANDED_COMMAND, Finding, Severity
 from .rollout import LocatedCall

@@ -13,26 +13,45 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..script.calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
-from .events import ToolEvent, read_event
-from ..jsonl.findings import (INVALID_JSON, PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, SECRET, Finding, Related,
-                              finding_sort_key)
+from ..jsonl.findings import (
+    INVALID_JSON,
+    PATCH_SYNTAX,
+    RECORD_SHAPE,
+    SCRIPT_SYNTAX,
+    SECRET,
+    Finding,
+    Related,
+    finding_sort_key,
+)
 from ..jsonl.jsonspans import locate, string_content
 from ..jsonl.lines import bom_as_space
-from .outputs import ToolOutput, read_output
-from ..script.patch import parse_patch
+from ..jsonl.pickling import pickled_by_fields
 from ..jsonl.positions import EscapeMap, Span
-from .prompts import user_words
+from ..jsonl.secrets import find_secrets, opaque_paths
+from ..script.calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
+from ..script.module_syntax import syntax_problem
+from ..script.patch import parse_patch
+from ..script.script import ExecScript
+from ..script.tool_names import split_tool
 from .compaction import LARGE_LINE, CompactedSummary, is_compacted_line, summarise
+from .events import ToolEvent, read_event
+from .outputs import ToolOutput, read_output
+from .prompts import user_words
+from .records import (
+    CustomToolCall,
+    CustomToolCallOutput,
+    FunctionCall,
+    FunctionCallOutput,
+    LocalShellCall,
+    Message,
+    OtherItem,
+    Record,
+    RecordShapeError,
+    SessionMeta,
+    parse_record,
+)
 from .settings import Settings, read_thread_settings, read_turn_context_settings
 from .turn_events import TurnEnd, TurnItem, read_turn_end, read_turn_item, user_item_words
-from .records import (CustomToolCall, CustomToolCallOutput, FunctionCall, FunctionCallOutput, LocalShellCall,
-                      Message, OtherItem, Record, RecordShapeError, SessionMeta, parse_record)
-from ..script.module_syntax import syntax_problem
-from ..script.tool_names import split_tool
-from ..script.script import ExecScript
-from ..jsonl.secrets import find_secrets, opaque_paths
-from ..jsonl.pickling import pickled_by_fields
 
 EXEC_NAMESPACES = (None, "functions")
 # the top-level functions that run a command, and the one argument that holds it

@@ -14,8 +14,10 @@ the finding for what they cannot.  pydantic is imported, and its models built
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
+
 from ..jsonl.pickling import pickled_by_fields
 
 _REQUIRED = object()
@@ -239,7 +241,7 @@ class Record:
             return getattr(self.item, "type", "response_item")
         return self.envelope.type
 
-    def without_item(self) -> "Record":
+    def without_item(self) -> Record:
         """The envelope alone, for records whose content the analysis keeps in another form."""
         if self.envelope.type != "response_item":
             return Record(self.envelope, None)
@@ -391,16 +393,16 @@ def _pydantic_model(cls: type[_Item]) -> Any:
     """The pydantic model of ``cls``, built from its declared fields (once, on first need)."""
     model = _MODELS.get(cls)
     if model is None:
-        from typing import Literal, Union
+        from typing import Literal
 
         from pydantic import ConfigDict, create_model
 
         content = _pydantic_model(ContentItem) if cls is not ContentItem else None
         types: dict[Any, Any] = {
-            STR: str, OPT_STR: Union[str, None], OPT_INT: Union[int, None], ANY: Any,
-            OPT_DICT: Union[dict[str, Any], None], LIST: list[Any], ARGV: Union[list[str], str],
+            STR: str, OPT_STR: str | None, OPT_INT: int | None, ANY: Any,
+            OPT_DICT: dict[str, Any] | None, LIST: list[Any], ARGV: list[str] | str,
             # content: a model built here, at run time, which no static type names
-            CONTENT: Union[list[content], str], OUTPUT: Union[str, list[content], dict[str, Any]],  # type: ignore[valid-type]
+            CONTENT: list[content] | str, OUTPUT: str | list[content] | dict[str, Any],  # type: ignore[valid-type]
         }
         fields: dict[str, Any] = {}
         for name, kind, default in cls._fields:

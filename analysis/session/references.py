@@ -19,19 +19,20 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..jsonl.findings import PARENT_MISSING, Finding
 from ..jsonl.jsonspans import locate
 from ..jsonl.lines import split_lines
+from ..jsonl.memo import once_per_object
 from ..jsonl.positions import Span
 from ..jsonl.source import load
 from .lineage import find_session_file
 from .rollout import RolloutAnalysis
 from .turns import scan_turns
-from ..jsonl.memo import once_per_object
 
 HISTORY_BASE, ROLLOUT_REFERENCE = "history_base", "rollout_reference"
 _REFERENCE_RECORDS = frozenset({"rollout_reference", "fork_reference"})

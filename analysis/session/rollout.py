@@ -7,25 +7,26 @@ memo kept of the previous linking (its invariant: :mod:`analysis.session.memo`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
-from ..script.calls import COMMAND, PATCH, ToolCall
-from .continuations import CallOutput, RecordOutputs
-from .copies import replacer
-from .memo import (CorrectedOutput, LineCache, PairedCalls, TurnsMade, copy_call as _copy_call,
-                   same, sole_producer_of as _sole_producer_of)
-from .event_pairing import match_events
-from .events import ToolEvent
 from ..jsonl.findings import TURN_FAILED, UNPAIRED_CALL, Finding
 from ..jsonl.jsonspans import locate
 from ..jsonl.lines import split_lines
+from ..jsonl.memo import cached_property
 from ..jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_to_range
-from .record_analysis import LineAnalysis, analyze_line, call_id_span
+from ..script.calls import PATCH, ToolCall
+from .continuations import CallOutput, RecordOutputs
+from .copies import replacer
+from .event_pairing import match_events
+from .events import ToolEvent
+from .memo import CorrectedOutput, LineCache, PairedCalls, TurnsMade, same
+from .memo import copy_call as _copy_call
+from .memo import sole_producer_of as _sole_producer_of
+from .record_analysis import LineAnalysis, call_id_span
 from .records import KNOWN_TYPES
 from .turns import Turn, last_written_line, read_turns
 from .vocabulary import unknown_record_findings
-from ..jsonl.memo import cached_property
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,10 @@ from the settings before it, and names the fields that changed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Iterable, Sequence
+from typing import Any
+
 from ..jsonl.pickling import pickled_by_fields
 
 

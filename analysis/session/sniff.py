@@ -8,7 +8,7 @@ rule is :attr:`analysis.session.rollout.RolloutAnalysis.is_rollout`'s, read with
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from .records import KNOWN_TYPES
 

@@ -24,8 +24,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .prompts import user_words
 from ..jsonl.pickling import pickled_by_fields
+from .prompts import user_words
 
 COMPLETE, ERROR, ABORTED, ROLLED_BACK = "complete", "error", "aborted", "rolled_back"
 _COMPLETE_EVENTS = frozenset({"task_complete", "turn_complete"})

@@ -16,8 +16,8 @@ back from the event); None while no event says (the turn is still running, or th
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from .record_analysis import LineAnalysis, turn_facts
 from .turn_events import ABORTED, COMPLETE, ERROR, ROLLED_BACK, TurnEnd

@@ -32,9 +32,9 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsonl.memo import once_per_object
 from .lineage import lineage
 from .rollout import RolloutAnalysis
-from ..jsonl.memo import once_per_object
 
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens",
            "cache_write_input_tokens")
@@ -51,7 +51,7 @@ class TokenUsage:
     cache_write: int = 0  # cache_write_input_tokens (0.147 and later)
 
     @classmethod
-    def from_json(cls, value: Any) -> "TokenUsage | None":
+    def from_json(cls, value: Any) -> TokenUsage | None:
         if not isinstance(value, dict):
             return None
         numbers = []
@@ -68,7 +68,7 @@ class TokenUsage:
                         usage.cache_write)
         return usage
 
-    def __add__(self, other: "TokenUsage") -> "TokenUsage":
+    def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(self.input + other.input, self.cached + other.cached, self.output + other.output,
                           self.reasoning + other.reasoning, self.total + other.total,
                           self.cache_write + other.cache_write)

@@ -10,14 +10,15 @@ gets one ``unknown-record`` finding, so a new Codex version shows up as a visibl
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from ..jsonl.findings import Finding
 from ..jsonl.jsonspans import locate
+from ..jsonl.memo import once_per_object
 from ..jsonl.positions import Span
 from .record_analysis import LineAnalysis
 from .records import KNOWN_TYPES
-from ..jsonl.memo import once_per_object
 
 
 class ReadRollout(Protocol):
@@ -57,7 +58,7 @@ EVENT_TYPES = frozenset({
     "sub_agent_activity",  # not in the protocol this was written against; read by analysis.session.lineage
     # Codex 0.144 to 0.157 (docs/sessions.md): settings (analysis.session.settings), the Desktop app's guardian
     # reviews, thread goals and names
-    "thread_settings_applied", "guardian_assessment", "thread_goal_updated", "thread_name_updated",
+    "thread_settings_applied", "guardian_assessment", "thread_goal_updated",
 })
 
 

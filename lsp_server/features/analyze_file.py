@@ -8,9 +8,9 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from analysis.jsonl.source import load
 from analysis.reports.report import outline_json
 from analysis.session.rollout import analyze_text
-from analysis.jsonl.source import load
 
 from ..access import PathRefused
 from ..progress import LinesRead, show_progress

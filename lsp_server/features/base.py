@@ -17,7 +17,8 @@ import asyncio
 import functools
 import inspect
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -66,14 +67,14 @@ class Feature:
     read the server's settings, store and position encoding through ``self.server``.
     """
 
-    def __init__(self, server: "RolloutLanguageServer") -> None:
+    def __init__(self, server: RolloutLanguageServer) -> None:
         self.server = server  # its settings, store, position encoding and client; other collaborators are
         # keyword-only parameters of a subclass's constructor, given by lsp_server.server.create_server
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         """Called once during ``initialize``: adapt to what the client supports."""
 
-    async def rollout(self, uri: str) -> "DocumentAnalysis | None":
+    async def rollout(self, uri: str) -> DocumentAnalysis | None:
         """The analysis of the newest text of an open rollout; None for other documents."""
         return await self.server.rollout(uri)
 
@@ -135,7 +136,7 @@ GATHER: dict[str, Callable[[list], Any]] = {
 }
 
 
-def register(server: Any, features: "list[Feature]", kinds: Any) -> None:
+def register(server: Any, features: list[Feature], kinds: Any) -> None:
     """Register every marked method of ``features`` with the pygls server: a method marked for document kinds
     once for all its parts (asked by ``kinds.of(uri)``, gathered by :data:`GATHER`)."""
     parts: dict[str, list[tuple[tuple[str, ...], Callable, bool]]] = {}

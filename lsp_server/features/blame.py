@@ -37,8 +37,8 @@ from analysis.jsonl.positions import LineColumns
 from analysis.reports.blame import Change, LineBlame, attribute_lines, file_history, read_lines, sessions_of, target_of
 from analysis.reports.index import IndexUnavailable, RolloutIndex, default_db_path
 
-from ..markdown import code_block, escape, inline_code
 from ..kinds import WORKSPACE_FILE, DocumentKinds
+from ..markdown import code_block, escape, inline_code
 from .base import Feature, lsp_command, lsp_method
 
 log = logging.getLogger("rollout_lsp")

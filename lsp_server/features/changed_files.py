@@ -12,15 +12,21 @@ code lenses: it asks the client to show the file (``window/showDocument``) and a
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from analysis.reports.blame import read_lines
-from analysis.session.change_places import (changed_lines, first_hunk_line, line_changes, local_target, path_parts,
-                                            shown_path)
-from analysis.reports.blame import same_remote, target_of
+from analysis.reports.blame import read_lines, same_remote, target_of
+from analysis.session.change_places import (
+    changed_lines,
+    first_hunk_line,
+    line_changes,
+    local_target,
+    path_parts,
+    shown_path,
+)
 from analysis.session.changes import Place, cwd_at, session_place
 from analysis.session.rollout import RolloutAnalysis
 

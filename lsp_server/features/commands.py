@@ -32,9 +32,9 @@ from pygls.uris import to_fs_path
 from analysis.jsonl.positions import LineColumns
 from analysis.session.rollout import RolloutAnalysis
 
-from .base import Feature, lsp_command
 from ..calls import call_at
 from ..sessions import SHOW_INFO
+from .base import Feature, lsp_command
 
 log = logging.getLogger("rollout_lsp")
 SHOW_SCRIPT = "rollout-lsp.showDecodedScript"

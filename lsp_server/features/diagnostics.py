@@ -21,9 +21,9 @@ from typing import Protocol
 
 from lsprotocol import types
 
-from analysis.session.rollout import RolloutAnalysis
 from analysis.jsonl.findings import Finding
 from analysis.session.profiles import quiet_findings, severity_in
+from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import output_of_call_record, to_diagnostic
 from ..kinds import ROLLOUT, DocumentKinds

@@ -6,19 +6,19 @@ import json
 
 from lsprotocol import types
 
-from analysis.script.calls import COMMAND, PATCH
-from analysis.session.outputs import ToolOutput, readable_text
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
+from analysis.script.calls import COMMAND, PATCH
 from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks
+from analysis.session.outputs import ToolOutput, readable_text
 from analysis.session.record_analysis import LineAnalysis
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
-from ..convert import to_range
-from ..markdown import code_block, escape, first_lines, inline_code
-from ..kinds import ROLLOUT
-from .base import Feature, lsp_method
 from ..calls import call_at, summarize
+from ..convert import to_range
+from ..kinds import ROLLOUT
+from ..markdown import code_block, escape, first_lines, inline_code
 from ..sessions import uri_path, usage_hover, workspace_paths
+from .base import Feature, lsp_method
 
 _EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
              "cannot know which calls ran)", "no": "no: it is in dead code"}

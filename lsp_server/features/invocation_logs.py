@@ -96,7 +96,7 @@ class InvocationLogFeature(Feature):
         return types.Hover(types.MarkupContent(self.markup, "\n\n".join(parts)),
                            to_range(result.analysis, invocation.span, self.server.encoding))
 
-    def _made_by(self, result: "DocumentAnalysis", invocation: Invocation) -> str:
+    def _made_by(self, result: DocumentAnalysis, invocation: Invocation) -> str:
         link = self.links.link(result)
         if link is None:
             return "no rollout linked: open the rollout of this run"

@@ -12,11 +12,11 @@ from analysis.jsonl.positions import PositionEncoding
 from analysis.session.labels import failures
 from analysis.session.rollout import RolloutAnalysis
 
+from ..calls import summarize
 from ..kinds import ROLLOUT
+from ..sessions import inherited_folding, session_lenses
 from .base import Feature, lsp_command, lsp_method
 from .commands import SHOW_SCRIPT
-from ..calls import summarize
-from ..sessions import inherited_folding, session_lenses
 
 NEXT_FAILURE = "rollout-lsp.nextFailure"
 

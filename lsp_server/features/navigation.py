@@ -10,8 +10,8 @@ from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import line_range
 from ..kinds import ROLLOUT
-from .base import Feature, lsp_method
 from ..sessions import session_definitions, workspace_paths
+from .base import Feature, lsp_method
 
 
 class NavigationFeature(Feature):

@@ -20,8 +20,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.authoring.script_edit import StringEdit, script_edit
+from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.script.module_syntax import syntax_problem
 from analysis.script.script import ExecScript
 

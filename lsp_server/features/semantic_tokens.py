@@ -13,9 +13,9 @@ import threading
 
 from lsprotocol import types
 
+from analysis.authoring.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, Token, line_tokens
 from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.session.rollout import RolloutAnalysis
-from analysis.authoring.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, Token, line_tokens
 
 from .base import Feature, lsp_method
 

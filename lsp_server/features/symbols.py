@@ -3,25 +3,33 @@
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from lsprotocol import types
 
-from analysis.script.calls import COMMAND, PATCH
 from analysis.jsonl.positions import PositionEncoding, Span
+from analysis.script.calls import COMMAND, PATCH
 from analysis.session.files_changed import changed_files
-from analysis.session.labels import (call_label, call_outcome, continued_from, expansion_labels, expansion_outcomes,
-                                     failures, record_outcome, turn_label)
+from analysis.session.labels import (
+    call_label,
+    call_outcome,
+    continued_from,
+    expansion_labels,
+    expansion_outcomes,
+    failures,
+    record_outcome,
+    turn_label,
+)
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
-from ..wire import CONVERTER, Encoded, Fragment, dumps, encode_tree
-from ..convert import line_range, to_range
-from ..kinds import ROLLOUT
-from .base import Feature, lsp_method
-from ..indexed_symbols import IndexedSymbols
 from ..calls import summarize
+from ..convert import line_range, to_range
+from ..indexed_symbols import IndexedSymbols
+from ..kinds import ROLLOUT
 from ..sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
+from ..wire import CONVERTER, Encoded, Fragment, dumps, encode_tree
+from .base import Feature, lsp_method
 
 _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool": types.SymbolKind.Method}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..documents import snapshot_lines
-from .base import Feature, lsp_method
 from ..kinds import DocumentKinds
+from .base import Feature, lsp_method
 from .diagnostics import DiagnosticsFeature
 
 

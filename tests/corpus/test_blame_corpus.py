@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from analysis.jsonl.source import load, rollout_files
 from analysis.reports.blame import file_history
 from analysis.reports.index import RolloutIndex
 from analysis.session.changes import file_changes, relative_key, session_place
 from analysis.session.rollout import analyze_text
-from analysis.jsonl.source import load, rollout_files
 from tests.helpers import SHARED, run_cli
 
 WILD = SHARED / "corpus" / "wild"
@@ -40,7 +40,7 @@ def test_every_changed_file_lists_its_session(wild):
     assert len(sessions) >= 15
     checked = 0
     with RolloutIndex.open_existing(db) as index:
-        for path, session_id, place, changes in sessions:
+        for path, session_id, _place, changes in sessions:
             for change in changes:
                 for absolute in (change.absolute, change.move_absolute):
                     if absolute is None:
@@ -55,7 +55,7 @@ def test_a_clone_elsewhere_finds_the_sessions_by_repository(wild, tmp_path: Path
     db, sessions = wild
     mapped = 0
     with RolloutIndex.open_existing(db) as index:
-        for path, session_id, place, changes in sessions:
+        for path, _session_id, place, changes in sessions:
             url = place.git.get("repository_url") if place.git else None
             change = next((c for c in changes if c.absolute and relative_key(c.absolute, place.cwd or "")), None)
             if not url or change is None:

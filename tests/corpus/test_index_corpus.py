@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from analysis.reports.index import RolloutIndex, call_text
 from analysis.jsonl.lines import split_lines
 from analysis.jsonl.positions import PositionEncoding
-from analysis.session.rollout import analyze_text
 from analysis.jsonl.secrets import redact_all
 from analysis.jsonl.source import load, rollout_files
+from analysis.reports.index import RolloutIndex, call_text
+from analysis.session.rollout import analyze_text
 from tests.helpers import SHARED
 
 WILD = SHARED / "corpus" / "wild"

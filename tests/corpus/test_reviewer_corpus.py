@@ -5,7 +5,7 @@ children, the labels of each tool kind, the files a session changed and the find
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from types import SimpleNamespace
 
 from analysis.jsonl.findings import COMPUTED_COMMAND
@@ -32,7 +32,7 @@ MCP = "tvvshow__gokao__rollout-2025-12-25T06-56-06-019b5293-a6da-70d1-95f9-95bdb
 TIMEOUT = "LAF-US__IDAHO-VAULT__rollout-2026-04-15T11-58-23-019d924b-53f5-78f1-a0d4-69aa13191f54.jsonl"
 
 
-@lru_cache(maxsize=None)
+@cache
 def analysis_of(name: str):
     return analyze_text(load(str(WILD / name)).text)
 

@@ -22,9 +22,9 @@ def test_the_corpus_has_exec_records_to_check():
 
 @pytest.mark.parametrize("path", ROLLOUTS, ids=lambda p: str(p.relative_to(SHARED / "corpus")))
 def test_semantic_tokens_of_every_corpus_line_are_ordered_and_inside_their_string(path):
-    from analysis.session.rollout import analyze_text
-    from analysis.authoring.semantic_tokens import line_tokens
     from analysis.authoring.script_edit import script_span
+    from analysis.authoring.semantic_tokens import line_tokens
+    from analysis.session.rollout import analyze_text
 
     analysis = analyze_text(path.read_bytes().decode("utf-8", "surrogatepass"))
     for number, line in enumerate(analysis.lines):

@@ -1,7 +1,7 @@
 """Real exec scripts from ../shared/corpus/wild/ (SHAPES.md says where each shape is): every command tool
 read as a command, exact constant values and expansions, and which calls run whenever their script completes."""
 
-from functools import lru_cache
+from functools import cache
 
 from analysis import analyze_text
 from analysis.reports.report import outline_json
@@ -15,7 +15,7 @@ KOREAN = "seokhyeonhong__motion-jepa__rollout-2026-08-01T07-19-28-019fba42-ce37-
 UGC = "C:\\WeGameApps\\rail_apps\\OasisEraEditor(2001776)\\ShadowTrackerExtra\\UGCProjects\\"
 
 
-@lru_cache(maxsize=None)
+@cache
 def analysis_of(name: str):
     analysis = analyze_text((WILD / name).read_bytes().decode("utf-8"))
     return analysis, outline_json(name, analysis)

@@ -4,9 +4,9 @@ real record, at least, pins each point of the record side (line numbers below ar
 import pytest
 
 from analysis import analyze_text
-from analysis.reports.report import outline_json, record_json
 from analysis.jsonl.secrets import find_secrets
 from analysis.jsonl.source import load, rollout_files
+from analysis.reports.report import outline_json, record_json
 from tests.helpers import SHARED
 
 WILD = SHARED / "corpus" / "wild"

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
+from analysis.jsonl.source import load, rollout_files
 from analysis.reports.export import export
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.rollout import analyze_text
-from analysis.jsonl.source import load, rollout_files
 from analysis.session.usage import TokenUsage, session_usage
 from tests.helpers import SHARED, run_cli
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, TypeVar
+from typing import TypeVar
 
 from .schema import _SCHEMA, _TABLES, APPLICATION_ID, SCHEMA_VERSION
 
@@ -247,10 +248,10 @@ class IndexDatabase:
         def __exit__(self, kind, value, tb) -> None:
             self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
-    def _transaction(self) -> "IndexDatabase._Txn":
+    def _transaction(self) -> IndexDatabase._Txn:
         return IndexDatabase._Txn(self.db)
 
-    def _reading(self) -> "IndexDatabase._Txn":
+    def _reading(self) -> IndexDatabase._Txn:
         return IndexDatabase._Txn(self.db, "BEGIN")
 
     def close(self) -> None:

@@ -8,12 +8,12 @@ import re
 from bisect import bisect_right
 from typing import Any
 
+from ...jsonl.source import decode
 from ...script.calls import PATCH
 from ...session.changes import applied, cwd_at, session_place
 from ...session.rollout import LineCache, RolloutAnalysis, analyze_text
-from ...jsonl.source import decode
 from .repositories import repository_of
-from .rows import _TITLE_LIMIT, _Work, _call_row, _change_rows, _clean
+from .rows import _TITLE_LIMIT, _call_row, _change_rows, _clean, _Work
 
 _BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.jsonl.lines.split_lines, on bytes
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ...script.calls import COMMAND, PATCH, ToolCall
 from ...jsonl.positions import PositionEncoding
+from ...script.calls import COMMAND, PATCH, ToolCall
 from ...session.labels import patch_actions
 
 

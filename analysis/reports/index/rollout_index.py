@@ -117,7 +117,7 @@ class RolloutIndex(IndexDatabase):
         row = self.db.execute(f"SELECT {', '.join(_FILE_COLUMNS)} FROM files WHERE path = ?", (path,)).fetchone()
         return dict(zip(_FILE_COLUMNS, row)) if row else None
 
-    def _update_file(self, path: str, stats: IndexStats, prepared: "Prepared | None" = None) -> None:
+    def _update_file(self, path: str, stats: IndexStats, prepared: Prepared | None = None) -> None:
         """Indexes one file: read and analysed outside the write lock (or ``prepared`` already, by a worker
         process, from the row and pending calls it was given), written if its row is still as it was read."""
         for _attempt in range(5):
@@ -199,7 +199,7 @@ class RolloutIndex(IndexDatabase):
                 "stable_bytes = 0, stable_lines = 0, prefix_hash = '', error = excluded.error, skipped = NULL",
                 (path, reason))
 
-    def _record_skip(self, path: str, row: dict[str, Any] | None, skip: "_Skipped") -> None:
+    def _record_skip(self, path: str, row: dict[str, Any] | None, skip: _Skipped) -> None:
         """A row that remembers why the file, at its size and modification time, is not indexed (it holds no
         calls), so that the next run does not read it again."""
         if row is not None:
@@ -213,7 +213,7 @@ class RolloutIndex(IndexDatabase):
             "repo_root = NULL, repo_url = NULL, skipped = excluded.skipped",
             (path, skip.size, skip.mtime_ns, skip.reason))
 
-    def _apply(self, work: "_Work") -> None:
+    def _apply(self, work: _Work) -> None:
         values = (work.size, work.mtime_ns, work.stable_bytes, work.stable_lines, work.prefix_hash, work.session_id,
                   work.session_time, work.turn_line, work.turn_title, work.turn_number, work.cwd, work.repo_root,
                   work.repo_url)

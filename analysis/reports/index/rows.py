@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ...session.changes import call_changes, path_key
-from ...jsonl.positions import LineColumns, PositionEncoding
-from ...session.rollout import RolloutAnalysis
 from ...jsonl.display import storable
+from ...jsonl.positions import LineColumns, PositionEncoding
 from ...jsonl.secrets import redact_all, redact_each
+from ...session.changes import call_changes, path_key
+from ...session.rollout import RolloutAnalysis
 from .repositories import repository_key
 from .results import call_text
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .planning import _plan
-from .reading import _Skip, _read, _reason
+from .reading import _read, _reason, _Skip
 from .rows import _Work
 
 FILES_IN_FLIGHT = 4  # files given to the worker processes ahead of the one written, per worker
@@ -21,8 +21,8 @@ class Prepared:
 
     row: dict[str, Any] | None
     pending: list[dict[str, Any]]
-    work: "_Work | None" = None
-    skip: "_Skipped | None" = None
+    work: _Work | None = None
+    skip: _Skipped | None = None
     unreadable: str | None = None
     failed: str | None = None
 

@@ -8,8 +8,9 @@ themselves are not kept.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
 from ...jsonl.findings import Finding, Related
 from ...jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_to_range
@@ -24,7 +25,7 @@ class Sink(Protocol):
 
     def record(self, line: int, record: LineAnalysis, output: CallOutput | None) -> None: ...
 
-    def call(self, located: LocatedCall, ranges: "Ranges") -> None: ...
+    def call(self, located: LocatedCall, ranges: Ranges) -> None: ...
 
 
 class Ranges(Protocol):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from typing import TYPE_CHECKING, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from ...jsonl.findings import Finding
 from ...jsonl.line_stream import Unreadable, opened, read_lines, reason

@@ -4,7 +4,7 @@ every other line, behind the list and analysis interfaces they read."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...session.record_analysis import LineAnalysis
 from ...session.rollout import RolloutAnalysis

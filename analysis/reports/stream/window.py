@@ -247,7 +247,7 @@ class _Stream:
         unknown record types', in the one order), its counts and whether the file is a rollout."""
         self._settle(final=True)
         unknown = []
-        for name, (first, span, where, count) in self.unknown.items():
+        for name, (_first, span, where, count) in self.unknown.items():
             finding = unknown_record_finding(name, count, span)
             unknown.append((finding, _Stored(finding, _Known(where), self.encoding)))
         result.findings = Reports(sorted_pairs(self.loaded, sorted_pairs(self.findings, unknown)), self.encoding)
