@@ -14,13 +14,24 @@ from importlib import import_module
 from typing import Any
 
 _HOMES = {
-    "ToolCall": "script.calls", "ExecScript": "script.script", "Patch": "script.patch",
-    "PatchFile": "script.patch", "parse_patch": "script.patch",
-    "CODES": "jsonl.findings", "Finding": "jsonl.findings", "Severity": "jsonl.findings",
-    "PositionEncoding": "jsonl.positions", "Range": "jsonl.positions", "Span": "jsonl.positions",
-    "LineAnalysis": "session.record_analysis", "analyze_line": "session.record_analysis",
-    "LineCache": "session.rollout", "LocatedCall": "session.rollout", "RolloutAnalysis": "session.rollout",
-    "Turn": "session.rollout", "analyze_text": "session.rollout",
+    "ToolCall": "script.calls",
+    "ExecScript": "script.script",
+    "Patch": "script.patch",
+    "PatchFile": "script.patch",
+    "parse_patch": "script.patch",
+    "CODES": "jsonl.findings",
+    "Finding": "jsonl.findings",
+    "Severity": "jsonl.findings",
+    "PositionEncoding": "jsonl.positions",
+    "Range": "jsonl.positions",
+    "Span": "jsonl.positions",
+    "LineAnalysis": "session.record_analysis",
+    "analyze_line": "session.record_analysis",
+    "LineCache": "session.rollout",
+    "LocatedCall": "session.rollout",
+    "RolloutAnalysis": "session.rollout",
+    "Turn": "session.rollout",
+    "analyze_text": "session.rollout",
 }
 __all__ = sorted(_HOMES)
 

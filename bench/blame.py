@@ -37,31 +37,63 @@ WORDS = ("alpha", "beta", "gamma", "delta", "value", "count", "index", "name", "
 def session_text(number: int, repo: str, rng: random.Random) -> str:
     day = f"2026-{1 + number % 12:02d}-{1 + number % 28:02d}"
     sid = f"019f{number:04x}-0000-7000-8000-{number:012x}"
-    records = [("session_meta", {"id": sid, "timestamp": f"{day}T09:00:00.000Z", "cwd": repo,
-                                 "git": {"branch": "main", "repository_url": "https://example.com/team/repo"}}),
-               ("turn_context", {"cwd": repo, "model": "gpt-5.6-sol"}),
-               ("response_item", {"type": "message", "role": "user",
-                                  "content": [{"type": "input_text", "text": f"change {number}"}]})]
+    records = [
+        (
+            "session_meta",
+            {
+                "id": sid,
+                "timestamp": f"{day}T09:00:00.000Z",
+                "cwd": repo,
+                "git": {"branch": "main", "repository_url": "https://example.com/team/repo"},
+            },
+        ),
+        ("turn_context", {"cwd": repo, "model": "gpt-5.6-sol"}),
+        (
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": f"change {number}"}]},
+        ),
+    ]
     for call in range(rng.randint(1, 3)):
         path = HOT if rng.random() < 0.02 else f"src/m{rng.randrange(FILES)}.py"
-        added = [f"    {rng.choice(WORDS)}_{number}_{call}_{i} = {rng.randrange(1000)}" for i in range(rng.randint(2, 12))]
-        body = (f"*** Add File: {path}\n" if rng.random() < 0.3 else f"*** Update File: {path}\n@@ def f():\n")
+        added = [
+            f"    {rng.choice(WORDS)}_{number}_{call}_{i} = {rng.randrange(1000)}" for i in range(rng.randint(2, 12))
+        ]
+        body = f"*** Add File: {path}\n" if rng.random() < 0.3 else f"*** Update File: {path}\n@@ def f():\n"
         patch = "*** Begin Patch\n" + body + "".join(f"+{line}\n" for line in added) + "*** End Patch\n"
         call_id = f"call_{number}_{call}"
         if rng.random() < 0.5:
-            item = {"type": "custom_tool_call", "status": "completed", "call_id": call_id, "name": "apply_patch",
-                    "input": patch}
-            output = {"type": "custom_tool_call_output", "call_id": call_id,
-                      "output": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess. Updated the following files:\n"}
+            item = {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": call_id,
+                "name": "apply_patch",
+                "input": patch,
+            }
+            output = {
+                "type": "custom_tool_call_output",
+                "call_id": call_id,
+                "output": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess. Updated the following files:\n",
+            }
         else:
-            item = {"type": "custom_tool_call", "status": "completed", "call_id": call_id, "name": "exec",
-                    "namespace": "functions", "input": f"await tools.apply_patch({json.dumps(patch)});\n"
-                                                       'text(await tools.exec_command({cmd: "pytest -q"}));\n'}
-            output = {"type": "custom_tool_call_output", "call_id": call_id, "output": [
-                {"type": "input_text", "text": "Script completed\nWall time 1.0 seconds\nOutput:\n"}]}
+            item = {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": call_id,
+                "name": "exec",
+                "namespace": "functions",
+                "input": f"await tools.apply_patch({json.dumps(patch)});\n"
+                'text(await tools.exec_command({cmd: "pytest -q"}));\n',
+            }
+            output = {
+                "type": "custom_tool_call_output",
+                "call_id": call_id,
+                "output": [{"type": "input_text", "text": "Script completed\nWall time 1.0 seconds\nOutput:\n"}],
+            }
         records += [("response_item", item), ("response_item", output)]
-    return "".join(json.dumps({"timestamp": f"{day}T09:00:{n % 60:02d}.000Z", "type": kind, "payload": payload})
-                   + "\n" for n, (kind, payload) in enumerate(records))
+    return "".join(
+        json.dumps({"timestamp": f"{day}T09:00:{n % 60:02d}.000Z", "type": kind, "payload": payload}) + "\n"
+        for n, (kind, payload) in enumerate(records)
+    )
 
 
 def build(work: Path, sessions: int) -> tuple[Path, Path]:
@@ -79,8 +111,10 @@ def build(work: Path, sessions: int) -> tuple[Path, Path]:
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
         changes = index.db.execute("SELECT count(*) FROM changes").fetchone()[0]
-    print(f"indexed {stats.files} sessions ({stats.full} read) in {time.perf_counter() - started:.1f} s: "
-          f"{changes} file changes")
+    print(
+        f"indexed {stats.files} sessions ({stats.full} read) in {time.perf_counter() - started:.1f} s: "
+        f"{changes} file changes"
+    )
     return repo, db
 
 

@@ -18,17 +18,47 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
-WORDS = ("src", "lib", "tests", "app", "core", "util", "api", "model", "view", "server", "client", "parser",
-         "config", "index", "main", "handler", "store", "schema", "docs", "build")
-COMMANDS = ("git status --short", "git diff --stat", "ls -la {d}", "rg -n '{w}\\(' {d}", "sed -n '1,200p' {f}",
-            "cat {f}", "pytest -q {d}", "npm test -- {w}", "wc -l {f}", "git log --oneline -5 -- {f}",
-            "python -m {w}.{w2} --check", "grep -rn \"{w}\" {d} | head -50")
+WORDS = (
+    "src",
+    "lib",
+    "tests",
+    "app",
+    "core",
+    "util",
+    "api",
+    "model",
+    "view",
+    "server",
+    "client",
+    "parser",
+    "config",
+    "index",
+    "main",
+    "handler",
+    "store",
+    "schema",
+    "docs",
+    "build",
+)
+COMMANDS = (
+    "git status --short",
+    "git diff --stat",
+    "ls -la {d}",
+    "rg -n '{w}\\(' {d}",
+    "sed -n '1,200p' {f}",
+    "cat {f}",
+    "pytest -q {d}",
+    "npm test -- {w}",
+    "wc -l {f}",
+    "git log --oneline -5 -- {f}",
+    "python -m {w}.{w2} --check",
+    'grep -rn "{w}" {d} | head -50',
+)
 
 
 def _json(kind: str, payload: dict, ts: int) -> str:
     stamp = f"2026-09-27T{ts // 3600 % 24:02d}:{ts // 60 % 60:02d}:{ts % 60:02d}.{ts % 1000:03d}Z"
-    return json.dumps({"timestamp": stamp, "type": kind, "payload": payload}, ensure_ascii=False,
-                      separators=(",", ":"))
+    return json.dumps({"timestamp": stamp, "type": kind, "payload": payload}, ensure_ascii=False, separators=(",", ":"))
 
 
 class RolloutWriter:
@@ -69,16 +99,20 @@ class RolloutWriter:
         r = self.rng
         roll = r.random()
         if roll < 0.001:
-            return "const x = await tools.exec_command({cmd: \"ls\"}\nif (x { text(x) }\n"
+            return 'const x = await tools.exec_command({cmd: "ls"}\nif (x { text(x) }\n'
         if roll < 0.45:
-            lines = [f"const r{i} = await tools.exec_command({self.exec_args(self.command())});"
-                     for i in range(r.randint(1, 4))]
+            lines = [
+                f"const r{i} = await tools.exec_command({self.exec_args(self.command())});"
+                for i in range(r.randint(1, 4))
+            ]
             return "\n".join(lines) + "\n" + "".join(f"text(r{i});" for i in range(len(lines))) + "\n"
         if roll < 0.55:
             cmds = [self.command() for _ in range(r.randint(2, 6))]
-            return (f"const cmds = {json.dumps(cmds)};\nconst r = await Promise.allSettled(cmds.map(cmd => "
-                    f"tools.exec_command({{cmd, workdir: \"/home/dev/project\", max_output_tokens: 14000}})));\n"
-                    "r.forEach((x, i) => text(JSON.stringify({i, result: x})));\n")
+            return (
+                f"const cmds = {json.dumps(cmds)};\nconst r = await Promise.allSettled(cmds.map(cmd => "
+                f'tools.exec_command({{cmd, workdir: "/home/dev/project", max_output_tokens: 14000}})));\n'
+                "r.forEach((x, i) => text(JSON.stringify({i, result: x})));\n"
+            )
         if roll < 0.65:
             return f"text(await tools.apply_patch({self.js_string(self.patch_text())}));\n"
         if roll < 0.72:
@@ -86,13 +120,18 @@ class RolloutWriter:
         if roll < 0.78:
             return f"const patch = {self.js_string(self.patch_text())};\nconst result = await tools.apply_patch(patch);\ntext(result);\n"
         if roll < 0.85:
-            return ("text(await tools.mcp__github__search_issues({query: " + self.js_string(" ".join(r.choice(WORDS) for _ in range(3))) +
-                    ", perPage: 20}));\n")
+            return (
+                "text(await tools.mcp__github__search_issues({query: "
+                + self.js_string(" ".join(r.choice(WORDS) for _ in range(3)))
+                + ", perPage: 20}));\n"
+            )
         if roll < 0.92:
-            return (f"const out = await tools.exec_command({self.exec_args(self.command())});\n"
-                    "if (out.exit_code !== 0) {\n  text(`failed: ${out.output.slice(0, 200)}`);\n} else {\n"
-                    f"  const next = await tools.exec_command({self.exec_args(self.command())});\n  text(next);\n}}\n")
-        return "text(ALL_TOOLS.filter(x => /search/.test(x.name + \" \" + x.description)).map(x => x.name));\n"
+            return (
+                f"const out = await tools.exec_command({self.exec_args(self.command())});\n"
+                "if (out.exit_code !== 0) {\n  text(`failed: ${out.output.slice(0, 200)}`);\n} else {\n"
+                f"  const next = await tools.exec_command({self.exec_args(self.command())});\n  text(next);\n}}\n"
+            )
+        return 'text(ALL_TOOLS.filter(x => /search/.test(x.name + " " + x.description)).map(x => x.name));\n'
 
     def output(self, call_id: str, script: str) -> str:
         r = self.rng
@@ -100,10 +139,24 @@ class RolloutWriter:
         for _ in range(max(1, script.count("exec_command"))):
             size = 40_000 if r.random() < 0.03 else r.randint(0, 2000)
             text = "\n".join(" ".join(r.choice(WORDS) for _ in range(8)) for _ in range(size // 60 + 1))[:size]
-            items.append({"type": "input_text", "text": json.dumps(
-                {"chunk_id": f"{r.getrandbits(24):06x}", "wall_time_seconds": r.random(), "exit_code": r.choice((0, 0, 0, 1)),
-                 "original_token_count": size // 4, "output": text}, separators=(",", ":"))})
-        return _json("response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": items}, self.tick())
+            items.append(
+                {
+                    "type": "input_text",
+                    "text": json.dumps(
+                        {
+                            "chunk_id": f"{r.getrandbits(24):06x}",
+                            "wall_time_seconds": r.random(),
+                            "exit_code": r.choice((0, 0, 0, 1)),
+                            "original_token_count": size // 4,
+                            "output": text,
+                        },
+                        separators=(",", ":"),
+                    ),
+                }
+            )
+        return _json(
+            "response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": items}, self.tick()
+        )
 
     def tick(self) -> int:
         self.ts += self.rng.randint(1, 9)
@@ -115,27 +168,71 @@ class RolloutWriter:
     def lines(self, target_bytes: int) -> Iterator[str]:
         """The session's lines, a turn at a time (so that a file of any size is written in little memory)."""
         r = self.rng
-        first = _json("session_meta", {"id": "019f0000-0000-7000-8000-00000000beef", "cwd": "/home/dev/project",
-                                       "originator": "codex_cli_rs", "cli_version": "0.157.1", "source": "cli",
-                                       "model_provider": "openai"}, self.tick())
+        first = _json(
+            "session_meta",
+            {
+                "id": "019f0000-0000-7000-8000-00000000beef",
+                "cwd": "/home/dev/project",
+                "originator": "codex_cli_rs",
+                "cli_version": "0.157.1",
+                "source": "cli",
+                "model_provider": "openai",
+            },
+            self.tick(),
+        )
         yield first
         size = len(first)
         while size < target_bytes:
-            turn = [_json("turn_context", {"cwd": "/home/dev/project", "model": "gpt-5.6-sol",
-                                           "approval_policy": "on-request"}, self.tick()),
-                    _json("response_item", {"type": "message", "role": "user", "content": [
-                        {"type": "input_text", "text": "Please " + " ".join(r.choice(WORDS) for _ in range(12))}]},
-                          self.tick())]
+            turn = [
+                _json(
+                    "turn_context",
+                    {"cwd": "/home/dev/project", "model": "gpt-5.6-sol", "approval_policy": "on-request"},
+                    self.tick(),
+                ),
+                _json(
+                    "response_item",
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [
+                            {"type": "input_text", "text": "Please " + " ".join(r.choice(WORDS) for _ in range(12))}
+                        ],
+                    },
+                    self.tick(),
+                ),
+            ]
             for _ in range(r.randint(3, 12)):
                 if r.random() < 0.3:
-                    turn.append(_json("response_item", {"type": "message", "role": "assistant", "content": [
-                        {"type": "output_text", "text": " ".join(r.choice(WORDS) for _ in range(30))}]}, self.tick()))
+                    turn.append(
+                        _json(
+                            "response_item",
+                            {
+                                "type": "message",
+                                "role": "assistant",
+                                "content": [
+                                    {"type": "output_text", "text": " ".join(r.choice(WORDS) for _ in range(30))}
+                                ],
+                            },
+                            self.tick(),
+                        )
+                    )
                 self.calls += 1
                 call_id = f"call_{self.calls:08d}{r.getrandbits(32):08x}"
                 script = self.script()
-                turn.append(_json("response_item", {"type": "custom_tool_call", "status": "completed",
-                                                    "call_id": call_id, "name": "exec", "namespace": "functions",
-                                                    "input": script}, self.tick()))
+                turn.append(
+                    _json(
+                        "response_item",
+                        {
+                            "type": "custom_tool_call",
+                            "status": "completed",
+                            "call_id": call_id,
+                            "name": "exec",
+                            "namespace": "functions",
+                            "input": script,
+                        },
+                        self.tick(),
+                    )
+                )
                 turn.append(self.output(call_id, script))
             yield from turn
             size += sum(len(x) + 1 for x in turn)
@@ -156,7 +253,7 @@ def parse_size(text: str) -> int:
     text = text.upper().strip()
     for suffix, factor in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)):
         if text.endswith(suffix):
-            return int(float(text[:-len(suffix)]) * factor)
+            return int(float(text[: -len(suffix)]) * factor)
     return int(text)
 
 

@@ -61,8 +61,12 @@ def main(argv: list[str]) -> int:
     print(f"exec scripts                       {len(scripts)}")
     print(f"sent to esprima                    {len(sent)} ({100 * len(sent) / max(len(scripts), 1):.1f}%)")
     print(f"refused by esprima                 {refused}")
-    print(f"the look, all scripts              {look * 1000:.1f} ms ({look / max(len(scripts), 1) * 1e6:.0f} µs a script)")
-    print(f"esprima, the scripts sent          {parse * 1000:.1f} ms ({parse / max(len(sent), 1) * 1e3:.2f} ms a script)")
+    print(
+        f"the look, all scripts              {look * 1000:.1f} ms ({look / max(len(scripts), 1) * 1e6:.0f} µs a script)"
+    )
+    print(
+        f"esprima, the scripts sent          {parse * 1000:.1f} ms ({parse / max(len(sent), 1) * 1e3:.2f} ms a script)"
+    )
     return 0
 
 

@@ -84,11 +84,18 @@ def measure(paths: list[str]) -> dict:
             events[event.type] += 1
             if line not in analysis.matched_events:
                 unmatched[event.type + (" (user shell)" if event.source == "user_shell" else "")] += 1
-        counts["calls executed: yes (in scripts)"] += sum(1 for c in analysis.calls if c.record.is_exec and
-                                                          c.call.executed == "yes")
+        counts["calls executed: yes (in scripts)"] += sum(
+            1 for c in analysis.calls if c.record.is_exec and c.call.executed == "yes"
+        )
         findings.update(f.code for f in analysis.findings)
-    return {"counts": counts, "unread": unread, "events": events, "unmatched": unmatched, "findings": findings,
-            "crashed": crashed}
+    return {
+        "counts": counts,
+        "unread": unread,
+        "events": events,
+        "unmatched": unmatched,
+        "findings": findings,
+        "crashed": crashed,
+    }
 
 
 def render(result: dict, corpus: str) -> str:
@@ -96,32 +103,45 @@ def render(result: dict, corpus: str) -> str:
 
     def row(label: str, value) -> str:
         return f"| {label} | {value} |"
-    out = ["# Fidelity on real rollouts", "",
-           f"Counts over every rollout of `{corpus}` (real sessions from public repositories; see its",
-           "`SOURCES.md`), written by `make fidelity` (`python bench/fidelity.py`). A command is *read* when its",
-           "exact text is known, *computed* when the script builds it at run time (the hover shows the script and",
-           "any exact expansion), *unread* when a command-running call has neither; unread must be 0. A call whose",
-           "`arguments` are not a JSON object (the two files of `redacted/`, whose publisher replaced arguments with",
-           "hashes) cannot be read by anyone: it is counted apart, with the `record-shape` finding it gets.", "",
-           "| | count |", "|---|---|",
-           row("files read (without a crash)", f"{c['files']} of {c['files'] + len(result['crashed'])}")]
+
+    out = [
+        "# Fidelity on real rollouts",
+        "",
+        f"Counts over every rollout of `{corpus}` (real sessions from public repositories; see its",
+        "`SOURCES.md`), written by `make fidelity` (`python bench/fidelity.py`). A command is *read* when its",
+        "exact text is known, *computed* when the script builds it at run time (the hover shows the script and",
+        "any exact expansion), *unread* when a command-running call has neither; unread must be 0. A call whose",
+        "`arguments` are not a JSON object (the two files of `redacted/`, whose publisher replaced arguments with",
+        "hashes) cannot be read by anyone: it is counted apart, with the `record-shape` finding it gets.",
+        "",
+        "| | count |",
+        "|---|---|",
+        row("files read (without a crash)", f"{c['files']} of {c['files'] + len(result['crashed'])}"),
+    ]
     for where in ("top level", "in scripts"):
-        out += [row(f"command-running calls, {where}", c[f"command calls {where}"]),
-                row("&nbsp;&nbsp;read exactly", c[f"read {where}"]),
-                row("&nbsp;&nbsp;computed", c[f"computed {where}"]),
-                row("&nbsp;&nbsp;&nbsp;&nbsp;of which every command is listed",
-                    c[f"computed with every command listed {where}"]),
-                row("&nbsp;&nbsp;arguments not a JSON object (a `record-shape` finding)", c[f"not JSON {where}"]),
-                row("&nbsp;&nbsp;unread", c[f"unread {where}"])]
-    out += [row("call records", c["call records"]),
-            row("&nbsp;&nbsp;with an output in the file", c["call records with an output in the file"]),
-            row("&nbsp;&nbsp;paired with it", c["call records paired"]),
-            row("&nbsp;&nbsp;with an output left unpaired", c["call records with an output left unpaired"]),
-            row("&nbsp;&nbsp;followed through `wait` / `write_stdin`",
-                c["call records followed through wait / write_stdin"]),
-            row("calls in scripts known to have run (`executed: yes`)", c["calls executed: yes (in scripts)"]),
-            row("events that report a call", sum(events.values())),
-            row("&nbsp;&nbsp;matched with the call they report", sum(events.values()) - sum(unmatched.values()))]
+        out += [
+            row(f"command-running calls, {where}", c[f"command calls {where}"]),
+            row("&nbsp;&nbsp;read exactly", c[f"read {where}"]),
+            row("&nbsp;&nbsp;computed", c[f"computed {where}"]),
+            row(
+                "&nbsp;&nbsp;&nbsp;&nbsp;of which every command is listed",
+                c[f"computed with every command listed {where}"],
+            ),
+            row("&nbsp;&nbsp;arguments not a JSON object (a `record-shape` finding)", c[f"not JSON {where}"]),
+            row("&nbsp;&nbsp;unread", c[f"unread {where}"]),
+        ]
+    out += [
+        row("call records", c["call records"]),
+        row("&nbsp;&nbsp;with an output in the file", c["call records with an output in the file"]),
+        row("&nbsp;&nbsp;paired with it", c["call records paired"]),
+        row("&nbsp;&nbsp;with an output left unpaired", c["call records with an output left unpaired"]),
+        row(
+            "&nbsp;&nbsp;followed through `wait` / `write_stdin`", c["call records followed through wait / write_stdin"]
+        ),
+        row("calls in scripts known to have run (`executed: yes`)", c["calls executed: yes (in scripts)"]),
+        row("events that report a call", sum(events.values())),
+        row("&nbsp;&nbsp;matched with the call they report", sum(events.values()) - sum(unmatched.values())),
+    ]
     out += ["", "Events by type (matched / all):", "", "| event | matched | all |", "|---|---|---|"]
     for kind, n in sorted(events.items()):
         out.append(f"| `{kind}` | {n - unmatched.get(kind, 0) - unmatched.get(kind + ' (user shell)', 0)} | {n} |")

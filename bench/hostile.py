@@ -30,8 +30,13 @@ from analysis import analyze_text
 
 
 def exec_line(script: str, call_id: str = "c") -> str:
-    return json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {
-        "type": "custom_tool_call", "call_id": call_id, "name": "exec", "input": script}})
+    return json.dumps(
+        {
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "response_item",
+            "payload": {"type": "custom_tool_call", "call_id": call_id, "name": "exec", "input": script},
+        }
+    )
 
 
 def calls(n: int) -> str:
@@ -41,8 +46,7 @@ def calls(n: int) -> str:
 
 def optional_chains(n: int) -> str:
     """One exec script of ``n`` calls, each inside an optional chain that may skip it."""
-    return exec_line("".join(f'hooks?.before?.(await tools.exec_command({{cmd: "echo {i}"}}));\n'
-                             for i in range(n)))
+    return exec_line("".join(f'hooks?.before?.(await tools.exec_command({{cmd: "echo {i}"}}));\n' for i in range(n)))
 
 
 def nested_blocks(n: int) -> str:
@@ -55,19 +59,42 @@ def long_line(megabytes: int) -> str:
     """One output record of ``megabytes`` MB."""
     chunk = "output line with some words and numbers 0123456789\\n" * 20
     text = chunk * (megabytes * (1 << 20) // len(chunk))
-    return json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {
-        "type": "function_call_output", "call_id": "c", "output": text}}).replace("\\\\n", "\\n")
+    return json.dumps(
+        {
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c", "output": text},
+        }
+    ).replace("\\\\n", "\\n")
 
 
 def records(n: int) -> str:
     """A rollout of ``n`` records: calls and their outputs, half each."""
     out = []
     for i in range(n // 2):
-        out.append(json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {
-            "type": "function_call", "name": "exec_command", "call_id": f"c{i}",
-            "arguments": json.dumps({"cmd": f"echo {i}"})}}))
-        out.append(json.dumps({"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": {
-            "type": "function_call_output", "call_id": f"c{i}", "output": f"{i}\n"}}))
+        out.append(
+            json.dumps(
+                {
+                    "timestamp": "2026-01-01T00:00:00Z",
+                    "type": "response_item",
+                    "payload": {
+                        "type": "function_call",
+                        "name": "exec_command",
+                        "call_id": f"c{i}",
+                        "arguments": json.dumps({"cmd": f"echo {i}"}),
+                    },
+                }
+            )
+        )
+        out.append(
+            json.dumps(
+                {
+                    "timestamp": "2026-01-01T00:00:01Z",
+                    "type": "response_item",
+                    "payload": {"type": "function_call_output", "call_id": f"c{i}", "output": f"{i}\n"},
+                }
+            )
+        )
     return "\n".join(out) + "\n"
 
 

@@ -29,16 +29,36 @@ from analysis.jsonl.lines import split_lines  # noqa: E402
 from analysis.reports.index import RolloutIndex  # noqa: E402
 
 WILD = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared")) / "corpus" / "wild"
-QUERIES = [("git push", {}), ("apply_patch", {}), ("git", {"failed": True}), ("rg ", {"tool": "exec_command"}),
-           ("src/", {"since": "2026-01-01"}), ("ls", {}), ("", {"limit": 1000})]
+QUERIES = [
+    ("git push", {}),
+    ("apply_patch", {}),
+    ("git", {"failed": True}),
+    ("rg ", {"tool": "exec_command"}),
+    ("src/", {"since": "2026-01-01"}),
+    ("ls", {}),
+    ("", {"limit": 1000}),
+]
 START, END = "<!-- index results -->", "<!-- end index results -->"
 
 
 def index_process(folder: Path, db: Path, jobs: int | None = None) -> float:
     """Seconds of one ``rollout-lsp index`` process (``jobs``: its ``--jobs``, else the default)."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "lsp_server", "index", str(folder), "--db", str(db),
-                    *(["--jobs", str(jobs)] if jobs is not None else [])], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lsp_server",
+            "index",
+            str(folder),
+            "--db",
+            str(db),
+            *(["--jobs", str(jobs)] if jobs is not None else []),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - started
 
 
@@ -47,7 +67,7 @@ def appended(folder: Path, work: Path) -> dict:
     largest = max((p for p in folder.rglob("*.jsonl")), key=lambda p: p.stat().st_size)
     data = largest.read_bytes()
     lines = data.split(b"\n")
-    half = b"\n".join(lines[:len(lines) // 2]) + b"\n"
+    half = b"\n".join(lines[: len(lines) // 2]) + b"\n"
     grown = work / "grown"
     grown.mkdir()
     target = grown / largest.name
@@ -64,8 +84,14 @@ def appended(folder: Path, work: Path) -> dict:
         started = time.perf_counter()
         index.update([str(grown)])
         whole_s = time.perf_counter() - started
-    return {"file": largest.name, "mb": len(data) / 2 ** 20, "lines": len(split_lines(data.decode("utf-8", "replace"))),
-            "new_lines": stats.lines_analysed, "append_s": append_s, "whole_s": whole_s}
+    return {
+        "file": largest.name,
+        "mb": len(data) / 2**20,
+        "lines": len(split_lines(data.decode("utf-8", "replace"))),
+        "new_lines": stats.lines_analysed,
+        "append_s": append_s,
+        "whole_s": whole_s,
+    }
 
 
 def queries(db: Path, repeats: int) -> list[dict]:
@@ -85,10 +111,18 @@ def queries(db: Path, repeats: int) -> list[dict]:
                 index.search(query, **options)
             opened.append(time.perf_counter() - started)
         label = (query or '""') + "".join(f" --{k} {v}" if v is not True else f" --{k}" for k, v in options.items())
-        out.append({"query": label, "hits": hits, "median_ms": statistics.median(warm) * 1000,
-                    "p95_ms": _p95(warm) * 1000, "max_ms": max(warm) * 1000,
-                    "open_median_ms": statistics.median(opened) * 1000, "open_p95_ms": _p95(opened) * 1000,
-                    "open_max_ms": max(opened) * 1000})
+        out.append(
+            {
+                "query": label,
+                "hits": hits,
+                "median_ms": statistics.median(warm) * 1000,
+                "p95_ms": _p95(warm) * 1000,
+                "max_ms": max(warm) * 1000,
+                "open_median_ms": statistics.median(opened) * 1000,
+                "open_p95_ms": _p95(opened) * 1000,
+                "open_max_ms": max(opened) * 1000,
+            }
+        )
     return out
 
 
@@ -96,16 +130,29 @@ def _p95(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=20)[18]
 
 
-def report(folder: Path, scratch: list[float], again: list[float], unchanged_s: float, files: int, calls: int,
-           size_mb: float, db_mb: float, grown: dict, found: list[dict], one_core: list[float]) -> str:
+def report(
+    folder: Path,
+    scratch: list[float],
+    again: list[float],
+    unchanged_s: float,
+    files: int,
+    calls: int,
+    size_mb: float,
+    db_mb: float,
+    grown: dict,
+    found: list[dict],
+    one_core: list[float],
+) -> str:
     ratio = statistics.median(again) / statistics.median(scratch)
     rate = size_mb / statistics.median(one_core)
     lines = [
         f"Machine: {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} at the end: other work shared "
         f"them), Linux {platform.release()}, CPython {platform.python_version()}, "
         f"{time.strftime('%Y-%m-%d')}. Corpus: `{folder.name}/` ({files} rollouts, {size_mb:.1f} MB of 2^20 bytes, "
-        f"{calls} tool calls; index {db_mb:.1f} MB).", "",
-        "| measure | median | runs | target | met |", "|---|---|---|---|---|",
+        f"{calls} tool calls; index {db_mb:.1f} MB).",
+        "",
+        "| measure | median | runs | target | met |",
+        "|---|---|---|---|---|",
         f"| `rollout-lsp index --jobs 1` from scratch (process, one core) | {statistics.median(one_core):.2f} s, "
         f"{rate:.1f} MB/s | {len(one_core)} | ≥ 20 MB/s (issue 25) | {'yes' if rate >= 20 else 'no'} |",
         f"| `rollout-lsp index` from scratch (process, `--jobs {os.cpu_count()}`, the default) | "
@@ -116,16 +163,20 @@ def report(folder: Path, scratch: list[float], again: list[float], unchanged_s: 
         f"| a {grown['mb']:.1f} MB rollout grown from half its lines to all {grown['lines']}: append | "
         f"{grown['append_s']:.2f} s ({grown['new_lines']} lines read) | 1 | less than reading it whole | "
         f"{'yes' if grown['append_s'] < grown['whole_s'] else 'no'} ({grown['whole_s']:.2f} s whole) |",
-        "", "Queries, 50 times each, in one process; then opening the database and querying, 50 times (what the "
-        "server does for each `workspace/symbol`). The target is on the p95 of the second.", "",
+        "",
+        "Queries, 50 times each, in one process; then opening the database and querying, 50 times (what the "
+        "server does for each `workspace/symbol`). The target is on the p95 of the second.",
+        "",
         "| query | hits | median | p95 | max | opening and query: median | p95 | max | target | met |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for q in found:
         met = "yes" if q["open_p95_ms"] < 50 else "no"
-        lines.append(f"| `{q['query']}` | {q['hits']} | {q['median_ms']:.2f} ms | {q['p95_ms']:.2f} ms | "
-                     f"{q['max_ms']:.2f} ms | {q['open_median_ms']:.2f} ms | {q['open_p95_ms']:.2f} ms | "
-                     f"{q['open_max_ms']:.2f} ms | < 50 ms p95 | {met} |")
+        lines.append(
+            f"| `{q['query']}` | {q['hits']} | {q['median_ms']:.2f} ms | {q['p95_ms']:.2f} ms | "
+            f"{q['max_ms']:.2f} ms | {q['open_median_ms']:.2f} ms | {q['open_p95_ms']:.2f} ms | "
+            f"{q['open_max_ms']:.2f} ms | < 50 ms p95 | {met} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -149,8 +200,8 @@ def main() -> None:
         with RolloutIndex.open(work / "run0.sqlite3") as index:
             files, calls = index.count()
             unchanged_s = index.update([str(folder)]).seconds
-        size_mb = sum(p.stat().st_size for p in folder.rglob("*.jsonl*")) / 2 ** 20
-        db_mb = sum(p.stat().st_size for p in work.glob("run0.sqlite3*")) / 2 ** 20
+        size_mb = sum(p.stat().st_size for p in folder.rglob("*.jsonl*")) / 2**20
+        db_mb = sum(p.stat().st_size for p in work.glob("run0.sqlite3*")) / 2**20
         grown = appended(folder, work)
         found = queries(work / "run0.sqlite3", repeats=50)
         table = report(folder, scratch, again, unchanged_s, files, calls, size_mb, db_mb, grown, found, one_core)

@@ -41,8 +41,12 @@ def rollout(size: int, seed: int = 1) -> Path:
 def measured(argv: list[str]) -> tuple[float, float, int]:
     """(wall seconds, peak MB, exit status) of one run in a fresh process; its output is thrown away."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
-        done = subprocess.run(["/usr/bin/time", "-o", report.name, "-f", "%e %M", *argv],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(
+            ["/usr/bin/time", "-o", report.name, "-f", "%e %M", *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wall, kilobytes = report.read().split()[-2:]
     return float(wall), int(kilobytes) / 1024, done.returncode
 
@@ -51,8 +55,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=["50MB", "200MB", "1GB"])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="--jobs of check and census")
-    parser.add_argument("--commands", nargs="+", default=["check", "census", "outline"],
-                        choices=["check", "census", "outline"])
+    parser.add_argument(
+        "--commands", nargs="+", default=["check", "census", "outline"], choices=["check", "census", "outline"]
+    )
     args = parser.parse_args()
     cli = [sys.executable, "-m", "lsp_server"]
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; --jobs {args.jobs}")
@@ -62,14 +67,19 @@ def main() -> None:
         path = rollout(parse_size(text))
         with open(path, "rb") as handle:
             lines = sum(block.count(b"\n") for block in iter(lambda: handle.read(MB), b""))
-        commands = {"check": ["check", "--jobs", str(args.jobs), str(path)],
-                    "census": ["census", "--jobs", str(args.jobs), str(path)],
-                    "outline": ["outline", "--json", str(path)]}
+        commands = {
+            "check": ["check", "--jobs", str(args.jobs), str(path)],
+            "census": ["census", "--jobs", str(args.jobs), str(path)],
+            "outline": ["outline", "--json", str(path)],
+        }
         for name in args.commands:
             wall, peak, status = measured(cli + commands[name])
             shown = " ".join(commands[name][:-1])
-            print(f"| {path.stat().st_size / MB:.0f} MB | {lines} | `{shown}` | {wall:.1f} | {peak:.0f} |"
-                  + ("" if status in (0, 1) else f" exit {status}"), flush=True)
+            print(
+                f"| {path.stat().st_size / MB:.0f} MB | {lines} | `{shown}` | {wall:.1f} | {peak:.0f} |"
+                + ("" if status in (0, 1) else f" exit {status}"),
+                flush=True,
+            )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

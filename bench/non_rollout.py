@@ -22,8 +22,10 @@ from analysis.session.sniff import looks_like_rollout
 
 def main(argv: list[str]) -> int:
     size = int(float(argv[0]) * 1_000_000) if argv else 100_000_000
-    rows = [json.dumps({"id": i, "event": "click", "user": f"u{i % 977}", "payload": {"x": i * 3, "text": "lorem " * 40}})
-            for i in range(20_000)]
+    rows = [
+        json.dumps({"id": i, "event": "click", "user": f"u{i % 977}", "payload": {"x": i * 3, "text": "lorem " * 40}})
+        for i in range(20_000)
+    ]
     block = "\n".join(rows)
     text = (block + "\n") * (size // (len(block) + 1) + 1)
     text = text[:size]

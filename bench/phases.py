@@ -28,8 +28,10 @@ PHASES = [
     ("tree-sitter parse and query (C)", ("tree_sitter.Parser", "QueryCursor", "tree_sitter.Query")),
     ("strict-module check", ("module_syntax.py", "syntax_problem.py", "esprima")),
     ("per-script Python analysis", ("/analysis/script/", "tree_sitter.Node")),
-    ("record shapes, outputs, events, stream pairing", ("/analysis/session/", "/analysis/reports/", "copies.py",
-                                                        "dataclasses.py")),
+    (
+        "record shapes, outputs, events, stream pairing",
+        ("/analysis/session/", "/analysis/reports/", "copies.py", "dataclasses.py"),
+    ),
     ("findings and report", ("/analysis/cli/", "/analysis/jsonl/", "display.py")),
 ]
 

@@ -57,12 +57,16 @@ def main() -> None:
     parser.add_argument("folder", nargs="?", default=SHARED)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    paths = sorted(glob.glob(os.path.join(args.folder, "**", "*.jsonl"), recursive=True) +
-                   glob.glob(os.path.join(args.folder, "**", "*.jsonl.zst"), recursive=True))
+    paths = sorted(
+        glob.glob(os.path.join(args.folder, "**", "*.jsonl"), recursive=True)
+        + glob.glob(os.path.join(args.folder, "**", "*.jsonl.zst"), recursive=True)
+    )
     size = sum(os.path.getsize(p) for p in paths)
     read_all(paths)  # the page cache warm for both
-    print(f"{len(paths)} files, {size / 1e6:.1f} MB: lines {best(read_all, paths, args.repeat):.0f} ms, "
-          f"check {best(read_as_check, paths, args.repeat):.0f} ms")
+    print(
+        f"{len(paths)} files, {size / 1e6:.1f} MB: lines {best(read_all, paths, args.repeat):.0f} ms, "
+        f"check {best(read_as_check, paths, args.repeat):.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -52,8 +52,9 @@ def exec_scripts(path: Path) -> list[str]:
 
 
 def reference(paths: list[Path]) -> dict:
-    out = subprocess.run(["node", str(HERE / "acorn_reference.mjs"), *map(str, paths)], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        ["node", str(HERE / "acorn_reference.mjs"), *map(str, paths)], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout)
 
 
@@ -95,20 +96,44 @@ def installed() -> list[str]:
     env = OUT / "installed"
     script = env / "bin" / "rollout-lsp"
     subprocess.run([sys.executable, "-m", "venv", "--clear", "--without-pip", str(env)], check=True)
-    site = subprocess.run([str(env / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    ours = subprocess.run([sys.executable, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(env / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = subprocess.run(
+        [sys.executable, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # the dependencies' folder as a plain path: its .pth files (the editable install's finder) are not run
     Path(site, "dependencies.pth").write_text(ours + "\n")
     wheels = OUT / "wheel"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), str(ROOT)],
-                   check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels), str(ROOT)],
+        check=True,
+    )
     wheel = max(wheels.glob("codex_rollout_lsp-*.whl"), key=lambda p: p.stat().st_mtime)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
-                    "--target", site, str(wheel)], check=True)
-    script.write_text(f"#!{env / 'bin' / 'python'}\nimport sys\nfrom lsp_server.__main__ import main\n"
-                      "sys.exit(main())\n")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--force-reinstall",
+            "--target",
+            site,
+            str(wheel),
+        ],
+        check=True,
+    )
+    script.write_text(
+        f"#!{env / 'bin' / 'python'}\nimport sys\nfrom lsp_server.__main__ import main\nsys.exit(main())\n"
+    )
     script.chmod(0o755)
     return [str(script)]
 
@@ -125,8 +150,9 @@ def alternating(ours: list[str], theirs: list[str], repeats: int) -> tuple[float
 def whole_process(paths: list[Path], repeats: int, rollout_lsp: list[str]) -> dict:
     """``rollout-lsp check --json`` (default options) against the acorn reader's process on the same files."""
     names = [str(p) for p in paths]
-    ours, theirs = alternating([*rollout_lsp, "check", "--json", *names],
-                               ["node", str(HERE / "acorn_reference.mjs"), *names], repeats)
+    ours, theirs = alternating(
+        [*rollout_lsp, "check", "--json", *names], ["node", str(HERE / "acorn_reference.mjs"), *names], repeats
+    )
     return {"ours_s": ours, "reference_s": theirs, "ratio": ours / theirs}
 
 
@@ -134,9 +160,18 @@ def startup(rollout_lsp: list[str], repeats: int) -> dict:
     """``rollout-lsp --version`` (median) and the imports that take longest (``python -X importtime``)."""
     seconds = statistics.median(timed([*rollout_lsp, "--version"], 1) for _ in range(repeats))
     python = Path(rollout_lsp[0]).with_name("python") if len(rollout_lsp) == 1 else Path(sys.executable)
-    trace = subprocess.run([str(python), "-X", "importtime", "-c", "from lsp_server.__main__ import main; "
-                            "import sys; sys.argv = ['rollout-lsp', '--version']; main()"],
-                           capture_output=True, text=True, cwd=OUT).stderr
+    trace = subprocess.run(
+        [
+            str(python),
+            "-X",
+            "importtime",
+            "-c",
+            "from lsp_server.__main__ import main; import sys; sys.argv = ['rollout-lsp', '--version']; main()",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=OUT,
+    ).stderr
     imports = []
     for line in trace.splitlines():
         parts = line.split("|")
@@ -165,8 +200,12 @@ print(json.dumps({{"seconds": seconds, "peak_mb": peak_kb / 1024,
 
 
 def whole_file(path: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", _WHOLE_FILE.format(root=str(ROOT), path=str(path))],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _WHOLE_FILE.format(root=str(ROOT), path=str(path))],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     result = json.loads(out.stdout)
     result["size_mb"] = path.stat().st_size / MB
     result["scripts_per_s"] = result["scripts"] / result["seconds"]
@@ -179,17 +218,29 @@ def editor_latency(path: Path, edits: int, requests: int) -> dict:
     The client is Node (``bench/lsp_latency.mjs``), VS Code's runtime: every message is framed and parsed with
     V8's ``JSON.parse`` as vscode-jsonrpc does.  CPython's json decoder takes three times as long for the
     20 MB rollout's outline, so a Python client would time itself as much as the server."""
-    options = {"command": [sys.executable, "-m", "lsp_server", "serve"], "cwd": str(ROOT), "file": str(path),
-               "edits": edits, "requests": requests}
-    run = subprocess.run(["node", str(HERE / "lsp_latency.mjs"), json.dumps(options)], capture_output=True,
-                         text=True, timeout=1800)
+    options = {
+        "command": [sys.executable, "-m", "lsp_server", "serve"],
+        "cwd": str(ROOT),
+        "file": str(path),
+        "edits": edits,
+        "requests": requests,
+    }
+    run = subprocess.run(
+        ["node", str(HERE / "lsp_latency.mjs"), json.dumps(options)], capture_output=True, text=True, timeout=1800
+    )
     if run.returncode != 0:
         raise RuntimeError(f"bench/lsp_latency.mjs failed ({run.returncode}): {run.stderr.strip()}")
     samples = json.loads(run.stdout)
-    return {"size_mb": path.stat().st_size / MB, "first_diagnostics_s": samples["first_diagnostics_s"],
-            "complete_diagnostics_s": samples["complete_diagnostics_s"], "edit": _stats(samples["edit"]),
-            "hover": _stats(samples["hover"]), "symbols": _stats(samples["symbols"]),
-            "symbols_parse": _stats(samples["symbols_parse"]), "peak_mb": samples["peak_mb"]}
+    return {
+        "size_mb": path.stat().st_size / MB,
+        "first_diagnostics_s": samples["first_diagnostics_s"],
+        "complete_diagnostics_s": samples["complete_diagnostics_s"],
+        "edit": _stats(samples["edit"]),
+        "hover": _stats(samples["hover"]),
+        "symbols": _stats(samples["symbols"]),
+        "symbols_parse": _stats(samples["symbols_parse"]),
+        "peak_mb": samples["peak_mb"],
+    }
 
 
 def server_memory(path: Path) -> dict:
@@ -231,18 +282,29 @@ def profile(path: Path) -> list[tuple[str, float]]:
 
 
 def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-               platform.processor())
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+        platform.processor(),
+    )
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
-    memory = next((int(line.split()[1]) // 1024 // 1024 for line in open("/proc/meminfo")
-                   if line.startswith("MemTotal")), 0)
-    return (f"{os.cpu_count()} cores ({cpu}), {memory} GiB, Linux {platform.release()}, "
-            f"CPython {platform.python_version()}, Node {node}, {time.strftime('%Y-%m-%d')}")
+    memory = next(
+        (int(line.split()[1]) // 1024 // 1024 for line in open("/proc/meminfo") if line.startswith("MemTotal")), 0
+    )
+    return (
+        f"{os.cpu_count()} cores ({cpu}), {memory} GiB, Linux {platform.release()}, "
+        f"CPython {platform.python_version()}, Node {node}, {time.strftime('%Y-%m-%d')}"
+    )
 
 
 TARGETS = {  # issue 13's targets
-    "per_script_ratio": 1.5, "check_ratio": 2.0, "first_diagnostics_s": 1.0, "edit_large_ms": 100,
-    "hover_ms": 50, "symbols_ms": 50, "census_speedup": 1.7, "startup_ms": 100,  # the last: issue 25's
+    "per_script_ratio": 1.5,
+    "check_ratio": 2.0,
+    "first_diagnostics_s": 1.0,
+    "edit_large_ms": 100,
+    "hover_ms": 50,
+    "symbols_ms": 50,
+    "census_speedup": 1.7,
+    "startup_ms": 100,  # the last: issue 25's
 }
 DEBOUNCE_MS = 30  # the server's default (lsp_server/config.py)
 
@@ -254,62 +316,94 @@ def _met(ok: bool) -> str:
 def report(results: dict, smoke: bool) -> str:
     ps, wp, ed, small = results["per_script"], results["whole_process"], results["editor"], results["editor_small"]
     t = TARGETS
-    lines = [f"Machine: {machine()}; load average at the end {os.getloadavg()[0]:.1f}.", "",
-             f"Corpus: generated by `bench/corpus.py` (seed 1); {'smoke run' if smoke else 'full run'} of "
-             "`python bench/run.py`.", "",
-             "| measure | this project | acorn reference | ratio | target | met |", "|---|---|---|---|---|---|",
-             f"| analysis per exec script ({ps['scripts']} scripts) | {ps['ours_us']:.0f} µs | {ps['reference_us']:.0f} µs "
-             f"| {ps['ratio']:.2f}× | ≤ {t['per_script_ratio']}× | {_met(ps['ratio'] <= t['per_script_ratio'])} |",
-             f"| whole process, `rollout-lsp check --json` vs `node acorn_reference.mjs` ({wp['scripts']} scripts, "
-             f"{wp['size_mb']:.0f} MB) | {wp['ours_s']:.2f} s | {wp['reference_s']:.2f} s | {wp['ratio']:.2f}× | "
-             f"≤ {t['check_ratio']:.0f}× | {_met(wp['ratio'] <= t['check_ratio'])} |"]
+    lines = [
+        f"Machine: {machine()}; load average at the end {os.getloadavg()[0]:.1f}.",
+        "",
+        f"Corpus: generated by `bench/corpus.py` (seed 1); {'smoke run' if smoke else 'full run'} of "
+        "`python bench/run.py`.",
+        "",
+        "| measure | this project | acorn reference | ratio | target | met |",
+        "|---|---|---|---|---|---|",
+        f"| analysis per exec script ({ps['scripts']} scripts) | {ps['ours_us']:.0f} µs | {ps['reference_us']:.0f} µs "
+        f"| {ps['ratio']:.2f}× | ≤ {t['per_script_ratio']}× | {_met(ps['ratio'] <= t['per_script_ratio'])} |",
+        f"| whole process, `rollout-lsp check --json` vs `node acorn_reference.mjs` ({wp['scripts']} scripts, "
+        f"{wp['size_mb']:.0f} MB) | {wp['ours_s']:.2f} s | {wp['reference_s']:.2f} s | {wp['ratio']:.2f}× | "
+        f"≤ {t['check_ratio']:.0f}× | {_met(wp['ratio'] <= t['check_ratio'])} |",
+    ]
     wild = results.get("wild")
     if wild:
-        lines.append(f"| whole process on the real rollouts of `../shared/corpus/wild` ({wild['files']} files, "
-                     f"{wild['size_mb']:.0f} MB) | {wild['ours_s']:.2f} s | {wild['reference_s']:.2f} s | "
-                     f"{wild['ratio']:.2f}× | ≤ {t['check_ratio']:.0f}× | {_met(wild['ratio'] <= t['check_ratio'])} |")
+        lines.append(
+            f"| whole process on the real rollouts of `../shared/corpus/wild` ({wild['files']} files, "
+            f"{wild['size_mb']:.0f} MB) | {wild['ours_s']:.2f} s | {wild['reference_s']:.2f} s | "
+            f"{wild['ratio']:.2f}× | ≤ {t['check_ratio']:.0f}× | {_met(wild['ratio'] <= t['check_ratio'])} |"
+        )
     up = results["startup"]
-    lines += [f"| start-up, `rollout-lsp --version` ({'the checkout' if smoke else 'installed from a wheel'}; "
-              f"imports {up['imports_ms']:.0f} ms, the largest `{up['largest_import']}`) | "
-              f"{up['version_s'] * 1000:.0f} ms | | | ≤ {t['startup_ms']} ms | "
-              f"{_met(up['version_s'] * 1000 <= t['startup_ms'])} |", "",
-              "Whole-process times are medians of runs alternating with the reference's; `check --json` with its "
-              "default options (`--jobs 2`).", "",
-             "| rollout | whole-file analysis (`analyze_text`) | scripts/s | peak memory | 3× size + 80 MB | within |",
-             "|---|---|---|---|---|---|"]
+    lines += [
+        f"| start-up, `rollout-lsp --version` ({'the checkout' if smoke else 'installed from a wheel'}; "
+        f"imports {up['imports_ms']:.0f} ms, the largest `{up['largest_import']}`) | "
+        f"{up['version_s'] * 1000:.0f} ms | | | ≤ {t['startup_ms']} ms | "
+        f"{_met(up['version_s'] * 1000 <= t['startup_ms'])} |",
+        "",
+        "Whole-process times are medians of runs alternating with the reference's; `check --json` with its "
+        "default options (`--jobs 2`).",
+        "",
+        "| rollout | whole-file analysis (`analyze_text`) | scripts/s | peak memory | 3× size + 80 MB | within |",
+        "|---|---|---|---|---|---|",
+    ]
     for row in results["sizes"]:
         budget = 3 * row["size_mb"] + 80
-        lines.append(f"| {row['size_mb']:.1f} MB, {row['scripts']} scripts | {row['seconds']:.2f} s | "
-                     f"{row['scripts_per_s']:.0f} | {row['peak_mb']:.0f} MB | {budget:.0f} MB | "
-                     f"{_met(row['peak_mb'] <= budget)} |")
-    lines += ["", "Editor latency through an LSP client in Node over stdio, parsing with V8 as VS Code does "
-              f"(`bench/lsp_latency.mjs`; server defaults, debounce {DEBOUNCE_MS} ms):", "",
-              "| measure | median | p95 | samples | target | met |", "|---|---|---|---|---|---|",
-              f"| {ed['size_mb']:.1f} MB: didOpen → first diagnostics | {ed['first_diagnostics_s'] * 1000:.0f} ms | | 1 | "
-              f"≤ {t['first_diagnostics_s'] * 1000:.0f} ms | {_met(ed['first_diagnostics_s'] <= t['first_diagnostics_s'])} |",
-              f"| {ed['size_mb']:.1f} MB: didOpen → every diagnostic (the last publication) | "
-              f"{ed['complete_diagnostics_s'] * 1000:.0f} ms | | 1 | | |"]
-    rows = [(ed, "edit", "one-line edit → new diagnostics", t["edit_large_ms"]),
-            (small, "edit", "one-line edit → new diagnostics", DEBOUNCE_MS + 10),
-            (ed, "hover", "hover", t["hover_ms"]), (ed, "symbols", "documentSymbol", t["symbols_ms"])]
+        lines.append(
+            f"| {row['size_mb']:.1f} MB, {row['scripts']} scripts | {row['seconds']:.2f} s | "
+            f"{row['scripts_per_s']:.0f} | {row['peak_mb']:.0f} MB | {budget:.0f} MB | "
+            f"{_met(row['peak_mb'] <= budget)} |"
+        )
+    lines += [
+        "",
+        "Editor latency through an LSP client in Node over stdio, parsing with V8 as VS Code does "
+        f"(`bench/lsp_latency.mjs`; server defaults, debounce {DEBOUNCE_MS} ms):",
+        "",
+        "| measure | median | p95 | samples | target | met |",
+        "|---|---|---|---|---|---|",
+        f"| {ed['size_mb']:.1f} MB: didOpen → first diagnostics | {ed['first_diagnostics_s'] * 1000:.0f} ms | | 1 | "
+        f"≤ {t['first_diagnostics_s'] * 1000:.0f} ms | {_met(ed['first_diagnostics_s'] <= t['first_diagnostics_s'])} |",
+        f"| {ed['size_mb']:.1f} MB: didOpen → every diagnostic (the last publication) | "
+        f"{ed['complete_diagnostics_s'] * 1000:.0f} ms | | 1 | | |",
+    ]
+    rows = [
+        (ed, "edit", "one-line edit → new diagnostics", t["edit_large_ms"]),
+        (small, "edit", "one-line edit → new diagnostics", DEBOUNCE_MS + 10),
+        (ed, "hover", "hover", t["hover_ms"]),
+        (ed, "symbols", "documentSymbol", t["symbols_ms"]),
+    ]
     for run, key, label, target in rows:
         s = run[key]
-        lines.append(f"| {run['size_mb']:.1f} MB: {label} | {s['median_ms']:.0f} ms | {s['p95_ms']:.0f} ms | {s['n']} | "
-                     f"≤ {target} ms p95 | {_met(s['p95_ms'] <= target)} |")
+        lines.append(
+            f"| {run['size_mb']:.1f} MB: {label} | {s['median_ms']:.0f} ms | {s['p95_ms']:.0f} ms | {s['n']} | "
+            f"≤ {target} ms p95 | {_met(s['p95_ms'] <= target)} |"
+        )
     parse = ed["symbols_parse"]
-    lines += ["", f"Of the {ed['size_mb']:.0f} MB documentSymbol time, the client's `JSON.parse` of the answer took "
-              f"{parse['median_ms']:.0f} ms (median), {parse['p95_ms']:.0f} ms (p95)."]
+    lines += [
+        "",
+        f"Of the {ed['size_mb']:.0f} MB documentSymbol time, the client's `JSON.parse` of the answer took "
+        f"{parse['median_ms']:.0f} ms (median), {parse['p95_ms']:.0f} ms (p95).",
+    ]
     memory = results.get("server_memory")
     if memory:
         budget = 3 * memory["size_mb"] + 80
-        lines += ["", f"The server's peak memory with a {memory['size_mb']:.0f} MB rollout open (after its outline): "
-                  f"{memory['peak_mb']:.0f} MB, budget 3× size + 80 MB = {budget:.0f} MB: "
-                  f"{'met' if memory['peak_mb'] <= budget else 'not met'}."]
+        lines += [
+            "",
+            f"The server's peak memory with a {memory['size_mb']:.0f} MB rollout open (after its outline): "
+            f"{memory['peak_mb']:.0f} MB, budget 3× size + 80 MB = {budget:.0f} MB: "
+            f"{'met' if memory['peak_mb'] <= budget else 'not met'}.",
+        ]
     census = results.get("census")
     if census:
-        lines += ["", f"`census --jobs 2` against `--jobs 1` on `../shared/corpus/wild`: {census['jobs2_s']:.2f} s "
-                  f"against {census['jobs1_s']:.2f} s, {census['speedup']:.2f}× (target ≥ {t['census_speedup']}×: "
-                  f"{'met' if census['speedup'] >= t['census_speedup'] else 'not met'})."]
+        lines += [
+            "",
+            f"`census --jobs 2` against `--jobs 1` on `../shared/corpus/wild`: {census['jobs2_s']:.2f} s "
+            f"against {census['jobs1_s']:.2f} s, {census['speedup']:.2f}× (target ≥ {t['census_speedup']}×: "
+            f"{'met' if census['speedup'] >= t['census_speedup'] else 'not met'}).",
+        ]
     lines += ["", "Where whole-file analysis spends its time (cProfile, share of own time):", ""]
     lines += [f"- {name}: {share:.0f}%" for name, share in results["profile"]]
     return "\n".join(lines) + "\n"
@@ -325,14 +419,18 @@ def regressions(results: dict) -> list[str]:
     problems = []
     gates = SMOKE_GATES
     if results["per_script"]["ratio"] > gates["per_script_ratio"]:
-        problems.append(f"per-script analysis is {results['per_script']['ratio']:.1f}× acorn "
-                        f"(gate {gates['per_script_ratio']}×)")
+        problems.append(
+            f"per-script analysis is {results['per_script']['ratio']:.1f}× acorn (gate {gates['per_script_ratio']}×)"
+        )
     if results["editor_small"]["edit"]["p95_ms"] > gates["edit_small_p95_ms"]:
-        problems.append(f"a one-line edit of a small rollout took {results['editor_small']['edit']['p95_ms']:.0f} ms "
-                        f"p95 (gate {gates['edit_small_p95_ms']:.0f} ms)")
+        problems.append(
+            f"a one-line edit of a small rollout took {results['editor_small']['edit']['p95_ms']:.0f} ms "
+            f"p95 (gate {gates['edit_small_p95_ms']:.0f} ms)"
+        )
     if results["editor"]["hover"]["p95_ms"] > gates["hover_p95_ms"]:
-        problems.append(f"hover took {results['editor']['hover']['p95_ms']:.0f} ms p95 "
-                        f"(gate {gates['hover_p95_ms']:.0f} ms)")
+        problems.append(
+            f"hover took {results['editor']['hover']['p95_ms']:.0f} ms p95 (gate {gates['hover_p95_ms']:.0f} ms)"
+        )
     return problems
 
 
@@ -377,8 +475,11 @@ def main() -> None:
     else:
         doc = ROOT / "docs" / "benchmarks.md"
         head = doc.read_text().split("<!-- results -->")[0] if doc.exists() else "# Benchmarks\n\n"
-        tail = doc.read_text().split("<!-- end results -->")[1] if doc.exists() and "<!-- end results -->" in \
-            doc.read_text() else ""
+        tail = (
+            doc.read_text().split("<!-- end results -->")[1]
+            if doc.exists() and "<!-- end results -->" in doc.read_text()
+            else ""
+        )
         doc.write_text(head + "<!-- results -->\n" + table + "<!-- end results -->" + tail)
 
 

@@ -46,8 +46,9 @@ def checkout(commit: str | None) -> Iterator[Path]:
         return
     with tempfile.TemporaryDirectory(prefix="same-outputs-") as temp:
         tree = Path(temp) / "tree"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), commit],
-                       check=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), commit], check=True
+        )
         try:
             yield tree
         finally:
@@ -56,8 +57,9 @@ def checkout(commit: str | None) -> Iterator[Path]:
 
 def run(tree: Path, arguments: list[str]) -> tuple[int, bytes]:
     env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
-    done = subprocess.run([sys.executable, "-m", "lsp_server", *arguments], capture_output=True, env=env,
-                          cwd=tempfile.gettempdir())
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_server", *arguments], capture_output=True, env=env, cwd=tempfile.gettempdir()
+    )
     if arguments[0] == "census" and done.returncode == 0:  # its time taken is the one field meant to change
         report = json.loads(done.stdout)
         report.pop("seconds", None)
@@ -93,8 +95,10 @@ def main() -> int:
             differences += 1
             shown = " ".join(arguments) if len(arguments) <= 4 else " ".join(arguments[:4]) + " … (all files)"
             print(f"differs: {shown} (exit {old[0]} → {new[0]}, {len(old[1])} → {len(new[1])} bytes)")
-    print(f"{len(files)} files, {len(todo)} commands: "
-          + ("every output identical" if differences == 0 else f"{differences} outputs differ"))
+    print(
+        f"{len(files)} files, {len(todo)} commands: "
+        + ("every output identical" if differences == 0 else f"{differences} outputs differ")
+    )
     return 1 if differences else 0
 
 

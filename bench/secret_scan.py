@@ -59,8 +59,10 @@ def main() -> None:
         start = time.perf_counter()
         found = sum(len(find(line)) for line in lines)
         best = min(best, time.perf_counter() - start)
-    print(f"{secrets.__file__}: {len(lines)} lines, {sum(map(len, lines))} characters, {found} secrets, "
-          f"best of {args.runs}: {best * 1000:.0f} ms; exact scan on {exact_lines(lines)} lines")
+    print(
+        f"{secrets.__file__}: {len(lines)} lines, {sum(map(len, lines))} characters, {found} secrets, "
+        f"best of {args.runs}: {best * 1000:.0f} ms; exact scan on {exact_lines(lines)} lines"
+    )
 
 
 if __name__ == "__main__":

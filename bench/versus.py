@@ -38,8 +38,13 @@ def main() -> None:
     args = parser.parse_args()
     inputs = [("dense rollout (20 MB)", [str(corpus_file(20 * MB))])]
     if WILD.is_dir():
-        inputs.insert(0, (f"{WILD.name}/ ({len(list(WILD.glob('*.jsonl')))} rollouts)",
-                          sorted(str(p) for p in WILD.glob("*.jsonl"))))
+        inputs.insert(
+            0,
+            (
+                f"{WILD.name}/ ({len(list(WILD.glob('*.jsonl')))} rollouts)",
+                sorted(str(p) for p in WILD.glob("*.jsonl")),
+            ),
+        )
     with checkout(args.base) as base, checkout(args.head) as head:
         for name, files in inputs:
             ours = [sys.executable, "-m", "lsp_server", "check", "--json", *files]
@@ -49,8 +54,10 @@ def main() -> None:
                 after.append(seconds(ours, head))
                 acorn.append(seconds(["node", str(HERE / "acorn_reference.mjs"), *files]))
             b, a, r = (statistics.median(x) for x in (before, after, acorn))
-            print(f"{name}: before {b:.2f} s ({b / r:.2f}× acorn), after {a:.2f} s ({a / r:.2f}× acorn), "
-                  f"acorn {r:.2f} s; medians of {args.runs}")
+            print(
+                f"{name}: before {b:.2f} s ({b / r:.2f}× acorn), after {a:.2f} s ({a / r:.2f}× acorn), "
+                f"acorn {r:.2f} s; medians of {args.runs}"
+            )
 
 
 if __name__ == "__main__":

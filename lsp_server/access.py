@@ -50,8 +50,14 @@ class PathRefused(Exception):
 
 
 class PathPolicy:
-    def refusal(self, path: str, folder_uris: Iterable[str], is_rollout_path: Callable[[str], bool],
-                home: Path | None = None, codex_home: str | None = None) -> str | None:
+    def refusal(
+        self,
+        path: str,
+        folder_uris: Iterable[str],
+        is_rollout_path: Callable[[str], bool],
+        home: Path | None = None,
+        codex_home: str | None = None,
+    ) -> str | None:
         """None when ``path`` may be read; else why not, naming the rules."""
         try:
             resolved = Path(path).expanduser().resolve()
@@ -68,15 +74,20 @@ class PathPolicy:
                 continue
             folders.append(folder)
         sessions = [p.resolve() for p in sessions_folders(home, codex_home)]
-        allowed = any(_under(resolved, folder) for folder in folders + sessions) or \
-            resolved.name.endswith(ROLLOUT_SUFFIXES) and is_rollout_path(str(resolved))
+        allowed = (
+            any(_under(resolved, folder) for folder in folders + sessions)
+            or resolved.name.endswith(ROLLOUT_SUFFIXES)
+            and is_rollout_path(str(resolved))
+        )
         if not allowed:
             shown = ", ".join(str(f) for f in folders) or "none open"
-            return (f"refused to read {resolved}: a path is read only when it is under a workspace folder "
-                    f"({shown}), under a Codex sessions folder ({', '.join(str(s) for s in sessions)}), or when "
-                    f"it is a .jsonl or .jsonl.zst file that matches the rollout file patterns (setting "
-                    f"rolloutLsp.files); a workspace folder that is the filesystem root or the whole home "
-                    f"folder counts for nothing")
+            return (
+                f"refused to read {resolved}: a path is read only when it is under a workspace folder "
+                f"({shown}), under a Codex sessions folder ({', '.join(str(s) for s in sessions)}), or when "
+                f"it is a .jsonl or .jsonl.zst file that matches the rollout file patterns (setting "
+                f"rolloutLsp.files); a workspace folder that is the filesystem root or the whole home "
+                f"folder counts for nothing"
+            )
         try:
             mode = os.stat(resolved).st_mode
         except OSError:

@@ -43,6 +43,7 @@ class Settings(BaseModel):
     def profile_of(self, path: str | None) -> str:
         """The findings profile of a document at ``path``."""
         return self.findings or default_profile(path)
+
     # the columns of a client that offers no positionEncodings but does not count UTF-16 units (Vim's ALE
     # sends bytes): read at initialize only; a client that negotiates gets what it negotiated
     position_encoding: Literal["utf-8", "utf-16", "utf-32"] | None = Field(None, alias="positionEncoding")

@@ -29,8 +29,7 @@ def docs_url(code: str) -> str | None:
 
 def to_range(analysis: RolloutAnalysis, span: Span, encoding: PositionEncoding) -> types.Range:
     r = analysis.range_of(span, encoding)
-    return types.Range(types.Position(r.start.line, r.start.character),
-                       types.Position(r.end.line, r.end.character))
+    return types.Range(types.Position(r.start.line, r.start.character), types.Position(r.end.line, r.end.character))
 
 
 def line_range(analysis: RolloutAnalysis, line: int, encoding: PositionEncoding) -> types.Range:
@@ -38,9 +37,16 @@ def line_range(analysis: RolloutAnalysis, line: int, encoding: PositionEncoding)
     return to_range(analysis, Span(line, 0, len(text)), encoding)
 
 
-def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encoding: PositionEncoding,
-                  severity_names: dict[str, str], masker: Masker | None = None,
-                  version: int | None = None, profiled: Severity | None = None) -> types.Diagnostic | None:
+def to_diagnostic(
+    analysis: RolloutAnalysis,
+    finding: Finding,
+    uri: str,
+    encoding: PositionEncoding,
+    severity_names: dict[str, str],
+    masker: Masker | None = None,
+    version: int | None = None,
+    profiled: Severity | None = None,
+) -> types.Diagnostic | None:
     """The diagnostic of a finding, with the configured severity; None when its code is turned off.
 
     Its messages are masked; its ``data`` carries what its quick fix needs and the document
@@ -52,12 +58,18 @@ def to_diagnostic(analysis: RolloutAnalysis, finding: Finding, uri: str, encodin
     if name == "off":
         return None
     severity = Severity.parse(name) if name else profiled if profiled is not None else finding.severity
-    related = [types.DiagnosticRelatedInformation(types.Location(uri, to_range(analysis, r.span, encoding)),
-                                                  mask(r.message)) for r in finding.related]
+    related = [
+        types.DiagnosticRelatedInformation(types.Location(uri, to_range(analysis, r.span, encoding)), mask(r.message))
+        for r in finding.related
+    ]
     output = output_of_call_record(analysis, finding)
     if output is not None and not (profiled is not None and severity == Severity.HINT):
-        related.append(types.DiagnosticRelatedInformation(
-            types.Location(uri, line_range(analysis, output, encoding)), f"the output of this call (line {output + 1})"))
+        related.append(
+            types.DiagnosticRelatedInformation(
+                types.Location(uri, line_range(analysis, output, encoding)),
+                f"the output of this call (line {output + 1})",
+            )
+        )
     href = docs_url(finding.code)
     return types.Diagnostic(
         range=to_range(analysis, finding.span, encoding),

@@ -40,8 +40,9 @@ class IndexedSymbols:
         self._refreshed_at = float("-inf")
         self._lock = threading.Lock()
 
-    async def workspace_symbols(self, query: str, open_uris: list[str], encoding: PositionEncoding,
-                                limit: int, mask: Callable[[str], str] = str) -> list[types.WorkspaceSymbol]:
+    async def workspace_symbols(
+        self, query: str, open_uris: list[str], encoding: PositionEncoding, limit: int, mask: Callable[[str], str] = str
+    ) -> list[types.WorkspaceSymbol]:
         """Index hits for ``query`` outside the open documents; nothing for an empty query (every call of
         every session is no answer).  The index holds text redacted with the built-in secret patterns;
         ``mask`` adds the configured ones to what is shown."""
@@ -82,8 +83,13 @@ class IndexedSymbols:
         command = [sys.executable, "-m", "lsp_server", "index", "--db", str(path), "--timeout", "60"]
         try:
             self._refresh = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                start_new_session=True, cwd=Path(__file__).resolve().parents[2])  # where `analysis` is
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=Path(__file__).resolve().parents[2],
+            )  # where `analysis` is
         except OSError as error:
             log.warning("cannot refresh the session index: %s", error)
             return
@@ -98,8 +104,15 @@ class IndexedSymbols:
     def symbol(hit: Hit, encoding: PositionEncoding, mask: Callable[[str], str] = str) -> types.WorkspaceSymbol:
         text = " ".join(mask(hit.text).split())
         name = f"{hit.tool}: {text}" if hit.tool and text and text != hit.tool else text or hit.tool or "call"
-        outcome = DEAD if hit.executed == "no" else exit_outcome(hit.exit_code) if hit.exit_code not in (None, 0) \
-            else FAILED if hit.status == "failed" else None  # as the Outline of an open rollout marks it
+        outcome = (
+            DEAD
+            if hit.executed == "no"
+            else exit_outcome(hit.exit_code)
+            if hit.exit_code not in (None, 0)
+            else FAILED
+            if hit.status == "failed"
+            else None
+        )  # as the Outline of an open rollout marks it
         name = (outcome.mark if outcome else "") + name
         name = name if len(name) <= 120 else name[:119] + "…"
         where = [hit.session_id or os.path.basename(hit.path), f"line {hit.line + 1}"]
@@ -108,10 +121,13 @@ class IndexedSymbols:
             where.append(title if len(title) <= 60 else title[:59] + "…")
         start, end = hit.columns[encoding.value]
         rng = types.Range(types.Position(hit.line, start), types.Position(hit.line, end))
-        return types.WorkspaceSymbol(name=name, kind=_KINDS.get(hit.kind, types.SymbolKind.Method),
-                                     location=types.Location(Path(hit.path).as_uri(), rng),
-                                     container_name=" · ".join(where),
-                                     tags=[types.SymbolTag.Deprecated] if hit.executed == "no" else None)
+        return types.WorkspaceSymbol(
+            name=name,
+            kind=_KINDS.get(hit.kind, types.SymbolKind.Method),
+            location=types.Location(Path(hit.path).as_uri(), rng),
+            container_name=" · ".join(where),
+            tags=[types.SymbolTag.Deprecated] if hit.executed == "no" else None,
+        )
 
 
 def _refresh_seconds() -> float:

@@ -73,8 +73,7 @@ class InvocationLinks:
     name = SOURCE
     kinds = (ROLLOUT, INVOCATION_LOG)
 
-    def __init__(self, server: RolloutLanguageServer, *, kinds: DocumentKinds,
-                 diagnostics: DiagnosticsFeature) -> None:
+    def __init__(self, server: RolloutLanguageServer, *, kinds: DocumentKinds, diagnostics: DiagnosticsFeature) -> None:
         self.server = server
         self.document_kinds = kinds
         self.diagnostics_feature = diagnostics  # told when this source changed on other documents
@@ -136,8 +135,11 @@ class InvocationLinks:
     def open_rollouts(self) -> list[DocumentAnalysis]:
         """Open rollouts with an analysis, in the order they were opened."""
         store = self.server.store
-        return [r for r in (store.latest(u) for u in store.uris if self.document_kinds.of(u) != INVOCATION_LOG)
-                if r is not None and r.is_rollout]
+        return [
+            r
+            for r in (store.latest(u) for u in store.uris if self.document_kinds.of(u) != INVOCATION_LOG)
+            if r is not None and r.is_rollout
+        ]
 
     def link(self, log_result: DocumentAnalysis) -> Link | None:
         """The rollout a log is linked to: the one the command named, else the open rollout whose commands
@@ -159,8 +161,11 @@ class InvocationLinks:
 
     def links_to(self, rollout_uri: str) -> list[Link]:
         """The open logs linked to a rollout."""
-        return [link for link in (self.link(r) for r in self.open_logs())
-                if link is not None and link.rollout.uri == rollout_uri]
+        return [
+            link
+            for link in (self.link(r) for r in self.open_logs())
+            if link is not None and link.rollout.uri == rollout_uri
+        ]
 
     # -- diagnostics ------------------------------------------------------------------------------------
     def diagnostics(self, result: DocumentAnalysis) -> list[str]:
@@ -184,7 +189,9 @@ class InvocationLinks:
                     diagnostic.related_information = (diagnostic.related_information or []) + [
                         types.DiagnosticRelatedInformation(
                             types.Location(link.log_uri, types.Range(types.Position(0, 0), types.Position(0, 0))),
-                            f"the invocation log {log_name(link.log_uri)}")]
+                            f"the invocation log {log_name(link.log_uri)}",
+                        )
+                    ]
                     out.append(diagnostic)
         return out
 
@@ -207,16 +214,26 @@ class InvocationLinks:
                 located = match.command.located
                 diagnostic.related_information = (diagnostic.related_information or []) + [
                     types.DiagnosticRelatedInformation(
-                        types.Location(link.rollout.uri, to_range(link.rollout.analysis, located.span,
-                                                                   self.server.encoding)),
-                        f"the command that made it (line {located.line + 1} of {log_name(link.rollout.uri)})")]
+                        types.Location(
+                            link.rollout.uri, to_range(link.rollout.analysis, located.span, self.server.encoding)
+                        ),
+                        f"the command that made it (line {located.line + 1} of {log_name(link.rollout.uri)})",
+                    )
+                ]
             out.append(diagnostic)
         return out
 
     def _diagnostic(self, result: DocumentAnalysis, finding: Finding) -> types.Diagnostic | None:
         server = self.server
-        return to_diagnostic(result.analysis, finding, result.uri, server.encoding, server.settings.severity,
-                             server.masker, result.version)
+        return to_diagnostic(
+            result.analysis,
+            finding,
+            result.uri,
+            server.encoding,
+            server.settings.severity,
+            server.masker,
+            result.version,
+        )
 
     async def published(self, result: DocumentAnalysis) -> None:
         """A document has new diagnostics: publish again those of the documents linked with it."""
@@ -274,8 +291,11 @@ class InvocationLinks:
         located = call_at(analysis, line, column)
         if located is None:
             return []
-        return [(link, m) for link in self.links_to(result.uri)
-                for m in link.match.matches_of_call(located.line, located.index)]
+        return [
+            (link, m)
+            for link in self.links_to(result.uri)
+            for m in link.match.matches_of_call(located.line, located.index)
+        ]
 
 
 def log_name(uri: str) -> str:

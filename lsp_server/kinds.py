@@ -77,8 +77,9 @@ class DocumentKinds:
         path = to_fs_path(uri)
         if not path:
             return False
-        return settings.blame_outside_workspace or \
-            any(_below(path, folder) for folder in workspace_folders(self.server))
+        return settings.blame_outside_workspace or any(
+            _below(path, folder) for folder in workspace_folders(self.server)
+        )
 
 
 def workspace_folders(server: RolloutLanguageServer) -> list[str]:

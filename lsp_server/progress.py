@@ -52,13 +52,15 @@ class ClientProgress:
         except Exception as error:  # refused or unanswered: the analysis goes on without progress
             log.info("the client did not create progress %s: %s", token, error)
             return None
-        self.server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-            title=title, cancellable=False, message=message, percentage=percentage))
+        self.server.work_done_progress.begin(
+            token, types.WorkDoneProgressBegin(title=title, cancellable=False, message=message, percentage=percentage)
+        )
         return token
 
     def report(self, handle: object, percentage: int, message: str) -> None:
         self.server.work_done_progress.report(
-            str(handle), types.WorkDoneProgressReport(message=message, percentage=percentage))
+            str(handle), types.WorkDoneProgressReport(message=message, percentage=percentage)
+        )
 
     def end(self, handle: object, message: str) -> None:
         self.server.work_done_progress.end(str(handle), types.WorkDoneProgressEnd(message=message))
@@ -89,8 +91,14 @@ class LinesRead:
         return f"{self.done:,} of {self.total:,} lines" if self.total else "starting"
 
 
-async def show_progress(sink: ProgressSink, title: str, running: asyncio.Future, lines: LinesRead,
-                        after: float, stopped: str = "stopped: a newer version came") -> None:
+async def show_progress(
+    sink: ProgressSink,
+    title: str,
+    running: asyncio.Future,
+    lines: LinesRead,
+    after: float,
+    stopped: str = "stopped: a newer version came",
+) -> None:
     """Progress for the analysis ``running`` if it takes more than ``after`` seconds: begin, a report for each
     new percentage of lines read, and an end when it finishes or is cancelled."""
     done, _ = await asyncio.wait({running}, timeout=after)

@@ -8,24 +8,45 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def register(sub) -> None:
-    serve = sub.add_parser("serve", help="run the language server (stdio by default)",
-                           description="Runs the language server: on standard input and output (as editors start "
-                                       "it), or listening on a TCP port or a WebSocket.")
+    serve = sub.add_parser(
+        "serve",
+        help="run the language server (stdio by default)",
+        description="Runs the language server: on standard input and output (as editors start "
+        "it), or listening on a TCP port or a WebSocket.",
+    )
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--tcp", metavar="HOST:PORT", type=host_port, help="listen on TCP instead of stdio")
-    transport.add_argument("--ws", metavar="HOST:PORT", type=host_port,
-                           help="listen on a WebSocket instead of stdio")
-    serve.add_argument("--allow-remote", action="store_true",
-                       help="let --tcp/--ws listen on an address other than loopback (LSP has no authentication)")
-    serve.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                       help="with --ws, also accept a connection from a web page of ORIGIN (https://host:port); "
-                            "by default only clients that send no Origin and pages of loopback addresses are")
-    serve.add_argument("--max-message-bytes", type=_size, default=None, metavar="N",
-                       help="refuse a message whose Content-Length is over N bytes and close the connection "
-                            "(default 268435456, 256 MB)")
-    serve.add_argument("--log-level", default="WARNING", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
-                       help=f"what the server logs on standard error: {', '.join(LOG_LEVELS)} (default WARNING; "
-                            "INFO adds each session's start)")
+    transport.add_argument("--ws", metavar="HOST:PORT", type=host_port, help="listen on a WebSocket instead of stdio")
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --tcp/--ws listen on an address other than loopback (LSP has no authentication)",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="with --ws, also accept a connection from a web page of ORIGIN (https://host:port); "
+        "by default only clients that send no Origin and pages of loopback addresses are",
+    )
+    serve.add_argument(
+        "--max-message-bytes",
+        type=_size,
+        default=None,
+        metavar="N",
+        help="refuse a message whose Content-Length is over N bytes and close the connection "
+        "(default 268435456, 256 MB)",
+    )
+    serve.add_argument(
+        "--log-level",
+        default="WARNING",
+        type=str.upper,
+        choices=LOG_LEVELS,
+        metavar="LEVEL",
+        help=f"what the server logs on standard error: {', '.join(LOG_LEVELS)} (default WARNING; "
+        "INFO adds each session's start)",
+    )
     serve.set_defaults(run=run, stdio=True)
 
 
@@ -41,8 +62,14 @@ def run(args: argparse.Namespace) -> int:
     from .server import run as serve  # imported here: --help needs no pygls
     from .transport import DEFAULT_MAX_MESSAGE
 
-    return serve(tcp=args.tcp, ws=args.ws, log_level=args.log_level, allow_remote=args.allow_remote,
-                 allow_origins=tuple(args.allow_origin), max_message=args.max_message_bytes or DEFAULT_MAX_MESSAGE)
+    return serve(
+        tcp=args.tcp,
+        ws=args.ws,
+        log_level=args.log_level,
+        allow_remote=args.allow_remote,
+        allow_origins=tuple(args.allow_origin),
+        max_message=args.max_message_bytes or DEFAULT_MAX_MESSAGE,
+    )
 
 
 def _size(text: str) -> int:

@@ -56,24 +56,24 @@ log = logging.getLogger("rollout_lsp")
 # Every feature of the server, in one place.  A method several features answer is registered once and asked
 # of the features that answer it for the document's kind, in this order (features/base.py, GATHER).
 FEATURES: tuple[type[Feature], ...] = (
-    LifecycleFeature,      # initialize, initialized, shutdown, settings
-    DocumentSyncFeature,   # didOpen, didChange, didClose
-    DiagnosticsFeature,    # per source, published, or pulled when the client asks
-    HoverFeature,          # rollouts: a call or record
-    SymbolFeature,         # rollouts: outline; workspace symbols
-    NavigationFeature,     # rollouts: definition, references
-    LensFeature,           # rollouts: exec records, the session, failures
+    LifecycleFeature,  # initialize, initialized, shutdown, settings
+    DocumentSyncFeature,  # didOpen, didChange, didClose
+    DiagnosticsFeature,  # per source, published, or pulled when the client asks
+    HoverFeature,  # rollouts: a call or record
+    SymbolFeature,  # rollouts: outline; workspace symbols
+    NavigationFeature,  # rollouts: definition, references
+    LensFeature,  # rollouts: exec records, the session, failures
     FoldingFeature,
-    ActionFeature,         # quick fixes
-    CommandFeature,        # workspace/executeCommand
-    AnalyzeFileFeature,    # rollout/analyzeFile
+    ActionFeature,  # quick fixes
+    CommandFeature,  # workspace/executeCommand
+    AnalyzeFileFeature,  # rollout/analyzeFile
     SemanticTokensFeature,  # colours inside exec scripts and patches
-    CompletionFeature,     # authoring: types, tools, argument keys, call ids, the exec snippet
-    ScriptEditFeature,     # the exec script as an editable document, written back as one edit
-    ExportFeature,         # rollout-lsp.export: a rollout as Markdown or HTML
+    CompletionFeature,  # authoring: types, tools, argument keys, call ids, the exec snippet
+    ScriptEditFeature,  # the exec script as an editable document, written back as one edit
+    ExportFeature,  # rollout-lsp.export: a rollout as Markdown or HTML
     InvocationLogFeature,  # invocation logs: outline, hover, definition; a rollout call's invocations
-    ChangedFileFeature,    # rollout → the files it changed (a lens per file, rollout-lsp.openChangedFile)
-    BlameFeature,          # workspace files: the sessions that changed them (lens, hover)
+    ChangedFileFeature,  # rollout → the files it changed (a lens per file, rollout-lsp.openChangedFile)
+    BlameFeature,  # workspace files: the sessions that changed them (lens, hover)
 )
 
 
@@ -111,8 +111,13 @@ class _ClientLogHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            kind = types.MessageType.Error if record.levelno >= logging.ERROR else \
-                types.MessageType.Warning if record.levelno >= logging.WARNING else types.MessageType.Info
+            kind = (
+                types.MessageType.Error
+                if record.levelno >= logging.ERROR
+                else types.MessageType.Warning
+                if record.levelno >= logging.WARNING
+                else types.MessageType.Info
+            )
             self.server.window_log_message(types.LogMessageParams(kind, self.format(record)))
         except Exception:
             pass  # no client yet, or it is gone: stderr still has the record
@@ -138,8 +143,13 @@ class OneLineRefusals(logging.Filter):
             record.msg, record.args = "request refused: %s", (str(error) or type(error).__name__,)
             record.exc_info = record.exc_text = None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
-        elif isinstance(record.msg, str) and record.msg == "%s" and record.args and \
-                isinstance(record.args[0], JsonRpcException) and not isinstance(record.args[0], JsonRpcInternalError):
+        elif (
+            isinstance(record.msg, str)
+            and record.msg == "%s"
+            and record.args
+            and isinstance(record.args[0], JsonRpcException)
+            and not isinstance(record.args[0], JsonRpcInternalError)
+        ):
             return False  # pygls's report_server_error says it a second time
         return True
 
@@ -171,8 +181,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def run(tcp: str | None = None, ws: str | None = None, log_level: str = "WARNING", allow_remote: bool = False,
-        allow_origins: tuple[str, ...] = (), max_message: int = DEFAULT_MAX_MESSAGE) -> int:
+def run(
+    tcp: str | None = None,
+    ws: str | None = None,
+    log_level: str = "WARNING",
+    allow_remote: bool = False,
+    allow_origins: tuple[str, ...] = (),
+    max_message: int = DEFAULT_MAX_MESSAGE,
+) -> int:
     """Serve over stdio, or listen on ``HOST:PORT`` (TCP or WebSocket).
 
     Anyone who can connect can ask the server to read files (LSP has no authentication), so it listens on
@@ -188,12 +204,17 @@ def run(tcp: str | None = None, ws: str | None = None, log_level: str = "WARNING
         host = host or "127.0.0.1"
         if not is_loopback(host):
             if not allow_remote:
-                print(f"rollout-lsp serve: refusing to listen on {host}: only loopback addresses (127.0.0.1, ::1, "
-                      "localhost) unless --allow-remote is given", file=sys.stderr)
+                print(
+                    f"rollout-lsp serve: refusing to listen on {host}: only loopback addresses (127.0.0.1, ::1, "
+                    "localhost) unless --allow-remote is given",
+                    file=sys.stderr,
+                )
                 return 2
-            print(f"rollout-lsp serve: WARNING: listening on {host}, reachable from other machines; the language "
-                  "server protocol has no authentication: anyone who connects can read rollouts through it",
-                  file=sys.stderr)
+            print(
+                f"rollout-lsp serve: WARNING: listening on {host}, reachable from other machines; the language "
+                "server protocol has no authentication: anyone who connects can read rollouts through it",
+                file=sys.stderr,
+            )
         if tcp:
             serve_tcp(server, host.strip("[]"), int(port), max_message)
         else:

@@ -78,10 +78,13 @@ class _State:
 
 
 class AnalysisStore:
-    def __init__(self, on_ready: Callable[[DocumentAnalysis], Awaitable[None]] | None = None,
-                 is_rollout_path: Callable[[str], bool] = lambda uri: False,
-                 on_partial: Callable[[DocumentAnalysis], None] | None = None,
-                 content_decides: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        on_ready: Callable[[DocumentAnalysis], Awaitable[None]] | None = None,
+        is_rollout_path: Callable[[str], bool] = lambda uri: False,
+        on_partial: Callable[[DocumentAnalysis], None] | None = None,
+        content_decides: Callable[[str], bool] | None = None,
+    ) -> None:
         self._states: dict[str, _State] = {}
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rollout-analysis")
         self.on_ready = on_ready
@@ -153,14 +156,16 @@ class AnalysisStore:
                     raise asyncio.TimeoutError
                 result = await asyncio.wait_for(asyncio.shield(future), remaining)
             except asyncio.TimeoutError:
-                log.warning("no analysis of version %s of %s within %g s: answering without one",
-                            state.version, uri, timeout)
+                log.warning(
+                    "no analysis of version %s of %s within %g s: answering without one", state.version, uri, timeout
+                )
                 return None
             if result is not _SUPERSEDED:
                 return result
 
-    async def _run(self, uri: str, state: _State, generation: int, text: str | list[str], version: int | None,
-                   delay: float) -> None:
+    async def _run(
+        self, uri: str, state: _State, generation: int, text: str | list[str], version: int | None, delay: float
+    ) -> None:
         try:
             loop = asyncio.get_running_loop()
             publish_at = loop.time() + delay
@@ -192,11 +197,11 @@ class AnalysisStore:
                     if stale():
                         raise AnalysisCancelled
                     read = split_lines(text) if isinstance(text, str) else text
-                    if self.content_decides is not None and self.content_decides(uri) and \
-                            not looks_like_rollout(read):
+                    if self.content_decides is not None and self.content_decides(uri) and not looks_like_rollout(read):
                         read = []  # not a rollout: a look at its first lines, not an analysis of all of them
-                    result = analyze_lines(read, cache, stale, lines.update,
-                                           partial if self.on_partial is not None else None)
+                    result = analyze_lines(
+                        read, cache, stale, lines.update, partial if self.on_partial is not None else None
+                    )
                     cache.keep_only(result.lines)
                     return result
 
@@ -219,8 +224,11 @@ class AnalysisStore:
             return
         is_rollout = analysis.is_rollout or self.is_rollout_path(uri)
         if not is_rollout and (state.latest is None or state.latest.is_rollout):
-            log.info("%s is not a Codex rollout (no rollout records in its first 50 lines, and its path "
-                     "matches no rollout file pattern): no rollout features for it", uri)
+            log.info(
+                "%s is not a Codex rollout (no rollout records in its first 50 lines, and its path "
+                "matches no rollout file pattern): no rollout features for it",
+                uri,
+            )
         result = DocumentAnalysis(uri, version, analysis, is_rollout, seconds)
         state.latest = result
         state.expected_seconds = seconds * EDIT_SHARE if first_read else seconds
@@ -232,15 +240,17 @@ class AnalysisStore:
             except Exception:
                 log.exception("publishing the analysis of %s failed", uri)
 
-    def _hand_partial(self, uri: str, state: _State, generation: int, version: int | None,
-                      known: RolloutAnalysis, started: float) -> None:
+    def _hand_partial(
+        self, uri: str, state: _State, generation: int, version: int | None, known: RolloutAnalysis, started: float
+    ) -> None:
         """On the event loop: hand on what an analysis still running knows, unless a newer one has come."""
         if state.generation != generation or state.ready.done() or self.on_partial is None:
             return
         is_rollout = known.is_rollout or self.is_rollout_path(uri)
         try:
-            self.on_partial(DocumentAnalysis(uri, version, known, is_rollout, time.perf_counter() - started,
-                                             complete=False))
+            self.on_partial(
+                DocumentAnalysis(uri, version, known, is_rollout, time.perf_counter() - started, complete=False)
+            )
         except Exception:
             log.exception("publishing the first findings of %s failed", uri)
 

@@ -38,8 +38,11 @@ class HeaderGate:
 
     def line(self, line: bytes) -> bytes:
         if len(line) > MAX_HEADER_LINE or not line.endswith(b"\n"):
-            raise Refused(f"a header line longer than {MAX_HEADER_LINE} bytes" if len(line) > MAX_HEADER_LINE
-                          else "a header line cut off by the end of input")
+            raise Refused(
+                f"a header line longer than {MAX_HEADER_LINE} bytes"
+                if len(line) > MAX_HEADER_LINE
+                else "a header line cut off by the end of input"
+            )
         if not line.strip():  # the end of the headers
             if self._length is None:
                 raise Refused("a message without a Content-Length header")
@@ -59,8 +62,9 @@ class HeaderGate:
         if length == 0:
             raise Refused("Content-Length 0: a message cannot be empty")
         if length > self.max_message:
-            raise Refused(f"Content-Length {length} is over the limit of {self.max_message} bytes "
-                          "(serve --max-message-bytes)")
+            raise Refused(
+                f"Content-Length {length} is over the limit of {self.max_message} bytes (serve --max-message-bytes)"
+            )
         self._length = length
         return b"Content-Length: %d\r\n" % length  # as pygls's pattern reads it
 
@@ -75,8 +79,9 @@ class ReleasingStdin:
     :data:`MAX_HEADER_LINE`), is refused: ``on_refused`` is called with the reason (the server answers an
     error and logs one line) and the stream then reads as ended, so the server stops cleanly."""
 
-    def __init__(self, stream: BinaryIO, max_message: int = DEFAULT_MAX_MESSAGE,
-                 on_refused: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, stream: BinaryIO, max_message: int = DEFAULT_MAX_MESSAGE, on_refused: Callable[[str], None] | None = None
+    ) -> None:
         self.stream = stream
         self.max_message = max_message
         self.gate = HeaderGate(max_message)
@@ -140,8 +145,13 @@ def _shown(data: bytes) -> str:
 def refusal_message(reason: str) -> bytes:
     """The JSON-RPC error sent before closing a connection whose input is refused (``id`` null: the request
     it belongs to, if any, could not be read)."""
-    body = json.dumps({"jsonrpc": "2.0", "id": None,
-                       "error": {"code": -32600, "message": f"rollout-lsp: {reason}; closing the connection"}})
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32600, "message": f"rollout-lsp: {reason}; closing the connection"},
+        }
+    )
     data = body.encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(data) + data
 
@@ -218,8 +228,13 @@ def serve_websocket(server, host: str, port: int, origins: list, max_message: in
     server._stop_event = stop_event = Event()
 
     async def connection(websocket) -> None:
-        await run_websocket(stop_event=stop_event, websocket=websocket, protocol=server.protocol,
-                            logger=logging.getLogger("pygls.server"), error_handler=server.report_server_error)
+        await run_websocket(
+            stop_event=stop_event,
+            websocket=websocket,
+            protocol=server.protocol,
+            logger=logging.getLogger("pygls.server"),
+            error_handler=server.report_server_error,
+        )
         server.shutdown()
 
     async def listen() -> None:
@@ -290,9 +305,13 @@ def serve_tcp(server, host: str, port: int, max_message: int) -> None:
 
     async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         server.protocol.set_writer(writer)
-        await run_async(stop_event=stop_event, reader=CheckedStreamReader(reader, writer, max_message),
-                        protocol=server.protocol, logger=logging.getLogger("pygls.server"),
-                        error_handler=server.report_server_error)
+        await run_async(
+            stop_event=stop_event,
+            reader=CheckedStreamReader(reader, writer, max_message),
+            protocol=server.protocol,
+            logger=logging.getLogger("pygls.server"),
+            error_handler=server.report_server_error,
+        )
         server.shutdown()
 
     async def listen() -> None:

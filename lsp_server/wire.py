@@ -73,13 +73,21 @@ class RolloutProtocol(LanguageServerProtocol):
         elif method is not None and method != types.EXIT:
             if self._shutdown:
                 if request:
-                    self._send_response(message.id, error=JsonRpcInvalidRequest(
-                        f"{method}: the server is shutting down (shutdown was received)").to_response_error())
+                    self._send_response(
+                        message.id,
+                        error=JsonRpcInvalidRequest(
+                            f"{method}: the server is shutting down (shutdown was received)"
+                        ).to_response_error(),
+                    )
                 return
             if not self.initialized_by_client:
                 if request:
-                    self._send_response(message.id, error=JsonRpcServerNotInitialized(
-                        f"{method}: the server is not initialized (initialize first)").to_response_error())
+                    self._send_response(
+                        message.id,
+                        error=JsonRpcServerNotInitialized(
+                            f"{method}: the server is not initialized (initialize first)"
+                        ).to_response_error(),
+                    )
                 return
         super().handle_message(message)
 
@@ -101,8 +109,14 @@ class RolloutProtocol(LanguageServerProtocol):
         if self.writer is None:
             log.error("Unable to send data, no available transport!")
             return
-        header = (f"Content-Length: {sum(map(len, parts))}\r\nContent-Type: {self.CONTENT_TYPE}; "
-                  f"charset={self.CHARSET}\r\n\r\n").encode("ascii") if self._include_headers else b""
+        header = (
+            (
+                f"Content-Length: {sum(map(len, parts))}\r\nContent-Type: {self.CONTENT_TYPE}; "
+                f"charset={self.CHARSET}\r\n\r\n"
+            ).encode("ascii")
+            if self._include_headers
+            else b""
+        )
         try:
             if self.message_stdout is not None:  # stdio: the pieces are written as they are
                 self.message_stdout.write_message((header, *parts))
@@ -144,8 +158,9 @@ def install_workspace(protocol, encoding: str | None = None) -> None:
     ``positionEncoding`` setting).
     """
     old: Workspace = protocol.workspace
-    protocol._workspace = RolloutWorkspace(old.root_uri, old._sync_kind, list(old.folders.values()),
-                                           encoding or old.position_encoding)
+    protocol._workspace = RolloutWorkspace(
+        old.root_uri, old._sync_kind, list(old.folders.values()), encoding or old.position_encoding
+    )
 
 
 class Fragment(bytes):

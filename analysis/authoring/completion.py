@@ -25,13 +25,40 @@ from ..script.script import ExecScript
 from ..session.records import KNOWN_TYPES, SessionMeta
 from ..session.rollout import RolloutAnalysis
 
-RESPONSE_ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-                       "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
-                       "tool_search_output", "image_generation_call", "compaction", "context_compaction")
-EVENT_TYPES = ("user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "token_count",
-               "task_started", "task_complete", "turn_aborted", "context_compacted", "thread_rolled_back",
-               "entered_review_mode", "exited_review_mode", "item_completed", "exec_command_end",
-               "patch_apply_end", "mcp_tool_call_end", "web_search_end")
+RESPONSE_ITEM_TYPES = (
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+    "tool_search_output",
+    "image_generation_call",
+    "compaction",
+    "context_compaction",
+)
+EVENT_TYPES = (
+    "user_message",
+    "agent_message",
+    "agent_reasoning",
+    "agent_reasoning_raw_content",
+    "token_count",
+    "task_started",
+    "task_complete",
+    "turn_aborted",
+    "context_compacted",
+    "thread_rolled_back",
+    "entered_review_mode",
+    "exited_review_mode",
+    "item_completed",
+    "exec_command_end",
+    "patch_apply_end",
+    "mcp_tool_call_end",
+    "web_search_end",
+)
 OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 # the tools a code-mode script reaches through ``tools.`` (reference §7.4–7.6); exec and wait never nest
 CODE_MODE_TOOLS = {
@@ -43,26 +70,40 @@ CODE_MODE_TOOLS = {
     "shell_command": "run a shell command line: {command, workdir?, …}",
 }
 ARGUMENT_KEYS: dict[str, dict[str, str]] = {
-    "exec_command": {"cmd": "string: the shell command line", "workdir": "string: the working directory",
-                     "shell": "string: the shell binary", "login": "boolean: login shell semantics",
-                     "tty": "boolean: run in a pseudo-terminal", "yield_time_ms": "number: wait before returning",
-                     "max_output_tokens": "number: the output budget",
-                     "sandbox_permissions": '"use_default" | "require_escalated" | "with_additional_permissions"',
-                     "justification": "string: why escalation is needed",
-                     "prefix_rule": "string[]: the approval prefix to suggest"},
-    "shell_command": {"command": "string: the shell command line", "workdir": "string: the working directory",
-                      "timeout_ms": "number: the time limit", "login": "boolean: login shell semantics",
-                      "sandbox_permissions": '"use_default" | "require_escalated"',
-                      "justification": "string: why escalation is needed",
-                      "prefix_rule": "string[]: the approval prefix to suggest"},
+    "exec_command": {
+        "cmd": "string: the shell command line",
+        "workdir": "string: the working directory",
+        "shell": "string: the shell binary",
+        "login": "boolean: login shell semantics",
+        "tty": "boolean: run in a pseudo-terminal",
+        "yield_time_ms": "number: wait before returning",
+        "max_output_tokens": "number: the output budget",
+        "sandbox_permissions": '"use_default" | "require_escalated" | "with_additional_permissions"',
+        "justification": "string: why escalation is needed",
+        "prefix_rule": "string[]: the approval prefix to suggest",
+    },
+    "shell_command": {
+        "command": "string: the shell command line",
+        "workdir": "string: the working directory",
+        "timeout_ms": "number: the time limit",
+        "login": "boolean: login shell semantics",
+        "sandbox_permissions": '"use_default" | "require_escalated"',
+        "justification": "string: why escalation is needed",
+        "prefix_rule": "string[]: the approval prefix to suggest",
+    },
     "apply_patch": {"input": "string: the patch (the older JSON form of apply_patch)"},
-    "write_stdin": {"session_id": "number: the session of a running command", "chars": "string: what to write",
-                    "yield_time_ms": "number: wait before returning", "max_output_tokens": "number: the output budget"},
+    "write_stdin": {
+        "session_id": "number: the session of a running command",
+        "chars": "string: what to write",
+        "yield_time_ms": "number: wait before returning",
+        "max_output_tokens": "number: the output budget",
+    },
 }
 _IDENTIFIER_TAIL = re.compile(r"[A-Za-z0-9_$]*\Z")
 _TOOLS_DOT = re.compile(r"(?<![A-Za-z0-9_$.])tools\s*\??\.\s*\Z")
-_OPAQUE = frozenset({"string", "string_fragment", "template_string", "comment", "regex", "regex_pattern",
-                     "escape_sequence"})
+_OPAQUE = frozenset(
+    {"string", "string_fragment", "template_string", "comment", "regex", "regex_pattern", "escape_sequence"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +151,11 @@ def json_context(line: str, column: int) -> JsonContext:
             if i < column <= end:
                 context.path, context.is_key, context.content_start, context.content_end = path, is_key, i + 1, end
             if is_key:
-                stack[-1][1] = _decode(line[i + 1:end])
+                stack[-1][1] = _decode(line[i + 1 : end])
                 if len(stack) == 1 and not i < column <= end:
                     context.keys.add(stack[-1][1])
             elif path in _WANTED:
-                context.fields[path] = _decode(line[i + 1:end])
+                context.fields[path] = _decode(line[i + 1 : end])
             i = end + 1
             continue
         if i == column:
@@ -180,11 +221,17 @@ def complete(analysis: RolloutAnalysis, line_number: int, line: str, column: int
         return []
     if context.path == ("payload", "call_id") and payload_type in OUTPUT_TYPES:
         return _waiting_call_ids(analysis, line_number, start, end)
-    if context.path == ("payload", "input") and payload_type == "custom_tool_call" and \
-            context.fields.get(("payload", "name")) == "exec":
+    if (
+        context.path == ("payload", "input")
+        and payload_type == "custom_tool_call"
+        and context.fields.get(("payload", "name")) == "exec"
+    ):
         return _script_completions(analysis, line, column, start, end)
-    if context.path == ("payload", "arguments") and payload_type == "function_call" and \
-            context.fields.get(("payload", "name")) in ARGUMENT_KEYS:
+    if (
+        context.path == ("payload", "arguments")
+        and payload_type == "function_call"
+        and context.fields.get(("payload", "name")) in ARGUMENT_KEYS
+    ):
         return _argument_keys(context.fields[("payload", "name")], line, column, start, end)
     return []
 
@@ -197,36 +244,50 @@ def _argument_keys(tool: str, line: str, column: int, start: int, end: int) -> l
     if arguments is None:
         return []
     escapes = EscapeMap(raw, start)
-    at = len(_decode_prefix(raw[:_escape_boundary(raw, column - start)]) or "")
+    at = len(_decode_prefix(raw[: _escape_boundary(raw, column - start)]) or "")
     inner = json_context(arguments, at)
     keys = ARGUMENT_KEYS[tool]
     if inner.path == () and inner.is_key:
         first, last = escapes.start(inner.content_start), escapes.start(inner.content_end)
-        return [Completion(key, "key", first, last, key, f"{tool}: {detail}")
-                for key, detail in keys.items() if key not in inner.keys]
+        return [
+            Completion(key, "key", first, last, key, f"{tool}: {detail}")
+            for key, detail in keys.items()
+            if key not in inner.keys
+        ]
     if inner.path is None and inner.key_position:
-        return [Completion(key, "key", column, column, json.dumps(json.dumps(key) + ":")[1:-1],
-                           f"{tool}: {detail}") for key, detail in keys.items() if key not in inner.keys]
+        return [
+            Completion(key, "key", column, column, json.dumps(json.dumps(key) + ":")[1:-1], f"{tool}: {detail}")
+            for key, detail in keys.items()
+            if key not in inner.keys
+        ]
     return []
 
 
 def _waiting_call_ids(analysis: RolloutAnalysis, line_number: int, start: int, end: int) -> list[Completion]:
     """Calls with no output record elsewhere in the rollout, the nearest above the cursor first."""
-    answered = {call_id for call_id, lines in analysis.outputs_by_call_id.items()
-                if any(n != line_number for n in lines)}
+    answered = {
+        call_id for call_id, lines in analysis.outputs_by_call_id.items() if any(n != line_number for n in lines)
+    }
     out = []
     for number, record in enumerate(analysis.records):
         if number == line_number or not record.is_call or not record.call_id or record.call_id in answered:
             continue
         distance = line_number - number if number < line_number else 10**6 + number
-        out.append(Completion(record.call_id, "call_id", start, end, record.call_id,
-                              f"line {number + 1}: {record.name or record.kind}, waiting for its output",
-                              sort=f"{distance:08d}"))
+        out.append(
+            Completion(
+                record.call_id,
+                "call_id",
+                start,
+                end,
+                record.call_id,
+                f"line {number + 1}: {record.name or record.kind}, waiting for its output",
+                sort=f"{distance:08d}",
+            )
+        )
     return sorted(out, key=lambda c: c.sort or "")
 
 
-def _script_completions(analysis: RolloutAnalysis, line: str, column: int, start: int,
-                        end: int) -> list[Completion]:
+def _script_completions(analysis: RolloutAnalysis, line: str, column: int, start: int, end: int) -> list[Completion]:
     raw = line[start:end]
     cut = _escape_boundary(raw, column - start)
     source = _decode_prefix(raw)
@@ -234,8 +295,10 @@ def _script_completions(analysis: RolloutAnalysis, line: str, column: int, start
         return []
     escapes = EscapeMap(raw, start)
     at = len(_decode_prefix(raw[:cut]) or "")
-    return [replace(c, start=escapes.start(c.start), end=escapes.start(c.end))
-            for c in script_completions(analysis, source, at)]
+    return [
+        replace(c, start=escapes.start(c.start), end=escapes.start(c.end))
+        for c in script_completions(analysis, source, at)
+    ]
 
 
 def script_completions(analysis: RolloutAnalysis, source: str, at: int) -> list[Completion]:
@@ -247,14 +310,21 @@ def script_completions(analysis: RolloutAnalysis, source: str, at: int) -> list[
     if _in_opaque(script, word_start):
         return []
     if _TOOLS_DOT.search(source[:word_start]):
-        return [Completion(name, "tool", word_start, at, name, detail, sort=f"0{name}" if name in CODE_MODE_TOOLS
-                           else f"1{name}") for name, detail in _tool_names(analysis).items()]
+        return [
+            Completion(
+                name, "tool", word_start, at, name, detail, sort=f"0{name}" if name in CODE_MODE_TOOLS else f"1{name}"
+            )
+            for name, detail in _tool_names(analysis).items()
+        ]
     found = _argument_object(script, word_start) or _unclosed_argument_object(source[:at], word_start)
     if found is None:
         return []
     tool, present = found
-    return [Completion(key, "key", word_start, at, key, f"{tool}: {detail}")
-            for key, detail in ARGUMENT_KEYS[tool].items() if key not in present]
+    return [
+        Completion(key, "key", word_start, at, key, f"{tool}: {detail}")
+        for key, detail in ARGUMENT_KEYS[tool].items()
+        if key not in present
+    ]
 
 
 def _escape_boundary(raw: str, cut: int) -> int:
@@ -276,7 +346,7 @@ def _decode_prefix(raw: str) -> str | None:
     try:
         return json.loads(f'"{raw}"')
     except ValueError:
-        trimmed = raw[:raw.rfind("\\")] if "\\" in raw[-6:] else raw
+        trimmed = raw[: raw.rfind("\\")] if "\\" in raw[-6:] else raw
         try:
             return json.loads(f'"{trimmed}"')
         except ValueError:
@@ -292,9 +362,12 @@ def _in_opaque(script: ExecScript, offset: int) -> bool:
         while node is not None:
             if node.type == "template_substitution" and node.start_byte < byte < node.end_byte:
                 break
-            if node.type in _OPAQUE and (node.start_byte < byte < node.end_byte or node.type == "comment" and
-                                         node.start_byte < byte == node.end_byte and
-                                         script.data[node.start_byte:node.start_byte + 2] == b"//"):
+            if node.type in _OPAQUE and (
+                node.start_byte < byte < node.end_byte
+                or node.type == "comment"
+                and node.start_byte < byte == node.end_byte
+                and script.data[node.start_byte : node.start_byte + 2] == b"//"
+            ):
                 return True
             node = node.parent
     return False
@@ -324,8 +397,11 @@ def _argument_object(script: ExecScript, offset: int) -> tuple[str, set[str]] | 
     present = set()
     for child in node.named_children:
         key = child.child_by_field_name("key") if child.type == "pair" else child
-        if key is not None and key.type in ("property_identifier", "shorthand_property_identifier") and \
-                not key.start_byte <= byte <= key.end_byte:
+        if (
+            key is not None
+            and key.type in ("property_identifier", "shorthand_property_identifier")
+            and not key.start_byte <= byte <= key.end_byte
+        ):
             present.add(script.text(key))
     return tool, present
 
@@ -395,20 +471,39 @@ def exec_snippet(analysis: RolloutAnalysis, line_number: int, line_length: int) 
     """An exec call and its output, as two records with a fresh call id and the previous line's timestamp."""
     call_id = fresh_call_id(analysis)
     timestamp = previous_timestamp(analysis, line_number)
-    call = {"timestamp": timestamp, "type": "response_item",
-            "payload": {"type": "custom_tool_call", "status": "completed", "call_id": call_id, "name": "exec",
-                        "input": _SCRIPT_HOLE}}
-    output = {"timestamp": timestamp, "type": "response_item",
-              "payload": {"type": "custom_tool_call_output", "call_id": call_id,
-                          "output": [{"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
-                                     {"type": "input_text", "text": _OUTPUT_HOLE}]}}
+    call = {
+        "timestamp": timestamp,
+        "type": "response_item",
+        "payload": {
+            "type": "custom_tool_call",
+            "status": "completed",
+            "call_id": call_id,
+            "name": "exec",
+            "input": _SCRIPT_HOLE,
+        },
+    }
+    output = {
+        "timestamp": timestamp,
+        "type": "response_item",
+        "payload": {
+            "type": "custom_tool_call_output",
+            "call_id": call_id,
+            "output": [
+                {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+                {"type": "input_text", "text": _OUTPUT_HOLE},
+            ],
+        },
+    }
     text = _compact(call) + "\n" + _compact(output)
     script = json.dumps(DEFAULT_SCRIPT, ensure_ascii=False)[1:-1]
     plain = text.replace(_SCRIPT_HOLE, script).replace(_OUTPUT_HOLE, "")
-    snippet = _snippet_escape(text).replace(_SCRIPT_HOLE, "${1:" + _snippet_escape(script) + "}") \
-        .replace(_OUTPUT_HOLE, "$2") + "$0"
-    return Completion("exec call with its output", "snippet", 0, line_length, plain,
-                      f"{call_id} at {timestamp}", snippet=snippet)
+    snippet = (
+        _snippet_escape(text).replace(_SCRIPT_HOLE, "${1:" + _snippet_escape(script) + "}").replace(_OUTPUT_HOLE, "$2")
+        + "$0"
+    )
+    return Completion(
+        "exec call with its output", "snippet", 0, line_length, plain, f"{call_id} at {timestamp}", snippet=snippet
+    )
 
 
 def fresh_call_id(analysis: RolloutAnalysis) -> str:
@@ -422,8 +517,9 @@ def fresh_call_id(analysis: RolloutAnalysis) -> str:
 
 def previous_timestamp(analysis: RolloutAnalysis, line_number: int) -> str:
     """The timestamp of the nearest record above (else below; else now)."""
-    order = list(range(min(line_number, len(analysis.records)) - 1, -1, -1)) + \
-        list(range(line_number + 1, len(analysis.records)))
+    order = list(range(min(line_number, len(analysis.records)) - 1, -1, -1)) + list(
+        range(line_number + 1, len(analysis.records))
+    )
     for number in order:
         record = analysis.records[number].record
         if record is not None and record.envelope.timestamp:
@@ -439,5 +535,4 @@ def _snippet_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("$", "\\$").replace("}", "\\}")
 
 
-__all__ = ["ARGUMENT_KEYS", "CODE_MODE_TOOLS", "Completion", "JsonContext", "complete", "exec_snippet",
-           "json_context"]
+__all__ = ["ARGUMENT_KEYS", "CODE_MODE_TOOLS", "Completion", "JsonContext", "complete", "exec_snippet", "json_context"]

@@ -40,7 +40,7 @@ class StringEdit:
         return self.start == self.end and not self.text
 
     def apply(self, line: str) -> str:
-        return line[:self.start] + self.text + line[self.end:]
+        return line[: self.start] + self.text + line[self.end :]
 
 
 @dataclass
@@ -67,7 +67,7 @@ class EscapeStyle:
         at = 0
         previous: tuple[int, str, int] | None = None  # the end, character and start of a high surrogate escape
         for m in _ESCAPE.finditer(raw):
-            for c in raw[at:m.start()]:
+            for c in raw[at : m.start()]:
                 if c not in style.raw:
                     style.raw.add(c)
                     raw_non_ascii += not c.isascii()
@@ -81,7 +81,7 @@ class EscapeStyle:
                 continue
             char = chr(int(hex_digits, 16))
             if "\udc00" <= char <= "\udfff" and previous is not None and previous[0] == m.start():
-                high, text = previous[1], raw[previous[2]:m.end()]  # a pair: one astral character
+                high, text = previous[1], raw[previous[2] : m.end()]  # a pair: one astral character
                 style.written.setdefault(chr(0x10000 + ((ord(high) - 0xD800) << 10) + ord(char) - 0xDC00), text)
             previous = (m.end(), char, m.start()) if "\ud800" <= char <= "\udbff" else None
             letters = [h for h in hex_digits if h.isalpha()]
@@ -123,7 +123,10 @@ class EscapeStyle:
             return "\\/"
         if _is_surrogate(c):  # a lone surrogate cannot be written raw in UTF-8
             return self._unicode(c)
-        if c in ("\u2028", "\u2029"):  # line terminators to editors and old JavaScript: escaped unless the line had them raw
+        if c in (
+            "\u2028",
+            "\u2029",
+        ):  # line terminators to editors and old JavaScript: escaped unless the line had them raw
             return self._unicode(c)
         if not c.isascii() and self.escape_non_ascii:
             code = ord(c)
@@ -184,7 +187,7 @@ def string_edit(raw_start: int, raw: str, new_value: str) -> StringEdit:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":  # unchanged characters keep the raw text they had
             a, b = escapes.start(prefix + i1), escapes.end(prefix + i2)
-            pieces.append(raw[a - raw_start:b - raw_start])
+            pieces.append(raw[a - raw_start : b - raw_start])
         else:
             pieces.append(style.encode(new_mid[j1:j2]))
     return StringEdit(start, end, "".join(pieces))

@@ -27,15 +27,34 @@ from ..script.script import JAVASCRIPT, MAX_DEPTH, ExecScript
 from ..session.record_analysis import LineAnalysis
 
 # The legend: standard LSP token types first, then the patch types (VS Code maps them to diff scopes).
-TOKEN_TYPES = ("keyword", "string", "number", "comment", "regexp", "function", "method", "variable", "property",
-               "class", "operator", "namespace", "patchHeader", "patchHunk", "patchAdded", "patchRemoved")
+TOKEN_TYPES = (
+    "keyword",
+    "string",
+    "number",
+    "comment",
+    "regexp",
+    "function",
+    "method",
+    "variable",
+    "property",
+    "class",
+    "operator",
+    "namespace",
+    "patchHeader",
+    "patchHunk",
+    "patchAdded",
+    "patchRemoved",
+)
 TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
 
 # the grammar's query, plus the punctuation it leaves out (which would otherwise keep the string's colour)
 HIGHLIGHTS = Query(JAVASCRIPT, tree_sitter_javascript.HIGHLIGHTS_QUERY + '\n[":" "?" "..."] @operator\n')
-TOOL_MEMBERS = Query(JAVASCRIPT, """
+TOOL_MEMBERS = Query(
+    JAVASCRIPT,
+    """
 (member_expression object: (identifier) @tools property: (property_identifier) @tool (#eq? @tools "tools"))
-""")
+""",
+)
 # capture name of the grammar's query -> (token type, modifiers); None punches a hole (text inside ``${…}``
 # that no other capture names keeps the editor's own colour, not the template's)
 _CAPTURES: dict[str, tuple[str, tuple[str, ...]] | None] = {
@@ -190,7 +209,7 @@ def _literal_patch_spans(script: ExecScript, literal: Node) -> list[_Span]:
     start, end = script.span(literal)
     holes = [script.span(c) for c in literal.named_children if c.type == "template_substitution"]
     out: list[_Span] = []
-    for a, b, kind in _patch_lines(text[start + 1:end - 1], start + 1, js_escapes=True):
+    for a, b, kind in _patch_lines(text[start + 1 : end - 1], start + 1, js_escapes=True):
         pieces = [(a, b)]
         for ha, hb in holes:  # a substitution keeps its own JavaScript colours
             pieces = [p for x, y in pieces for p in ((x, min(y, ha)), (max(x, hb), y)) if p[0] < p[1]]
@@ -256,7 +275,7 @@ def _argument_patch_tokens(line: str, arguments: str) -> list[Token]:
         inner = locate(arguments, [("input",)]).get(("input",))
         if inner is None or arguments[inner[0]] != '"':
             return []
-        patch = json.loads(arguments[inner[0]:inner[1]])
+        patch = json.loads(arguments[inner[0] : inner[1]])
     except ValueError:
         return []
     raw_start, raw = string_content(line, found)
@@ -264,8 +283,9 @@ def _argument_patch_tokens(line: str, arguments: str) -> list[Token]:
     inner_start, inner_raw = string_content(arguments, inner)
     nested = EscapeMap(inner_raw, inner_start)
     tokens = patch_tokens(patch)
-    return [Token(outer.start(nested.start(t.start)), outer.end(nested.end(t.end)), t.type, t.modifiers)
-            for t in tokens]
+    return [
+        Token(outer.start(nested.start(t.start)), outer.end(nested.end(t.end)), t.type, t.modifiers) for t in tokens
+    ]
 
 
 def _mapped(tokens: list[Token], escapes: EscapeMap) -> list[Token]:

@@ -15,8 +15,10 @@ from .common import ClosedPipeGuard, version
 
 # each subcommand's module, in the order ``--help`` shows them; imported when its parser is built (a command run
 # alone does not pay for the others' imports: census's process pool, the index's database, the server)
-COMMANDS = {name: f"{__name__}.{name}"
-            for name in ("check", "outline", "files", "census", "match", "index", "search", "blame", "export")}
+COMMANDS = {
+    name: f"{__name__}.{name}"
+    for name in ("check", "outline", "files", "census", "match", "index", "search", "blame", "export")
+}
 
 
 def tune_gc() -> None:
@@ -62,12 +64,15 @@ def build_parser(argv: Sequence[str] | None = None, commands: Mapping[str, str] 
     """The parser of every command; given ``argv`` that starts with a command's name, of that command alone
     (what it parses is the same)."""
     parser = argparse.ArgumentParser(
-        prog="rollout-lsp", description="Read what a Codex agent did: tool calls of rollout files.",
+        prog="rollout-lsp",
+        description="Read what a Codex agent did: tool calls of rollout files.",
         epilog="A PATH or FILE of - reads standard input (plain or zstd-compressed). Exit status: 0 fine, "
-               "1 findings (check) or unmatched calls (match), 2 a usage error or a file that cannot be read.")
+        "1 findings (check) or unmatched calls (match), 2 a usage error or a file that cannot be read.",
+    )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
-    sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND",
-                                help="run `rollout-lsp COMMAND --help` for its options")
+    sub = parser.add_subparsers(
+        dest="command", title="commands", metavar="COMMAND", help="run `rollout-lsp COMMAND --help` for its options"
+    )
     if argv and argv[0] == "--version":  # answered by the top parser alone: no command's imports (start-up)
         names: Sequence[str] = ()
     else:

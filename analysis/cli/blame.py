@@ -15,14 +15,20 @@ from .search import one_line, shown_path
 
 
 def register(sub) -> None:
-    blame = sub.add_parser("blame", help="which indexed sessions changed a file, and which patch added each line",
-                           description="The sessions that changed FILE (by its path, or by its path in its "
-                                       "repository for sessions of another machine), newest first, from the "
-                                       "index `rollout-lsp index` keeps. Exit 0 when a session changed it, 1 "
-                                       "when none did, 2 on errors. docs/blame.md says what is matched.")
+    blame = sub.add_parser(
+        "blame",
+        help="which indexed sessions changed a file, and which patch added each line",
+        description="The sessions that changed FILE (by its path, or by its path in its "
+        "repository for sessions of another machine), newest first, from the "
+        "index `rollout-lsp index` keeps. Exit 0 when a session changed it, 1 "
+        "when none did, 2 on errors. docs/blame.md says what is matched.",
+    )
     blame.add_argument("file", metavar="FILE", help="a file of a repository Codex worked in")
-    blame.add_argument("--lines", action="store_true",
-                       help="for each line of FILE as it is now, the newest applied patch that added it")
+    blame.add_argument(
+        "--lines",
+        action="store_true",
+        help="for each line of FILE as it is now, the newest applied patch that added it",
+    )
     blame.add_argument("--json", action="store_true", help="JSON: {file, sessions, changes[, lines]}")
     db_option(blame)
     blame.set_defaults(run=run)
@@ -45,8 +51,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     blamed = attribute_lines(lines, history) if lines is not None else None
     if args.json:
-        out: dict[str, Any] = {"file": target.path, "repository": target.repo_root, "repository_path": target.repo_path,
-               "sessions": sessions_of(history), "changes": [dict(c.to_json(), id=c.id) for c in history]}
+        out: dict[str, Any] = {
+            "file": target.path,
+            "repository": target.repo_root,
+            "repository_path": target.repo_path,
+            "sessions": sessions_of(history),
+            "changes": [dict(c.to_json(), id=c.id) for c in history],
+        }
         if blamed is not None:
             out["lines"] = [b.to_json() if b else None for b in blamed]
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
@@ -63,8 +74,10 @@ def print_history(path: str, history: list[Change]) -> None:
         print(f"{shown_path(path)}: no indexed session changed it")
         return
     sessions = sessions_of(history)
-    print(f"{shown_path(path)}: changed by {len(sessions)} session{'s' if len(sessions) != 1 else ''} "
-          f"({len(history)} change{'s' if len(history) != 1 else ''}), newest first")
+    print(
+        f"{shown_path(path)}: changed by {len(sessions)} session{'s' if len(sessions) != 1 else ''} "
+        f"({len(history)} change{'s' if len(history) != 1 else ''}), newest first"
+    )
     for change in history:
         print(change_line(change))
 
@@ -76,7 +89,7 @@ def change_line(change: Change) -> str:
     if change.session_id:
         about.append(f"session {change.session_id}")
     if change.turn_line is not None:
-        about.append(f"turn {change.turn_line + 1} \"{one_line(change.turn_title or '', 60)}\"")
+        about.append(f'turn {change.turn_line + 1} "{one_line(change.turn_title or "", 60)}"')
     if change.matched_by == "repository":
         about.append(f"as {change.absolute or change.path}")
     return "  ".join(about) + f"  {shown_path(change.rollout)}:{change.line + 1}:{change.start + 1}"

@@ -13,21 +13,30 @@ from .common import error, jobs_option
 
 
 def register(sub) -> None:
-    census = sub.add_parser("census", help="counts over a corpus of rollouts",
-                            description="Counts exec scripts, commands, calls by tool and findings by code over "
-                                        "rollout files and folders (searched recursively for *.jsonl and "
-                                        "*.jsonl.zst). Exit 0, or 2 when a path is missing or unreadable or a "
-                                        "folder holds no such file.")
+    census = sub.add_parser(
+        "census",
+        help="counts over a corpus of rollouts",
+        description="Counts exec scripts, commands, calls by tool and findings by code over "
+        "rollout files and folders (searched recursively for *.jsonl and "
+        "*.jsonl.zst). Exit 0, or 2 when a path is missing or unreadable or a "
+        "folder holds no such file.",
+    )
     census.add_argument("--json", action="store_true", help="one JSON object instead of the table")
-    jobs_option(census, "processes to spread files (and the lines of a large file) over (default: the number of "
-                        "cores)")
-    census.add_argument("--dask-scheduler", metavar="ADDRESS",
-                        help="run on the Dask cluster at ADDRESS (tcp://host:8786) instead of local processes; "
-                             "needs the `dask` extra and the files at the same paths on every worker")
-    census.add_argument("paths", nargs="+", metavar="PATH",
-                        help="rollout files or folders; - reads standard input. A JSON Lines file that is not a "
-                             "rollout is skipped (one line on standard error), as the language server skips it, "
-                             "unless its name matches a rollout pattern")
+    jobs_option(census, "processes to spread files (and the lines of a large file) over (default: the number of cores)")
+    census.add_argument(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask cluster at ADDRESS (tcp://host:8786) instead of local processes; "
+        "needs the `dask` extra and the files at the same paths on every worker",
+    )
+    census.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="rollout files or folders; - reads standard input. A JSON Lines file that is not a "
+        "rollout is skipped (one line on standard error), as the language server skips it, "
+        "unless its name matches a rollout pattern",
+    )
     census.set_defaults(run=run)
 
 

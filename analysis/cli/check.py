@@ -30,24 +30,39 @@ HEAD = max(20, HEAD_LINES)  # the first lines read before the rest: what tells a
 
 def register(sub) -> None:
     check = sub.add_parser(
-        "check", parents=[encoding_option()], help="print findings; exit 1 when one is severe enough",
+        "check",
+        parents=[encoding_option()],
+        help="print findings; exit 1 when one is severe enough",
         description="Prints each finding as FILE:LINE:COLUMN: SEVERITY CODE MESSAGE (columns count UTF-16 "
-                    "units by default). A JSON Lines file that is not a rollout is skipped, as the language "
-                    "server skips it, unless its name matches a rollout pattern (rollout-*.jsonl, or below "
-                    ".codex/sessions or .codex/archived_sessions). Exit 0 when no finding reaches --fail-on, 1 when "
-                    "one does, 2 when a file or folder cannot be read.")
+        "units by default). A JSON Lines file that is not a rollout is skipped, as the language "
+        "server skips it, unless its name matches a rollout pattern (rollout-*.jsonl, or below "
+        ".codex/sessions or .codex/archived_sessions). Exit 0 when no finding reaches --fail-on, 1 when "
+        "one does, 2 when a file or folder cannot be read.",
+    )
     check.add_argument("--json", action="store_true", help="a JSON list of findings")
-    check.add_argument("--fail-on", choices=[s.label for s in Severity], default="warning",
-                       help="exit 1 when a finding is at or above this severity (default warning)")
-    check.add_argument("--profile", choices=PROFILES, default=None,
-                       help="reader: what a reader of a finished session cannot act on is a hint (a computed "
-                            "command that ran or whose commands are known); author: every finding at its own "
-                            "severity (default: reader under a Codex sessions folder, author elsewhere; "
-                            "docs/findings.md)")
+    check.add_argument(
+        "--fail-on",
+        choices=[s.label for s in Severity],
+        default="warning",
+        help="exit 1 when a finding is at or above this severity (default warning)",
+    )
+    check.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=None,
+        help="reader: what a reader of a finished session cannot act on is a hint (a computed "
+        "command that ran or whose commands are known); author: every finding at its own "
+        "severity (default: reader under a Codex sessions folder, author elsewhere; "
+        "docs/findings.md)",
+    )
     jobs_option(check, "processes to analyse the lines of a large file in (default: the number of cores)")
-    check.add_argument("paths", nargs="+", metavar="PATH",
-                       help="rollout files, invocation logs (calls.jsonl) or folders (searched for *.jsonl and "
-                            "*.jsonl.zst); - reads standard input")
+    check.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="rollout files, invocation logs (calls.jsonl) or folders (searched for *.jsonl and "
+        "*.jsonl.zst); - reads standard input",
+    )
     check.set_defaults(run=run)
 
 
@@ -92,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
 Outcome = list[tuple[str, str, dict]] | None | str
 
 
-def _outcomes(paths: list[str], encoding: PositionEncoding, jobs: int,
-              profile: str | None) -> Iterator[tuple[str, Outcome]]:
+def _outcomes(
+    paths: list[str], encoding: PositionEncoding, jobs: int, profile: str | None
+) -> Iterator[tuple[str, Outcome]]:
     """Each file's outcome, in the order of ``paths``.  With more than one job, whole files go to worker
     processes in tasks (analysis.reports.spread), the largest first (so that no worker is left reading a large
     file at the end while the others are idle), while a file large enough to be worth it is read here with its
@@ -162,8 +178,9 @@ def _size(path: str) -> int:
         return 0
 
 
-def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
-              profile: str = AUTHOR) -> list[tuple[Finding, dict]] | None:
+def _findings(
+    path: str, encoding: PositionEncoding, pool, jobs: int, profile: str = AUTHOR
+) -> list[tuple[Finding, dict]] | None:
     """The findings of one file with their JSON form, at their severity in ``profile``; None when it is not
     a rollout.  A rollout is read as a stream (analysis.reports.stream), an invocation log (and standard
     input) whole."""
@@ -172,12 +189,21 @@ def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
         head = list(islice(lines, HEAD))
         texts = [text for text, _ in head]
         if not looks_like_invocation_log(path, "\n".join(texts)):
-            streamed = stream_rollout(path, encoding, pool=pool if parallel_worth_it(path) else None, jobs=jobs,
-                                      make_sink=_Calls if profile != AUTHOR else None, lines=chain(head, lines))
+            streamed = stream_rollout(
+                path,
+                encoding,
+                pool=pool if parallel_worth_it(path) else None,
+                jobs=jobs,
+                make_sink=_Calls if profile != AUTHOR else None,
+                lines=chain(head, lines),
+            )
             if not is_rollout_file(path, streamed.is_rollout):
                 return None
-            found = list(streamed.findings) if streamed.sink is None else \
-                _profiled(streamed.findings, profile, quiet_findings(streamed.sink.calls))
+            found = (
+                list(streamed.findings)
+                if streamed.sink is None
+                else _profiled(streamed.findings, profile, quiet_findings(streamed.sink.calls))
+            )
             return with_parent_findings(path, found, encoding, texts)
         lines.close()
     loaded = load(path)
@@ -189,8 +215,9 @@ def _findings(path: str, encoding: PositionEncoding, pool, jobs: int,
     analysis, findings = analyze(loaded)
     if not is_rollout_file(path, analysis.is_rollout):
         return None
-    return _profiled([(f, finding_json(analysis, f, encoding)) for f in findings], profile,
-                     quiet_findings(analysis.calls))
+    return _profiled(
+        [(f, finding_json(analysis, f, encoding)) for f in findings], profile, quiet_findings(analysis.calls)
+    )
 
 
 def _profiled(findings: list[tuple[Finding, dict]], profile: str, quiet) -> list[tuple[Finding, dict]]:

@@ -20,8 +20,12 @@ if TYPE_CHECKING:
 
 def encoding_option() -> argparse.ArgumentParser:
     encoding = argparse.ArgumentParser(add_help=False)
-    encoding.add_argument("--position-encoding", choices=[e.value for e in PositionEncoding], default="utf-16",
-                          help="units of JSON ranges' characters (default utf-16, as LSP)")
+    encoding.add_argument(
+        "--position-encoding",
+        choices=[e.value for e in PositionEncoding],
+        default="utf-16",
+        help="units of JSON ranges' characters (default utf-16, as LSP)",
+    )
     return encoding
 
 
@@ -53,8 +57,9 @@ def analyze(loaded: LoadedFile) -> tuple[RolloutAnalysis, list[Finding]]:
     from ..session.rollout import analyze_text  # here: --help, --version and index's unchanged files need none
 
     analysis = analyze_text(loaded.text)
-    findings = sorted(loaded.findings + analysis.findings,
-                      key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+    findings = sorted(
+        loaded.findings + analysis.findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code)
+    )
     return analysis, findings
 
 

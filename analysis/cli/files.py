@@ -14,18 +14,27 @@ from .common import analyze, error
 
 
 def register(sub) -> None:
-    parser = sub.add_parser("files", help="the files each session changed",
-                            description="Prints, for each rollout, the files its patches touched (at the top "
-                                        "level, inside exec scripts, and as patch_apply_end events report them), "
-                                        "per turn, each with what was done to it in all (added, updated, deleted, "
-                                        "moved, not applied) and the lines of the calls that touched it. Exit 0, "
-                                        "or 2 when a file or folder cannot be read.")
-    parser.add_argument("--json", action="store_true",
-                        help="a JSON list: per rollout its file, session, files, each turn's files "
-                             "(turns) and those of calls before the first turn (outside_turns)")
-    parser.add_argument("paths", nargs="+", metavar="ROLLOUT",
-                        help="rollout files or folders of them (searched for *.jsonl and *.jsonl.zst); - reads "
-                             "standard input")
+    parser = sub.add_parser(
+        "files",
+        help="the files each session changed",
+        description="Prints, for each rollout, the files its patches touched (at the top "
+        "level, inside exec scripts, and as patch_apply_end events report them), "
+        "per turn, each with what was done to it in all (added, updated, deleted, "
+        "moved, not applied) and the lines of the calls that touched it. Exit 0, "
+        "or 2 when a file or folder cannot be read.",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="a JSON list: per rollout its file, session, files, each turn's files "
+        "(turns) and those of calls before the first turn (outside_turns)",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="ROLLOUT",
+        help="rollout files or folders of them (searched for *.jsonl and *.jsonl.zst); - reads standard input",
+    )
     parser.set_defaults(run=run)
 
 
@@ -62,12 +71,17 @@ def session_files(path: str, analysis: RolloutAnalysis) -> dict:
     for number, turn in enumerate(analysis.turns, 1):
         changed = changed_files(analysis, turn.line, turn.end_line)
         if changed:
-            turns.append({"turn": number, "line": turn.line, "title": turn.title,
-                          "files": [f.to_json() for f in changed]})
+            turns.append(
+                {"turn": number, "line": turn.line, "title": turn.title, "files": [f.to_json() for f in changed]}
+            )
     before = changed_files(analysis, 0, analysis.turns[0].line - 1) if analysis.turns else changed_files(analysis)
-    return {"file": path, "session": analysis.session_id,
-            "files": [f.to_json() for f in changed_files(analysis)], "turns": turns,
-            "outside_turns": [f.to_json() for f in before]}
+    return {
+        "file": path,
+        "session": analysis.session_id,
+        "files": [f.to_json() for f in changed_files(analysis)],
+        "turns": turns,
+        "outside_turns": [f.to_json() for f in before],
+    }
 
 
 def files_text(session: dict) -> str:
@@ -75,8 +89,9 @@ def files_text(session: dict) -> str:
     changed = sum(f["final"] != "not applied" for f in session["files"])
     failed = len(session["files"]) - changed
     head = session["file"] + (f" (session {session['session']})" if session["session"] else "")
-    out = [f"{head}: {changed} file{'s' if changed != 1 else ''} changed"
-           + (f", {failed} not applied" if failed else "")]
+    out = [
+        f"{head}: {changed} file{'s' if changed != 1 else ''} changed" + (f", {failed} not applied" if failed else "")
+    ]
     if session["outside_turns"]:  # a rollout whose calls come before any turn (a fixture, an old format)
         out.append("  before the first turn:")
         out.extend(f"    {_row(f)}" for f in session["outside_turns"])

@@ -13,19 +13,27 @@ from .common import jobs_option
 
 
 def register(sub) -> None:
-    index = sub.add_parser("index", help="index the tool calls of rollout folders for `search` and workspace symbols",
-                           description="Index every tool call of the rollouts (*.jsonl, *.jsonl.zst) below DIR "
-                                       "(default: ~/.codex/sessions, ~/.codex/archived_sessions and every folder "
-                                       "indexed before). Only files that changed are read again; a file that "
-                                       "grew has only its new lines read. A JSON Lines file that is not a rollout "
-                                       "is skipped, as `check` skips it, unless its name matches a rollout pattern "
-                                       "(rollout-*.jsonl); a .jsonl.zst that decompresses to more than 256 MiB "
-                                       "($ROLLOUT_LSP_MAX_DECOMPRESSED bytes) is reported and skipped.")
+    index = sub.add_parser(
+        "index",
+        help="index the tool calls of rollout folders for `search` and workspace symbols",
+        description="Index every tool call of the rollouts (*.jsonl, *.jsonl.zst) below DIR "
+        "(default: ~/.codex/sessions, ~/.codex/archived_sessions and every folder "
+        "indexed before). Only files that changed are read again; a file that "
+        "grew has only its new lines read. A JSON Lines file that is not a rollout "
+        "is skipped, as `check` skips it, unless its name matches a rollout pattern "
+        "(rollout-*.jsonl); a .jsonl.zst that decompresses to more than 256 MiB "
+        "($ROLLOUT_LSP_MAX_DECOMPRESSED bytes) is reported and skipped.",
+    )
     index.add_argument("dirs", nargs="*", metavar="DIR", help="folders (or files) of rollouts")
     db_option(index)
     index.add_argument("--rebuild", action="store_true", help="start from an empty index")
-    index.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
-                       help="how long to wait for another process writing the index (default 30)")
+    index.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long to wait for another process writing the index (default 30)",
+    )
     index.add_argument("--json", action="store_true", help="print what was done as JSON")
     jobs_option(index, "processes to read and analyse the files that changed in (default: the number of cores)")
     index.set_defaults(run=run)
@@ -41,9 +49,12 @@ def _index(path, dirs: list[str], timeout: float, rebuild: bool, jobs: int = 1):
 
 
 def db_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="PATH",
-                        help="the index database (default: $ROLLOUT_LSP_INDEX, else "
-                             "$XDG_CACHE_HOME/codex-rollout-lsp/index.sqlite3, ~/.cache when unset)")
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the index database (default: $ROLLOUT_LSP_INDEX, else "
+        "$XDG_CACHE_HOME/codex-rollout-lsp/index.sqlite3, ~/.cache when unset)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,13 +80,18 @@ def run(args: argparse.Namespace) -> int:
     for problem in stats.errors:
         print(f"rollout-lsp index: {problem}", file=sys.stderr)
     if args.json:
-        json.dump({"database": str(path), "folders": dirs, **stats.to_json(), "indexed_files": files,
-                   "indexed_calls": calls}, sys.stdout, indent=2)
+        json.dump(
+            {"database": str(path), "folders": dirs, **stats.to_json(), "indexed_files": files, "indexed_calls": calls},
+            sys.stdout,
+            indent=2,
+        )
         print()
     else:
-        print(f"{stats.files} rollouts: {stats.full} read whole, {stats.appended} appended to, "
-              f"{stats.unchanged} unchanged, {stats.removed} removed; {stats.lines_analysed} lines analysed, "
-              f"{stats.calls_added} calls added, {stats.calls_paired} paired with a later output "
-              f"in {stats.seconds:.3f} s")
+        print(
+            f"{stats.files} rollouts: {stats.full} read whole, {stats.appended} appended to, "
+            f"{stats.unchanged} unchanged, {stats.removed} removed; {stats.lines_analysed} lines analysed, "
+            f"{stats.calls_added} calls added, {stats.calls_paired} paired with a later output "
+            f"in {stats.seconds:.3f} s"
+        )
         print(f"{path}: {files} files, {calls} calls")
     return 1 if stats.errors else 0

@@ -23,12 +23,17 @@ from .common import analyze, encoding_option
 
 
 def register(sub) -> None:
-    outline = sub.add_parser("outline", parents=[encoding_option()], help="the tool calls of one rollout",
-                             description="Prints the sessions, turns, exec scripts and tool calls of one rollout, "
-                                         "with each call's command or patched files and its outcome. Exit 0, or 2 "
-                                         "when the file cannot be read.")
-    outline.add_argument("--json", action="store_true",
-                         help="one JSON object: file, records, calls, files, diagnostics")
+    outline = sub.add_parser(
+        "outline",
+        parents=[encoding_option()],
+        help="the tool calls of one rollout",
+        description="Prints the sessions, turns, exec scripts and tool calls of one rollout, "
+        "with each call's command or patched files and its outcome. Exit 0, or 2 "
+        "when the file cannot be read.",
+    )
+    outline.add_argument(
+        "--json", action="store_true", help="one JSON object: file, records, calls, files, diagnostics"
+    )
     outline.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst); - reads standard input")
     outline.set_defaults(run=run)
 
@@ -45,10 +50,14 @@ def run(args: argparse.Namespace) -> int:
     head: list[str] = []
     if args.file != "-":
         resolved = parents(analysis, args.file, search_roots(args.file))
-        findings = sorted(findings + parent_findings(analysis, resolved),
-                          key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
-        head = [f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else "its rollout is not found")
-                for p in resolved]
+        findings = sorted(
+            findings + parent_findings(analysis, resolved),
+            key=lambda f: (f.span.line, f.span.start, f.span.end, f.code),
+        )
+        head = [
+            f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else "its rollout is not found")
+            for p in resolved
+        ]
         name = thread_name(args.file, lineage(analysis).identity)
         if name:
             head.insert(0, f"  thread name: {name}")
@@ -67,12 +76,12 @@ def _json(path: str, encoding: PositionEncoding) -> int:
     spool: _Spool = streamed.sink
     turns = streamed.turns or []
     out = sys.stdout
-    out.write("{\n  \"file\": " + json.dumps(path, ensure_ascii=False) + ",\n")
-    out.write("  \"turns\": ")
+    out.write('{\n  "file": ' + json.dumps(path, ensure_ascii=False) + ",\n")
+    out.write('  "turns": ')
     _list(out, _items([t.to_json() for t in turns]))
     out.write(",\n")
     for name, items in (("records", spool.records), ("calls", spool.calls), ("files", spool.files)):
-        out.write(f"  \"{name}\": ")
+        out.write(f'  "{name}": ')
         _list(out, items)
         out.write(",\n")
     diagnostics = spool.open()
@@ -81,7 +90,7 @@ def _json(path: str, encoding: PositionEncoding) -> int:
         found = with_parent_findings(path, found, encoding)
     for _, finding in found:
         spool.add(diagnostics, finding)
-    out.write("  \"diagnostics\": ")
+    out.write('  "diagnostics": ')
     _list(out, diagnostics)
     out.write("\n}\n")
     return 0

@@ -18,17 +18,24 @@ TEXT_LIMIT = 160
 
 
 def register(sub) -> None:
-    search = sub.add_parser("search", parents=[encoding_option()],
-                            help="search the tool calls of every indexed session (see `index`)",
-                            description="Tool calls whose command, patched files or tool contain QUERY "
-                                        "(case-insensitive), from the index `rollout-lsp index` keeps. "
-                                        "Exit 0 when something is found, 1 when nothing is, 2 on errors.")
+    search = sub.add_parser(
+        "search",
+        parents=[encoding_option()],
+        help="search the tool calls of every indexed session (see `index`)",
+        description="Tool calls whose command, patched files or tool contain QUERY "
+        "(case-insensitive), from the index `rollout-lsp index` keeps. "
+        "Exit 0 when something is found, 1 when nothing is, 2 on errors.",
+    )
     search.add_argument("query", metavar="QUERY", help="text to find in commands, patched files and tool names")
     search.add_argument("--tool", metavar="NAME", help="only calls of this tool (exec_command, apply_patch, …)")
-    search.add_argument("--since", metavar="DATE", help="only calls at or after DATE (ISO: 2026-03-01 or "
-                                                        "2026-03-01T10:00:00Z)")
-    search.add_argument("--failed", action="store_true",
-                        help="only calls that failed: a non-zero exit code, or a failed script without one")
+    search.add_argument(
+        "--since", metavar="DATE", help="only calls at or after DATE (ISO: 2026-03-01 or 2026-03-01T10:00:00Z)"
+    )
+    search.add_argument(
+        "--failed",
+        action="store_true",
+        help="only calls that failed: a non-zero exit code, or a failed script without one",
+    )
     search.add_argument("--limit", type=positive, default=None, metavar="N", help="at most N hits (1 or more)")
     search.add_argument("--json", action="store_true", help="a JSON list of hits (docs/output-format.md)")
     db_option(search)
@@ -39,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         since = parse_since(args.since) if args.since else None
     except ValueError:
-        print(f"rollout-lsp search: --since {args.since!r} is not a date (2026-03-01 or 2026-03-01T10:00:00Z)",
-              file=sys.stderr)
+        print(
+            f"rollout-lsp search: --since {args.since!r} is not a date (2026-03-01 or 2026-03-01T10:00:00Z)",
+            file=sys.stderr,
+        )
         return 2
     encoding = PositionEncoding(args.position_encoding)
     try:
@@ -50,8 +59,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"rollout-lsp search: {error}", file=sys.stderr)
         return 2
     if args.json:
-        json.dump([{**h.to_json(encoding), "thread_name": name_of(h.path, h.session_id)} for h in hits], sys.stdout,
-                  indent=2, ensure_ascii=False)
+        json.dump(
+            [{**h.to_json(encoding), "thread_name": name_of(h.path, h.session_id)} for h in hits],
+            sys.stdout,
+            indent=2,
+            ensure_ascii=False,
+        )
         print()
     else:
         for hit in hits:
@@ -71,10 +84,10 @@ def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
         about.append(hit.status)
     if hit.session_id:
         named = name_of(hit.path, hit.session_id)
-        about.append(f"session {hit.session_id}" + (f" \"{one_line(named, 60)}\"" if named else ""))
+        about.append(f"session {hit.session_id}" + (f' "{one_line(named, 60)}"' if named else ""))
     if hit.turn_line is not None:  # "turn 2 (line 125)", as outline and export number turns
         turn = turn_label(hit.turn_number, hit.turn_line) if hit.turn_number else f"turn (line {hit.turn_line + 1})"
-        about.append(f"{turn} \"{one_line(hit.turn_title or '', 60)}\"")
+        about.append(f'{turn} "{one_line(hit.turn_title or "", 60)}"')
     if hit.timestamp:
         about.append(hit.timestamp)
     return f"{shown_path(hit.path)}:{hit.line + 1}:{hit.start(encoding) + 1}: {one_line(hit.text, TEXT_LIMIT)}  [{', '.join(about)}]"
@@ -83,9 +96,9 @@ def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
 def shown_path(path: str) -> str:
     """Relative to the current folder when below it (as grep prints), else absolute."""
     here = os.getcwd().rstrip(os.sep) + os.sep
-    return path[len(here):] if path.startswith(here) else path
+    return path[len(here) :] if path.startswith(here) else path
 
 
 def one_line(text: str, limit: int) -> str:
     text = text.replace("\r", "").replace("\n", "⏎ ")
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

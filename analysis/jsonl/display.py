@@ -14,7 +14,7 @@ import re
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 controls but tab and line feed, DEL, and the C1 controls (0x9b is a one-character CSI on some terminals)
-_CONTROLS = "".join(chr(c) for c in (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0)))
+_CONTROLS = "".join(chr(c) for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)))
 _UNSAFE = re.compile(f"[{re.escape(_CONTROLS)}\ud800-\udfff]")
 _SHOWN = {ord(c): f"\\x{ord(c):02x}" for c in _CONTROLS}
 

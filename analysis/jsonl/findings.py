@@ -108,8 +108,12 @@ class Finding:
         """The same finding on another line (line analyses are computed at line 0)."""
         if self.span.line == line:
             return self
-        return Finding(self.code, self.message, Span(line, self.span.start, self.span.end),
-                       tuple(Related(Span(line, r.span.start, r.span.end), r.message) for r in self.related))
+        return Finding(
+            self.code,
+            self.message,
+            Span(line, self.span.start, self.span.end),
+            tuple(Related(Span(line, r.span.start, r.span.end), r.message) for r in self.related),
+        )
 
 
 def finding_sort_key(finding: Finding) -> tuple[int, int, int, str]:

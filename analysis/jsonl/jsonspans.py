@@ -53,7 +53,7 @@ def locate(line: str, patterns: Sequence[Path]) -> dict[Path, tuple[int, int]]:
 
 def string_content(line: str, span: tuple[int, int]) -> tuple[int, str]:
     """The column after the opening quote and the raw text between the quotes."""
-    return span[0] + 1, line[span[0] + 1:span[1] - 1]
+    return span[0] + 1, line[span[0] + 1 : span[1] - 1]
 
 
 def _ws(line: str, i: int) -> int:

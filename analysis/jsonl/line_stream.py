@@ -68,8 +68,9 @@ def _binary(path: str, sniff: bool) -> io.BufferedReader:
     return io.BufferedReader(ZstdReader(handle), READ_BUFFER)  # a truncated file is an error
 
 
-def read_lines(path: str, name: str | None = None, sniff: bool = False,
-               chunk_size: int = READ_BUFFER) -> Iterator[tuple[str, Finding | None]]:
+def read_lines(
+    path: str, name: str | None = None, sniff: bool = False, chunk_size: int = READ_BUFFER
+) -> Iterator[tuple[str, Finding | None]]:
     """Each line of ``path`` (its text, and the finding for a byte that is not UTF-8, on its line).
 
     ``name`` is how errors name the file (``standard input``); ``sniff`` reads a zstd file whatever its
@@ -119,7 +120,7 @@ def _lines(read: Callable[[int], bytes], chunk_size: int, limit: int) -> Iterato
                 end += 1
             elif data[end] == 0x0D and end + 1 == len(data):
                 after_cr = True
-            data = data[end + 1:]
+            data = data[end + 1 :]
         cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
         if cut:
             if parts:

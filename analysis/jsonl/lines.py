@@ -27,7 +27,7 @@ def first_lines(text: str, count: int) -> list[str]:
     for match in _BREAK.finditer(text):
         if len(lines) == count:
             return lines
-        lines.append(text[start:match.start()])
+        lines.append(text[start : match.start()])
         start = match.end()
     lines.append(text[start:])
     return lines[:count]
@@ -82,13 +82,18 @@ class LineList:
         first = start_line
         if start_column == 0 and first > 0 and ends[first - 1] == "\r":
             first -= 1  # that "\r" and a "\n" the edit brings next to it would be one line break
-        region = "".join(lines[i] + ends[i] for i in range(first, start_line)) + lines[start_line][:start_column] + \
-            text + lines[end_line][end_column:] + ends[end_line]
+        region = (
+            "".join(lines[i] + ends[i] for i in range(first, start_line))
+            + lines[start_line][:start_column]
+            + text
+            + lines[end_line][end_column:]
+            + ends[end_line]
+        )
         new_lines, new_ends = split_with_ends(region)
         if ends[end_line]:  # the region ends with a line break: the line after it is not part of it
             del new_lines[-1], new_ends[-1]
-        lines[first:end_line + 1] = new_lines
-        ends[first:end_line + 1] = new_ends
+        lines[first : end_line + 1] = new_lines
+        ends[first : end_line + 1] = new_ends
 
     def _clamp(self, line: int, column: int) -> tuple[int, int]:
         if line >= len(self.lines):

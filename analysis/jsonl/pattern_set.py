@@ -48,7 +48,9 @@ def loosened(source: str, cap: int = REPEAT_CAP) -> str:
             if i + 1 >= n:
                 raise ValueError(f"dangling escape in {source!r}")
             e = source[i + 1]
-            if e == "d" and not (in_class and negated):  # every digit Python knows, whatever Unicode version RE2's tables have
+            if e == "d" and not (
+                in_class and negated
+            ):  # every digit Python knows, whatever Unicode version RE2's tables have
                 out.append(_DIGIT_OR_NOT_ASCII if in_class else f"[{_DIGIT_OR_NOT_ASCII}]")
             elif e == "b" and not in_class:
                 pass
@@ -57,7 +59,7 @@ def loosened(source: str, cap: int = REPEAT_CAP) -> str:
             elif e.isalnum() and e not in "nt":
                 raise ValueError(f"escape \\{e} of {source!r} has no loosened form")
             else:
-                out.append(source[i:i + 2])
+                out.append(source[i : i + 2])
             i += 2
             continue
         if in_class:
@@ -78,7 +80,7 @@ def loosened(source: str, cap: int = REPEAT_CAP) -> str:
             i = _group_end(source, i)
             continue
         if c == "(" and source.startswith("(?", i) and not source.startswith(("(?:", "(?P<"), i):
-            raise ValueError(f"group {source[i:i + 4]!r} of {source!r} has no loosened form")
+            raise ValueError(f"group {source[i : i + 4]!r} of {source!r} has no loosened form")
         if c == "$":
             raise ValueError(f"'$' of {source!r} has no loosened form")  # Python's also matches before a final \n
         if c == "{":

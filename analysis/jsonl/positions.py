@@ -120,11 +120,13 @@ class LineColumns:
         return marks, extra
 
 
-def span_to_range(span: Span, line_text: str, encoding: PositionEncoding = PositionEncoding.UTF16,
-                  columns: LineColumns | None = None) -> Range:
+def span_to_range(
+    span: Span, line_text: str, encoding: PositionEncoding = PositionEncoding.UTF16, columns: LineColumns | None = None
+) -> Range:
     cols = columns or LineColumns(line_text)
-    return Range(Position(span.line, cols.to_units(span.start, encoding)),
-                 Position(span.line, cols.to_units(span.end, encoding)))
+    return Range(
+        Position(span.line, cols.to_units(span.start, encoding)), Position(span.line, cols.to_units(span.end, encoding))
+    )
 
 
 _JSON_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|.)", re.DOTALL)
@@ -140,7 +142,7 @@ def _pairing_surrogates(raw: str, spans: list[tuple[int, int]]) -> tuple[list[in
     shift = 0  # raw length minus decoded length so far
     pending_high: tuple[int, int] | None = None
     for start, end in spans:
-        unit = int(raw[start + 2:end], 16) if end - start == 6 else -1
+        unit = int(raw[start + 2 : end], 16) if end - start == 6 else -1
         if pending_high is not None and pending_high[1] == start and 0xDC00 <= unit <= 0xDFFF:
             raw_end[-1] = end
             shift += end - start

@@ -44,8 +44,12 @@ BUILTIN_PATTERNS: tuple[SecretPattern, ...] = (
     _p("GitLab token", r"glpat-[A-Za-z0-9_\-]{20,}", 6, "glpat-"),
     _p("AWS access key", r"A[KS]IA[A-Z0-9]{16}(?![A-Z0-9])", 4, "IA"),
     _p("Slack token", r"xox[abposr]-[A-Za-z0-9\-]{10,}", 5, "xox"),
-    _p("Slack webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{16,}", 24,
-       "hooks.slack.com/"),
+    _p(
+        "Slack webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{16,}",
+        24,
+        "hooks.slack.com/",
+    ),
     _p("Bearer token", r"Bearer [A-Za-z0-9._~+/=\-]{16,}", 7, "Bearer "),
     _p("Basic credentials", r"Basic [A-Za-z0-9+/]{12,}={0,2}", 6, "Basic "),
     _p("Google API key", r"AIza[0-9A-Za-z_\-]{35}", 4, "AIza"),
@@ -66,28 +70,89 @@ BUILTIN_PATTERNS: tuple[SecretPattern, ...] = (
     _p("Databricks token", r"dapi[a-f0-9]{32}(?![a-f0-9])", 4, "dapi"),
 )
 # credential fields, matched on the lower-cased line from the end of the key name
-_FIELD = re.compile(r"(?:key|secret|token|passwd|password)(?:\\?[\"'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?[\"'])"
-                    r"[a-z0-9+/=_.\-]{8,}")
+_FIELD = re.compile(
+    r"(?:key|secret|token|passwd|password)(?:\\?[\"'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?[\"'])"
+    r"[a-z0-9+/=_.\-]{8,}"
+)
 # a field's name (lower-cased, without ``_`` and ``-``) ends with one of these
-FIELD_NAMES = frozenset({"signingkey", "secretkey", "clientsecret", "apikey", "accesstoken", "authtoken",
-                         "privatekey", "password", "passwd", "secret", "token", "refreshtoken", "sessiontoken",
-                         "secretaccesskey", "accountkey", "apitoken", "bottoken"})
+FIELD_NAMES = frozenset(
+    {
+        "signingkey",
+        "secretkey",
+        "clientsecret",
+        "apikey",
+        "accesstoken",
+        "authtoken",
+        "privatekey",
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "refreshtoken",
+        "sessiontoken",
+        "secretaccesskey",
+        "accountkey",
+        "apitoken",
+        "bottoken",
+    }
+)
 _FIELD_VALUE = re.compile(r"[:=][ \t]{0,8}(?:\\?[\"'])")
 _STRING_END = re.compile(r'(?<!\\)(?:\\\\)*"')
 _PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY-----")
 # values that name a secret rather than hold one: documentation, templates, demo logins, translations
-PLACEHOLDERS = frozenset({"password", "passwd", "changeme", "changeit", "secret", "example", "placeholder",
-                          "redacted", "dummy", "sample", "test", "testing", "null", "none", "undefined", "true",
-                          "false", "yourpassword", "mypassword", "yoursecret", "yourtoken", "yourapikey",
-                          "apikey", "token", "value", "hidden", "masked", "notset", "empty", "default",
-                          "bearer", "basic",  # an auth scheme's name, the credential after it is matched alone
-                          "remotessh"})  # the fixed --connection-token of VS Code Remote-SSH's server
+PLACEHOLDERS = frozenset(
+    {
+        "password",
+        "passwd",
+        "changeme",
+        "changeit",
+        "secret",
+        "example",
+        "placeholder",
+        "redacted",
+        "dummy",
+        "sample",
+        "test",
+        "testing",
+        "null",
+        "none",
+        "undefined",
+        "true",
+        "false",
+        "yourpassword",
+        "mypassword",
+        "yoursecret",
+        "yourtoken",
+        "yourapikey",
+        "apikey",
+        "token",
+        "value",
+        "hidden",
+        "masked",
+        "notset",
+        "empty",
+        "default",
+        "bearer",
+        "basic",  # an auth scheme's name, the credential after it is matched alone
+        "remotessh",
+    }
+)  # the fixed --connection-token of VS Code Remote-SSH's server
 MIN_VALUE = 6  # a shorter value is no credential worth the name (and most often a placeholder)
 # the end of a value that is not quoted: a space, a quote, a JSON escape, shell punctuation
 _BARE_VALUE = re.compile(r"[^\s\\\"'`;&|<>(){}\[\],$=]{%d,512}" % MIN_VALUE)  # base64 padding aside
 _MAX_NAME = 64
-_ASSIGNMENT_WORDS = ("PASSWORD=", "PASSWD=", "SECRET=", "TOKEN=", "KEY=", "password=", "secret=", "token=",
-                     "passwd=", "key=")
+_ASSIGNMENT_WORDS = (
+    "PASSWORD=",
+    "PASSWD=",
+    "SECRET=",
+    "TOKEN=",
+    "KEY=",
+    "password=",
+    "secret=",
+    "token=",
+    "passwd=",
+    "key=",
+)
 _URL_CREDENTIALS = re.compile(r"([^\s:/@\\\"'`<>]{1,256}):([^\s@/\\\"'`<>]{1,256})@[A-Za-z0-9\[]")
 _MYSQL = re.compile(r"\bmysql(?:dump|admin|sh)?\b[^\n|;&\\]{0,200}?[ \t]-p([^\s\\\"'`;&|]{%d,256})" % MIN_VALUE)
 _CURL_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t]+([^\s:\\\"'`]{1,128}):([^\s\\\"'`]{%d,256})" % MIN_VALUE)
@@ -162,8 +227,10 @@ def _builtin(pattern: SecretPattern, line: str) -> list[SecretMatch]:
         return []
     found = []
     for m in pattern.regex.finditer(line):
-        if pattern.kind == "Basic credentials" and \
-                "authorization" not in line[max(0, m.start() - 40):m.start()].lower():
+        if (
+            pattern.kind == "Basic credentials"
+            and "authorization" not in line[max(0, m.start() - 40) : m.start()].lower()
+        ):
             continue  # "Basic Functionality" in prose: only an Authorization header's value is one
         if pattern.anywhere or _word_start(line, m.start(), pattern.kind):
             found.append(SecretMatch(pattern.kind, m.start(), m.end(), pattern.keep))
@@ -173,15 +240,21 @@ def _builtin(pattern: SecretPattern, line: str) -> list[SecretMatch]:
 def _mysql(line: str) -> list[SecretMatch]:
     if "mysql" not in line:
         return []
-    return [SecretMatch("command-line password", m.start(1), m.end(1), 0) for m in _MYSQL.finditer(line)
-            if not is_placeholder(m.group(1))]
+    return [
+        SecretMatch("command-line password", m.start(1), m.end(1), 0)
+        for m in _MYSQL.finditer(line)
+        if not is_placeholder(m.group(1))
+    ]
 
 
 def _curl_user(line: str) -> list[SecretMatch]:
     if "-u" not in line:
         return []
-    return [SecretMatch("command-line password", m.start(2), m.end(2), 0) for m in _CURL_USER.finditer(line)
-            if not is_placeholder(m.group(2))]
+    return [
+        SecretMatch("command-line password", m.start(2), m.end(2), 0)
+        for m in _CURL_USER.finditer(line)
+        if not is_placeholder(m.group(2))
+    ]
 
 
 def _private_keys(line: str) -> list[SecretMatch]:
@@ -217,8 +290,9 @@ def _credential_fields(line: str) -> list[SecretMatch]:
         start = m.start()
         while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
             start -= 1
-        suffix_end = m.start() + next(len(w) for w in ("password", "passwd", "secret", "token", "key")
-                                      if lowered.startswith(w, m.start()))
+        suffix_end = m.start() + next(
+            len(w) for w in ("password", "passwd", "secret", "token", "key") if lowered.startswith(w, m.start())
+        )
         name = line[start:suffix_end]
         if not _field_name(name):
             continue
@@ -237,7 +311,7 @@ def _field_name(name: str) -> bool:
 def _value_at(line: str, start: int, end: int) -> str:
     """The whole value from ``start`` (the match may stop inside it, at a character outside its class)."""
     close = _BARE_VALUE.match(line, start)
-    return line[start:close.end()] if close is not None and close.end() > end else line[start:end]
+    return line[start : close.end()] if close is not None and close.end() > end else line[start:end]
 
 
 def _assignments(line: str) -> list[SecretMatch]:
@@ -251,14 +325,21 @@ def _assignments(line: str) -> list[SecretMatch]:
             start = equals
             upper = word[0].isupper()
             floor = max(0, equals - _MAX_NAME)  # a name is short: a run of capitals is not scanned back whole
-            while start > floor and (line[start - 1].isupper() or line[start - 1].isdigit() or line[start - 1] == "_"
-                                 if upper else line[start - 1].islower() or line[start - 1] == "-"):
+            while start > floor and (
+                line[start - 1].isupper() or line[start - 1].isdigit() or line[start - 1] == "_"
+                if upper
+                else line[start - 1].islower() or line[start - 1] == "-"
+            ):
                 start -= 1
             name = line[start:equals]
             value = _BARE_VALUE.match(line, equals + 1)
-            if value is not None and (upper or name.startswith("--")) and _field_name(name) and \
-                    (start == 0 or not (line[start - 1].isalnum() or line[start - 1] == "_")) and \
-                    not is_placeholder(value.group(), name.lstrip("-")):
+            if (
+                value is not None
+                and (upper or name.startswith("--"))
+                and _field_name(name)
+                and (start == 0 or not (line[start - 1].isalnum() or line[start - 1] == "_"))
+                and not is_placeholder(value.group(), name.lstrip("-"))
+            ):
                 out.append(SecretMatch("credential field", equals + 1, value.end(), 0))
             at = line.find(word, at + 1)
     return out
@@ -306,14 +387,17 @@ def _field_matches(lowered: str) -> list[re.Match[str]]:
 def _already_redacted(line: str, match: SecretMatch) -> bool:
     """Whether every letter and digit past the kept prefix is ``x``, as :func:`redact` leaves it."""
     escaped = _escape_tails(line, match.start, match.end)
-    body = [line[i] for i in range(match.start + match.keep, match.end)
-            if i not in escaped and line[i].isascii() and line[i].isalnum()]
+    body = [
+        line[i]
+        for i in range(match.start + match.keep, match.end)
+        if i not in escaped and line[i].isascii() and line[i].isalnum()
+    ]
     return bool(body) and all(c in "xX" for c in body)
 
 
 def redact(line: str, match: SecretMatch) -> str:
     """``line`` with the secret's letters and digits replaced by ``x``, same length, escapes kept."""
-    return line[:match.start] + redacted_text(line, match) + line[match.end:]
+    return line[: match.start] + redacted_text(line, match) + line[match.end :]
 
 
 def redacted_text(line: str, match: SecretMatch) -> str:
@@ -350,6 +434,7 @@ def _escape_tails(line: str, start: int, end: int) -> set[int]:
 @dataclass(frozen=True, slots=True)
 class SecretScan:
     """One exact scan of a line, and the expression that any line it finds something in must match."""
+
     find: Callable[[str], list[SecretMatch]]
     source: str  # a Python regular expression: the prefilter matches a loosened copy of it
     ignore_case: bool = False  # the scan reads the lower-cased line

@@ -19,14 +19,16 @@ from .positions import Span
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-MAX_BYTES = 2 * 1024 ** 3  # a decompressed rollout larger than this is refused, not read
+MAX_BYTES = 2 * 1024**3  # a decompressed rollout larger than this is refused, not read
 STDIN = "-"  # a path that names standard input
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 # files treated as rollouts whatever their content (the server's default `rolloutLsp.files`); any other
 # JSON Lines file is a rollout only when its content is (RolloutAnalysis.is_rollout)
 ROLLOUT_PATTERNS = ("**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl")
-NOT_A_ROLLOUT = ("skipped: not a Codex rollout (no rollout record in its first 50 lines, and its name matches "
-                 "no rollout pattern such as rollout-*.jsonl)")
+NOT_A_ROLLOUT = (
+    "skipped: not a Codex rollout (no rollout record in its first 50 lines, and its name matches "
+    "no rollout pattern such as rollout-*.jsonl)"
+)
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 
 
@@ -107,7 +109,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         elif c == "{":
             close = pattern.find("}", i)
             if close > i:
-                out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1:close].split(",")) + ")")
+                out.append("(?:" + "|".join(re.escape(a) for a in pattern[i + 1 : close].split(",")) + ")")
                 i = close + 1
                 continue
             out.append(re.escape(c))
@@ -163,7 +165,7 @@ def raw_lines(text: io.TextIOWrapper, limit: int) -> Iterator[tuple[str, int]]:
             yield raw, 0
             continue
         size = len(raw.rstrip("\r\n"))
-        ending = raw[len(raw.rstrip("\r\n")):]
+        ending = raw[len(raw.rstrip("\r\n")) :]
         while not ending:
             piece = next_piece(_SKIP_PIECE)
             if not piece:
@@ -172,14 +174,17 @@ def raw_lines(text: io.TextIOWrapper, limit: int) -> Iterator[tuple[str, int]]:
                 piece = completes_crlf(piece)
             body = piece.rstrip("\r\n")
             size += len(body)
-            ending = piece[len(body):]
+            ending = piece[len(body) :]
         yield ending, size
 
 
 def long_line(number: int, size: int, limit: int) -> Finding:
     """The finding for line ``number``, of ``size`` characters, skipped."""
-    return Finding(INVALID_JSON, f"a line of {size} characters, over the limit of {limit} ({LIMIT_ENV}): "
-                                 "skipped, not read", Span(number, 0, 0))
+    return Finding(
+        INVALID_JSON,
+        f"a line of {size} characters, over the limit of {limit} ({LIMIT_ENV}): skipped, not read",
+        Span(number, 0, 0),
+    )
 
 
 def load(path: str) -> LoadedFile:
@@ -236,8 +241,9 @@ def decode_text(path: str, text: str) -> LoadedFile:
             m = _BAD_BYTE.search(line)
             if m:
                 byte = ord(m.group()) - 0xDC00
-                loaded.findings.append(Finding(INVALID_JSON, f"not UTF-8: byte 0x{byte:02x}",
-                                               Span(number, m.start(), m.start() + 1)))
+                loaded.findings.append(
+                    Finding(INVALID_JSON, f"not UTF-8: byte 0x{byte:02x}", Span(number, m.start(), m.start() + 1))
+                )
         text = _BAD_BYTE.sub("\ufffd", text)
     loaded.text = text
     return loaded
@@ -267,8 +273,12 @@ def open_regular(path: str) -> io.BufferedReader:
     return handle
 
 
-_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
-          stat.S_IFBLK: "a block device"}
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
 
 
 def special_kind(path: str) -> str | None:
@@ -332,7 +342,7 @@ class ZstdReader(io.RawIOBase):
                 return 0
             self._pending, self._at = self._feed(data), 0
         size = min(len(view), len(self._pending) - self._at)
-        view[:size] = self._pending[self._at:self._at + size]
+        view[:size] = self._pending[self._at : self._at + size]
         self._at += size
         return size
 

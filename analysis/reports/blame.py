@@ -89,15 +89,29 @@ class Change:
         return self.action
 
     def to_json(self) -> dict[str, Any]:
-        return {"rollout": self.rollout, "line": self.line, "range": {
-                    "start": {"line": self.line, "character": self.start},
-                    "end": {"line": self.line, "character": self.end}},
-                "session_id": self.session_id, "session_time": self.session_time, "timestamp": self.timestamp,
-                "turn": {"line": self.turn_line, "title": self.turn_title} if self.turn_line is not None else None,
-                "action": self.action, "path": self.path, "move_to": self.move_to, "absolute": self.absolute,
-                "move_absolute": self.move_absolute, "applied": self.applied, "nested": self.nested,
-                "next_command": self.next_command, "matched_by": self.matched_by, "leaves": self.leaves,
-                "hunks": [h.to_json() for h in self.hunks]}
+        return {
+            "rollout": self.rollout,
+            "line": self.line,
+            "range": {
+                "start": {"line": self.line, "character": self.start},
+                "end": {"line": self.line, "character": self.end},
+            },
+            "session_id": self.session_id,
+            "session_time": self.session_time,
+            "timestamp": self.timestamp,
+            "turn": {"line": self.turn_line, "title": self.turn_title} if self.turn_line is not None else None,
+            "action": self.action,
+            "path": self.path,
+            "move_to": self.move_to,
+            "absolute": self.absolute,
+            "move_absolute": self.move_absolute,
+            "applied": self.applied,
+            "nested": self.nested,
+            "next_command": self.next_command,
+            "matched_by": self.matched_by,
+            "leaves": self.leaves,
+            "hunks": [h.to_json() for h in self.hunks],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,11 +124,16 @@ class LineBlame:
     run: tuple[int, int]  # the first and last line of the file matched together with this one
 
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "change": self.change.id, "hunk": self.hunk,
-                "run": {"start": self.run[0], "end": self.run[1]}}
+        return {
+            "line": self.line,
+            "change": self.change.id,
+            "hunk": self.hunk,
+            "run": {"start": self.run[0], "end": self.run[1]},
+        }
 
 
 # -- the file asked about ----------------------------------------------------------------------------------
+
 
 def target_of(path: str) -> Target:
     """``path`` (made absolute) with its repository: the nearest folder holding ``.git``, and that
@@ -122,8 +141,13 @@ def target_of(path: str) -> Target:
     absolute = path if is_windows_path(path) else os.path.abspath(path)
     root = find_repository_root(os.path.dirname(absolute))
     relative = relative_key(absolute, root) if root else None
-    return Target(absolute, path_key(absolute), root if relative else None, relative,
-                  _origin_url(root) if relative and root else None)
+    return Target(
+        absolute,
+        path_key(absolute),
+        root if relative else None,
+        relative,
+        _origin_url(root) if relative and root else None,
+    )
 
 
 def _origin_url(root: str) -> str | None:
@@ -159,12 +183,37 @@ def _base_name(path: str) -> str:
 
 # -- the history of a file ---------------------------------------------------------------------------------
 
-_COLUMNS = ("ch.id", "f.path", "ch.line", "c.start16", "c.end16", "ch.session_id", "f.session_time", "ch.timestamp",
-            "ch.turn_line", "ch.turn_title", "ch.action", "ch.path", "ch.move_to", "ch.absolute", "ch.move_absolute",
-            "ch.applied", "ch.nested", "ch.hunks", "ch.next_command", "ch.path_key", "ch.move_key", "ch.repo_path",
-            "ch.repo_move_path", "f.repo_root", "f.repo_url")
-_SELECT = (f"SELECT {', '.join(_COLUMNS)} FROM changes ch JOIN files f ON f.id = ch.file_id "
-           "LEFT JOIN calls c ON c.file_id = ch.file_id AND c.line = ch.line AND c.call_index = ch.call_index ")
+_COLUMNS = (
+    "ch.id",
+    "f.path",
+    "ch.line",
+    "c.start16",
+    "c.end16",
+    "ch.session_id",
+    "f.session_time",
+    "ch.timestamp",
+    "ch.turn_line",
+    "ch.turn_title",
+    "ch.action",
+    "ch.path",
+    "ch.move_to",
+    "ch.absolute",
+    "ch.move_absolute",
+    "ch.applied",
+    "ch.nested",
+    "ch.hunks",
+    "ch.next_command",
+    "ch.path_key",
+    "ch.move_key",
+    "ch.repo_path",
+    "ch.repo_move_path",
+    "f.repo_root",
+    "f.repo_url",
+)
+_SELECT = (
+    f"SELECT {', '.join(_COLUMNS)} FROM changes ch JOIN files f ON f.id = ch.file_id "
+    "LEFT JOIN calls c ON c.file_id = ch.file_id AND c.line = ch.line AND c.call_index = ch.call_index "
+)
 
 
 def file_history(index: RolloutIndex, target: Target | str) -> list[Change]:
@@ -189,8 +238,9 @@ def file_history(index: RolloutIndex, target: Target | str) -> list[Change]:
                     if before is not None and change.when >= before:
                         continue
                     found.setdefault(change.id, change)
-                    moved_here = change.move_to and (row["move_key"] == key or
-                                                     (repo_path and row["repo_move_path"] == repo_path.lower()))
+                    moved_here = change.move_to and (
+                        row["move_key"] == key or (repo_path and row["repo_move_path"] == repo_path.lower())
+                    )
                     if moved_here and row["path_key"]:
                         next_names.append((row["path_key"], row["repo_path"], change.when))
             names = next_names
@@ -243,10 +293,29 @@ def _same_repository(target: Target, row: dict, repo_path: str | None) -> bool:
 
 
 def _change(row: dict, matched: str, leaves: bool) -> Change:
-    return Change(row["id"], row["rollout"], row["line"], row["start16"] or 0, row["end16"] or 0, row["session_id"],
-                  row["session_time"], row["timestamp"], row["turn_line"], row["turn_title"], row["action"],
-                  row["path"], row["move_to"], row["absolute"], row["move_absolute"], row["applied"],
-                  bool(row["nested"]), row["hunks"], row["next_command"], matched, leaves)
+    return Change(
+        row["id"],
+        row["rollout"],
+        row["line"],
+        row["start16"] or 0,
+        row["end16"] or 0,
+        row["session_id"],
+        row["session_time"],
+        row["timestamp"],
+        row["turn_line"],
+        row["turn_title"],
+        row["action"],
+        row["path"],
+        row["move_to"],
+        row["absolute"],
+        row["move_absolute"],
+        row["applied"],
+        bool(row["nested"]),
+        row["hunks"],
+        row["next_command"],
+        matched,
+        leaves,
+    )
 
 
 def sessions_of(changes: Sequence[Change]) -> list[str]:
@@ -256,6 +325,7 @@ def sessions_of(changes: Sequence[Change]) -> list[str]:
 
 
 # -- lines -------------------------------------------------------------------------------------------------
+
 
 def is_trivial(text: str) -> bool:
     """Blank, or punctuation only (``}``, ``);``, ``*/``): says nothing about where it came from."""
@@ -331,5 +401,17 @@ def read_lines(path: str) -> list[str]:
     return lines
 
 
-__all__ = ["COMMON_ADDS", "Change", "LineBlame", "Target", "attribute_lines", "distinctive", "file_history",
-           "is_trivial", "read_lines", "same_remote", "sessions_of", "target_of"]
+__all__ = [
+    "COMMON_ADDS",
+    "Change",
+    "LineBlame",
+    "Target",
+    "attribute_lines",
+    "distinctive",
+    "file_history",
+    "is_trivial",
+    "read_lines",
+    "same_remote",
+    "sessions_of",
+    "target_of",
+]

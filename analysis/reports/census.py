@@ -27,9 +27,17 @@ from .session_census import SessionCensus
 from .spread import CHUNK_BYTES, TASKS_IN_FLIGHT, file_tasks, in_window, spread_by_lines
 from .stream import stream_rollout
 
-COUNT_KEYS = ("rollouts", "lines", "exec scripts", "scripts that do not parse", "literal commands",
-              "computed commands", "computed commands with a known expansion", "JSON arguments",
-              "JS-literal arguments")
+COUNT_KEYS = (
+    "rollouts",
+    "lines",
+    "exec scripts",
+    "scripts that do not parse",
+    "literal commands",
+    "computed commands",
+    "computed commands with a known expansion",
+    "JSON arguments",
+    "JS-literal arguments",
+)
 
 
 @dataclass
@@ -54,11 +62,14 @@ class Census:
 
     def to_json(self) -> dict:
         """Keys in a fixed order (most common first, ties by name), so equal censuses print equally."""
-        return {"counts": {k: self.counts[k] for k in COUNT_KEYS if k in self.counts},
-                "calls_by_tool": dict(_ordered(self.calls_by_tool)),
-                "findings_by_code": dict(_ordered(self.findings_by_code)),
-                **self.sessions.to_json(),
-                "unreadable_files": len(self.unreadable), "skipped_files": len(self.skipped)}
+        return {
+            "counts": {k: self.counts[k] for k in COUNT_KEYS if k in self.counts},
+            "calls_by_tool": dict(_ordered(self.calls_by_tool)),
+            "findings_by_code": dict(_ordered(self.findings_by_code)),
+            **self.sessions.to_json(),
+            "unreadable_files": len(self.unreadable),
+            "skipped_files": len(self.skipped),
+        }
 
 
 def _ordered(counter: Counter) -> list[tuple[str, int]]:
@@ -155,8 +166,9 @@ def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None
         for part in in_window(pool, census_of_files, file_tasks(order, sizes, jobs), jobs * TASKS_IN_FLIGHT):
             for path, census in part:
                 if census.unreadable or census.skipped or census.problems:
-                    listed[path] = Census(unreadable=census.unreadable, skipped=census.skipped,
-                                          problems=census.problems)
+                    listed[path] = Census(
+                        unreadable=census.unreadable, skipped=census.skipped, problems=census.problems
+                    )
                     census.unreadable, census.skipped, census.problems = [], [], []
                 total.add(census)
         for path in (p for p in paths if p in large):  # one at a time, its lines spread over the workers
@@ -188,5 +200,4 @@ def _on_dask(paths: list[str], scheduler: str) -> list[Census]:
         return client.gather(futures)
 
 
-__all__ = ["COUNT_KEYS", "Census", "census_of_analysis", "census_of_file", "count_call", "count_record",
-           "run_census"]
+__all__ = ["COUNT_KEYS", "Census", "census_of_analysis", "census_of_file", "count_call", "count_record", "run_census"]

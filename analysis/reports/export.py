@@ -96,6 +96,7 @@ def export(analysis: RolloutAnalysis, path: str, fmt: str, options: ExportOption
 
 # -- the document ----------------------------------------------------------------------------------
 
+
 def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions = ExportOptions()) -> Document:
     clean = (lambda text: redact_all(text, options.extra_secrets)) if options.redact else (lambda text: text)
     facts_of = lineage(analysis)
@@ -113,32 +114,52 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
             facts.append(("forked from", ident.forked_from))
         meta = analysis.records[ident.line].session
         if meta is not None:
-            facts += [(k, clean(v)) for k, v in (("folder", meta.cwd), ("Codex version", meta.cli_version),
-                                                  ("started", meta.timestamp)) if v]
-    model = next((r.record.item.model for r in analysis.records if r.record is not None and
-                  isinstance(r.record.item, TurnContext) and r.record.item.model), None)
+            facts += [
+                (k, clean(v))
+                for k, v in (("folder", meta.cwd), ("Codex version", meta.cli_version), ("started", meta.timestamp))
+                if v
+            ]
+    model = next(
+        (
+            r.record.item.model
+            for r in analysis.records
+            if r.record is not None and isinstance(r.record.item, TurnContext) and r.record.item.model
+        ),
+        None,
+    )
     if model:
         facts.append(("model", model))
     if usage.records:
-        facts.append(("usage", f"{sentence(usage.own, usage.requests)}; "
-                               f"{context_sentence(usage.context, usage.window)} at the end"))
+        facts.append(
+            (
+                "usage",
+                f"{sentence(usage.own, usage.requests)}; {context_sentence(usage.context, usage.window)} at the end",
+            )
+        )
     failed = failures(analysis)
     facts.append(("calls", f"{len(analysis.calls)}, {_failed(failed) or 'none failed'}"))
     notes = []
     region = facts_of.inherited
     if region is not None:
-        notes.append(f"Lines {region.start + 1}–{region.end + 1} replay the history of session {region.session_id} "
-                     f"({region.turns} turn{'s' if region.turns != 1 else ''}); it is not repeated here"
-                     + (f", and its {usage.inherited.total:,} tokens count for that session." if usage.inherited.total
-                        else "."))
+        notes.append(
+            f"Lines {region.start + 1}–{region.end + 1} replay the history of session {region.session_id} "
+            f"({region.turns} turn{'s' if region.turns != 1 else ''}); it is not repeated here"
+            + (f", and its {usage.inherited.total:,} tokens count for that session." if usage.inherited.total else ".")
+        )
     for parent in parents(analysis, path, search_roots(path)) if references(analysis) else ():
         who = parent.reference.parent_id or "?"
-        notes.append(f"This rollout continues session {who}: its first {parent.lines} lines ({parent.turns} "
-                     f"turn{'s' if parent.turns != 1 else ''}, in {parent.path}) are inherited and not repeated here."
-                     if parent.path else f"This rollout continues session {who}, whose rollout is not found.")
+        notes.append(
+            f"This rollout continues session {who}: its first {parent.lines} lines ({parent.turns} "
+            f"turn{'s' if parent.turns != 1 else ''}, in {parent.path}) are inherited and not repeated here."
+            if parent.path
+            else f"This rollout continues session {who}, whose rollout is not found."
+        )
     turns: list[TurnPart] = []
-    exported = [(i, t.line, t.end_line) for i, t in enumerate(analysis.turns, 1)
-                if region is None or not region.start <= t.line <= region.end]
+    exported = [
+        (i, t.line, t.end_line)
+        for i, t in enumerate(analysis.turns, 1)
+        if region is None or not region.start <= t.line <= region.end
+    ]
     covered: set[int] = set()
     for _, start, end in exported:
         covered.update(range(start, end + 1))
@@ -149,9 +170,14 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
     turns_at = {t.line: t for t in analysis.turns}
     for start, end, index in sorted(segments):
         turn_usage = usage.turn_at(start) if index else None
-        part = TurnPart(index, start, None,
-                        short(turn_usage.usage, turn_usage.context, turn_usage.window)
-                        if turn_usage is not None and (turn_usage.requests or turn_usage.context is not None) else None)
+        part = TurnPart(
+            index,
+            start,
+            None,
+            short(turn_usage.usage, turn_usage.context, turn_usage.window)
+            if turn_usage is not None and (turn_usage.requests or turn_usage.context is not None)
+            else None,
+        )
         turn = turns_at.get(start) if index else None
         if turn is not None and turn.status not in (None, "completed"):
             part.outcome = clean(" · ".join(p for p in (turn.outcome, turn.timing()) if p))
@@ -209,8 +235,9 @@ def _call_part(analysis: RolloutAnalysis, line: int, record: LineAnalysis, optio
     outcome = record_outcome(analysis, line)
     calls = analysis.calls_on(line)
     name = record.name or record.kind
-    part = CallPart(line, (outcome.mark if outcome else "") + name, record.call_id,
-                    failed=bool(outcome and outcome.failed))
+    part = CallPart(
+        line, (outcome.mark if outcome else "") + name, record.call_id, failed=bool(outcome and outcome.failed)
+    )
     for located in calls:
         nested = call_outcome(analysis, located) if record.is_exec else None
         part.failed = part.failed or bool(nested and nested.failed)
@@ -223,8 +250,11 @@ def _call_part(analysis: RolloutAnalysis, line: int, record: LineAnalysis, optio
     if output is None:
         part.status = outcome.text if outcome else None
         return part
-    facts = [outcome.text if outcome else output.status,
-             f"{output.wall_time:g} s" if output.wall_time is not None else None, output.note]
+    facts = [
+        outcome.text if outcome else output.status,
+        f"{output.wall_time:g} s" if output.wall_time is not None else None,
+        output.note,
+    ]
     part.status = " · ".join(f for f in facts if f) or None
     texts = [text.rstrip("\n") for _, text in output_chunks(analysis, output) if text.strip()]
     text = "\n".join(texts)  # every chunk of a continued process, in order
@@ -242,24 +272,32 @@ def _entry(call: ToolCall, clean, mark: str = "") -> Entry:
         if call.command is not None:
             return Entry(title, clean(call.command), "sh", _join(clean(where) if where else None, dead))
         if call.expansion:
-            return Entry(title, clean("\n".join(call.expansion)), "sh",
-                         _join(f"computed from a list: {call.computed_expression or ''}", dead))
+            return Entry(
+                title,
+                clean("\n".join(call.expansion)),
+                "sh",
+                _join(f"computed from a list: {call.computed_expression or ''}", dead),
+            )
         return Entry(title, clean(call.computed_expression or ""), "js", _join("computed when the script runs", dead))
     if call.kind == PATCH:
         if call.patch is not None and not call.computed:
             return Entry(title, clean(call.patch), "diff", dead)
         return Entry(title, None, "", _join("the patch is computed when the script runs", dead))
     body = json.dumps(call.arguments, indent=2, ensure_ascii=False) if call.arguments else None
-    return Entry(title, clean(body) if body else None, "json",
-                 _join("the tool is computed when the script runs" if call.tool is None else None, dead))
+    return Entry(
+        title,
+        clean(body) if body else None,
+        "json",
+        _join("the tool is computed when the script runs" if call.tool is None else None, dead),
+    )
 
 
 def _trim(text: str, options: ExportOptions) -> str:
     lines = text.replace("\r\n", "\n").rstrip("\n").split("\n")
-    out = "\n".join(lines[:options.output_lines])
+    out = "\n".join(lines[: options.output_lines])
     cut = len(lines) - options.output_lines
     if len(out) > options.output_chars:
-        out = out[:options.output_chars]
+        out = out[: options.output_chars]
         return out + f"\n… (output cut at {options.output_chars:,} characters)"
     return out + (f"\n… ({cut} more line{'s' if cut != 1 else ''})" if cut > 0 else "")
 
@@ -287,8 +325,9 @@ _MD_LINE_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)])(?=\s|$))", re.M)
 def _md(text: str) -> str:
     """Transcript text as Markdown that shows the same characters: no links, images, HTML or structure."""
     text = _MD_SPECIAL.sub(r"\\\1", text.replace("\r", ""))
-    return _MD_LINE_START.sub(lambda m: m.group(1) + ("\\" + m.group(2) if m.group(2) else
-                                                      m.group(3) + "\\" + m.group(4)), text)
+    return _MD_LINE_START.sub(
+        lambda m: m.group(1) + ("\\" + m.group(2) if m.group(2) else m.group(3) + "\\" + m.group(4)), text
+    )
 
 
 def _fence(text: str, language: str = "") -> str:
@@ -369,11 +408,20 @@ def _h(text: str) -> str:
 
 
 def render_html(document: Document) -> str:
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           # nothing may load: no script, no network, inline style only
-           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-           f"<title>{_h(document.title)}</title>", f"<style>{_STYLE}</style>", "</head>", "<body>",
-           f"<h1>{_h(document.title)}</h1>", "<dl>"]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        # nothing may load: no script, no network, inline style only
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        f"<title>{_h(document.title)}</title>",
+        f"<style>{_STYLE}</style>",
+        "</head>",
+        "<body>",
+        f"<h1>{_h(document.title)}</h1>",
+        "<dl>",
+    ]
     out += [f"<dt>{_h(label)}</dt><dd>{_h(value)}</dd>" for label, value in document.facts]
     out.append("</dl>")
     out += [f'<p class="note">{_h(note)}</p>' for note in document.notes]
@@ -383,7 +431,7 @@ def render_html(document: Document) -> str:
         out.append("</ul></details>")
     for turn in document.turns:
         summary = f' <span class="failed">{_h(turn.summary)}</span>' if turn.summary else ""
-        out.append(f'<section><h2>{_h(_heading(turn))}{summary}</h2>')
+        out.append(f"<section><h2>{_h(_heading(turn))}{summary}</h2>")
         if turn.user is not None:
             out.append(f"<blockquote>{_h(turn.user)}</blockquote>")
         if turn.outcome:
@@ -392,11 +440,16 @@ def render_html(document: Document) -> str:
             out.append(f'<p class="usage">Usage: {_h(turn.usage)}</p>')
         for part in turn.parts:
             if isinstance(part, MessagePart):
-                out.append(f'<p class="message"><strong>{_h(part.role)}</strong> '
-                           f'<span class="line">line {part.line + 1}</span><br>{_h(part.text)}</p>')
+                out.append(
+                    f'<p class="message"><strong>{_h(part.role)}</strong> '
+                    f'<span class="line">line {part.line + 1}</span><br>{_h(part.text)}</p>'
+                )
                 continue
-            status = f' <span class="{"failed" if part.failed else "status"}">{_h(part.status)}</span>' \
-                if part.status else ""
+            status = (
+                f' <span class="{"failed" if part.failed else "status"}">{_h(part.status)}</span>'
+                if part.status
+                else ""
+            )
             out.append(f'<h3><code>{_h(part.name)}</code> <span class="line">line {part.line + 1}</span>{status}</h3>')
             out.append("<ul>")
             for entry in part.entries:

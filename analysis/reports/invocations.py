@@ -100,15 +100,25 @@ def read_invocation_log(text: str) -> InvocationLog:
         if invocation is None:
             continue
         if previous is not None and invocation.ts < previous.ts:
-            log.findings.append(Finding(
-                INVOCATION_ORDER, f"ts {invocation.ts!r} is earlier than the line before ({previous.ts!r}): "
-                "appends from several processes interleaved, or the log was edited",
-                _field_span(line, number, "ts"), (Related(previous.span, "the later invocation before it"),)))
+            log.findings.append(
+                Finding(
+                    INVOCATION_ORDER,
+                    f"ts {invocation.ts!r} is earlier than the line before ({previous.ts!r}): "
+                    "appends from several processes interleaved, or the log was edited",
+                    _field_span(line, number, "ts"),
+                    (Related(previous.span, "the later invocation before it"),),
+                )
+            )
         log.invocations.append(invocation)
         previous = invocation
     if not any(line.strip() for line in log.lines):
-        log.findings.append(Finding(INVOCATION_EMPTY, "the log records no invocation: the run called no shimmed "
-                                    "tool (or the shims never ran)", Span(0, 0, 0)))
+        log.findings.append(
+            Finding(
+                INVOCATION_EMPTY,
+                "the log records no invocation: the run called no shimmed tool (or the shims never ran)",
+                Span(0, 0, 0),
+            )
+        )
     log.findings.sort(key=lambda f: (f.span.line, f.span.start, f.code))
     return log
 
@@ -131,14 +141,26 @@ def _read_line(number: int, line: str, findings: list[Finding]) -> Invocation | 
         return None
     invocation = Invocation(number, float(value["ts"]), value["tool"], tuple(value["argv"]), value["exit"], whole)
     if not 0 <= invocation.exit <= 255:
-        findings.append(Finding(
-            INVOCATION_EXIT, f"exit {invocation.exit} is no process exit status (0..255)"
-            + (f": a raw wait status? {invocation.exit} is exit code {invocation.exit >> 8}"
-               if invocation.exit > 255 and invocation.exit % 256 == 0 else ""),
-            _field_span(line, number, "exit")))
+        findings.append(
+            Finding(
+                INVOCATION_EXIT,
+                f"exit {invocation.exit} is no process exit status (0..255)"
+                + (
+                    f": a raw wait status? {invocation.exit} is exit code {invocation.exit >> 8}"
+                    if invocation.exit > 255 and invocation.exit % 256 == 0
+                    else ""
+                ),
+                _field_span(line, number, "exit"),
+            )
+        )
     if not _PLAIN_NAME.fullmatch(invocation.tool):
-        findings.append(Finding(INVOCATION_TOOL, f"tool {invocation.tool!r} is not a plain executable name",
-                                _field_span(line, number, "tool")))
+        findings.append(
+            Finding(
+                INVOCATION_TOOL,
+                f"tool {invocation.tool!r} is not a plain executable name",
+                _field_span(line, number, "tool"),
+            )
+        )
     return invocation
 
 
@@ -158,6 +180,7 @@ def _field_span(line: str, number: int, name: str) -> Span:
 
 
 # -- matching with a rollout -----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class RolloutCommand:
@@ -195,22 +218,40 @@ class MatchResult:
 
     def log_findings(self) -> list[Finding]:
         """What the match says about the log: invocations nothing explains, exit codes that disagree."""
-        out = [Finding(UNEXPLAINED_INVOCATION, f"no command of the rollout runs `{i.command}`: a log from "
-                       "another run, or a command the rollout does not show", i.span) for i in self.unexplained]
+        out = [
+            Finding(
+                UNEXPLAINED_INVOCATION,
+                f"no command of the rollout runs `{i.command}`: a log from "
+                "another run, or a command the rollout does not show",
+                i.span,
+            )
+            for i in self.unexplained
+        ]
         for match in self.matches:
             shown = match.command.exit_code
             if shown is not None and shown != match.invocation.exit:
-                out.append(Finding(
-                    EXIT_MISMATCH, f"recorded exit {match.invocation.exit}, but the rollout shows exit code "
-                    f"{shown} for `{match.command.line.text}` (line {match.command.located.line + 1})",
-                    match.invocation.span))
+                out.append(
+                    Finding(
+                        EXIT_MISMATCH,
+                        f"recorded exit {match.invocation.exit}, but the rollout shows exit code "
+                        f"{shown} for `{match.command.line.text}` (line {match.command.located.line + 1})",
+                        match.invocation.span,
+                    )
+                )
         return sorted(out, key=lambda f: (f.span.line, f.code))
 
     def rollout_findings(self) -> list[Finding]:
         """What the match says about the rollout: commands of recorded tools that left no line in the log."""
-        return [Finding(MISSING_INVOCATION, f"`{' '.join(a or '…' for a in c.command.argv)}` runs the recorded "
-                        f"tool {c.command.program}, but the log has no invocation of it: the shim did not run "
-                        "or could not write", c.located.span) for c in self.missing]
+        return [
+            Finding(
+                MISSING_INVOCATION,
+                f"`{' '.join(a or '…' for a in c.command.argv)}` runs the recorded "
+                f"tool {c.command.program}, but the log has no invocation of it: the shim did not run "
+                "or could not write",
+                c.located.span,
+            )
+            for c in self.missing
+        ]
 
 
 def rollout_commands(analysis: RolloutAnalysis) -> list[RolloutCommand]:
@@ -227,8 +268,9 @@ def rollout_commands(analysis: RolloutAnalysis) -> list[RolloutCommand]:
     return out
 
 
-def match_invocations(analysis: RolloutAnalysis, log: InvocationLog,
-                      commands: list[RolloutCommand] | None = None) -> MatchResult:
+def match_invocations(
+    analysis: RolloutAnalysis, log: InvocationLog, commands: list[RolloutCommand] | None = None
+) -> MatchResult:
     """Pairs invocations with rollout commands in order: each invocation takes the first command not yet
     taken that runs its tool with its argv (exact words first, then words that are expansions).
     ``commands`` are :func:`rollout_commands` of the analysis when the caller kept them (splitting every
@@ -265,5 +307,14 @@ def _first(commands: list[RolloutCommand], taken: list[bool], invocation: Invoca
     return None
 
 
-__all__ = ["Invocation", "InvocationLog", "InvocationMatch", "MatchResult", "RolloutCommand",
-           "looks_like_invocation_log", "match_invocations", "read_invocation_log", "rollout_commands"]
+__all__ = [
+    "Invocation",
+    "InvocationLog",
+    "InvocationMatch",
+    "MatchResult",
+    "RolloutCommand",
+    "looks_like_invocation_log",
+    "match_invocations",
+    "read_invocation_log",
+    "rollout_commands",
+]

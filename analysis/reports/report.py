@@ -26,8 +26,9 @@ from ..session.rollout import LocatedCall, RolloutAnalysis
 from ..session.settings import record_settings_changes
 
 
-def call_json(analysis: RolloutAnalysis, located: LocatedCall,
-              encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
+def call_json(
+    analysis: RolloutAnalysis, located: LocatedCall, encoding: PositionEncoding = PositionEncoding.UTF16
+) -> dict[str, Any]:
     call = located.call
     outcome = located_outcome(located)
     return {
@@ -54,12 +55,18 @@ def record_json(analysis: RolloutAnalysis, line: int) -> dict[str, Any]:
     """One call record: what it names and what its output (followed through wait / write_stdin) says."""
     record = analysis.records[line]
     output = analysis.record_output(line)
-    return {"line": line, "call_id": record.call_id, "name": record.name, "record": record.kind,
-            "output": output.to_json() if output else None}
+    return {
+        "line": line,
+        "call_id": record.call_id,
+        "name": record.name,
+        "record": record.kind,
+        "output": output.to_json() if output else None,
+    }
 
 
-def outline_json(path: str, analysis: RolloutAnalysis,
-                 encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
+def outline_json(
+    path: str, analysis: RolloutAnalysis, encoding: PositionEncoding = PositionEncoding.UTF16
+) -> dict[str, Any]:
     return {
         "file": path,
         "turns": [t.to_json() for t in analysis.turns],
@@ -70,8 +77,9 @@ def outline_json(path: str, analysis: RolloutAnalysis,
     }
 
 
-def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
-                  encoding: PositionEncoding, head: list[str] = ()) -> str:
+def outline_text(
+    path: str, analysis: RolloutAnalysis, findings: list[Finding], encoding: PositionEncoding, head: list[str] = ()
+) -> str:
     """The outline for people; ``head`` are lines about the session as a whole (its name, its parent)."""
     out = [path, *head]
     failed = failures(analysis)
@@ -83,7 +91,9 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
     for located in analysis.calls:
         by_line.setdefault(located.line, []).append(located)
     chunks = continued_from(analysis)
-    changes = {c.line: c for c in record_settings_changes(analysis.records)[1:]}  # the first is what the session starts with
+    changes = {
+        c.line: c for c in record_settings_changes(analysis.records)[1:]
+    }  # the first is what the session starts with
     current = None
     for number, record in enumerate(analysis.records):
         if number in turns:
@@ -92,8 +102,10 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
             ordinal, current = turns[number]
             count = failed_count(analysis, current.line, current.end_line)
             marks = [m for m in (turn_status(current), current.timing(), f"{count} failed" if count else None) if m]
-            out.append(f"  {turn_label(ordinal, number)}: {_one_line(current.title, 70)}"
-                       + (f"  [{' · '.join(marks)}]" if marks else ""))
+            out.append(
+                f"  {turn_label(ordinal, number)}: {_one_line(current.title, 70)}"
+                + (f"  [{' · '.join(marks)}]" if marks else "")
+            )
         if number in changes:
             change = changes[number]
             folded = f" (and {change.records - 1} more the same)" if change.records > 1 else ""
@@ -111,9 +123,14 @@ def outline_text(path: str, analysis: RolloutAnalysis, findings: list[Finding],
             call = located.call
             branch = "└─" if i == len(calls) - 1 else "├─"
             outcome = call_outcome(analysis, located) if located.record.is_exec else None
-            marks = "".join(f" ({m})" for m in (
-                "computed" if call.computed else None,
-                _ran(located) if located.record.is_exec and outcome is None else None) if m)
+            marks = "".join(
+                f" ({m})"
+                for m in (
+                    "computed" if call.computed else None,
+                    _ran(located) if located.record.is_exec and outcome is None else None,
+                )
+                if m
+            )
             where = f"  in {call.workdir}" if call.workdir else ""
             mark = outcome.mark if outcome else ""
             out.append(f"      {branch} {mark}{_one_line(call_label(call, limit=10_000), 110)}{where}{marks}")
@@ -182,7 +199,7 @@ def arguments_text(arguments: dict) -> str:
 
 def _one_line(text: str, limit: int) -> str:
     text = text.replace("\r", "").replace("\n", "⏎ ")
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 __all__ = ["arguments_text", "call_json", "finding_json", "outline_json", "outline_text", "record_json"]

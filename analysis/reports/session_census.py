@@ -44,18 +44,30 @@ class SessionCensus:
             self.unknown.setdefault(version, Counter()).update(counts)
 
     def to_json(self) -> dict[str, Any]:
-        return {"tokens": {**self.own.to_json(), "inherited_total": self.inherited,
-                           "reported_total": self.reported, "sessions_with_usage": self.sessions_with_usage},
-                "unknown_types_by_cli_version": {v: dict(sorted(c.items(), key=lambda i: (-i[1], i[0])))
-                                                 for v, c in sorted(self.unknown.items())}}
+        return {
+            "tokens": {
+                **self.own.to_json(),
+                "inherited_total": self.inherited,
+                "reported_total": self.reported,
+                "sessions_with_usage": self.sessions_with_usage,
+            },
+            "unknown_types_by_cli_version": {
+                v: dict(sorted(c.items(), key=lambda i: (-i[1], i[0]))) for v, c in sorted(self.unknown.items())
+            },
+        }
 
     def text(self) -> list[str]:
         own = self.own
-        out = ["tokens (each model response once):",
-               f"  {'input':42} {own.input}", f"  {'cached input':42} {own.cached}",
-               f"  {'output':42} {own.output}", f"  {'reasoning output':42} {own.reasoning}",
-               f"  {'total':42} {own.total}", f"  {'inherited by forks (not in total)':42} {self.inherited}",
-               f"  {'sum of last running totals':42} {self.reported}"]
+        out = [
+            "tokens (each model response once):",
+            f"  {'input':42} {own.input}",
+            f"  {'cached input':42} {own.cached}",
+            f"  {'output':42} {own.output}",
+            f"  {'reasoning output':42} {own.reasoning}",
+            f"  {'total':42} {own.total}",
+            f"  {'inherited by forks (not in total)':42} {self.inherited}",
+            f"  {'sum of last running totals':42} {self.reported}",
+        ]
         if self.unknown:
             out.append("unknown record types by cli_version:")
             for version, counts in sorted(self.unknown.items()):

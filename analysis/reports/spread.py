@@ -14,6 +14,7 @@ TASK_SHARE = 64  # a task of files is about 1/64 of a worker's share of the byte
 TASK_FILES = 256  # ... and at most this many files
 TASKS_IN_FLIGHT = 4  # tasks submitted at a time, per worker
 
+
 def spread_by_lines(sizes: dict[str, int], jobs: int) -> list[str]:
     """The files whose lines are spread over the workers: large ones (``CHUNK_BYTES``) that are more than an
     even share of all the work.  A smaller file is read whole by one worker while the others read other

@@ -71,8 +71,13 @@ def read_arguments(constants: Constants, node: Node | None, env: Env | None = No
         return None
     if node.type == "object":
         props, open_after = constants.properties(node)
-        return Arguments({k: constants.value(v, env) for k, v in props.items()}, props, open_after, node,
-                         _is_json(constants.script.text(node)))
+        return Arguments(
+            {k: constants.value(v, env) for k, v in props.items()},
+            props,
+            open_after,
+            node,
+            _is_json(constants.script.text(node)),
+        )
     value = constants.value(node, env)
     if isinstance(value, dict):
         return Arguments(dict(value), whole=node)
@@ -133,11 +138,11 @@ class PatchReader:
         for index, hole in enumerate(holes):
             shown = shown.replace(f"{_HOLE}{index}{_HOLE}", "${" + self.script.text(hole)[2:-1] + "}")
         a_start, a_end = self.script.span(literal)
-        exact = literal.type in ("string", "template_string") and "\\" not in self.script.text(literal) \
-            and not holes
+        exact = literal.type in ("string", "template_string") and "\\" not in self.script.text(literal) and not holes
         for error in patch.errors:
-            where = (a_start + 1 + error.offset, a_start + 1 + error.offset + error.length) if exact \
-                else (a_start, a_end)
+            where = (
+                (a_start + 1 + error.offset, a_start + 1 + error.offset + error.length) if exact else (a_start, a_end)
+            )
             self.note(PATCH_SYNTAX, f"patch line {error.line + 1}: {error.message}", *where, related)
         computed_from = ", ".join(self.script.text(h) for h in holes) if holes else None
         return PatchValue(shown, files, computed_from)
@@ -162,8 +167,13 @@ class PatchReader:
             bad_move = [h for i, h in enumerate(holes) if f.move_to and f"{_HOLE}{i}{_HOLE}" in f.move_to]
             for hole in bad + bad_move:
                 hs, he = self.script.span(hole)
-                self.note(UNRESOLVED_PATCH_PATH, f"patch path {self.script.text(hole)} does not resolve to a "
-                          "const string; the file is not listed", hs, he, related)
+                self.note(
+                    UNRESOLVED_PATCH_PATH,
+                    f"patch path {self.script.text(hole)} does not resolve to a const string; the file is not listed",
+                    hs,
+                    he,
+                    related,
+                )
             if bad:
                 continue
             kept.append(replace(f, move_to=None) if bad_move else f)

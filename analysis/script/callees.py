@@ -22,16 +22,32 @@ COMMAND, PATCH, TOOL = "command", "patch", "tool"
 # shell_command, an argv array for shell and container.exec (code mode spells that one container_exec:
 # it turns every character outside [A-Za-z0-9_$] of a tool name into `_`)
 COMMAND_TOOLS: dict[str, str] = {
-    "exec_command": "cmd", "shell_command": "command", "shell": "command", "container.exec": "command",
+    "exec_command": "cmd",
+    "shell_command": "command",
+    "shell": "command",
+    "container.exec": "command",
     "container_exec": "command",
 }
 ARGV_TOOLS = frozenset({"shell", "container.exec", "container_exec"})  # their command is an argv array
 PATCH_TOOLS = frozenset({"apply_patch"})
 LEGACY_GLOBALS = frozenset({"exec_command", "write_stdin", "apply_patch", "update_plan", "view_image"})
-HELPERS = frozenset({
-    "output_text", "output_image", "set_max_output_tokens_per_exec_call", "store", "load", "text", "image",
-    "notify", "yield_control", "exit", "add_content", "ALL_TOOLS", "forward_output",
-})
+HELPERS = frozenset(
+    {
+        "output_text",
+        "output_image",
+        "set_max_output_tokens_per_exec_call",
+        "store",
+        "load",
+        "text",
+        "image",
+        "notify",
+        "yield_control",
+        "exit",
+        "add_content",
+        "ALL_TOOLS",
+        "forward_output",
+    }
+)
 
 
 class _Dynamic:
@@ -51,8 +67,7 @@ def kind_of(tool: str | None) -> str:
 
 def may_name_a_tool(source: str) -> bool:
     """A cheap test: whether any callee of ``source`` can name a tool (else no call needs reading)."""
-    return "tools" in source or "code_mode" in source or "\\u" in source or \
-        any(n in source for n in LEGACY_GLOBALS)
+    return "tools" in source or "code_mode" in source or "\\u" in source or any(n in source for n in LEGACY_GLOBALS)
 
 
 class Callees:
@@ -87,8 +102,11 @@ class Callees:
                 continue
             if kind == "member_expression":
                 prop = node.child_by_field_name("property")
-                if prop is not None and prop.type == "property_identifier" and \
-                        self.is_tools(node.child_by_field_name("object")):
+                if (
+                    prop is not None
+                    and prop.type == "property_identifier"
+                    and self.is_tools(node.child_by_field_name("object"))
+                ):
                     return script.name_of(prop)
                 return None
             if kind == "subscript_expression":
@@ -120,17 +138,25 @@ class Callees:
                 continue
             if node.type == "member_expression":  # globalThis.tools
                 obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-                return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
-                    obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and \
-                    script.resolve(obj) is None
+                return (
+                    obj is not None
+                    and prop is not None
+                    and script.name_of(prop) == "tools"
+                    and obj.type == "identifier"
+                    and script.name_of(obj) in ("globalThis", "self")
+                    and script.resolve(obj) is None
+                )
             return False
 
     def bound_tool(self, binding: Binding) -> Any:
         """The tool a declared name holds: an import, a destructured name; :data:`_ALIAS` when the name is bound
         to an expression that may name one (``const f = tools.x``, ``const g = f``), to be followed."""
         if binding.kind == "import":
-            if not is_tool_module(binding.module) or binding.imported in ("*", "default") or \
-                    binding.imported in HELPERS:
+            if (
+                not is_tool_module(binding.module)
+                or binding.imported in ("*", "default")
+                or binding.imported in HELPERS
+            ):
                 return None
             return module_tool_name(binding.module or "", binding.imported or binding.name)
         if binding.kind not in ("const", "let", "var"):
@@ -141,7 +167,6 @@ class Callees:
         if init is not None and init.type in ("member_expression", "subscript_expression", "identifier"):
             return _ALIAS
         return None
-
 
     def from_all_tools(self, node: Node | None) -> bool:
         """Whether a value is taken from ``ALL_TOOLS`` (the runtime's list of ``{name, description}`` of every
@@ -188,44 +213,72 @@ class Callees:
                     return None
                 if node.type == "for_in_statement":
                     operator = node.child_by_field_name("operator")
-                    return node.child_by_field_name("right") if operator is not None and \
-                        self.script.text(operator) == "of" else None
+                    return (
+                        node.child_by_field_name("right")
+                        if operator is not None and self.script.text(operator) == "of"
+                        else None
+                    )
                 node = node.parent
             return None
         if binding.kind == "param":  # the first parameter of a callback given to ``list.method(…)``
             function = binding.scope
             arguments = function.parent
             call = arguments.parent if arguments is not None else None
-            if arguments is None or arguments.type != "arguments" or call is None or \
-                    call.type != "call_expression":
+            if arguments is None or arguments.type != "arguments" or call is None or call.type != "call_expression":
                 return None
             first = next((c for c in arguments.named_children if c.type != "comment"), None)
             params = function.child_by_field_name("parameters")
-            listed = [c for c in params.named_children if c.type != "comment"] if params is not None else \
-                [function.child_by_field_name("parameter")]
-            if first != function or not listed or listed[0] is None or \
-                    not listed[0].start_byte <= binding.node.start_byte < listed[0].end_byte:
+            listed = (
+                [c for c in params.named_children if c.type != "comment"]
+                if params is not None
+                else [function.child_by_field_name("parameter")]
+            )
+            if (
+                first != function
+                or not listed
+                or listed[0] is None
+                or not listed[0].start_byte <= binding.node.start_byte < listed[0].end_byte
+            ):
                 return None
             member = unwrap(call.child_by_field_name("function"))
-            return member.child_by_field_name("object") if member is not None and \
-                member.type == "member_expression" else None
+            return (
+                member.child_by_field_name("object")
+                if member is not None and member.type == "member_expression"
+                else None
+            )
         return None
 
 
 def is_tool_module(module: str | None) -> bool:
     if not module:
         return False
-    return module in ("tools.js", "tools", "@openai/code_mode", "openai/code_mode") or \
-        (module.startswith("tools/") and module.endswith(".js"))
+    return module in ("tools.js", "tools", "@openai/code_mode", "openai/code_mode") or (
+        module.startswith("tools/") and module.endswith(".js")
+    )
 
 
 def module_tool_name(module: str, name: str) -> str:
     """``tools/mcp/ologs.js`` + ``chart`` → ``mcp__ologs__chart``."""
     if module.startswith("tools/"):
-        namespace = module[len("tools/"):-len(".js")].replace("/", "__")
+        namespace = module[len("tools/") : -len(".js")].replace("/", "__")
         return f"{namespace}__{name}" if namespace else name
     return name
 
 
-__all__ = ["ALL_TOOLS", "ARGV_TOOLS", "COMMAND", "COMMAND_TOOLS", "DYNAMIC", "HELPERS", "LEGACY_GLOBALS", "PATCH", "PATCH_TOOLS", "TOOL",
-           "Callees", "is_tool_module", "kind_of", "may_name_a_tool", "module_tool_name"]
+__all__ = [
+    "ALL_TOOLS",
+    "ARGV_TOOLS",
+    "COMMAND",
+    "COMMAND_TOOLS",
+    "DYNAMIC",
+    "HELPERS",
+    "LEGACY_GLOBALS",
+    "PATCH",
+    "PATCH_TOOLS",
+    "TOOL",
+    "Callees",
+    "is_tool_module",
+    "kind_of",
+    "may_name_a_tool",
+    "module_tool_name",
+]

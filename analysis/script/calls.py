@@ -89,8 +89,7 @@ class ToolCall:
         """The argument that identifies this call among calls of its tool (``task_name`` or ``message`` of a
         spawn, ``targets`` of a wait, ``search_query`` of ``web__run``, ``prompt`` of ``image_gen__imagegen``);
         its value is in :attr:`arguments`, or its expression in :attr:`computed_arguments`."""
-        present = self.arguments.keys() | self.computed_arguments.keys() if self.computed_arguments \
-            else self.arguments
+        present = self.arguments.keys() | self.computed_arguments.keys() if self.computed_arguments else self.arguments
         return key_argument(self.bare_tool, present)
 
     @property
@@ -135,8 +134,9 @@ class ScriptCalls:
     notes: list[Note]
 
 
-def find_calls(script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None,
-               short_path: bool = True) -> ScriptCalls:
+def find_calls(
+    script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None, short_path: bool = True
+) -> ScriptCalls:
     """Every tool call of ``script`` in source order, with the findings about them.  ``place`` maps a call's
     offsets in the script to where the call is to be reported (its columns in a document line); it must keep
     their order.  Notes stay at offsets of the script.
@@ -178,16 +178,23 @@ def tool_sites(script: ExecScript) -> list[ToolSite]:
 
 def _first_argument(call: Node) -> Node | None:
     arguments = call.child_by_field_name("arguments")
-    args = [a for a in arguments.named_children if a.type != "comment"] \
-        if arguments is not None and arguments.type == "arguments" else None
+    args = (
+        [a for a in arguments.named_children if a.type != "comment"]
+        if arguments is not None and arguments.type == "arguments"
+        else None
+    )
     return args[0] if args else None
 
 
 class _CallReader:
     """Reads every tool call of one script into :class:`ToolCall` records and :class:`Note` findings."""
 
-    def __init__(self, script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None,
-                 straight_line: bool = False) -> None:
+    def __init__(
+        self,
+        script: ExecScript,
+        place: Callable[[int, int], tuple[int, int]] | None = None,
+        straight_line: bool = False,
+    ) -> None:
         self.script = script
         self.place = place
         self.straight_line = straight_line  # take the short path (see find_calls)
@@ -198,8 +205,7 @@ class _CallReader:
         self.notes: list[Note] = []
         notes = self.notes  # not ``self.note``: a bound method held by a member would make a cycle
 
-        def note(code: str, message: str, start: int, end: int,
-                 related: Iterable[tuple[int, int, str]] = ()) -> None:
+        def note(code: str, message: str, start: int, end: int, related: Iterable[tuple[int, int, str]] = ()) -> None:
             notes.append(Note(code, message, start, end, tuple(related)))
 
         self.note = note
@@ -224,8 +230,13 @@ class _CallReader:
         first = _first_argument(call)
         named = None if tool is DYNAMIC else tool
         # the call's fields, filled in by the readers below, then frozen into one ToolCall
-        fields: dict[str, Any] = {"tool": named, "kind": kind_of(named), "start": start, "end": end,
-                                  "source": script.call_text(call)}
+        fields: dict[str, Any] = {
+            "tool": named,
+            "kind": kind_of(named),
+            "start": start,
+            "end": end,
+            "source": script.call_text(call),
+        }
         if tool is DYNAMIC:
             self.dynamic_call(fields, callee, first)
         elif not args:
@@ -249,8 +260,12 @@ class _CallReader:
         expression = self.script.text(node) if node is not None else (what or "")
         kind = fields["kind"]
         subject = "command" if kind == COMMAND else "patch" if kind == PATCH else "argument"
-        self.note(COMPUTED_COMMAND, f"the {subject} is computed at run time: {_short(expression)}",
-                  fields["start"], fields["end"])
+        self.note(
+            COMPUTED_COMMAND,
+            f"the {subject} is computed at run time: {_short(expression)}",
+            fields["start"],
+            fields["end"],
+        )
         fields.update(computed=True, computed_expression=expression)
 
     def command_call(self, fields: dict[str, Any], callee: Node, first: Node | None) -> None:
@@ -281,11 +296,19 @@ class _CallReader:
             self.computed(fields, written if written is not None else node)
             return
         expression = self.script.text(written if written is not None else node)
-        fields.update(computed=True, computed_expression=expression, expansion=tuple(c for _, c, _ in commands),
-                      expansion_spans=self.element_spans(runs))
-        self.note(EXPANDED_COMMAND, f"the command is computed from a constant list: {_known(len(commands), 'command')} "
-                  f"({_short(commands[0][1], 60)}{' …' if len(commands) > 1 else ''})",
-                  fields["start"], fields["end"])
+        fields.update(
+            computed=True,
+            computed_expression=expression,
+            expansion=tuple(c for _, c, _ in commands),
+            expansion_spans=self.element_spans(runs),
+        )
+        self.note(
+            EXPANDED_COMMAND,
+            f"the command is computed from a constant list: {_known(len(commands), 'command')} "
+            f"({_short(commands[0][1], 60)}{' …' if len(commands) > 1 else ''})",
+            fields["start"],
+            fields["end"],
+        )
 
     def dynamic_call(self, fields: dict[str, Any], callee: Node, first: Node | None) -> None:
         """``tools[name](…)``: a tool chosen at run time, known per element when a constant list drives it."""
@@ -299,21 +322,35 @@ class _CallReader:
             source = " from ALL_TOOLS" if self.callees.from_all_tools(index) else ""
             if source:
                 fields["chosen_from"] = ALL_TOOLS
-            self.note(COMPUTED_COMMAND, f"the tool is chosen at run time{source}: {_short(expression)}",
-                      fields["start"], fields["end"])
+            self.note(
+                COMPUTED_COMMAND,
+                f"the tool is chosen at run time{source}: {_short(expression)}",
+                fields["start"],
+                fields["end"],
+            )
             self.tool_call(fields, first)
             return
         tools = tuple(t for t, _, _ in commands)
         workdirs = {w for _, _, w in commands}
-        fields.update(tool=tools[0] if len(set(tools)) == 1 else None, kind=COMMAND, computed=True,
-                      computed_expression=expression, expansion=tuple(c for _, c, _ in commands),
-                      expansion_tools=tools, expansion_spans=self.element_spans(runs))
+        fields.update(
+            tool=tools[0] if len(set(tools)) == 1 else None,
+            kind=COMMAND,
+            computed=True,
+            computed_expression=expression,
+            expansion=tuple(c for _, c, _ in commands),
+            expansion_tools=tools,
+            expansion_spans=self.element_spans(runs),
+        )
         if len(workdirs) == 1 and None not in workdirs:
             fields["workdir"] = workdirs.pop()
-        self.note(EXPANDED_COMMAND, f"the tool and command are computed from a constant list: "
-                  f"{_known(len(commands), 'call')} ({tools[0]}: {_short(commands[0][1], 60)}"
-                  f"{' …' if len(commands) > 1 else ''})",
-                  fields["start"], fields["end"])
+        self.note(
+            EXPANDED_COMMAND,
+            f"the tool and command are computed from a constant list: "
+            f"{_known(len(commands), 'call')} ({tools[0]}: {_short(commands[0][1], 60)}"
+            f"{' …' if len(commands) > 1 else ''})",
+            fields["start"],
+            fields["end"],
+        )
 
     def element_spans(self, runs: list[Run]) -> tuple[tuple[int, int], ...] | None:
         """Each run's element where it is written, placed as the call is; None unless every one is known."""
@@ -343,8 +380,12 @@ class _CallReader:
         if value.patch is None:
             self.computed(fields, unwrap(first), value.computed_from)
             return
-        fields.update(patch=value.patch, files=value.files, computed=value.computed_from is not None,
-                      computed_expression=value.computed_from)
+        fields.update(
+            patch=value.patch,
+            files=value.files,
+            computed=value.computed_from is not None,
+            computed_expression=value.computed_from,
+        )
 
 
 def _commands(runs: list[Run], tool: str | None) -> list[tuple[str, str, str | None]] | None:
@@ -368,8 +409,18 @@ def _known(count: int, noun: str) -> str:
 
 def _short(text: str | None, limit: int = 80) -> str:
     text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-__all__ = ["COMMAND", "HELPERS", "PATCH", "TOOL", "Note", "ScriptCalls", "ToolCall", "ToolSite", "find_calls",
-           "tool_sites"]
+__all__ = [
+    "COMMAND",
+    "HELPERS",
+    "PATCH",
+    "TOOL",
+    "Note",
+    "ScriptCalls",
+    "ToolCall",
+    "ToolSite",
+    "find_calls",
+    "tool_sites",
+]

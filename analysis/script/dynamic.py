@@ -46,14 +46,19 @@ def dynamic_notes(script: ExecScript) -> list[Note]:
 
     def note(node: Node, message: str) -> None:
         start, end = script.span(node)
-        notes.setdefault((start, end), Note(DYNAMIC_CODE, message + ": calls made through it are not listed",
-                                            start, end))
+        notes.setdefault(
+            (start, end), Note(DYNAMIC_CODE, message + ": calls made through it are not listed", start, end)
+        )
 
     names = _names_of_tools(script) if tools else set()
     for node in _name_nodes(script, names | set(words)):
         name = script.name_of(node)
-        if name in names and node.type != "import" and not _CALLED.match(script.data, node.end_byte) and \
-                _is_tools(script, node):
+        if (
+            name in names
+            and node.type != "import"
+            and not _CALLED.match(script.data, node.end_byte)
+            and _is_tools(script, node)
+        ):
             _escape(script, node, note)
         elif name in _RUN_TIME_WORDS or node.type == "import":
             _code_at_run_time(script, node, note)
@@ -78,8 +83,12 @@ def _name_nodes(script: ExecScript, names: set[str]) -> Iterator[Node]:
             end = at + len(word)
             if not (at and _NAME_BYTE.match(data, at - 1) or _NAME_BYTE.match(data, end)):
                 found = root.descendant_for_byte_range(at, end)
-                if found is not None and found.start_byte == at and found.end_byte == end and \
-                        found.type in ("identifier", "shorthand_property_identifier", "import"):
+                if (
+                    found is not None
+                    and found.start_byte == at
+                    and found.end_byte == end
+                    and found.type in ("identifier", "shorthand_property_identifier", "import")
+                ):
                     yield found
             at = data.find(word, end)
 
@@ -89,14 +98,19 @@ def _names_of_tools(script: ExecScript) -> set[str]:
     looked at (resolving every name of a script with thousands of declarations would be quadratic)."""
     data = script.data
     names = {"tools"}
-    held = [(name, b.init) for name, bindings in script.bindings.items() for b in bindings
-            if b.kind == "import" or b.init is not None and _may_alias(b.kind, b.init)]
+    held = [
+        (name, b.init)
+        for name, bindings in script.bindings.items()
+        for b in bindings
+        if b.kind == "import" or b.init is not None and _may_alias(b.kind, b.init)
+    ]
     grown = True
     while grown:
         grown = False
         for name, init in held:
-            if name not in names and (init is None or any(data.find(n.encode("utf-8"), init.start_byte,
-                                                                    init.end_byte) != -1 for n in names)):
+            if name not in names and (
+                init is None or any(data.find(n.encode("utf-8"), init.start_byte, init.end_byte) != -1 for n in names)
+            ):
                 names.add(name)
                 grown = True
     return names
@@ -124,8 +138,12 @@ def _code_at_run_time(script: ExecScript, node: Node, note: _Note) -> None:
     if script.resolve(node) is not None:
         return  # a local function of that name
     if name in _CODE_FROM_TEXT:
-        if parent.type == "call_expression" and parent.child_by_field_name("function") == node or \
-                parent.type == "new_expression" and parent.child_by_field_name("constructor") == node:
+        if (
+            parent.type == "call_expression"
+            and parent.child_by_field_name("function") == node
+            or parent.type == "new_expression"
+            and parent.child_by_field_name("constructor") == node
+        ):
             note(parent, _CODE_FROM_TEXT[name])
     elif name == "Reflect" and parent.type == "member_expression" and parent.child_by_field_name("object") == node:
         call = parent.parent
@@ -141,12 +159,14 @@ def _escape(script: ExecScript, name: Node, note: _Note) -> None:
         note(name, "tools is stored in an object")
         return
     value, parent = _climb(name, name.parent)
-    member = parent is not None and parent.type in ("member_expression", "subscript_expression") and \
-        parent.child_by_field_name("object") == value
+    member = (
+        parent is not None
+        and parent.type in ("member_expression", "subscript_expression")
+        and parent.child_by_field_name("object") == value
+    )
     if member and parent is not None:
         value, parent = _climb(parent, parent.parent)  # a member of tools: tools.x
-        if parent is not None and parent.type == "member_expression" and \
-                parent.child_by_field_name("object") == value:
+        if parent is not None and parent.type == "member_expression" and parent.child_by_field_name("object") == value:
             prop = parent.child_by_field_name("property")
             if prop is not None and script.name_of(prop) in _INDIRECT:
                 note(parent, f"a tool is called through .{script.name_of(prop)}")
@@ -165,16 +185,22 @@ def _escape(script: ExecScript, name: Node, note: _Note) -> None:
         note(value, f"{what} is stored in an object")
     elif kind == "spread_element":
         note(value, f"{what} is spread")
-    elif kind in ("return_statement", "yield_expression") or \
-            kind == "arrow_function" and parent.child_by_field_name("body") == value:
+    elif (
+        kind in ("return_statement", "yield_expression")
+        or kind == "arrow_function"
+        and parent.child_by_field_name("body") == value
+    ):
         note(value, f"{what} is returned")
-    elif kind == "ternary_expression" and parent.child_by_field_name("condition") != value or \
-            kind == "binary_expression" and _operator(script, parent) in ("&&", "||", "??"):
+    elif (
+        kind == "ternary_expression"
+        and parent.child_by_field_name("condition") != value
+        or kind == "binary_expression"
+        and _operator(script, parent) in ("&&", "||", "??")
+    ):
         note(value, f"{what} is chosen at run time")
     elif kind == "assignment_expression" and parent.child_by_field_name("right") == value:
         left = parent.child_by_field_name("left")
-        if left is not None and left.type != "identifier" or left is not None and \
-                _reassigned_alias(script, left):
+        if left is not None and left.type != "identifier" or left is not None and _reassigned_alias(script, left):
             note(value, f"{what} is assigned where the reading cannot follow it")
     elif kind == "variable_declarator" and parent.child_by_field_name("value") == value:
         target = parent.child_by_field_name("name")
@@ -184,8 +210,11 @@ def _escape(script: ExecScript, name: Node, note: _Note) -> None:
             binding = script.resolve(target)
             if binding is not None and binding.init is None:  # a let/var assigned again
                 note(value, f"{what} is held by a name assigned more than once")
-        elif value == name and any(b.node.start_byte >= target.start_byte and b.node.end_byte <= target.end_byte
-                                   and b.key is None for bs in script.bindings.values() for b in bs):
+        elif value == name and any(
+            b.node.start_byte >= target.start_byte and b.node.end_byte <= target.end_byte and b.key is None
+            for bs in script.bindings.values()
+            for b in bs
+        ):
             note(value, "tools is destructured by a key the reading cannot name")
 
 
@@ -195,8 +224,12 @@ def _climb(value: Node, parent: Node | None) -> tuple[Node, Node | None]:
     while parent is not None:
         if parent.type in _PASS_THROUGH:
             value, parent = parent, parent.parent
-        elif parent.type == "arguments" and parent.parent is not None and is_misread_await(parent.parent) and \
-                misread_await_inner(parent.parent) == value:
+        elif (
+            parent.type == "arguments"
+            and parent.parent is not None
+            and is_misread_await(parent.parent)
+            and misread_await_inner(parent.parent) == value
+        ):
             value = parent.parent
             parent = value.parent
         else:
@@ -235,19 +268,31 @@ def _is_tools(script: ExecScript, node: Node | None) -> bool:
                 return script.name_of(node) == "tools"
             if binding.kind == "import":
                 module = binding.module or ""
-                return binding.imported in ("*", "default", "tools") and bool(module) and \
-                    ("tools" in module or "code_mode" in module)
+                return (
+                    binding.imported in ("*", "default", "tools")
+                    and bool(module)
+                    and ("tools" in module or "code_mode" in module)
+                )
             init = unwrap(binding.init)
-            if init is None or binding.kind not in ("const", "let", "var") or \
-                    init.type not in ("identifier", "member_expression") or binding.node.id in seen:
+            if (
+                init is None
+                or binding.kind not in ("const", "let", "var")
+                or init.type not in ("identifier", "member_expression")
+                or binding.node.id in seen
+            ):
                 return False
             seen.add(binding.node.id)
             node = init
             continue
         if node.type == "member_expression":
             obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-            return obj is not None and prop is not None and script.name_of(prop) == "tools" and \
-                obj.type == "identifier" and script.name_of(obj) in ("globalThis", "self") and \
-                script.resolve(obj) is None
+            return (
+                obj is not None
+                and prop is not None
+                and script.name_of(prop) == "tools"
+                and obj.type == "identifier"
+                and script.name_of(obj) in ("globalThis", "self")
+                and script.resolve(obj) is None
+            )
         return False
     return False

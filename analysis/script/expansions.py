@@ -31,8 +31,17 @@ from .values import OBJECT_PROTOTYPE, UNDEFINED, Constants, Env, is_primitive, u
 ITERATORS = frozenset({"map", "forEach", "flatMap"})
 MUTATORS = frozenset({"push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin"})
 _IDENTIFIERS = Query(JAVASCRIPT, "[(identifier) (shorthand_property_identifier)] @id")
-_PATTERNS = frozenset({"array_pattern", "object_pattern", "pair_pattern", "assignment_pattern",
-                       "object_assignment_pattern", "shorthand_property_identifier_pattern", "rest_pattern"})
+_PATTERNS = frozenset(
+    {
+        "array_pattern",
+        "object_pattern",
+        "pair_pattern",
+        "assignment_pattern",
+        "object_assignment_pattern",
+        "shorthand_property_identifier_pattern",
+        "rest_pattern",
+    }
+)
 _CALLBACKS = frozenset({"arrow_function", "function_expression", "function"})
 _ASSIGNMENTS = frozenset({"assignment_expression", "augmented_assignment_expression"})
 _MAX_NAMES = 200  # identifiers looked at in one call; a larger call is not expanded
@@ -83,8 +92,10 @@ class Expansions:
         if len(envs) < len(items) or not self.elements_unchanged(iteration, envs):
             return None
         spans = self.element_spans(array, len(items))
-        return [Run(self.callees.tool(callee, env), read_arguments(self.constants, argument, env), span)
-                for env, span in zip(envs, spans)]
+        return [
+            Run(self.callees.tool(callee, env), read_arguments(self.constants, argument, env), span)
+            for env, span in zip(envs, spans)
+        ]
 
     def element_spans(self, array: Node, count: int) -> list[tuple[int, int] | None]:
         """Where each item of an array literal is written; none known when the literal does not write its
@@ -172,8 +183,12 @@ class Expansions:
         if node.type != "identifier":
             return None, None
         binding = self.script.resolve(node)
-        if binding is None or binding.kind != "const" or binding.key is not None or \
-                not self.script.declared_once(binding):
+        if (
+            binding is None
+            or binding.kind != "const"
+            or binding.key is not None
+            or not self.script.declared_once(binding)
+        ):
             return None, None
         init = unwrap(binding.init)
         return (init, binding) if init is not None and init.type == "array" else (None, None)
@@ -242,8 +257,10 @@ class Expansions:
             parent = ref.parent
             if parent is None:
                 return False
-            if parent.type in ("member_expression", "subscript_expression") and \
-                    parent.child_by_field_name("object") == ref:
+            if (
+                parent.type in ("member_expression", "subscript_expression")
+                and parent.child_by_field_name("object") == ref
+            ):
                 prop = parent.child_by_field_name("property")
                 name = self.script.name_of(prop) if prop is not None else None
                 if deep and name != "length" or name in MUTATORS or self.written(parent):
@@ -286,8 +303,11 @@ class Expansions:
     def only_read(self, ref: Node, envs: list[Env]) -> bool:
         """Whether a use of an element holding an object only reads it."""
         top = ref
-        while top.parent is not None and top.parent.type in ("member_expression", "subscript_expression") and \
-                top.parent.child_by_field_name("object") == top:
+        while (
+            top.parent is not None
+            and top.parent.type in ("member_expression", "subscript_expression")
+            and top.parent.child_by_field_name("object") == top
+        ):
             top = top.parent
         parent = top.parent
         if parent is None or self.written(top):
@@ -304,8 +324,11 @@ class Expansions:
             parent = parent.parent.parent if parent.parent is not None else None  # the object's container
             if parent is None:
                 return False
-        return parent.type == "arguments" and parent.parent is not None and \
-            self.callees.tool(parent.parent.child_by_field_name("function")) is not None
+        return (
+            parent.type == "arguments"
+            and parent.parent is not None
+            and self.callees.tool(parent.parent.child_by_field_name("function")) is not None
+        )
 
     def written(self, node: Node) -> bool:
         """Whether ``node`` (a name or member) is assigned, updated or deleted."""
@@ -325,8 +348,11 @@ class Expansions:
 
     def uses(self, binding: Binding) -> list[Node]:
         """Every reference to ``binding`` other than its declaration."""
-        return [ref for ref in self.references(binding.name)
-                if ref.start_byte != binding.node.start_byte and self.script.resolve(ref) == binding]
+        return [
+            ref
+            for ref in self.references(binding.name)
+            if ref.start_byte != binding.node.start_byte and self.script.resolve(ref) == binding
+        ]
 
     def references(self, name: str) -> list[Node]:
         if self._references is None:

@@ -17,16 +17,25 @@ from .straight_line import not_straight_pattern
 JAVASCRIPT = Language(tree_sitter_javascript.language())
 _LOCAL = threading.local()
 
-FUNCTIONS = frozenset({
-    "function_declaration", "function_expression", "arrow_function", "method_definition",
-    "generator_function_declaration", "generator_function", "class_static_block",
-})
+FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "arrow_function",
+        "method_definition",
+        "generator_function_declaration",
+        "generator_function",
+        "class_static_block",
+    }
+)
 BLOCKS = frozenset({"statement_block", "program", "for_statement", "for_in_statement", "switch_body"})
 
 # Everything the analysis needs from a script's tree, in one pass of one query.  Every pattern captures
 # at a node's start (fields are read in Python), so no in-progress match waits across a deep subtree:
 # patterns like `(binary_expression left: (_) right: (_) @r)` make matching quadratic on `a && b && …`.
-STRUCTURE = Query(JAVASCRIPT, """
+STRUCTURE = Query(
+    JAVASCRIPT,
+    """
 (call_expression function: (_) @callee) @call
 (lexical_declaration kind: _ @kind (variable_declarator name: (_) @name) @declarator)
 (variable_declaration (variable_declarator name: (_) @name) @declarator)
@@ -61,14 +70,45 @@ STRUCTURE = Query(JAVASCRIPT, """
 (variable_declarator !value) @suspect_declarator
 (regex) @suspect_regex
 (number) @suspect_number
-""" + not_straight_pattern(JAVASCRIPT))
-_GROUPS = ("call", "declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
-           "import", "loop", "scope_block", "scope_function", "if", "while", "for", "binary", "ternary",
-           "statement_list", "assign")
+"""
+    + not_straight_pattern(JAVASCRIPT),
+)
+_GROUPS = (
+    "call",
+    "declarator",
+    "fn_decl",
+    "class_decl",
+    "fn_expr",
+    "class_expr",
+    "params",
+    "arrow",
+    "catch",
+    "import",
+    "loop",
+    "scope_block",
+    "scope_function",
+    "if",
+    "while",
+    "for",
+    "binary",
+    "ternary",
+    "statement_list",
+    "assign",
+)
 # the ``suspect_*`` groups are nodes that may hold an early error of module code (see analysis.script.module_syntax):
 # read in the same pass, as a second query would walk the whole tree again
-SUSPECT_GROUPS = ("suspect_always", "suspect_body", "suspect_delete", "suspect_return", "suspect_jump",
-                  "suspect_await", "suspect_new", "suspect_declarator", "suspect_regex", "suspect_number")
+SUSPECT_GROUPS = (
+    "suspect_always",
+    "suspect_body",
+    "suspect_delete",
+    "suspect_return",
+    "suspect_jump",
+    "suspect_await",
+    "suspect_new",
+    "suspect_declarator",
+    "suspect_regex",
+    "suspect_number",
+)
 ALL_GROUPS = _GROUPS + SUSPECT_GROUPS + ("not_straight",)
 PATTERN_GROUP: dict[int, str] = {}  # a pattern of STRUCTURE → its group (its capture names are fixed)
 # tree-sitter's query cursor degrades sharply (and drops matches) on captured nodes nested ~60,000 deep;
@@ -76,8 +116,18 @@ PATTERN_GROUP: dict[int, str] = {}  # a pattern of STRUCTURE → its group (its 
 MAX_DEPTH = 8192
 CONFIRM_LIMIT = 256 * 1024  # bytes of a broken script the strict parser is asked about (pure Python: ~2 µs/byte)
 OPAQUE = frozenset({"string", "template_string", "comment", "regex"})
-DECLARATION_GROUPS = ("declarator", "fn_decl", "class_decl", "fn_expr", "class_expr", "params", "arrow", "catch",
-                       "import", "loop")
+DECLARATION_GROUPS = (
+    "declarator",
+    "fn_decl",
+    "class_decl",
+    "fn_expr",
+    "class_expr",
+    "params",
+    "arrow",
+    "catch",
+    "import",
+    "loop",
+)
 
 
 def parser() -> Parser:
@@ -94,8 +144,12 @@ def is_misread_await(node: Node) -> bool:
     if node.type != "call_expression":
         return False
     function = node.child_by_field_name("function")
-    if function is None or function.type != "identifier" or function.end_byte - function.start_byte != 5 or \
-            function.text != b"await":
+    if (
+        function is None
+        or function.type != "identifier"
+        or function.end_byte - function.start_byte != 5
+        or function.text != b"await"
+    ):
         return False
     arguments = node.child_by_field_name("arguments")
     return arguments is not None and arguments.type == "arguments"
@@ -125,6 +179,19 @@ def chain_head(node: Node) -> Node | None:
     return None
 
 
-__all__ = ["JAVASCRIPT", "FUNCTIONS", "BLOCKS", "STRUCTURE", "SUSPECT_GROUPS", "ALL_GROUPS", "MAX_DEPTH",
-           "CONFIRM_LIMIT", "OPAQUE", "DECLARATION_GROUPS", "parser", "is_misread_await", "misread_await_inner",
-           "chain_head"]
+__all__ = [
+    "JAVASCRIPT",
+    "FUNCTIONS",
+    "BLOCKS",
+    "STRUCTURE",
+    "SUSPECT_GROUPS",
+    "ALL_GROUPS",
+    "MAX_DEPTH",
+    "CONFIRM_LIMIT",
+    "OPAQUE",
+    "DECLARATION_GROUPS",
+    "parser",
+    "is_misread_await",
+    "misread_await_inner",
+    "chain_head",
+]

@@ -70,46 +70,140 @@ def _any_text_hit_pattern() -> _BytesSearch | None:
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     words = b"|".join(re.escape(word) for word in _ALL_WORDS)
-    pattern: _BytesSearch = re2.compile(rb"\\(?:[1-9xu]|0[0-9])|" + words +
-                       rb"|[\n\r\xa8\xa9][ \t\f\v]*=>|\*/[ \t\n\r\f\v]*=>|async[ \t\f\v]*[\n\r\xe2/]", options)
+    pattern: _BytesSearch = re2.compile(
+        rb"\\(?:[1-9xu]|0[0-9])|"
+        + words
+        + rb"|[\n\r\xa8\xa9][ \t\f\v]*=>|\*/[ \t\n\r\f\v]*=>|async[ \t\f\v]*[\n\r\xe2/]",
+        options,
+    )
     return pattern
 
 
 _ANY_TEXT_HIT = _any_text_hit_pattern()
-_NOT_CODE = frozenset({"string_fragment", "escape_sequence", "string", "template_string", "comment", "regex_pattern",
-                       "regex_flags", "regex"})
+_NOT_CODE = frozenset(
+    {
+        "string_fragment",
+        "escape_sequence",
+        "string",
+        "template_string",
+        "comment",
+        "regex_pattern",
+        "regex_flags",
+        "regex",
+    }
+)
 _NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
 _NAME_BYTE = re.compile(rb"[\w$\\]")
 _OCTAL_ESCAPE = re.compile(rb"\\[0-7]+")
-_NAME_TYPES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern",
-                         "property_identifier", "private_property_identifier", "statement_identifier"})
+_NAME_TYPES = frozenset(
+    {
+        "identifier",
+        "shorthand_property_identifier",
+        "shorthand_property_identifier_pattern",
+        "property_identifier",
+        "private_property_identifier",
+        "statement_identifier",
+    }
+)
 _PROPERTY_NAMES = frozenset({"property_identifier", "private_property_identifier"})
 # names an escaped identifier may not spell in module code: reserved words, strict mode's, and the contextual
 # keywords an escape may not spell where they are keywords (read conservatively: wherever they are names)
-_NOT_ESCAPED = frozenset({
-    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
-    "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null",
-    "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield",
-    "let", "static", "implements", "interface", "package", "private", "protected", "public", "await", "eval",
-    "arguments", "async", "of", "get", "set", "from", "as", "target", "meta", "accessor", "using",
-})
+_NOT_ESCAPED = frozenset(
+    {
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "continue",
+        "debugger",
+        "default",
+        "delete",
+        "do",
+        "else",
+        "enum",
+        "export",
+        "extends",
+        "false",
+        "finally",
+        "for",
+        "function",
+        "if",
+        "import",
+        "in",
+        "instanceof",
+        "new",
+        "null",
+        "return",
+        "super",
+        "switch",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typeof",
+        "var",
+        "void",
+        "while",
+        "with",
+        "yield",
+        "let",
+        "static",
+        "implements",
+        "interface",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "await",
+        "eval",
+        "arguments",
+        "async",
+        "of",
+        "get",
+        "set",
+        "from",
+        "as",
+        "target",
+        "meta",
+        "accessor",
+        "using",
+    }
+)
 _ACCESSORS = frozenset({"get", "set", "async", "static", "accessor"})  # escaped, not a method's keyword either
 _TEXT_HITS = 256  # hits placed in the tree before the script is simply asked about
 _PAIRS = 64  # declarations of one name compared pairwise before the script is simply asked about
 
 # Nodes that may be, or hold, an early error, by the group of ``_refused`` that looks at them: the
 # ``suspect_*`` groups of the script's one structure query, and groups the rest of the analysis reads too.
-_CHECKS = (("operator", "binary"), ("operator", "assign"), ("method", "scope_function"), ("body", "if"),
-           ("body", "while"), ("body", "for"), ("body", "loop"), ("body", "suspect_body"),
-           ("delete", "suspect_delete"), ("return", "suspect_return"), ("jump", "suspect_jump"),
-           ("await", "suspect_await"), ("new", "suspect_new"), ("declarator", "suspect_declarator"),
-           ("regex", "suspect_regex"), ("number", "suspect_number"))
+_CHECKS = (
+    ("operator", "binary"),
+    ("operator", "assign"),
+    ("method", "scope_function"),
+    ("body", "if"),
+    ("body", "while"),
+    ("body", "for"),
+    ("body", "loop"),
+    ("body", "suspect_body"),
+    ("delete", "suspect_delete"),
+    ("return", "suspect_return"),
+    ("jump", "suspect_jump"),
+    ("await", "suspect_await"),
+    ("new", "suspect_new"),
+    ("declarator", "suspect_declarator"),
+    ("regex", "suspect_regex"),
+    ("number", "suspect_number"),
+)
 # the node types each shared group is read for (a group may hold other nodes as well)
-_CHECKED_TYPES = {"binary": frozenset({"binary_expression"}), "assign": frozenset({"augmented_assignment_expression"}),
-                  "scope_function": frozenset({"method_definition"})}
+_CHECKED_TYPES = {
+    "binary": frozenset({"binary_expression"}),
+    "assign": frozenset({"augmented_assignment_expression"}),
+    "scope_function": frozenset({"method_definition"}),
+}
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
-_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
-                           "lexical_declaration"})
+_DECLARATIONS = frozenset(
+    {"function_declaration", "generator_function_declaration", "class_declaration", "lexical_declaration"}
+)
 _TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"})
 _PARENT_STEPS = 64  # how far up a ``break`` is followed to its loop before it is simply asked about
 
@@ -182,7 +276,7 @@ def _text_hit(script: ExecScript) -> bool:
             if node.type not in _NOT_CODE and node.type not in ("<", "--"):
                 return True
         elif isinstance(what, bytes):  # a word: the whole token, in code
-            if node.type not in _NOT_CODE and data[node.start_byte:node.end_byte] == what:
+            if node.type not in _NOT_CODE and data[node.start_byte : node.end_byte] == what:
                 return True
         elif node.type not in _NOT_CODE:
             return True
@@ -199,8 +293,11 @@ def _text_hits(data: bytes) -> list[tuple[int, object]]:
             hits.extend((at, _MARKS) for at in _occurrences(data, word))
             continue
         what = _NAMES if word in _RESERVED else word
-        hits.extend((at, what) for at in _occurrences(data, word) if not _NAME_BYTE.match(data, at + len(word))
-                    and not (at and _NAME_BYTE.match(data, at - 1)))
+        hits.extend(
+            (at, what)
+            for at in _occurrences(data, word)
+            if not _NAME_BYTE.match(data, at + len(word)) and not (at and _NAME_BYTE.match(data, at - 1))
+        )
     if b"=>" in data:  # a line break (or a comment) before =>
         hits.extend((m.start(), _NOT_CODE) for m in _ARROW.finditer(data))
     if b"async" in data:  # async, then a line break or a comment
@@ -212,9 +309,9 @@ def _bad_escape(data: bytes, node: Node) -> bool:
     """A string or template escape strict code refuses: a legacy octal (``\\1``, ``\\01``, ``\\0`` before a
     digit), ``\\8``, ``\\9``, or a code point past U+10FFFF (tree-sitter's tokens take the valid ``\\x`` and
     ``\\u`` forms only, any number of digits in braces)."""
-    text = data[node.start_byte:node.end_byte]
+    text = data[node.start_byte : node.end_byte]
     if _OCTAL_ESCAPE.fullmatch(text):
-        return text != b"\\0" or data[node.end_byte:node.end_byte + 1].isdigit()
+        return text != b"\\0" or data[node.end_byte : node.end_byte + 1].isdigit()
     if text in (b"\\8", b"\\9"):
         return True
     if text.startswith(b"\\u{") and text.endswith(b"}"):
@@ -227,8 +324,12 @@ def _bad_name(script: ExecScript, node: Node) -> bool:
     not a property name) or a contextual keyword, one whose characters are not a name's, an escape past
     U+10FFFF."""
     name = script.name_of(node)
-    if "\\" in name or not name or name[0] in "\u200c\u200d" or \
-            not name.replace("$", "_").replace("\u200c", "_").replace("\u200d", "_").isidentifier():
+    if (
+        "\\" in name
+        or not name
+        or name[0] in "\u200c\u200d"
+        or not name.replace("$", "_").replace("\u200c", "_").replace("\u200d", "_").isidentifier()
+    ):
         return True  # isidentifier is XID_Start/XID_Continue, within JavaScript's ID_Start/ID_Continue
     if node.type in _PROPERTY_NAMES:
         return name in _ACCESSORS
@@ -247,16 +348,16 @@ def _occurrences(data: bytes, word: bytes) -> Iterator[int]:
 
 
 def _short_circuit(node: Node | None) -> bool:
-    operator = node.child_by_field_name("operator") if node is not None and node.type == "binary_expression" \
-        else None
+    operator = node.child_by_field_name("operator") if node is not None and node.type == "binary_expression" else None
     return operator is not None and operator.type in ("||", "&&")
 
 
 def _mixes_short_circuits(node: Node) -> bool:
     """Whether a ``??`` stands beside ``||`` or ``&&`` without parentheses (``a ?? b || c``): the only way ``??``
     is an early error.  Parentheses are a node of their own in the tree, so a mixed operand is a direct child."""
-    return _short_circuit(node.parent) or any(_short_circuit(node.child_by_field_name(side))
-                                              for side in ("left", "right"))
+    return _short_circuit(node.parent) or any(
+        _short_circuit(node.child_by_field_name(side)) for side in ("left", "right")
+    )
 
 
 def _refused(script: ExecScript, group: str, node: Node) -> bool:
@@ -274,11 +375,18 @@ def _refused(script: ExecScript, group: str, node: Node) -> bool:
         return parent is not None and parent.type == "object"
     if group == "body":  # a declaration as the whole body of an if, else or loop
         kind = node.type
-        body = node.named_children[0] if kind == "else_clause" and node.named_children else \
-            node.child_by_field_name("consequence" if kind == "if_statement" else "body")
-        return body is not None and body.type in _DECLARATIONS or \
-            kind == "for_in_statement" and node.child_by_field_name("kind") is None and \
-            _unwrapped(node.child_by_field_name("left")) not in _TARGETS | {"object_pattern", "array_pattern"}
+        body = (
+            node.named_children[0]
+            if kind == "else_clause" and node.named_children
+            else node.child_by_field_name("consequence" if kind == "if_statement" else "body")
+        )
+        return (
+            body is not None
+            and body.type in _DECLARATIONS
+            or kind == "for_in_statement"
+            and node.child_by_field_name("kind") is None
+            and _unwrapped(node.child_by_field_name("left")) not in _TARGETS | {"object_pattern", "array_pattern"}
+        )
     if group == "delete":
         return _unwrapped(node.child_by_field_name("argument")) == "identifier"
     if group == "return":
@@ -292,19 +400,27 @@ def _refused(script: ExecScript, group: str, node: Node) -> bool:
         return constructor is not None and "?." in text(constructor)
     if group == "number":  # 010, 08, 1__0, 1_, 0x_1, 3in x
         data = script.data
-        digits = data[node.start_byte:node.end_byte]
-        return digits[:1] == b"0" and digits[1:2].isdigit() or b"_" in digits and _bad_separator(digits) or \
-            bool(_NAME_BYTE.match(data, node.end_byte))
+        digits = data[node.start_byte : node.end_byte]
+        return (
+            digits[:1] == b"0"
+            and digits[1:2].isdigit()
+            or b"_" in digits
+            and _bad_separator(digits)
+            or bool(_NAME_BYTE.match(data, node.end_byte))
+        )
     if group == "declarator":  # one without a value: a const, or a pattern
         declaration = node.parent
         name = node.child_by_field_name("name")
-        return name is not None and name.type != "identifier" or \
-            declaration is not None and declaration.type == "lexical_declaration" and \
-            declaration.children[0].type == "const"
+        return (
+            name is not None
+            and name.type != "identifier"
+            or declaration is not None
+            and declaration.type == "lexical_declaration"
+            and declaration.children[0].type == "const"
+        )
     if group == "regex":
         pattern, flags = node.child_by_field_name("pattern"), node.child_by_field_name("flags")
-        return not _valid_regexp(text(pattern) if pattern is not None else "",
-                                 text(flags) if flags is not None else "")
+        return not _valid_regexp(text(pattern) if pattern is not None else "", text(flags) if flags is not None else "")
     return False
 
 
@@ -350,9 +466,16 @@ def _jump_refused(node: Node) -> bool:
             return True
         if parent.type in _LOOPS or node.type == "break_statement" and parent.type == "switch_statement":
             return False
-        if parent.type in ("function_declaration", "function_expression", "arrow_function", "method_definition",
-                           "generator_function_declaration", "generator_function", "class_static_block",
-                           "program"):
+        if parent.type in (
+            "function_declaration",
+            "function_expression",
+            "arrow_function",
+            "method_definition",
+            "generator_function_declaration",
+            "generator_function",
+            "class_static_block",
+            "program",
+        ):
             return True
         parent = parent.parent
     return True
@@ -444,7 +567,7 @@ def _redeclares(script: ExecScript) -> bool:
         if len(bindings) > _PAIRS:
             return True  # too many to compare pairwise: the parser decides
         for i, first in enumerate(bindings):
-            for second in bindings[i + 1:]:
+            for second in bindings[i + 1 :]:
                 if _conflict(script, first, second) or _conflict(script, second, first):
                     return True
     return False
@@ -459,17 +582,26 @@ def _conflict(script: ExecScript, first: Binding, second: Binding) -> bool:
     function; a lexical one at the top of a function's body (or a catch block) and a parameter of it (or the
     catch's).  A lexical declaration in an inner block only shadows.  The name of a function or class
     expression is seen only inside it, and never clashes."""
-    if first.kind in ("function", "class") and first.scope.type in _EXPRESSION_NAMED or \
-            second.kind in ("function", "class") and second.scope.type in _EXPRESSION_NAMED:
+    if (
+        first.kind in ("function", "class")
+        and first.scope.type in _EXPRESSION_NAMED
+        or second.kind in ("function", "class")
+        and second.scope.type in _EXPRESSION_NAMED
+    ):
         return False
     if first.scope == second.scope:
-        return first.kind == second.kind and first.kind in ("param", "catch") or \
-            _lexical(script, first) or _lexical(script, second)
+        return (
+            first.kind == second.kind
+            and first.kind in ("param", "catch")
+            or _lexical(script, first)
+            or _lexical(script, second)
+        )
     if not _lexical(script, first):
         return False
     if second.kind == "var":
-        return _holds(first.scope, second.node) and \
-            script.innermost_function(first.scope) == script.innermost_function(second.node)
+        return _holds(first.scope, second.node) and script.innermost_function(first.scope) == script.innermost_function(
+            second.node
+        )
     if second.kind == "param":
         return first.scope == second.scope.child_by_field_name("body")
     if second.kind == "catch":

@@ -23,5 +23,6 @@ class Note:
 class NoteSink(Protocol):
     """Where a reader puts a note it makes: ``(code, message, start, end, related=())``."""
 
-    def __call__(self, code: str, message: str, start: int, end: int,
-                 related: Iterable[tuple[int, int, str]] = ()) -> None: ...
+    def __call__(
+        self, code: str, message: str, start: int, end: int, related: Iterable[tuple[int, int, str]] = ()
+    ) -> None: ...

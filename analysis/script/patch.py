@@ -82,8 +82,10 @@ class _PatchReader:
 
     def read(self) -> Patch:
         body = [i for i, line in enumerate(self.lines) if line.strip()]
-        if body and self.lines[body[0]].strip().startswith("<<") and self.lines[body[-1]].strip() in (
-            "EOF", "'EOF'", '"EOF"'
+        if (
+            body
+            and self.lines[body[0]].strip().startswith("<<")
+            and self.lines[body[-1]].strip() in ("EOF", "'EOF'", '"EOF"')
         ):
             body = body[1:-1]
         if not body:
@@ -133,7 +135,7 @@ class _PatchReader:
         body = line.strip()
         if not body.startswith(prefix.strip()):
             return None
-        rest = body[len(prefix.strip()):]
+        rest = body[len(prefix.strip()) :]
         path = rest.strip()
         if not path:
             self.error(i, f"'{prefix.strip()}' names no path")
@@ -193,6 +195,7 @@ class _PatchReader:
         if found:
             if not changes and move is None and len(self.errors) == errors_before:
                 self.error(i, f"the update of {found[0]} changes nothing")
-            self.files.append(PatchFile("update", found[0], move[0] if move else None, i, found[1],
-                                        move[1] if move else None))
+            self.files.append(
+                PatchFile("update", found[0], move[0] if move else None, i, found[1], move[1] if move else None)
+            )
         return end

@@ -7,7 +7,7 @@ import re
 
 _PRAGMA = re.compile(r"[ \t\f\v]*// @exec:([^\n]*)")  # the first line, up to its \n (a \r is trimmed)
 PRAGMA_KEYS = frozenset({"yield_time_ms", "max_output_tokens"})
-_MAX_SAFE_INTEGER = 2 ** 53 - 1
+_MAX_SAFE_INTEGER = 2**53 - 1
 
 
 def read_pragma(source: str) -> tuple[dict, str | None, int] | None:

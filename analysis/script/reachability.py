@@ -65,15 +65,23 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
         if op not in ("&&", "||", "??"):
             continue
         left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
-        dead = truth_of(left) is False if op == "&&" else \
-            truth_of(left) is True if op == "||" else _never_nullish(script, left)
+        dead = (
+            truth_of(left) is False
+            if op == "&&"
+            else truth_of(left) is True
+            if op == "||"
+            else _never_nullish(script, left)
+        )
         if dead and right is not None:
             ranges.append(_range(right))
     for captures in groups["ternary"]:
         expression = captures["ternary"][0]
         truth = truth_of(expression.child_by_field_name("condition"))
-        arm = expression.child_by_field_name("consequence" if truth is False else "alternative") \
-            if truth is not None else None
+        arm = (
+            expression.child_by_field_name("consequence" if truth is False else "alternative")
+            if truth is not None
+            else None
+        )
         if arm is not None:
             ranges.append(_range(arm))
     return ranges
@@ -114,16 +122,38 @@ def _range(node: Node) -> tuple[int, int]:
 # Statements and expressions whose every child runs when they run (a bare block, a declaration, an
 # expression); the others let only some children run unconditionally (a condition, a loop's first test,
 # the left of `&&`), and functions, classes, try, labels, loop bodies and branches none.
-_ALL_CHILDREN = frozenset({
-    "program", "statement_block", "expression_statement", "parenthesized_expression", "sequence_expression",
-    "await_expression", "spread_element", "array", "template_string", "template_substitution", "arguments",
-    "lexical_declaration", "variable_declaration", "object", "computed_property_name", "new_expression",
-})
+_ALL_CHILDREN = frozenset(
+    {
+        "program",
+        "statement_block",
+        "expression_statement",
+        "parenthesized_expression",
+        "sequence_expression",
+        "await_expression",
+        "spread_element",
+        "array",
+        "template_string",
+        "template_substitution",
+        "arguments",
+        "lexical_declaration",
+        "variable_declaration",
+        "object",
+        "computed_property_name",
+        "new_expression",
+    }
+)
 _SOME_CHILDREN = {
-    "variable_declarator": ("value",), "pair": ("key", "value"), "unary_expression": ("argument",),
-    "update_expression": ("argument",), "if_statement": ("condition",), "switch_statement": ("value",),
-    "while_statement": ("condition",), "for_statement": ("initializer", "condition"),
-    "for_in_statement": ("right",), "ternary_expression": ("condition",), "export_statement": ("declaration", "value"),
+    "variable_declarator": ("value",),
+    "pair": ("key", "value"),
+    "unary_expression": ("argument",),
+    "update_expression": ("argument",),
+    "if_statement": ("condition",),
+    "switch_statement": ("value",),
+    "while_statement": ("condition",),
+    "for_statement": ("initializer", "condition"),
+    "for_in_statement": ("right",),
+    "ternary_expression": ("condition",),
+    "export_statement": ("declaration", "value"),
 }
 _CHAINS = frozenset({"call_expression", "member_expression", "subscript_expression"})
 _SHORT_CIRCUITS = frozenset({"&&", "||", "??", "&&=", "||=", "??="})
@@ -220,8 +250,12 @@ def _has_optional_chain(script: ExecScript) -> bool:
 def _is_tools(script: ExecScript, link: Node) -> bool:
     """``tools?.x``: the global ``tools`` object is never nullish, so its ``?.`` never skips."""
     target = link.child_by_field_name("object") if link.type != "call_expression" else None
-    return target is not None and target.type == "identifier" and script.name_of(target) == "tools" and \
-        script.resolve(target) is None
+    return (
+        target is not None
+        and target.type == "identifier"
+        and script.name_of(target) == "tools"
+        and script.resolve(target) is None
+    )
 
 
 @once_per_object
@@ -237,8 +271,11 @@ def _find_first_exit(script: ExecScript) -> int:
     # names may be spelled with \u escapes
     if "\\u" not in source and (not _EXIT_WORDS.search(source) or not _EXITS.search(source)):
         return first
-    names = [n for n in QueryCursor(_IDENTIFIERS).captures(script.root).get("id", [])
-             if script.name_of(n) in _EXIT_NAMES and script.resolve(n) is None]
+    names = [
+        n
+        for n in QueryCursor(_IDENTIFIERS).captures(script.root).get("id", [])
+        if script.name_of(n) in _EXIT_NAMES and script.resolve(n) is None
+    ]
     if len(names) > _MAX_EXITS:
         return -1
     for name in names:

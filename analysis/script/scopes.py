@@ -90,8 +90,11 @@ class Scopes:
 
     def _reassigned(self, found: dict[str, list[Binding]]) -> set[int]:
         """Ids of the declaring identifiers of ``let``/``var`` names written after their declaration."""
-        held = {name for name, bindings in found.items()
-                if any(b.init is not None and b.kind in ("let", "var") for b in bindings)}
+        held = {
+            name
+            for name, bindings in found.items()
+            if any(b.init is not None and b.kind in ("let", "var") for b in bindings)
+        }
         if not held:
             return set()
         out: set[int] = set()
@@ -129,8 +132,12 @@ class Scopes:
         elif "fn_decl" in captures or "class_decl" in captures:
             node = (captures.get("fn_decl") or captures["class_decl"])[0]
             ident = captures["name"][0]
-            yield Binding(self.name_of(ident), "function" if "fn_decl" in captures else "class", ident,
-                          self._scope(node, function_scoped=False))
+            yield Binding(
+                self.name_of(ident),
+                "function" if "fn_decl" in captures else "class",
+                ident,
+                self._scope(node, function_scoped=False),
+            )
         elif "fn_expr" in captures or "class_expr" in captures:  # its name is seen only inside it
             node = (captures.get("fn_expr") or captures["class_expr"])[0]
             ident = captures["name"][0]
@@ -167,13 +174,11 @@ class Scopes:
                 continue
             for part in clause.named_children:
                 if part.type == "identifier":
-                    yield Binding(self.name_of(part), "import", part, self.root, module=module,
-                                  imported="default")
+                    yield Binding(self.name_of(part), "import", part, self.root, module=module, imported="default")
                 elif part.type == "namespace_import":
                     ident = next((c for c in part.named_children if c.type == "identifier"), None)
                     if ident is not None:
-                        yield Binding(self.name_of(ident), "import", ident, self.root, module=module,
-                                      imported="*")
+                        yield Binding(self.name_of(ident), "import", ident, self.root, module=module, imported="*")
                 elif part.type == "named_imports":
                     for spec in part.named_children:
                         if spec.type != "import_specifier":
@@ -185,8 +190,7 @@ class Scopes:
                         imported = self.property_name(name)
                         if imported is None or alias.type == "string":
                             continue
-                        yield Binding(self.name_of(alias), "import", alias, self.root, module=module,
-                                      imported=imported)
+                        yield Binding(self.name_of(alias), "import", alias, self.root, module=module, imported=imported)
 
     def _pattern_names(self, node: Node) -> list[tuple[Node, str | None]]:
         """(identifier, key) for every name a binding pattern declares; the key is the property of the
@@ -204,8 +208,7 @@ class Scopes:
             elif kind == "pair_pattern":
                 value = node.child_by_field_name("value")
                 if value is not None:
-                    stack.append((value, self.property_name(node.child_by_field_name("key")) if top else None,
-                                  False))
+                    stack.append((value, self.property_name(node.child_by_field_name("key")) if top else None, False))
             elif kind in ("assignment_pattern", "object_assignment_pattern"):
                 left = node.child_by_field_name("left")
                 if left is not None:
@@ -237,8 +240,10 @@ class Scopes:
 
     @cached_property
     def _scope_index(self) -> tuple[_Intervals, _Intervals]:
-        return (_Intervals([c["scope_block"][0] for c in self.structure["scope_block"]]),
-                _Intervals([c["scope_function"][0] for c in self.structure["scope_function"]]))
+        return (
+            _Intervals([c["scope_block"][0] for c in self.structure["scope_block"]]),
+            _Intervals([c["scope_function"][0] for c in self.structure["scope_function"]]),
+        )
 
     def _scope(self, node: Node, function_scoped: bool) -> Node:
         """The innermost block (or, for ``var``, function body) around ``node``; tree-sitter's ``parent`` is
@@ -264,8 +269,7 @@ def _innermost(bindings, at: int) -> Binding | None:
     for binding in bindings:
         scope = binding.scope
         if scope.start_byte <= at < scope.end_byte or scope.type == "program":
-            if best is None or scope.start_byte >= best.scope.start_byte and \
-                    scope.end_byte <= best.scope.end_byte:
+            if best is None or scope.start_byte >= best.scope.start_byte and scope.end_byte <= best.scope.end_byte:
                 best = binding
     return best
 

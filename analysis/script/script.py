@@ -62,8 +62,8 @@ class ExecScript(Scopes):
     # -- text and offsets -------------------------------------------------------------------
     def text(self, node: Node) -> str:
         if self._columns is None:  # an ASCII script: its bytes are its characters, no decoding needed
-            return self.source[node.start_byte:node.end_byte]
-        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            return self.source[node.start_byte : node.end_byte]
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def char(self, byte: int) -> int:
         if self._columns is None:
@@ -173,12 +173,21 @@ class ExecScript(Scopes):
         (confirmed as V8's by esprima when it can tell).  None for a tree without error, which V8 may still
         refuse: :func:`analysis.script.module_syntax.syntax_problem` gives the whole verdict."""
         if self.too_deep:
-            return SyntaxProblem(0, min(len(self.source), 1), f"the script nests more than {MAX_DEPTH} levels "
-                                 "deep: only its outer levels are analysed, calls below them are not listed")
+            return SyntaxProblem(
+                0,
+                min(len(self.source), 1),
+                f"the script nests more than {MAX_DEPTH} levels "
+                "deep: only its outer levels are analysed, calls below them are not listed",
+            )
         if self.pragma_problem is not None:
             end, problem = self.pragma_problem
-            return SyntaxProblem(0, end, f"{problem} (Codex takes a JSON object with only yield_time_ms and "
-                                 "max_output_tokens): the script never ran", refused=True)
+            return SyntaxProblem(
+                0,
+                end,
+                f"{problem} (Codex takes a JSON object with only yield_time_ms and "
+                "max_output_tokens): the script never ran",
+                refused=True,
+            )
         if not self.root.has_error:
             return None
         node = self.root
@@ -230,5 +239,17 @@ def _decode_name_escape(match: re.Match) -> str:
     return chr(code) if code <= 0x10FFFF else match.group(0)  # out of range: the module check rejects it
 
 
-__all__ = ["ExecScript", "Binding", "JAVASCRIPT", "STRUCTURE", "FUNCTIONS", "BLOCKS", "MAX_DEPTH", "CONFIRM_LIMIT",
-           "SUSPECT_GROUPS", "PRAGMA_KEYS", "is_misread_await", "misread_await_inner"]
+__all__ = [
+    "ExecScript",
+    "Binding",
+    "JAVASCRIPT",
+    "STRUCTURE",
+    "FUNCTIONS",
+    "BLOCKS",
+    "MAX_DEPTH",
+    "CONFIRM_LIMIT",
+    "SUSPECT_GROUPS",
+    "PRAGMA_KEYS",
+    "is_misread_await",
+    "misread_await_inner",
+]

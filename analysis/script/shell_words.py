@@ -112,8 +112,10 @@ def _argv_of(node: _BashNode) -> list[str | None]:
         if part.kind == "assignment" and not argv:
             continue  # X=1 cmd: the assignment is the environment of cmd
         if part.kind == "word":
-            exact = not any(p.kind in ("parameter", "commandsubstitution", "processsubstitution", "tilde")
-                            for p in getattr(part, "parts", ()) or ())
+            exact = not any(
+                p.kind in ("parameter", "commandsubstitution", "processsubstitution", "tilde")
+                for p in getattr(part, "parts", ()) or ()
+            )
             argv.append(part.word if exact else None)
     return argv
 

@@ -27,20 +27,69 @@ from tree_sitter import Language, Node
 # (see reachability._runs_with): a binary expression and an assignment are checked further by
 # :func:`is_straight_line`; a declarator's name is an identifier (patterns are not listed, so a default value
 # in one is never met); an import holds no call (its attributes are not listed).
-STRAIGHT_TYPES = frozenset({
-    "program", "statement_block", "expression_statement", "empty_statement", "debugger_statement",
-    "lexical_declaration", "variable_declaration", "variable_declarator",
-    "import_statement", "import_clause", "import_specifier", "named_imports", "namespace_import", "import",
-    "export_statement", "export_clause", "export_specifier", "namespace_export",
-    "call_expression", "arguments", "member_expression", "subscript_expression", "new_expression",
-    "await_expression", "parenthesized_expression", "sequence_expression", "spread_element",
-    "binary_expression", "unary_expression", "update_expression", "assignment_expression",
-    "augmented_assignment_expression",
-    "array", "object", "pair", "computed_property_name", "shorthand_property_identifier",
-    "template_string", "template_substitution", "string", "string_fragment", "escape_sequence", "number", "regex",
-    "regex_pattern", "regex_flags", "true", "false", "null", "undefined", "this", "super", "meta_property",
-    "identifier", "property_identifier", "private_property_identifier", "comment", "hash_bang_line", "html_comment",
-})
+STRAIGHT_TYPES = frozenset(
+    {
+        "program",
+        "statement_block",
+        "expression_statement",
+        "empty_statement",
+        "debugger_statement",
+        "lexical_declaration",
+        "variable_declaration",
+        "variable_declarator",
+        "import_statement",
+        "import_clause",
+        "import_specifier",
+        "named_imports",
+        "namespace_import",
+        "import",
+        "export_statement",
+        "export_clause",
+        "export_specifier",
+        "namespace_export",
+        "call_expression",
+        "arguments",
+        "member_expression",
+        "subscript_expression",
+        "new_expression",
+        "await_expression",
+        "parenthesized_expression",
+        "sequence_expression",
+        "spread_element",
+        "binary_expression",
+        "unary_expression",
+        "update_expression",
+        "assignment_expression",
+        "augmented_assignment_expression",
+        "array",
+        "object",
+        "pair",
+        "computed_property_name",
+        "shorthand_property_identifier",
+        "template_string",
+        "template_substitution",
+        "string",
+        "string_fragment",
+        "escape_sequence",
+        "number",
+        "regex",
+        "regex_pattern",
+        "regex_flags",
+        "true",
+        "false",
+        "null",
+        "undefined",
+        "this",
+        "super",
+        "meta_property",
+        "identifier",
+        "property_identifier",
+        "private_property_identifier",
+        "comment",
+        "hash_bang_line",
+        "html_comment",
+    }
+)
 SHORT_CIRCUITS = frozenset({"&&", "||", "??", "&&=", "||=", "??="})
 _TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"})
 
@@ -48,8 +97,11 @@ _TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"}
 def not_straight_pattern(language: Language) -> str:
     """A query pattern capturing, as ``@not_straight``, every node of a type a straight-line script may not hold:
     every named type of the grammar outside :data:`STRAIGHT_TYPES`, and errors."""
-    kinds = (language.node_kind_for_id(i) for i in range(language.node_kind_count)
-             if language.node_kind_is_named(i) and language.node_kind_is_visible(i))
+    kinds = (
+        language.node_kind_for_id(i)
+        for i in range(language.node_kind_count)
+        if language.node_kind_is_named(i) and language.node_kind_is_visible(i)
+    )
     refused = sorted({kind for kind in kinds if kind is not None} - STRAIGHT_TYPES)  # None: an id with no kind
     return "[" + " ".join(f"({kind})" for kind in refused + ["ERROR"]) + "] @not_straight\n"
 

@@ -67,8 +67,12 @@ def _problem(source: str, error: _EsprimaError) -> SyntaxProblem:
     end = token.end() if token else min(start + 1, len(source))
     if start == end and start > 0:  # at the end of the script: point at its last character
         start -= 1
-    return SyntaxProblem(start, end, f"not valid module code (exec scripts run as strict ES modules; "
-                                     f"the script never ran): {description}", refused=True)
+    return SyntaxProblem(
+        start,
+        end,
+        f"not valid module code (exec scripts run as strict ES modules; the script never ran): {description}",
+        refused=True,
+    )
 
 
 def _parse_deep(source: str) -> _EsprimaError | None:

@@ -28,8 +28,7 @@ KEY_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "resume_agent": ("target", "id"),
     "close_agent": ("target", "id"),
     "interrupt_agent": ("target", "id"),
-    "run": ("search_query", "open", "find", "image_query", "weather", "time", "finance", "sports",
-            "calculator"),
+    "run": ("search_query", "open", "find", "image_query", "weather", "time", "finance", "sports", "calculator"),
     "imagegen": ("prompt",),
     "tool_search_tool": ("query", "q"),
 }
@@ -46,7 +45,7 @@ def split_tool(tool: str | None, namespace: str | None = None) -> tuple[str | No
         stripped = namespace.rstrip("_")
         for prefix in (stripped + SEPARATOR, namespace):
             if tool.startswith(prefix) and len(tool) > len(prefix):
-                return stripped, tool[len(prefix):]
+                return stripped, tool[len(prefix) :]
         return stripped or None, tool
     if SEPARATOR not in tool:
         return None, tool
@@ -54,7 +53,7 @@ def split_tool(tool: str | None, namespace: str | None = None) -> tuple[str | No
     at = tool.find(SEPARATOR, len("mcp__")) if tool.startswith("mcp__") else tool.find(SEPARATOR)
     if at <= 0 or at + len(SEPARATOR) >= len(tool):
         return None, tool
-    return tool[:at], tool[at + len(SEPARATOR):]
+    return tool[:at], tool[at + len(SEPARATOR) :]
 
 
 def shown_tool(tool: str | None, namespace: str | None = None) -> str | None:

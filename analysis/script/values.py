@@ -26,12 +26,26 @@ from .literals import UNKNOWN, Unknown, cook_raw, number_value, string_value, te
 from .script import ExecScript, is_misread_await, misread_await_inner
 
 MAX_DEPTH = 40
-_SAFE_INTEGER = 2 ** 53
-_ALWAYS_TRUTHY = frozenset({"array", "object", "arrow_function", "function_expression", "function", "class",
-                            "regex", "generator_function"})
-OBJECT_PROTOTYPE = frozenset({"constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
-                               "toLocaleString", "toString", "valueOf", "__proto__", "__defineGetter__",
-                               "__defineSetter__", "__lookupGetter__", "__lookupSetter__"})
+_SAFE_INTEGER = 2**53
+_ALWAYS_TRUTHY = frozenset(
+    {"array", "object", "arrow_function", "function_expression", "function", "class", "regex", "generator_function"}
+)
+OBJECT_PROTOTYPE = frozenset(
+    {
+        "constructor",
+        "hasOwnProperty",
+        "isPrototypeOf",
+        "propertyIsEnumerable",
+        "toLocaleString",
+        "toString",
+        "valueOf",
+        "__proto__",
+        "__defineGetter__",
+        "__defineSetter__",
+        "__lookupGetter__",
+        "__lookupSetter__",
+    }
+)
 
 
 class Undefined:
@@ -227,8 +241,12 @@ class Constants:
             return _GLOBAL_CONSTANTS.get(script.name_of(node), UNKNOWN)
         if env is not None and binding.node.start_byte in env:
             return env[binding.node.start_byte]
-        if binding.kind == "const" and binding.key is None and binding.init is not None and \
-                script.declared_once(binding):
+        if (
+            binding.kind == "const"
+            and binding.key is None
+            and binding.init is not None
+            and script.declared_once(binding)
+        ):
             value = self.value(binding.init, env, depth + 1)
             return value if is_primitive(value) else UNKNOWN  # a const array or object can be mutated
         return UNKNOWN
@@ -301,16 +319,24 @@ class Constants:
         x, y = _to_number(left), _to_number(right)
         if x is UNKNOWN or y is UNKNOWN:
             return UNKNOWN
-        return _number(float(x) + float(y)) if isinstance(x, float) or isinstance(y, float) or \
-            abs(x + y) >= _SAFE_INTEGER else x + y
+        return (
+            _number(float(x) + float(y))
+            if isinstance(x, float) or isinstance(y, float) or abs(x + y) >= _SAFE_INTEGER
+            else x + y
+        )
 
     def logical(self, node: Node, op: str, env: Env | None, depth: int) -> Any:
         """``a && b``, ``a || b``, ``a ?? b``: the operand JavaScript picks, when the left decides it."""
         left = self.value(node.child_by_field_name("left"), env, depth + 1)
         if left is UNKNOWN:
             return UNKNOWN
-        takes_left = (left is not None and left is not UNDEFINED) if op == "??" else \
-            truthy(left) if op == "||" else not truthy(left)
+        takes_left = (
+            (left is not None and left is not UNDEFINED)
+            if op == "??"
+            else truthy(left)
+            if op == "||"
+            else not truthy(left)
+        )
         return left if takes_left else self.value(node.child_by_field_name("right"), env, depth + 1)
 
     def template(self, node: Node, env: Env | None, depth: int) -> Any:
@@ -356,9 +382,14 @@ class Constants:
             return True  # an array, object, function, class or regex is truthy whatever it holds
         if node.type == "identifier":  # a const is as truthy as its initialiser, whatever that holds
             binding = self.script.resolve(node)
-            if binding is not None and binding.kind == "const" and binding.key is None and \
-                    binding.init is not None and self.script.declared_once(binding) and \
-                    (env is None or binding.node.start_byte not in env):
+            if (
+                binding is not None
+                and binding.kind == "const"
+                and binding.key is None
+                and binding.init is not None
+                and self.script.declared_once(binding)
+                and (env is None or binding.node.start_byte not in env)
+            ):
                 return self.truth(binding.init, env, depth + 1)
         value = self.value(node, env, depth)
         return None if value is UNKNOWN else truthy(value)
@@ -412,8 +443,17 @@ def constants_of(script: ExecScript) -> Constants:
     return Constants(script)
 
 
-__all__ = ["Constants", "UNDEFINED", "Env", "constants_of", "is_primitive", "number_to_string", "to_string",
-           "truthy", "unwrap"]
+__all__ = [
+    "Constants",
+    "UNDEFINED",
+    "Env",
+    "constants_of",
+    "is_primitive",
+    "number_to_string",
+    "to_string",
+    "truthy",
+    "unwrap",
+]
 
 
 def _has_hole(array: Node) -> bool:

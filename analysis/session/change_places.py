@@ -46,9 +46,13 @@ def shown_path(analysis: RolloutAnalysis, change: FileChange) -> str:
 UP_FROM_CWD = 2  # how many folders above the session's cwd a checkout's root may be (cwd in a subfolder)
 
 
-def local_target(change: FileChange, cwd: str | None, folders: Sequence[str],
-                 same_repository: Callable[[str, str], bool] = lambda candidate, target: True,
-                 exists: Callable[[str], bool] = os.path.isfile) -> str | None:
+def local_target(
+    change: FileChange,
+    cwd: str | None,
+    folders: Sequence[str],
+    same_repository: Callable[[str, str], bool] = lambda candidate, target: True,
+    exists: Callable[[str], bool] = os.path.isfile,
+) -> str | None:
     """Where the file ``change`` left is on this machine: its own path when that file exists; else, for a
     session of another machine (or another checkout), the same path relative to the session's cwd, or to one
     of the ``UP_FROM_CWD`` folders above it, under one of ``folders`` (the workspace's, in order): the first
@@ -94,9 +98,9 @@ def _below(target: str, base: str) -> list[str] | None:
     when it is not below it."""
     parts, root = path_parts(target), path_parts(base)
     fold = str.lower if is_windows_path(target) else (lambda part: part)
-    if len(parts) <= len(root) or [fold(p) for p in parts[:len(root)]] != [fold(p) for p in root]:
+    if len(parts) <= len(root) or [fold(p) for p in parts[: len(root)]] != [fold(p) for p in root]:
         return None
-    rest = parts[len(root):]
+    rest = parts[len(root) :]
     # a part this system would read as a drive or a root (``a:b`` on Windows) would leave the folder
     return None if any(p in (".", "..") or os.path.splitdrive(p)[0] or os.path.isabs(p) for p in rest) else rest
 
@@ -152,7 +156,7 @@ def _find(text: Sequence[str], wanted: Sequence[str]) -> int | None:
         return None
     size = len(wanted)
     for start in range(len(text) - size + 1):
-        if text[start] == wanted[0] and list(text[start:start + size]) == list(wanted):
+        if text[start] == wanted[0] and list(text[start : start + size]) == list(wanted):
             return start
     return None
 

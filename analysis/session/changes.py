@@ -95,13 +95,23 @@ class FileChange:
         return self.move_absolute or self.absolute if self.move_to else self.absolute
 
     def to_json(self) -> dict:
-        return {"line": self.line, "call_index": self.call_index, "action": self.action, "path": self.path,
-                "move_to": self.move_to, "absolute": self.absolute, "move_absolute": self.move_absolute,
-                "applied": self.applied, "nested": self.nested, "next_command": self.next_command,
-                "hunks": [h.to_json() for h in self.hunks]}
+        return {
+            "line": self.line,
+            "call_index": self.call_index,
+            "action": self.action,
+            "path": self.path,
+            "move_to": self.move_to,
+            "absolute": self.absolute,
+            "move_absolute": self.move_absolute,
+            "applied": self.applied,
+            "nested": self.nested,
+            "next_command": self.next_command,
+            "hunks": [h.to_json() for h in self.hunks],
+        }
 
 
 # -- paths -------------------------------------------------------------------------------------------------
+
 
 def is_windows_path(path: str) -> bool:
     """A drive (``C:\\``, ``c:/``) or UNC (``\\\\server``) path."""
@@ -141,10 +151,11 @@ def relative_key(path: str, root: str) -> str | None:
     """``path``'s key relative to the folder ``root`` (``/`` separated), or None when outside it."""
     child, parent = path_key(path), path_key(root)
     prefix = parent if parent.endswith("/") else parent + "/"
-    return child[len(prefix):] if child.startswith(prefix) else None
+    return child[len(prefix) :] if child.startswith(prefix) else None
 
 
 # -- patches -----------------------------------------------------------------------------------------------
+
 
 def patch_hunks(patch: str, files: Sequence[PatchFile]) -> list[tuple[Hunk, ...]]:
     """The hunks of each of ``files`` (as :func:`~analysis.script.patch.parse_patch` read them from
@@ -153,7 +164,7 @@ def patch_hunks(patch: str, files: Sequence[PatchFile]) -> list[tuple[Hunk, ...]
     out = []
     for number, entry in enumerate(files):
         stop = files[number + 1].line if number + 1 < len(files) else len(lines)
-        out.append(_section_hunks(entry, lines[entry.line + 1:stop]))
+        out.append(_section_hunks(entry, lines[entry.line + 1 : stop]))
     return out
 
 
@@ -195,6 +206,7 @@ def _until_end(body: list[str]) -> list[str]:
 
 # -- applied or not ----------------------------------------------------------------------------------------
 
+
 def applied(located: LocatedCall) -> str:
     """Whether a patch call applied (:func:`~analysis.session.patch_applied.patch_applied`): yes, no or
     ``unknown`` when nothing says."""
@@ -202,6 +214,7 @@ def applied(located: LocatedCall) -> str:
 
 
 # -- a session's changes -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class Place:
@@ -256,15 +269,41 @@ def call_changes(analysis: RolloutAnalysis, located: LocatedCall, cwd: str | Non
     following = _next_command(analysis, located)
     if call.files and call.patch is not None:
         hunks = patch_hunks(call.patch, call.files)
-        return [FileChange(located.line, located.index, number, entry.action, entry.path, entry.move_to,
-                           _absolute(entry.path, base, event), _absolute(entry.move_to, base, event)
-                           if entry.move_to else None, state, hunks[number], located.record.is_exec, following)
-                for number, entry in enumerate(call.files)]
+        return [
+            FileChange(
+                located.line,
+                located.index,
+                number,
+                entry.action,
+                entry.path,
+                entry.move_to,
+                _absolute(entry.path, base, event),
+                _absolute(entry.move_to, base, event) if entry.move_to else None,
+                state,
+                hunks[number],
+                located.record.is_exec,
+                following,
+            )
+            for number, entry in enumerate(call.files)
+        ]
     if event is not None and event.files:  # a computed patch: the files its event lists
-        return [FileChange(located.line, located.index, number, f.action, f.path, f.move_to, resolve(f.path, base),
-                           resolve(f.move_to, base) if f.move_to else None, state, (), located.record.is_exec,
-                           following)
-                for number, f in enumerate(event.files)]
+        return [
+            FileChange(
+                located.line,
+                located.index,
+                number,
+                f.action,
+                f.path,
+                f.move_to,
+                resolve(f.path, base),
+                resolve(f.move_to, base) if f.move_to else None,
+                state,
+                (),
+                located.record.is_exec,
+                following,
+            )
+            for number, f in enumerate(event.files)
+        ]
     return []
 
 
@@ -298,6 +337,23 @@ def changed_paths(changes: Iterable[FileChange]) -> list[str]:
     return list(seen)
 
 
-__all__ = ["FileChange", "Hunk", "Place", "NO", "UNKNOWN", "YES", "applied", "call_changes", "changed_paths",
-           "cwd_at", "file_changes", "is_absolute", "is_windows_path", "patch_hunks", "path_key", "relative_key",
-           "resolve", "session_place"]
+__all__ = [
+    "FileChange",
+    "Hunk",
+    "Place",
+    "NO",
+    "UNKNOWN",
+    "YES",
+    "applied",
+    "call_changes",
+    "changed_paths",
+    "cwd_at",
+    "file_changes",
+    "is_absolute",
+    "is_windows_path",
+    "patch_hunks",
+    "path_key",
+    "relative_key",
+    "resolve",
+    "session_place",
+]

@@ -34,8 +34,11 @@ class CompactedSummary:
         """``replacement history: 4 items (2 message, 1 compaction, …), 48,000 characters, 1 image of 33,000
         characters; window 2``."""
         kinds = ", ".join(f"{count} {kind}" for kind, count in self.kinds)
-        text = f"replacement history: {self.items} item{'s' if self.items != 1 else ''}" + \
-            (f" ({kinds})" if kinds else "") + f"; the record is {self.chars:,} characters"
+        text = (
+            f"replacement history: {self.items} item{'s' if self.items != 1 else ''}"
+            + (f" ({kinds})" if kinds else "")
+            + f"; the record is {self.chars:,} characters"
+        )
         if self.images:
             text += f", {self.images} image{'s' if self.images != 1 else ''} of {self.image_chars:,} characters"
         if self.window_number is not None:
@@ -66,10 +69,14 @@ def summarise(payload: Any, chars: int) -> CompactedSummary | None:
     window = payload.get("window_number")
     message = payload.get("message")
     return CompactedSummary(
-        len(history), tuple(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
-        chars, images, image_chars,
+        len(history),
+        tuple(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
+        chars,
+        images,
+        image_chars,
         window if isinstance(window, int) and not isinstance(window, bool) else None,
-        " ".join(message.split()) if isinstance(message, str) and message.strip() else None)
+        " ".join(message.split()) if isinstance(message, str) and message.strip() else None,
+    )
 
 
 def is_compacted_line(line: str) -> bool:

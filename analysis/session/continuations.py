@@ -47,8 +47,12 @@ class CallOutput:
         return f"after {n} {self.via}{'s' if n != 1 and self.via == 'wait' else ' calls' if n != 1 else ''}"
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"status": self.status, "exit_code": self.exit_code, "wall_time": self.wall_time,
-               "line": self.line}
+        out: dict[str, Any] = {
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "wall_time": self.wall_time,
+            "line": self.line,
+        }
         if self.continued_by:
             out.update(first_line=self.first_line, continued_by=list(self.continued_by), via=self.via)
         return out
@@ -72,8 +76,13 @@ class RecordOutputs:
     """The output of each call record, followed through the ``wait`` calls that carry on a cell and the
     ``write_stdin`` calls that carry on a process."""
 
-    def __init__(self, records: Sequence[LineAnalysis], outputs_by_call_id: dict[str, list[int]],
-                 call_records: Sequence[int], reuse: dict[tuple[int, int], MadeOutput] | None = None) -> None:
+    def __init__(
+        self,
+        records: Sequence[LineAnalysis],
+        outputs_by_call_id: dict[str, list[int]],
+        call_records: Sequence[int],
+        reuse: dict[tuple[int, int], MadeOutput] | None = None,
+    ) -> None:
         self.records = records
         self.outputs_by_call_id = outputs_by_call_id
         # the outputs made by the previous linking of the same document: (call line, output line) →
@@ -122,16 +131,29 @@ class RecordOutputs:
         via: str | None = None
         if output.status == "running" and output.cell_id and record.is_exec:
             chain, via = self.carried(self.waits.get(output.cell_id, ()), line), "wait"
-        elif output.status == "running" and output.session_id and not record.is_exec and record.calls and \
-                record.calls[0].kind == COMMAND:  # a write_stdin record shows its own output, never a chain
+        elif (
+            output.status == "running"
+            and output.session_id
+            and not record.is_exec
+            and record.calls
+            and record.calls[0].kind == COMMAND
+        ):  # a write_stdin record shows its own output, never a chain
             chain, via = self.carried(self.writes.get(output.session_id, ()), line), "write_stdin"
         if not chain:
             return CallOutput(line, status, exit_code, wall, output)
         last_line, last = chain[-1][1], chain[-1][2]
         walls = [wall] + [o.wall_time for _, _, o in chain]
         total = round(sum(w for w in walls if w is not None), 3) if any(w is not None for w in walls) else None
-        return CallOutput(last_line, last.status, last.exit_code if last.exit_code is not None else exit_code,
-                          total, last, line, tuple(c for c, _, _ in chain), via)
+        return CallOutput(
+            last_line,
+            last.status,
+            last.exit_code if last.exit_code is not None else exit_code,
+            total,
+            last,
+            line,
+            tuple(c for c, _, _ in chain),
+            via,
+        )
 
     def carried(self, calls: Iterable[int], after: int) -> list[tuple[int, int, ToolOutput]]:
         """The continuations after ``after`` with an output, up to the first that does not say running."""

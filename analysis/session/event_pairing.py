@@ -40,8 +40,9 @@ def match_events(analysis: PairedRollout, findings: list[Finding]) -> dict[tuple
     if not analysis.events:
         return matched
     windows = _Windows(_exec_windows(analysis))
-    web_calls = [n for n in analysis.call_records if analysis.records[n].name == "web_search"
-                 and not analysis.records[n].call_id]
+    web_calls = [
+        n for n in analysis.call_records if analysis.records[n].name == "web_search" and not analysis.records[n].call_id
+    ]
     taken: dict[int, set[int]] = {}  # exec line → the indices of its calls already matched
     for line, event in analysis.events:
         target = _target(analysis, line, event, windows, web_calls, matched, taken)
@@ -55,14 +56,27 @@ def match_events(analysis: PairedRollout, findings: list[Finding]) -> dict[tuple
         call = analysis.records[call_line].calls[index]
         if call.executed == "no":
             where = Span(call_line, call.start, call.end)
-            findings.append(Finding(EVENT_CONTRADICTS, f"{event.type} on line {analysis.file_line(line) + 1} reports that "
-                                    f"{call.tool or 'this call'} ran, but the analysis found it in dead code",
-                                    where, (Related(Span(line, 0, len(analysis.lines[line])), "the event"),)))
+            findings.append(
+                Finding(
+                    EVENT_CONTRADICTS,
+                    f"{event.type} on line {analysis.file_line(line) + 1} reports that "
+                    f"{call.tool or 'this call'} ran, but the analysis found it in dead code",
+                    where,
+                    (Related(Span(line, 0, len(analysis.lines[line])), "the event"),),
+                )
+            )
     return matched
 
 
-def _target(analysis: PairedRollout, line: int, event: ToolEvent, windows: _Windows, web_calls: list[int],
-            matched: dict, taken: dict[int, set[int]]) -> tuple[int, int] | None:
+def _target(
+    analysis: PairedRollout,
+    line: int,
+    event: ToolEvent,
+    windows: _Windows,
+    web_calls: list[int],
+    matched: dict,
+    taken: dict[int, set[int]],
+) -> tuple[int, int] | None:
     if event.call_id and not event.nested:
         call_line = analysis.calls_by_call_id.get(event.call_id)
         if call_line is not None:
@@ -129,9 +143,11 @@ def _nearest_web_search(analysis: PairedRollout, line: int, event: ToolEvent, we
     free = [n for n in web_calls if (n, 0) not in matched]
     if not free:
         return None
+
     def agrees_with(n: int) -> bool:
         values = analysis.records[n].calls[0].arguments
         return event.query is not None and event.query in (values.get("query"), values.get("url"))
+
     best = min(free, key=lambda n: (not agrees_with(n), abs(n - line)))
     return best, 0
 
@@ -140,9 +156,14 @@ def _unmatched(analysis: PairedRollout, line: int, event: ToolEvent) -> Finding:
     where = Span(line, 0, len(analysis.lines[line]))
     if event.type == EXEC_END and event.source == "user_shell":
         command = event.command[-1] if event.command else "a command"
-        what = f"the user ran `{command}` in a shell" + (f" (exit {event.exit_code})" if event.exit_code
-                                                          is not None else "") + "; no call record lists it"
+        what = (
+            f"the user ran `{command}` in a shell"
+            + (f" (exit {event.exit_code})" if event.exit_code is not None else "")
+            + "; no call record lists it"
+        )
     else:
-        what = f"{event.type} reports {'a call made inside a script' if event.nested else 'call'} " \
-               f"{event.call_id or '(no call_id)'} that no call record lists"
+        what = (
+            f"{event.type} reports {'a call made inside a script' if event.nested else 'call'} "
+            f"{event.call_id or '(no call_id)'} that no call record lists"
+        )
     return Finding(UNMATCHED_EVENT, what, where)

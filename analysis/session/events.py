@@ -21,12 +21,26 @@ from ..jsonl.pickling import pickled_by_fields
 from ..script.calls import COMMAND, PATCH, TOOL, ToolCall
 
 EXEC_END, PATCH_END, MCP_END, WEB_END, ITEM = (
-    "exec_command_end", "patch_apply_end", "mcp_tool_call_end", "web_search_end", "item_completed")
+    "exec_command_end",
+    "patch_apply_end",
+    "mcp_tool_call_end",
+    "web_search_end",
+    "item_completed",
+)
 EVENT_TYPES = frozenset({EXEC_END, PATCH_END, MCP_END, WEB_END, ITEM})
 # turn items of ``item_completed`` that report a call, and the kind of call each reports
-_ITEM_KINDS = {"CommandExecution": COMMAND, "FileChange": PATCH, "McpToolCall": TOOL, "DynamicToolCall": TOOL,
-               "WebSearch": TOOL, "commandExecution": COMMAND, "fileChange": PATCH, "mcpToolCall": TOOL,
-               "dynamicToolCall": TOOL, "webSearch": TOOL}
+_ITEM_KINDS = {
+    "CommandExecution": COMMAND,
+    "FileChange": PATCH,
+    "McpToolCall": TOOL,
+    "DynamicToolCall": TOOL,
+    "WebSearch": TOOL,
+    "commandExecution": COMMAND,
+    "fileChange": PATCH,
+    "mcpToolCall": TOOL,
+    "dynamicToolCall": TOOL,
+    "webSearch": TOOL,
+}
 _CHANGE_ACTIONS: dict[str | None, str] = {"add": "add", "delete": "delete", "update": "update"}
 
 
@@ -82,9 +96,16 @@ class ToolEvent:
         return " · ".join(facts)
 
     def to_json(self, line: int) -> dict:
-        return {"line": line, "type": self.type, "call_id": self.call_id, "success": self.success,
-                "exit_code": self.exit_code, "duration": self.duration, "cwd": self.cwd,
-                "files": [f.to_json() for f in self.files]}
+        return {
+            "line": line,
+            "type": self.type,
+            "call_id": self.call_id,
+            "success": self.success,
+            "exit_code": self.exit_code,
+            "duration": self.duration,
+            "cwd": self.cwd,
+            "files": [f.to_json() for f in self.files],
+        }
 
 
 def read_event(payload: Any) -> ToolEvent | None:
@@ -94,17 +115,34 @@ def read_event(payload: Any) -> ToolEvent | None:
     kind = payload.get("type")
     if kind == EXEC_END:
         command = payload.get("command")
-        argv = tuple(a for a in command if isinstance(a, str)) if isinstance(command, list) else \
-            (command,) if isinstance(command, str) else ()
+        argv = (
+            tuple(a for a in command if isinstance(a, str))
+            if isinstance(command, list)
+            else (command,)
+            if isinstance(command, str)
+            else ()
+        )
         exit_code = _int(payload.get("exit_code"))
-        return ToolEvent(EXEC_END, COMMAND, _str(payload.get("call_id")), success=None if exit_code is None
-                         else exit_code == 0, exit_code=exit_code, duration=_duration(payload.get("duration")),
-                         cwd=_str(payload.get("cwd")), command=argv, source=_str(payload.get("source")))
+        return ToolEvent(
+            EXEC_END,
+            COMMAND,
+            _str(payload.get("call_id")),
+            success=None if exit_code is None else exit_code == 0,
+            exit_code=exit_code,
+            duration=_duration(payload.get("duration")),
+            cwd=_str(payload.get("cwd")),
+            command=argv,
+            source=_str(payload.get("source")),
+        )
     if kind == PATCH_END:
         success = payload.get("success")
-        return ToolEvent(PATCH_END, PATCH, _str(payload.get("call_id")),
-                         success=success if isinstance(success, bool) else None,
-                         files=_changes(payload.get("changes")))
+        return ToolEvent(
+            PATCH_END,
+            PATCH,
+            _str(payload.get("call_id")),
+            success=success if isinstance(success, bool) else None,
+            files=_changes(payload.get("changes")),
+        )
     if kind == MCP_END:
         invocation = payload.get("invocation")
         if not isinstance(invocation, dict):
@@ -117,9 +155,14 @@ def read_event(payload: Any) -> ToolEvent | None:
                 success = False
             elif isinstance(result.get("Ok"), dict):
                 success = result["Ok"].get("isError") is not True
-        return ToolEvent(MCP_END, TOOL, _str(payload.get("call_id")), success=success,
-                         duration=_duration(payload.get("duration")),
-                         tool=f"mcp__{server}__{tool}" if server and tool else tool)
+        return ToolEvent(
+            MCP_END,
+            TOOL,
+            _str(payload.get("call_id")),
+            success=success,
+            duration=_duration(payload.get("duration")),
+            tool=f"mcp__{server}__{tool}" if server and tool else tool,
+        )
     if kind == WEB_END:
         action = payload.get("action")
         if not isinstance(action, dict):
@@ -142,14 +185,26 @@ def _item(item: Any) -> ToolEvent | None:
     duration_ms = item.get("duration_ms", item.get("durationMs"))
     command = item.get("command")
     success = None if status is None else status == "completed" and (exit_code in (None, 0))
-    return ToolEvent(ITEM, kind, _str(item.get("id")), success=success, exit_code=exit_code,
-                     duration=duration_ms / 1000 if isinstance(duration_ms, (int, float)) else None,
-                     cwd=_str(item.get("cwd")), command=(command,) if isinstance(command, str) else
-                     tuple(command) if isinstance(command, list) else (),
-                     files=_changes({c.get("path"): c for c in item.get("changes") or []
-                                    if isinstance(c, dict) and isinstance(c.get("path"), str)}
-                                    if isinstance(item.get("changes"), list) else item.get("changes")),
-                     tool=_str(item.get("tool")))
+    return ToolEvent(
+        ITEM,
+        kind,
+        _str(item.get("id")),
+        success=success,
+        exit_code=exit_code,
+        duration=duration_ms / 1000 if isinstance(duration_ms, (int, float)) else None,
+        cwd=_str(item.get("cwd")),
+        command=(command,) if isinstance(command, str) else tuple(command) if isinstance(command, list) else (),
+        files=_changes(
+            {
+                c.get("path"): c
+                for c in item.get("changes") or []
+                if isinstance(c, dict) and isinstance(c.get("path"), str)
+            }
+            if isinstance(item.get("changes"), list)
+            else item.get("changes")
+        ),
+        tool=_str(item.get("tool")),
+    )
 
 
 def _changes(changes: Any) -> tuple[ChangedFile, ...]:
@@ -190,6 +245,7 @@ def _str(value: Any) -> str | None:
 
 # -- matching events with calls ----------------------------------------------------------------------------
 
+
 def same_path(event_path: str, patch_path: str) -> bool:
     """Whether an event's (often absolute) path names the patch's (often relative) path."""
     a = event_path.replace("\\", "/").rstrip("/")
@@ -208,8 +264,10 @@ def agrees(event: ToolEvent, call: ToolCall) -> bool | None:
     if event.kind == PATCH:
         if not event.files or not call.files:
             return None
-        return all(any(same_path(e.path, f.path) or (f.move_to and same_path(e.path, f.move_to))
-                       for f in call.files) for e in event.files)
+        return all(
+            any(same_path(e.path, f.path) or (f.move_to and same_path(e.path, f.move_to)) for f in call.files)
+            for e in event.files
+        )
     if event.kind == COMMAND:
         if not event.command or call.command is None:
             return None

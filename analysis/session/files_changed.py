@@ -43,8 +43,14 @@ class FileTouch:
         return {"add": "added", "update": "updated", "delete": "deleted"}.get(self.action, self.action)
 
     def to_json(self) -> dict:
-        return {"path": self.path, "action": self.action, "move_to": self.move_to, "line": self.line,
-                "index": self.index, "applied": self.applied}
+        return {
+            "path": self.path,
+            "action": self.action,
+            "move_to": self.move_to,
+            "line": self.line,
+            "index": self.index,
+            "applied": self.applied,
+        }
 
 
 @dataclass(slots=True)
@@ -121,7 +127,7 @@ def relative(path: str, cwd: str | None) -> str:
         key = relative_key(path, cwd)
         if key:
             shown = path.replace("\\", "/")
-            return shown[-len(key):] if shown[-len(key):].lower() == key.lower() else key
+            return shown[-len(key) :] if shown[-len(key) :].lower() == key.lower() else key
     return path
 
 

@@ -40,8 +40,10 @@ class Ranges(Protocol):
 
 # -- is it a rollout? ----------------------------------------------------------------------------------------
 
-def is_rollout_file(path: str, content: bool | Callable[[], bool],
-                    named: Callable[[str], bool] = is_rollout_path) -> bool:
+
+def is_rollout_file(
+    path: str, content: bool | Callable[[], bool], named: Callable[[str], bool] = is_rollout_path
+) -> bool:
     """Whether the file at ``path`` is read as a rollout: its name matches a rollout pattern (``named``: the
     server's configured patterns, by URI), or ``content`` (what its first records say: a bool, or a callable
     asked only when the name does not decide) is true."""
@@ -58,6 +60,7 @@ def known_in_head(first_known: int | None) -> bool:
 
 # -- in order ------------------------------------------------------------------------------------------------
 
+
 def sorted_findings(*groups: Iterable[Finding]) -> list[Finding]:
     """The findings of ``groups`` together, in the one order findings are listed in."""
     return sorted((f for group in groups for f in group), key=finding_sort_key)
@@ -69,6 +72,7 @@ def sorted_pairs(*groups: Iterable[tuple[Finding, _T]]) -> list[tuple[Finding, _
 
 
 # -- parent-missing ------------------------------------------------------------------------------------------
+
 
 def missing_parents(analysis: RolloutAnalysis, path: str | None, workspace: Iterable[str] = ()) -> list[Finding]:
     """The ``parent-missing`` findings of a rollout analysed whole: a fork or segment whose parent's rollout is
@@ -92,8 +96,9 @@ def head_parent_findings(path: str, head: list[str] | None = None) -> tuple[Roll
     return head_analysis, parent_findings(head_analysis, resolved)
 
 
-def with_parent_findings(path: str, findings: list[tuple[Finding, dict]], encoding: PositionEncoding,
-                         head: list[str] | None = None) -> list[tuple[Finding, dict]]:
+def with_parent_findings(
+    path: str, findings: list[tuple[Finding, dict]], encoding: PositionEncoding, head: list[str] | None = None
+) -> list[tuple[Finding, dict]]:
     """``findings`` (with their JSON form) and a ``parent-missing`` finding for each fork or segment whose parent
     rollout is not found, in order.  ``head``: the file's first lines, when they have been read already."""
     head_analysis, extra = head_parent_findings(path, head)
@@ -105,7 +110,10 @@ def with_parent_findings(path: str, findings: list[tuple[Finding, dict]], encodi
 
 # -- JSON ----------------------------------------------------------------------------------------------------
 
-def finding_json(ranges: Ranges, finding: Finding, encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
+
+def finding_json(
+    ranges: Ranges, finding: Finding, encoding: PositionEncoding = PositionEncoding.UTF16
+) -> dict[str, Any]:
     """A finding as ``check --json`` prints it (and the server's diagnostics carry it): its range, severity,
     code, message and related places."""
     out: dict[str, Any] = {
@@ -115,10 +123,22 @@ def finding_json(ranges: Ranges, finding: Finding, encoding: PositionEncoding = 
         "message": finding.message,
     }
     if finding.related:
-        out["related"] = [{"range": ranges.range_of(r.span, encoding).to_json(), "message": r.message}
-                          for r in finding.related]
+        out["related"] = [
+            {"range": ranges.range_of(r.span, encoding).to_json(), "message": r.message} for r in finding.related
+        ]
     return out
 
 
-__all__ = ["HEAD_RECORDS", "Ranges", "finding_json", "finding_sort_key", "head_parent_findings", "is_rollout_file",
-           "known_in_head", "missing_parents", "sorted_findings", "sorted_pairs", "with_parent_findings"]
+__all__ = [
+    "HEAD_RECORDS",
+    "Ranges",
+    "finding_json",
+    "finding_sort_key",
+    "head_parent_findings",
+    "is_rollout_file",
+    "known_in_head",
+    "missing_parents",
+    "sorted_findings",
+    "sorted_pairs",
+    "with_parent_findings",
+]

@@ -107,8 +107,10 @@ def located_outcome(located: LocatedCall) -> Outcome | None:
 
 # the header of a unified exec output (its facts are the call's outcome, time and continuations): a chunk
 # shows what the process printed
-_CHUNK_HEADER = re.compile(r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process [^\n]*\n)?"
-                           r"(?:Original token count: [^\n]*\n)?Output:\n")
+_CHUNK_HEADER = re.compile(
+    r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process [^\n]*\n)?"
+    r"(?:Original token count: [^\n]*\n)?Output:\n"
+)
 
 
 def output_chunks(analysis: RolloutAnalysis, output: CallOutput) -> list[tuple[int, str]]:
@@ -145,8 +147,13 @@ def call_outcome(analysis: RolloutAnalysis, located: LocatedCall) -> Outcome | N
         return record_outcome(analysis, located.line)
     outcome = located_outcome(located)
     output = located.output
-    if outcome is None and output is not None and output.status == "failed" and \
-            located.call.kind in (COMMAND, PATCH) and _reports_nested(analysis):
+    if (
+        outcome is None
+        and output is not None
+        and output.status == "failed"
+        and located.call.kind in (COMMAND, PATCH)
+        and _reports_nested(analysis)
+    ):
         unreported = _unreported_tail(analysis, located)
         if unreported and located.index in unreported:
             return FAILED_AT if located.index == unreported[0] else NOT_RUN
@@ -163,8 +170,13 @@ def expansion_outcomes(analysis: RolloutAnalysis, located: LocatedCall) -> list[
     last = output.line if output is not None else len(analysis.records) - 1
     free: dict[str, list] = {}
     for line, event in analysis.events:
-        if located.line < line <= last and event.type == EXEC_END and event.nested and event.command and \
-                line not in analysis.matched_events:
+        if (
+            located.line < line <= last
+            and event.type == EXEC_END
+            and event.nested
+            and event.command
+            and line not in analysis.matched_events
+        ):
             free.setdefault(event.command[-1], []).append(event)
     out: list[Outcome | None] = []
     for command in expansion:
@@ -216,10 +228,41 @@ def failures(analysis: RolloutAnalysis, first: int = 0, last: int | None = None)
 
 # -- labels ---------------------------------------------------------------------------------------------------
 # the arguments that identify a call, most telling first (a path before a query before a name)
-_KEY_ARGUMENTS = ("task_name", "path", "file_path", "paths", "uri", "url", "query", "queries", "q", "search_query",
-                  "pattern", "command", "cmd", "name", "libraryName", "context7CompatibleLibraryID", "target",
-                  "targets", "agent_id", "id", "ids", "ref_id", "open", "click", "find", "session_id", "sessionId",
-                  "cell_id", "pid", "questions", "message", "thought", "input")
+_KEY_ARGUMENTS = (
+    "task_name",
+    "path",
+    "file_path",
+    "paths",
+    "uri",
+    "url",
+    "query",
+    "queries",
+    "q",
+    "search_query",
+    "pattern",
+    "command",
+    "cmd",
+    "name",
+    "libraryName",
+    "context7CompatibleLibraryID",
+    "target",
+    "targets",
+    "agent_id",
+    "id",
+    "ids",
+    "ref_id",
+    "open",
+    "click",
+    "find",
+    "session_id",
+    "sessionId",
+    "cell_id",
+    "pid",
+    "questions",
+    "message",
+    "thought",
+    "input",
+)
 LABEL_LIMIT = 120
 
 
@@ -327,8 +370,9 @@ def _value_text(value: Any) -> str:
 def call_label(call: ToolCall, mask: Callable[[str], str] = str, limit: int = LABEL_LIMIT) -> str:
     """``exec_command: pwd && rg …``, ``apply_patch: delete a.py, add a.py``, ``mcp__fs__write_file: /a.txt``;
     the tool alone when nothing identifies the call further.  A tool name is never repeated."""
-    tool = (call.shown_tool if call.namespace and not call.namespace.startswith("mcp__") else call.tool) or \
-        ("computed tool" if call.kind != COMMAND else "computed command tool")
+    tool = (call.shown_tool if call.namespace and not call.namespace.startswith("mcp__") else call.tool) or (
+        "computed tool" if call.kind != COMMAND else "computed command tool"
+    )
     if call.tool is None and call.chosen_from:
         tool = f"a tool chosen from {call.chosen_from}"
     if call.tool is None and call.expansion_tools:
@@ -341,7 +385,7 @@ def call_label(call: ToolCall, mask: Callable[[str], str] = str, limit: int = LA
         text = key
     else:
         text = f"{tool}: {key}"
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def expansion_labels(call: ToolCall, mask: Callable[[str], str] = str, limit: int = LABEL_LIMIT) -> list[str]:
@@ -352,7 +396,7 @@ def expansion_labels(call: ToolCall, mask: Callable[[str], str] = str, limit: in
     out = []
     for tool, command in zip(tools, call.expansion):
         text = f"{tool}: {' '.join(mask(command).split())}"
-        out.append(text if len(text) <= limit else text[:limit - 1] + "…")
+        out.append(text if len(text) <= limit else text[: limit - 1] + "…")
     return out
 
 
@@ -370,7 +414,31 @@ def turn_label(number: int, line: int) -> str:
     return f"turn {number} (line {line + 1})"
 
 
-__all__ = ["DEAD", "ENCRYPTED_PREFIX", "FAILED", "FAILED_AT", "OK", "NEVER_RAN", "NOT_RUN", "NO_OUTPUT", "Outcome",
-           "RUNNING", "call_label", "call_outcome", "continued_from", "exit_outcome", "expansion_labels",
-           "expansion_outcomes", "failed_count", "failures", "key_argument", "located_outcome", "output_chunks",
-           "output_outcome", "patch_actions", "record_outcome", "turn_label", "turn_status"]
+__all__ = [
+    "DEAD",
+    "ENCRYPTED_PREFIX",
+    "FAILED",
+    "FAILED_AT",
+    "OK",
+    "NEVER_RAN",
+    "NOT_RUN",
+    "NO_OUTPUT",
+    "Outcome",
+    "RUNNING",
+    "call_label",
+    "call_outcome",
+    "continued_from",
+    "exit_outcome",
+    "expansion_labels",
+    "expansion_outcomes",
+    "failed_count",
+    "failures",
+    "key_argument",
+    "located_outcome",
+    "output_chunks",
+    "output_outcome",
+    "patch_actions",
+    "record_outcome",
+    "turn_label",
+    "turn_status",
+]

@@ -120,12 +120,18 @@ class Lineage:
             "parent_thread_id": ident.parent if ident else None,
             "agent_nickname": ident.nickname if ident else None,
             "agent_role": ident.role if ident else None,
-            "inherited": {"start_line": self.inherited.start, "end_line": self.inherited.end,
-                          "session_id": self.inherited.session_id, "turns": self.inherited.turns}
-            if self.inherited else None,
+            "inherited": {
+                "start_line": self.inherited.start,
+                "end_line": self.inherited.end,
+                "session_id": self.inherited.session_id,
+                "turns": self.inherited.turns,
+            }
+            if self.inherited
+            else None,
             "resumed_at_lines": self.resumes,
-            "spawned": [{"line": s.line, "call_id": s.call_id, "task": s.task, "thread_id": s.child}
-                        for s in self.spawns],
+            "spawned": [
+                {"line": s.line, "call_id": s.call_id, "task": s.task, "thread_id": s.child} for s in self.spawns
+            ],
         }
 
 
@@ -140,7 +146,8 @@ def identity_of(meta: SessionMeta, line: int, envelope_time: str | None = None) 
     spawn = _dig(meta.source, "subagent", "thread_spawn")
     spawn = spawn if isinstance(spawn, dict) else {}
     return Identity(
-        line=line, id=meta.id,
+        line=line,
+        id=meta.id,
         forked_from=_text(extra.get("forked_from_id")),
         parent=_text(spawn.get("parent_thread_id")) or _text(extra.get("parent_thread_id")),
         nickname=_text(extra.get("agent_nickname")) or _text(spawn.get("agent_nickname")),
@@ -211,8 +218,11 @@ def _turn_start_ms(analysis: RolloutAnalysis, line: int) -> int | None:
 
 
 def _spawns(analysis: RolloutAnalysis) -> list[Spawn]:
-    calls = [(n, r) for n, r in enumerate(analysis.records)
-             if r.kind == "function_call" and bare_tool_name(r.name) in SPAWN_TOOLS]
+    calls = [
+        (n, r)
+        for n, r in enumerate(analysis.records)
+        if r.kind == "function_call" and bare_tool_name(r.name) in SPAWN_TOOLS
+    ]
     if not calls:
         return []
     named: dict[str, tuple[str, int]] = {}  # call_id → (child thread, line)
@@ -283,6 +293,7 @@ def codex_home(path: str) -> Path | None:
 
 # -- small readers ---------------------------------------------------------------------------------
 
+
 def _payload(record) -> Any:
     item = record.item
     if isinstance(item, dict):
@@ -335,5 +346,14 @@ def _uuid7_ms(value: Any) -> int | None:
         return None
 
 
-__all__ = ["Identity", "Inheritance", "Spawn", "Lineage", "lineage", "identity_of", "find_session_file",
-           "search_roots", "codex_home"]
+__all__ = [
+    "Identity",
+    "Inheritance",
+    "Spawn",
+    "Lineage",
+    "lineage",
+    "identity_of",
+    "find_session_file",
+    "search_roots",
+    "codex_home",
+]

@@ -138,8 +138,9 @@ class LineCache:
     :attr:`sole_producer`), and what the last linking made, for the next one to reuse.
     """
 
-    def __init__(self, extra_secrets: tuple[re.Pattern[str], ...] = (), secrets: bool = True,
-                 read_again: LastRead = READ_AGAIN) -> None:
+    def __init__(
+        self, extra_secrets: tuple[re.Pattern[str], ...] = (), secrets: bool = True, read_again: LastRead = READ_AGAIN
+    ) -> None:
         self.extra_secrets = extra_secrets
         self.secrets = secrets  # look for secrets (see analyze_line)
         self._by_text: dict[str, LineAnalysis] = {}
@@ -199,5 +200,15 @@ def _ran_copy(call: ToolCall) -> ToolCall:
     return copy_call(call, executed="yes")
 
 
-__all__ = ["LineCache", "PerObject", "Derived", "MadeOutput", "CorrectedOutput", "PairedCalls", "TurnsMade", "same",
-           "sole_producer_of", "STALE_CHARS"]
+__all__ = [
+    "LineCache",
+    "PerObject",
+    "Derived",
+    "MadeOutput",
+    "CorrectedOutput",
+    "PairedCalls",
+    "TurnsMade",
+    "same",
+    "sole_producer_of",
+    "STALE_CHARS",
+]

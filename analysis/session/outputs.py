@@ -104,8 +104,13 @@ def readable_text(output: ToolOutput) -> str:
         if result is None:
             parts.append(text)
             continue
-        head = f"[exit {result.exit_code}]" if result.exit_code is not None else \
-            f"[running, session {result.session_id}]" if result.session_id is not None else "[result]"
+        head = (
+            f"[exit {result.exit_code}]"
+            if result.exit_code is not None
+            else f"[running, session {result.session_id}]"
+            if result.session_id is not None
+            else "[result]"
+        )
         parts.append(f"{head}\n{_result_output(text).rstrip()}")
     if output.error:
         parts.append("Script error: " + output.error)
@@ -134,9 +139,13 @@ _copy_output = replacer(ToolOutput)
 
 def _is_exec(body: Any) -> bool:
     """Whether an output body starts with a code-mode status header."""
-    first = body if isinstance(body, str) else next(
-        (getattr(i, "text", None) for i in body if getattr(i, "text", None) is not None), None) \
-        if isinstance(body, list) else None
+    first = (
+        body
+        if isinstance(body, str)
+        else next((getattr(i, "text", None) for i in body if getattr(i, "text", None) is not None), None)
+        if isinstance(body, list)
+        else None
+    )
     return first is not None and _STATUS_HEADER.match(first) is not None
 
 
@@ -251,11 +260,11 @@ def _exec_texts(body: Any) -> tuple[list[str], int, str | None, float | None, st
             status = "running" if m.group(1).startswith("running") else m.group(1)
             cell = m.group(2)
             wall = float(m.group(3))
-            rest = texts[0][m.end():]
+            rest = texts[0][m.end() :]
             texts = ([rest] if rest else []) + texts[1:]
     error = None
     if texts and texts[-1].startswith("Script error:"):
-        error = texts[-1][len("Script error:"):].strip()
+        error = texts[-1][len("Script error:") :].strip()
         texts = texts[:-1]
         status = "failed"  # the script threw: whatever the header said, it did not complete
     return texts, images, status, wall, cell, error

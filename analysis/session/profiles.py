@@ -31,8 +31,12 @@ def quiet_call(located: LocatedCall) -> bool:
     """Whether a call's computed command is nothing a reader needs to act on: its exact commands are known,
     or it ran and its output says how."""
     output = located.output
-    return located.call.expansion is not None or located.event is not None or \
-        output is not None and output.status == "completed"
+    return (
+        located.call.expansion is not None
+        or located.event is not None
+        or output is not None
+        and output.status == "completed"
+    )
 
 
 def severity_in(profile: str, finding: Finding, quiet: Callable[[Finding], bool]) -> Severity:
@@ -56,6 +60,7 @@ def quiet_findings(calls: Iterable[LocatedCall]) -> Callable[[Finding], bool]:
         if not holding:
             return False
         return quiet_call(min(holding, key=lambda c: c.call.end - c.call.start))
+
     return quiet
 
 

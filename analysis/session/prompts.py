@@ -12,9 +12,23 @@ import re
 
 REQUEST_MARKER = "## My request for Codex:"
 # blocks of injected context, written as an XML-like element
-_TAGS = ("environment_context", "user_instructions", "recommended_plugins", "INSTRUCTIONS", "permissions",
-         "developer_instructions", "turn_aborted", "user_shell_command", "skills_instructions", "skill",
-         "collaboration_mode", "apps_instructions", "plugins_instructions", "subagent_notification", "image")
+_TAGS = (
+    "environment_context",
+    "user_instructions",
+    "recommended_plugins",
+    "INSTRUCTIONS",
+    "permissions",
+    "developer_instructions",
+    "turn_aborted",
+    "user_shell_command",
+    "skills_instructions",
+    "skill",
+    "collaboration_mode",
+    "apps_instructions",
+    "plugins_instructions",
+    "subagent_notification",
+    "image",
+)
 _BLOCK = re.compile(r"<(" + "|".join(_TAGS) + r")\b[^>]*>.*?(?:</\1>|\Z)", re.DOTALL)
 # an attached image, as Codex writes it into the prompt: the placeholder the user saw in their prompt stands for it
 _IMAGE = re.compile(r"<image\b[^>]*?\bname=(\[[^\]]*\]|[^\s>]+)[^>]*>\s*(?:</image>)?")
@@ -27,7 +41,7 @@ def user_words(text: str) -> str | None:
     text = _IMAGE.sub(lambda m: m.group(1), text)
     marker = text.rfind(REQUEST_MARKER)
     if marker >= 0:
-        words = text[marker + len(REQUEST_MARKER):].strip()
+        words = text[marker + len(REQUEST_MARKER) :].strip()
         return words or None
     stripped = _BLOCK.sub("", text).strip()
     if stripped.startswith(_CONTEXT_HEADINGS):  # injected context and no request: nobody typed it

@@ -55,8 +55,7 @@ from .turn_events import TurnEnd, TurnItem, read_turn_end, read_turn_item, user_
 
 EXEC_NAMESPACES = (None, "functions")
 # the top-level functions that run a command, and the one argument that holds it
-COMMAND_ARGUMENT = {"exec_command": "cmd", "shell_command": "command", "shell": "command",
-                    "container.exec": "command"}
+COMMAND_ARGUMENT = {"exec_command": "cmd", "shell_command": "command", "shell": "command", "container.exec": "command"}
 COMMAND_FUNCTIONS = frozenset(COMMAND_ARGUMENT)
 TURN_EVENTS = ("task_started", "turn_started")
 
@@ -83,7 +82,9 @@ class LineAnalysis:
     turn_start: bool = False  # a task_started event or a turn_context: where Codex starts a turn
     turn_id: str | None = None
     prompt: str | None = None  # the user's own words (injected context removed)
-    prompt_event: bool = False  # the prompt comes from event_msg/user_message or a UserMessage item (Codex's own record)
+    prompt_event: bool = (
+        False  # the prompt comes from event_msg/user_message or a UserMessage item (Codex's own record)
+    )
     turn_end: TurnEnd | None = None  # an event that ends, fails, interrupts or takes back a turn
     turn_item: TurnItem | None = None  # a turn item of paginated history (item_completed): words, reasoning, plan
     settings: Settings | None = None  # the settings a turn_context or thread_settings_applied record says
@@ -108,8 +109,9 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
     text = bom_as_space(line)
     # a large compacted record's history repeats the transcript before it (where its secrets were found) and
     # its images: not searched again
-    found = [] if not secrets or len(line) > LARGE_LINE and is_compacted_line(line) else \
-        find_secrets(line, extra_secrets)
+    found = (
+        [] if not secrets or len(line) > LARGE_LINE and is_compacted_line(line) else find_secrets(line, extra_secrets)
+    )
     value = None
     problem = None
     try:
@@ -126,22 +128,42 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
     except RecursionError:
         problem = Finding(INVALID_JSON, "JSON nested too deeply to read", Span(0, 0, len(line)))
     except ValueError:  # an integer of over 4,300 digits: Python refuses it (its conversion is quadratic)
-        problem = Finding(INVALID_JSON, "not JSON this reader accepts: a number too long to read",
-                          Span(0, 0, len(line)))
-    secrets = tuple(Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing",
-                            Span(0, s.start, s.end)) for s in found) if found else ()
+        problem = Finding(
+            INVALID_JSON, "not JSON this reader accepts: a number too long to read", Span(0, 0, len(line))
+        )
+    secrets = (
+        tuple(
+            Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing", Span(0, s.start, s.end))
+            for s in found
+        )
+        if found
+        else ()
+    )
     if problem is not None:
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=finding_sort_key)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
     _read_record(text, record, fields, line)
     found_here = fields["findings"]
-    fields["findings"] = tuple(sorted(found_here + list(secrets), key=finding_sort_key)) if found_here or secrets else ()
+    fields["findings"] = (
+        tuple(sorted(found_here + list(secrets), key=finding_sort_key)) if found_here or secrets else ()
+    )
     return LineAnalysis(**fields)
 
 
 # what a line that starts, names, ends or takes back a turn holds somewhere (its type, or a user message's role)
-_TURN_MARKS = ("turn_context", "task_started", "turn_started", "task_complete", "turn_complete", "turn_aborted",
-               "thread_rolled_back", "error", "user_message", "serMessage", "user")
+_TURN_MARKS = (
+    "turn_context",
+    "task_started",
+    "turn_started",
+    "task_complete",
+    "turn_complete",
+    "turn_aborted",
+    "thread_rolled_back",
+    "error",
+    "user_message",
+    "serMessage",
+    "user",
+)
 _OTHER = LineAnalysis("other")
 _BLANK = LineAnalysis("blank")
 
@@ -175,11 +197,22 @@ def turn_facts(line: str) -> LineAnalysis:
         _read_event(payload, fields)
         fields.pop("event", None)
         return LineAnalysis(**fields)
-    if kind == "turn_context" or kind == "response_item" and isinstance(payload, dict) and \
-            payload.get("type") == "message" and payload.get("role") == "user":
+    if (
+        kind == "turn_context"
+        or kind == "response_item"
+        and isinstance(payload, dict)
+        and payload.get("type") == "message"
+        and payload.get("role") == "user"
+    ):
         found = analyze_line(line)
-        return LineAnalysis(found.kind, record=found.record, turn_start=found.turn_start, turn_id=found.turn_id,
-                            prompt=found.prompt, text=found.text)
+        return LineAnalysis(
+            found.kind,
+            record=found.record,
+            turn_start=found.turn_start,
+            turn_id=found.turn_id,
+            prompt=found.prompt,
+            text=found.text,
+        )
     return _OTHER
 
 
@@ -212,8 +245,9 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
             kept = {k: v for k, v in item.items() if k != "replacement_history"}
             fields.update(compacted=summary, record=Record(record.envelope, kept))
     elif record.envelope.type == "turn_context":
-        fields.update(turn_start=True, turn_id=getattr(item, "turn_id", None),
-                      settings=read_turn_context_settings(item))
+        fields.update(
+            turn_start=True, turn_id=getattr(item, "turn_id", None), settings=read_turn_context_settings(item)
+        )
     elif isinstance(item, Message):
         fields["text"] = item.text()
         if item.role == "user":
@@ -221,8 +255,9 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
     elif isinstance(item, (FunctionCallOutput, CustomToolCallOutput)):
         # the output's texts live on in ``output`` (a large one's in ``source``, read again when asked): the
         # record need not hold them a second time
-        fields.update(call_id=item.call_id, output=read_output(item.output, source),
-                      record=record.without_item(), is_output=True)
+        fields.update(
+            call_id=item.call_id, output=read_output(item.output, source), record=record.without_item(), is_output=True
+        )
     elif isinstance(item, CustomToolCall):
         fields.update(call_id=item.call_id, name=item.name, text=item.input, is_call=True)
         if item.name == "exec" and item.namespace in EXEC_NAMESPACES:
@@ -231,17 +266,35 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
             _read_top_patch(line, fields, item.input, ("payload", "input"))
         else:  # any other freeform tool: its input is one string
             fields["name"] = _tool_name(item.name, item.namespace)
-            fields["calls"] = (ToolCall(fields["name"], TOOL, 0, len(line), arguments={"input": item.input},
-                                        executed="yes", source=item.input),)
+            fields["calls"] = (
+                ToolCall(
+                    fields["name"],
+                    TOOL,
+                    0,
+                    len(line),
+                    arguments={"input": item.input},
+                    executed="yes",
+                    source=item.input,
+                ),
+            )
     elif isinstance(item, FunctionCall):
-        fields.update(call_id=item.call_id, name=_tool_name(item.name, item.namespace), text=item.arguments,
-                      is_call=True)
+        fields.update(
+            call_id=item.call_id, name=_tool_name(item.name, item.namespace), text=item.arguments, is_call=True
+        )
         _read_function_call(line, fields, item)
     elif isinstance(item, LocalShellCall):
         command = item.action.command
         text = command if isinstance(command, str) else shlex.join(command)
-        call = ToolCall("local_shell", COMMAND, 0, len(line), command=text,
-                        workdir=item.action.working_directory, executed="yes", source=text)
+        call = ToolCall(
+            "local_shell",
+            COMMAND,
+            0,
+            len(line),
+            command=text,
+            workdir=item.action.working_directory,
+            executed="yes",
+            source=text,
+        )
         fields.update(call_id=item.call_id, name="local_shell", calls=(call,), text=text, is_call=True)
     elif isinstance(item, OtherItem) and record.envelope.type == "response_item":
         _read_other_item(line, item, fields)
@@ -281,20 +334,31 @@ def _read_other_item(line: str, item: OtherItem, fields: dict[str, Any]) -> None
     extra = item.model_extra or {}
     call_id = extra.get("call_id") if isinstance(extra.get("call_id"), str) else None
     if kind.endswith("_call"):
-        tool = kind[:-len("_call")]
+        tool = kind[: -len("_call")]
         arguments = _call_arguments(extra)
         status = extra.get("status") if isinstance(extra.get("status"), str) else None
-        call = ToolCall(tool, TOOL, 0, len(line), arguments=arguments, executed="yes",
-                        source=json.dumps(arguments, ensure_ascii=False))
-        fields.update(call_id=call_id, name=tool, calls=(call,), is_call=True,
-                      text=json.dumps(arguments, ensure_ascii=False))
+        call = ToolCall(
+            tool,
+            TOOL,
+            0,
+            len(line),
+            arguments=arguments,
+            executed="yes",
+            source=json.dumps(arguments, ensure_ascii=False),
+        )
+        fields.update(
+            call_id=call_id, name=tool, calls=(call,), is_call=True, text=json.dumps(arguments, ensure_ascii=False)
+        )
         if call_id is None and status is not None:  # no output record follows: the record says how it ended
             fields["output"] = ToolOutput(status, None, ())
     elif kind.endswith("_output") and call_id is not None:
         status = extra.get("status") if isinstance(extra.get("status"), str) else "completed"
         body = {k: v for k, v in extra.items() if k not in ("id", "call_id", "status", "execution")}
-        fields.update(call_id=call_id, is_output=True,
-                      output=ToolOutput(status, None, (json.dumps(body, ensure_ascii=False)[:4000],)))
+        fields.update(
+            call_id=call_id,
+            is_output=True,
+            output=ToolOutput(status, None, (json.dumps(body, ensure_ascii=False)[:4000],)),
+        )
 
 
 def _call_arguments(extra: dict[str, Any]) -> dict[str, Any]:
@@ -373,8 +437,9 @@ def _read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) -
     for error in patch.errors:
         where = escapes.span(0, error.offset, error.offset + error.length) if escapes else whole
         fields["findings"].append(Finding(PATCH_SYNTAX, f"patch line {error.line + 1}: {error.message}", where))
-    fields["calls"] = (ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, patch=text,
-                                executed="yes", source=text),)
+    fields["calls"] = (
+        ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, patch=text, executed="yes", source=text),
+    )
 
 
 def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -> None:
@@ -385,8 +450,13 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
     except (ValueError, RecursionError):
         args = None
     if not isinstance(args, dict):
-        fields["findings"].append(Finding(RECORD_SHAPE, "payload.arguments: must be a JSON object in a string",
-                                          _path_span(line, ("payload", "arguments"))))
+        fields["findings"].append(
+            Finding(
+                RECORD_SHAPE,
+                "payload.arguments: must be a JSON object in a string",
+                _path_span(line, ("payload", "arguments")),
+            )
+        )
         kind = COMMAND if name in COMMAND_FUNCTIONS else PATCH if name == "apply_patch" else TOOL
         fields["calls"] = (ToolCall(name, kind, *whole, executed="yes", source=item.arguments),)
         return
@@ -394,24 +464,42 @@ def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -
         key = COMMAND_ARGUMENT[name]
         raw = args.get(key)
         # exec_command and shell_command take a shell command line; shell and container.exec an argv
-        command = raw if isinstance(raw, str) else shlex.join(raw) \
-            if isinstance(raw, list) and raw and all(isinstance(a, str) for a in raw) else None
+        command = (
+            raw
+            if isinstance(raw, str)
+            else shlex.join(raw)
+            if isinstance(raw, list) and raw and all(isinstance(a, str) for a in raw)
+            else None
+        )
         workdir = args.get("workdir")
         other = {k: v for k, v in args.items() if k not in (key, "workdir")}
-        fields["calls"] = (ToolCall(name, COMMAND, *whole, command=command,
-                                    workdir=workdir if isinstance(workdir, str) else None, arguments=other,
-                                    executed="yes", source=item.arguments, json_arguments=True),)
+        fields["calls"] = (
+            ToolCall(
+                name,
+                COMMAND,
+                *whole,
+                command=command,
+                workdir=workdir if isinstance(workdir, str) else None,
+                arguments=other,
+                executed="yes",
+                source=item.arguments,
+                json_arguments=True,
+            ),
+        )
     elif name == "apply_patch" and isinstance(args.get("input"), str):
         # the patch sits JSON-encoded inside the JSON string ``arguments``: point at the arguments
         patch = parse_patch(args["input"])
         where = _path_span(line, ("payload", "arguments"))
-        fields["findings"].extend(Finding(PATCH_SYNTAX, f"patch line {e.line + 1}: {e.message}", where)
-                                  for e in patch.errors)
-        fields["calls"] = (ToolCall(name, PATCH, *whole, files=patch.files, patch=args["input"],
-                                    executed="yes", source=args["input"]),)
+        fields["findings"].extend(
+            Finding(PATCH_SYNTAX, f"patch line {e.line + 1}: {e.message}", where) for e in patch.errors
+        )
+        fields["calls"] = (
+            ToolCall(name, PATCH, *whole, files=patch.files, patch=args["input"], executed="yes", source=args["input"]),
+        )
     else:  # wait, write_stdin, update_plan, an MCP tool, …: a tool call with its decoded arguments
-        fields["calls"] = (ToolCall(name, TOOL, *whole, arguments=args, executed="yes", source=item.arguments,
-                                    json_arguments=True),)
+        fields["calls"] = (
+            ToolCall(name, TOOL, *whole, arguments=args, executed="yes", source=item.arguments, json_arguments=True),
+        )
 
 
 __all__ = ["LineAnalysis", "analyze_line", "turn_facts", "bare_tool_name", "call_id_span", "read_output"]

@@ -24,7 +24,17 @@ _REQUIRED = object()
 _BAD = object()  # a value the plain check does not accept as it is: pydantic decides
 # field types: the JSON each takes as it is
 STR, OPT_STR, OPT_INT, ANY, OPT_DICT, LIST, CONTENT, OUTPUT, ARGV, ACTION = (
-    "str", "str?", "int?", "any", "dict?", "list", "content", "output", "argv", "action")
+    "str",
+    "str?",
+    "int?",
+    "any",
+    "dict?",
+    "list",
+    "content",
+    "output",
+    "argv",
+    "action",
+)
 
 
 class _Item:
@@ -67,15 +77,18 @@ class _Item:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n, _, _ in self._fields) and \
-            self.model_extra == other.model_extra
+        return (
+            all(getattr(self, n) == getattr(other, n) for n, _, _ in self._fields)
+            and self.model_extra == other.model_extra
+        )
 
     def __hash__(self) -> int:
         return hash((type(self), *(getattr(self, n) for n, _, _ in self._fields)))
 
     def __repr__(self) -> str:
-        shown = [f"{n}={getattr(self, n)!r}" for n, _, _ in self._fields] + \
-            [f"{k}={v!r}" for k, v in self.model_extra.items()]
+        shown = [f"{n}={getattr(self, n)!r}" for n, _, _ in self._fields] + [
+            f"{k}={v!r}" for k, v in self.model_extra.items()
+        ]
         return f"{type(self).__name__}({', '.join(shown)})"
 
     def __reduce__(self):
@@ -111,8 +124,13 @@ def _dump(value: Any) -> Any:
 
 class Envelope(_Item):
     __slots__ = ("timestamp", "type", "payload", "ordinal", "metadata")
-    _fields = (("timestamp", OPT_STR, None), ("type", STR, _REQUIRED), ("payload", ANY, None),
-               ("ordinal", OPT_INT, None), ("metadata", OPT_DICT, None))
+    _fields = (
+        ("timestamp", OPT_STR, None),
+        ("type", STR, _REQUIRED),
+        ("payload", ANY, None),
+        ("ordinal", OPT_INT, None),
+        ("metadata", OPT_DICT, None),
+    )
 
 
 class ContentItem(_Item):
@@ -121,23 +139,49 @@ class ContentItem(_Item):
 
 
 class SessionMeta(_Item):
-    __slots__ = ("id", "timestamp", "cwd", "originator", "cli_version", "source", "model_provider", "git",
-                 "history_mode")
-    _fields = (("id", OPT_STR, None), ("timestamp", OPT_STR, None), ("cwd", OPT_STR, None),
-               ("originator", OPT_STR, None), ("cli_version", OPT_STR, None), ("source", ANY, None),
-               ("model_provider", OPT_STR, None), ("git", OPT_DICT, None), ("history_mode", OPT_STR, None))
+    __slots__ = (
+        "id",
+        "timestamp",
+        "cwd",
+        "originator",
+        "cli_version",
+        "source",
+        "model_provider",
+        "git",
+        "history_mode",
+    )
+    _fields = (
+        ("id", OPT_STR, None),
+        ("timestamp", OPT_STR, None),
+        ("cwd", OPT_STR, None),
+        ("originator", OPT_STR, None),
+        ("cli_version", OPT_STR, None),
+        ("source", ANY, None),
+        ("model_provider", OPT_STR, None),
+        ("git", OPT_DICT, None),
+        ("history_mode", OPT_STR, None),
+    )
 
 
 class TurnContext(_Item):
     __slots__ = ("cwd", "model", "turn_id", "approval_policy", "sandbox_policy")
-    _fields = (("cwd", OPT_STR, None), ("model", OPT_STR, None), ("turn_id", OPT_STR, None),
-               ("approval_policy", ANY, None), ("sandbox_policy", ANY, None))
+    _fields = (
+        ("cwd", OPT_STR, None),
+        ("model", OPT_STR, None),
+        ("turn_id", OPT_STR, None),
+        ("approval_policy", ANY, None),
+        ("sandbox_policy", ANY, None),
+    )
 
 
 class Message(_Item):
     __slots__ = ("type", "role", "content", "phase")
-    _fields = (("type", ("literal", "message"), _REQUIRED), ("role", STR, _REQUIRED), ("content", CONTENT, list),
-               ("phase", OPT_STR, None))
+    _fields = (
+        ("type", ("literal", "message"), _REQUIRED),
+        ("role", STR, _REQUIRED),
+        ("content", CONTENT, list),
+        ("phase", OPT_STR, None),
+    )
 
     def text(self) -> str:
         if isinstance(self.content, str):
@@ -147,45 +191,74 @@ class Message(_Item):
 
 class Reasoning(_Item):
     __slots__ = ("type", "summary", "content", "encrypted_content")
-    _fields = (("type", ("literal", "reasoning"), _REQUIRED), ("summary", LIST, list), ("content", ANY, None),
-               ("encrypted_content", OPT_STR, None))
+    _fields = (
+        ("type", ("literal", "reasoning"), _REQUIRED),
+        ("summary", LIST, list),
+        ("content", ANY, None),
+        ("encrypted_content", OPT_STR, None),
+    )
 
 
 class FunctionCall(_Item):
     __slots__ = ("type", "name", "arguments", "call_id", "namespace")
-    _fields = (("type", ("literal", "function_call"), _REQUIRED), ("name", STR, _REQUIRED),
-               ("arguments", STR, _REQUIRED), ("call_id", OPT_STR, None), ("namespace", OPT_STR, None))
+    _fields = (
+        ("type", ("literal", "function_call"), _REQUIRED),
+        ("name", STR, _REQUIRED),
+        ("arguments", STR, _REQUIRED),
+        ("call_id", OPT_STR, None),
+        ("namespace", OPT_STR, None),
+    )
 
 
 class FunctionCallOutput(_Item):
     __slots__ = ("type", "call_id", "output")
-    _fields = (("type", ("literal", "function_call_output"), _REQUIRED), ("call_id", OPT_STR, None),
-               ("output", OUTPUT, ""))
+    _fields = (
+        ("type", ("literal", "function_call_output"), _REQUIRED),
+        ("call_id", OPT_STR, None),
+        ("output", OUTPUT, ""),
+    )
 
 
 class CustomToolCall(_Item):
     __slots__ = ("type", "name", "input", "call_id", "status", "namespace")
-    _fields = (("type", ("literal", "custom_tool_call"), _REQUIRED), ("name", STR, _REQUIRED),
-               ("input", STR, _REQUIRED), ("call_id", OPT_STR, None), ("status", OPT_STR, None),
-               ("namespace", OPT_STR, None))
+    _fields = (
+        ("type", ("literal", "custom_tool_call"), _REQUIRED),
+        ("name", STR, _REQUIRED),
+        ("input", STR, _REQUIRED),
+        ("call_id", OPT_STR, None),
+        ("status", OPT_STR, None),
+        ("namespace", OPT_STR, None),
+    )
 
 
 class CustomToolCallOutput(_Item):
     __slots__ = ("type", "call_id", "output", "name")
-    _fields = (("type", ("literal", "custom_tool_call_output"), _REQUIRED), ("call_id", OPT_STR, None),
-               ("output", OUTPUT, ""), ("name", OPT_STR, None))
+    _fields = (
+        ("type", ("literal", "custom_tool_call_output"), _REQUIRED),
+        ("call_id", OPT_STR, None),
+        ("output", OUTPUT, ""),
+        ("name", OPT_STR, None),
+    )
 
 
 class LocalShellAction(_Item):
     __slots__ = ("type", "command", "working_directory", "timeout_ms")
-    _fields = (("type", OPT_STR, None), ("command", ARGV, _REQUIRED), ("working_directory", OPT_STR, None),
-               ("timeout_ms", OPT_INT, None))
+    _fields = (
+        ("type", OPT_STR, None),
+        ("command", ARGV, _REQUIRED),
+        ("working_directory", OPT_STR, None),
+        ("timeout_ms", OPT_INT, None),
+    )
 
 
 class LocalShellCall(_Item):
     __slots__ = ("type", "action", "call_id", "status")
-    _fields = (("type", ("literal", "local_shell_call"), _REQUIRED), ("action", ACTION, _REQUIRED),
-               ("call_id", OPT_STR, None), ("status", OPT_STR, None))
+    _fields = (
+        ("type", ("literal", "local_shell_call"), _REQUIRED),
+        ("action", ACTION, _REQUIRED),
+        ("call_id", OPT_STR, None),
+        ("status", OPT_STR, None),
+    )
 
 
 class OtherItem(_Item):
@@ -208,14 +281,31 @@ PAYLOADS: dict[str, type[_Item]] = {
     "session_meta": SessionMeta,
     "turn_context": TurnContext,
 }
-KNOWN_TYPES = frozenset({
-    "session_meta", "response_item", "compacted", "turn_context", "event_msg",
-    "inter_agent_communication", "inter_agent_communication_metadata", "world_state",
-    "token_usage_record", "security_risk_score", "retained_context", "realtime_item",
-    "rollout_reference", "fork_reference",  # 0.147 and later: a segment or fork naming the rollout it continues
-})
-_PARTS: tuple[type[_Item], ...] = (Envelope, *RESPONSE_ITEMS.values(), *PAYLOADS.values(), ContentItem,
-                                   LocalShellAction)
+KNOWN_TYPES = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "compacted",
+        "turn_context",
+        "event_msg",
+        "inter_agent_communication",
+        "inter_agent_communication_metadata",
+        "world_state",
+        "token_usage_record",
+        "security_risk_score",
+        "retained_context",
+        "realtime_item",
+        "rollout_reference",
+        "fork_reference",  # 0.147 and later: a segment or fork naming the rollout it continues
+    }
+)
+_PARTS: tuple[type[_Item], ...] = (
+    Envelope,
+    *RESPONSE_ITEMS.values(),
+    *PAYLOADS.values(),
+    ContentItem,
+    LocalShellAction,
+)
 
 
 class RecordShapeError(Exception):
@@ -304,8 +394,13 @@ def _plain(cls: type[ItemT], value: dict) -> ItemT | None:
 def _plain_reader(cls: type[_Item]) -> Callable[[dict], _Item | None]:
     """:func:`_plain` for one class: its fields looked up once, each with the one type its JSON must have (a
     loop sending every field through :func:`_check`'s chain of tests cost twice as much, on every line)."""
-    simple = {STR: (str, False), OPT_STR: (str, True), OPT_INT: (int, True), OPT_DICT: (dict, True),
-              LIST: (list, False)}
+    simple = {
+        STR: (str, False),
+        OPT_STR: (str, True),
+        OPT_INT: (int, True),
+        OPT_DICT: (dict, True),
+        LIST: (list, False),
+    }
     spec = []
     for name, kind, default in cls._fields:
         want, nullable, literal, other = None, False, None, None
@@ -380,8 +475,7 @@ def _check(kind: Any, value: Any) -> Any:
 
 
 # each reads its own class (or None): Any, as a dict's value type cannot name its key's class
-_PLAIN_READERS: dict[type[_Item], Callable[[dict], Any]] = {
-    cls: _plain_reader(cls) for cls in (*_PARTS, OtherItem)}
+_PLAIN_READERS: dict[type[_Item], Callable[[dict], Any]] = {cls: _plain_reader(cls) for cls in (*_PARTS, OtherItem)}
 _set_payload = Envelope.__dict__["payload"].__set__
 
 
@@ -399,23 +493,34 @@ def _pydantic_model(cls: type[_Item]) -> Any:
 
         content = _pydantic_model(ContentItem) if cls is not ContentItem else None
         types: dict[Any, Any] = {
-            STR: str, OPT_STR: str | None, OPT_INT: int | None, ANY: Any,
-            OPT_DICT: dict[str, Any] | None, LIST: list[Any], ARGV: list[str] | str,
+            STR: str,
+            OPT_STR: str | None,
+            OPT_INT: int | None,
+            ANY: Any,
+            OPT_DICT: dict[str, Any] | None,
+            LIST: list[Any],
+            ARGV: list[str] | str,
             # content: a model built here, at run time, which no static type names
-            CONTENT: list[content] | str, OUTPUT: str | list[content] | dict[str, Any],  # type: ignore[valid-type]
+            CONTENT: list[content] | str,
+            OUTPUT: str | list[content] | dict[str, Any],  # type: ignore[valid-type]
         }
         fields: dict[str, Any] = {}
         for name, kind, default in cls._fields:
-            annotation = _pydantic_model(LocalShellAction) if kind is ACTION else \
-                Literal[kind[1]] if isinstance(kind, tuple) else types[kind]
+            annotation = (
+                _pydantic_model(LocalShellAction)
+                if kind is ACTION
+                else Literal[kind[1]]
+                if isinstance(kind, tuple)
+                else types[kind]
+            )
             fields[name] = (annotation, ... if default is _REQUIRED else [] if default is list else default)
-        model = _MODELS[cls] = create_model(cls.__name__, __config__=ConfigDict(extra="allow", frozen=True),
-                                            **fields)
+        model = _MODELS[cls] = create_model(cls.__name__, __config__=ConfigDict(extra="allow", frozen=True), **fields)
     return model
 
 
 def _from_pydantic(cls: type[ItemT], validated: Any) -> ItemT:
     """A pydantic model's values (nested models too) as a ``cls``."""
+
     def plain(value: Any, kind: Any) -> Any:
         if kind is ACTION:
             return _from_pydantic(LocalShellAction, value)

@@ -80,9 +80,17 @@ class Parent:
 
     def to_json(self) -> dict[str, Any]:
         ref = self.reference
-        return {"line": ref.line, "kind": ref.kind, "rollout_id": ref.rollout_id, "thread_id": ref.thread_id,
-                "end_byte_offset": ref.end_byte_offset, "path": self.path, "lines": self.lines,
-                "turns": self.turns, "problem": self.problem}
+        return {
+            "line": ref.line,
+            "kind": ref.kind,
+            "rollout_id": ref.rollout_id,
+            "thread_id": ref.thread_id,
+            "end_byte_offset": ref.end_byte_offset,
+            "path": self.path,
+            "lines": self.lines,
+            "turns": self.turns,
+            "problem": self.problem,
+        }
 
 
 @once_per_object
@@ -102,17 +110,30 @@ def _read(analysis: RolloutAnalysis) -> list[Reference]:
             if first_meta:
                 base = (record.session.model_extra or {}).get("history_base")
                 if isinstance(base, dict):
-                    out.append(Reference(number, HISTORY_BASE, _text(base.get("thread_id")) or
-                                         _text(base.get("rollout_id")), _text(base.get("thread_id")),
-                                         end_byte_offset=_count(base.get("end_byte_offset")),
-                                         end_ordinal=_count(base.get("end_ordinal_exclusive"))))
+                    out.append(
+                        Reference(
+                            number,
+                            HISTORY_BASE,
+                            _text(base.get("thread_id")) or _text(base.get("rollout_id")),
+                            _text(base.get("thread_id")),
+                            end_byte_offset=_count(base.get("end_byte_offset")),
+                            end_ordinal=_count(base.get("end_ordinal_exclusive")),
+                        )
+                    )
             first_meta = False
         elif kind in _REFERENCE_RECORDS:
             payload = record.record.item if isinstance(record.record.item, dict) else {}
-            out.append(Reference(number, ROLLOUT_REFERENCE, _text(payload.get("rollout_id")),
-                                 _text(payload.get("thread_id")), _text(payload.get("rollout_path")),
-                                 nth_user_message=_count(payload.get("nth_user_message")),
-                                 segment_id=_text(payload.get("segment_id"))))
+            out.append(
+                Reference(
+                    number,
+                    ROLLOUT_REFERENCE,
+                    _text(payload.get("rollout_id")),
+                    _text(payload.get("thread_id")),
+                    _text(payload.get("rollout_path")),
+                    nth_user_message=_count(payload.get("nth_user_message")),
+                    segment_id=_text(payload.get("segment_id")),
+                )
+            )
     return out
 
 
@@ -145,8 +166,11 @@ def _stamp(path: str) -> tuple[int, int] | None:
 
 def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent:
     found = None
-    if reference.rollout_path and os.path.isfile(reference.rollout_path) and \
-            (path is None or os.path.realpath(reference.rollout_path) != os.path.realpath(path)):
+    if (
+        reference.rollout_path
+        and os.path.isfile(reference.rollout_path)
+        and (path is None or os.path.realpath(reference.rollout_path) != os.path.realpath(path))
+    ):
         found = reference.rollout_path
     for session_id in dict.fromkeys(i for i in (reference.rollout_id, reference.thread_id) if i):
         if found is None:
@@ -158,10 +182,10 @@ def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent
         return Parent(reference, None, problem=loaded.error)
     text = loaded.text
     if reference.end_byte_offset is not None:
-        data = text.encode("utf-8", "surrogateescape")[:reference.end_byte_offset]
+        data = text.encode("utf-8", "surrogateescape")[: reference.end_byte_offset]
         text = data.decode("utf-8", "replace")
         if not text.endswith("\n"):  # an offset inside a line: that line is not inherited
-            text = text[:text.rfind("\n") + 1]
+            text = text[: text.rfind("\n") + 1]
     lines = split_lines(text)
     if lines and lines[-1] == "":
         lines = lines[:-1]
@@ -169,8 +193,8 @@ def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent
         lines = _before_ordinal(lines, reference.end_ordinal)
     turns = scan_turns(lines)
     if reference.nth_user_message is not None and reference.end_byte_offset is None:
-        kept = turns[:reference.nth_user_message]
-        lines = lines[:kept[-1].end_line + 1] if kept and len(kept) < len(turns) else lines
+        kept = turns[: reference.nth_user_message]
+        lines = lines[: kept[-1].end_line + 1] if kept and len(kept) < len(turns) else lines
         turns = kept
     return Parent(reference, found, len(lines), len(turns))
 
@@ -197,8 +221,14 @@ def parent_findings(analysis: RolloutAnalysis, resolved: list[Parent]) -> list[F
         found = locate(text, [path]).get(path)
         span = Span(ref.line, *found) if found else Span(ref.line, 0, len(text))
         what = "fork" if ref.kind == HISTORY_BASE else "segment"
-        out.append(Finding(PARENT_MISSING, f"this {what} continues session {ref.parent_id or '?'} ({parent.problem}): "
-                                           "its inherited history cannot be shown", span))
+        out.append(
+            Finding(
+                PARENT_MISSING,
+                f"this {what} continues session {ref.parent_id or '?'} ({parent.problem}): "
+                "its inherited history cannot be shown",
+                span,
+            )
+        )
     return out
 
 
@@ -215,8 +245,9 @@ def may_refer(line: str) -> bool:
     return HISTORY_BASE in line or "_reference" in line or "\\u" in line and _LETTER_ESCAPE.search(line) is not None
 
 
-def head_parents(path: str, roots: Iterable[str] | None = None,
-                 head: list[str] | None = None) -> tuple[RolloutAnalysis, list[Parent]]:
+def head_parents(
+    path: str, roots: Iterable[str] | None = None, head: list[str] | None = None
+) -> tuple[RolloutAnalysis, list[Parent]]:
     """The references of the rollout at ``path`` read from its first lines alone (for a file read as a stream),
     resolved; with the analysis of those lines (for the findings' ranges).  ``head``: its first lines (at least
     :data:`HEAD_LINES`, or all it has), when the caller has read them already."""
@@ -278,5 +309,16 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-__all__ = ["HISTORY_BASE", "ROLLOUT_REFERENCE", "Reference", "Parent", "references", "resolve", "parents",
-           "parent_findings", "head_parents", "find_rollout", "may_refer"]
+__all__ = [
+    "HISTORY_BASE",
+    "ROLLOUT_REFERENCE",
+    "Reference",
+    "Parent",
+    "references",
+    "resolve",
+    "parents",
+    "parent_findings",
+    "head_parents",
+    "find_rollout",
+    "may_refer",
+]

@@ -111,18 +111,24 @@ class AnalysisCancelled(Exception):
     """Raised by :func:`analyze_text` when ``should_stop`` says a newer text has come."""
 
 
-def analyze_text(text: str, cache: LineCache | None = None,
-                 should_stop: Callable[[], bool] | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> RolloutAnalysis:
+def analyze_text(
+    text: str,
+    cache: LineCache | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> RolloutAnalysis:
     """The analysis of a rollout's text; ``should_stop`` is asked, and ``progress`` told (lines read, all
     lines), between lines."""
     return analyze_lines(split_lines(text), cache, should_stop, progress)
 
 
-def analyze_lines(lines: list[str], cache: LineCache | None = None,
-                  should_stop: Callable[[], bool] | None = None,
-                  progress: Callable[[int, int], None] | None = None,
-                  partial: Callable[[Callable[[], RolloutAnalysis]], None] | None = None) -> RolloutAnalysis:
+def analyze_lines(
+    lines: list[str],
+    cache: LineCache | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    partial: Callable[[Callable[[], RolloutAnalysis]], None] | None = None,
+) -> RolloutAnalysis:
     """The analysis of a rollout's lines (``split_lines`` of its text; the analysis keeps the list).  A line
     that is the same string object as one the cache analysed before is found without hashing it again.
 
@@ -142,8 +148,10 @@ def analyze_lines(lines: list[str], cache: LineCache | None = None,
         records.append(get(line))
     analysis = RolloutAnalysis(lines, records)
     _link(analysis, cache, _index(analysis))
-    analysis.findings = sorted(analysis.findings + unknown_record_findings(analysis, cache.unknown_type),
-                               key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+    analysis.findings = sorted(
+        analysis.findings + unknown_record_findings(analysis, cache.unknown_type),
+        key=lambda f: (f.span.line, f.span.start, f.span.end, f.code),
+    )
     return analysis
 
 
@@ -171,8 +179,12 @@ def link_records(lines: list[str], records: list[LineAnalysis], file_lines: list
 def _index(analysis: RolloutAnalysis) -> list[Finding]:
     """Indexes calls, outputs and events by line (one pass over the records); returns the lines' own findings."""
     findings: list[Finding] = []
-    outputs, call_records, calls, events = (analysis.outputs_by_call_id, analysis.call_records,
-                                            analysis.calls_by_call_id, analysis.events)
+    outputs, call_records, calls, events = (
+        analysis.outputs_by_call_id,
+        analysis.call_records,
+        analysis.calls_by_call_id,
+        analysis.events,
+    )
     for number, record in enumerate(analysis.records):
         if record.findings:
             findings.extend(f.moved_to(number) for f in record.findings)
@@ -190,8 +202,9 @@ def _index(analysis: RolloutAnalysis) -> list[Finding]:
 def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) -> None:
     analysis.turns = _turns(analysis, cache)
     findings.extend(failed_turn_findings(analysis))
-    continuations = RecordOutputs(analysis.records, analysis.outputs_by_call_id, analysis.call_records,
-                                  cache.outputs_made)
+    continuations = RecordOutputs(
+        analysis.records, analysis.outputs_by_call_id, analysis.call_records, cache.outputs_made
+    )
     for number in analysis.call_records:
         record = analysis.records[number]
         output = continuations.output_of(number, record)
@@ -199,8 +212,11 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
             analysis.record_outputs[number] = output
         elif record.call_id:
             where = call_id_span(analysis.lines[number]) or Span(0, 0, len(analysis.lines[number]))
-            findings.append(Finding(UNPAIRED_CALL, f"no output record for call {record.call_id}",
-                                    Span(number, where.start, where.end)))
+            findings.append(
+                Finding(
+                    UNPAIRED_CALL, f"no output record for call {record.call_id}", Span(number, where.start, where.end)
+                )
+            )
     cache.outputs_made = continuations.made
     matched = match_events(analysis, findings)
     corrected, made = {}, cache.outputs_corrected
@@ -260,17 +276,28 @@ def failure_groups(records: list[LineAnalysis]) -> list[tuple[int, int]]:
         end = record.turn_end
         if end is None or not end.failed or end.kind != "error":
             continue
-        close = next((n for n in range(number + 1, len(records)) if records[n].turn_end is not None and
-                      records[n].turn_end.kind in ("complete", "aborted") or
-                      records[n].turn_start and records[n].kind == "event_msg"), len(records))
+        close = next(
+            (
+                n
+                for n in range(number + 1, len(records))
+                if records[n].turn_end is not None
+                and records[n].turn_end.kind in ("complete", "aborted")
+                or records[n].turn_start
+                and records[n].kind == "event_msg"
+            ),
+            len(records),
+        )
         groups.append((number, close))
     return groups
 
 
 def _failed_finding(analysis: RolloutAnalysis, line: int, info: str | None, error: str | None) -> Finding:
     text = analysis.lines[line]
-    path = ("payload", "error") if '"error"' in text and _is_turn_complete(analysis.records[line]) else \
-        ("payload", "message")
+    path = (
+        ("payload", "error")
+        if '"error"' in text and _is_turn_complete(analysis.records[line])
+        else ("payload", "message")
+    )
     where = _span_at(text, path) or Span(0, 0, len(text))
     detail = " — ".join(p for p in (info, error) if p) or "no error message"
     # the message names no turn title: a streamed check (analysis.reports.stream) reads no user's words
@@ -290,9 +317,11 @@ def _turns(analysis: RolloutAnalysis, cache: LineCache) -> list[Turn]:
     """:func:`read_turns`, reused from the previous linking when the records it reads (turn starts, user
     messages and their words) are the same objects on the same lines and the last non-blank line is too."""
     records, lines = analysis.records, analysis.lines
-    relevant = [(n, r) for n, r in enumerate(records)
-                if r.turn_start or r.prompt is not None or r.prompt_event or r.kind == "message" or
-                r.turn_end is not None]
+    relevant = [
+        (n, r)
+        for n, r in enumerate(records)
+        if r.turn_start or r.prompt is not None or r.prompt_event or r.kind == "message" or r.turn_end is not None
+    ]
     shape = (len(lines), last_written_line(lines))
     made = cache.turns_made
     if made is None or not made.fits(shape, relevant):
@@ -300,8 +329,13 @@ def _turns(analysis: RolloutAnalysis, cache: LineCache) -> list[Turn]:
     return list(made.turns)
 
 
-def _paired_calls(number: int, record: LineAnalysis, output: CallOutput | None,
-                  events: dict[int, tuple[int, ToolEvent]], cache: LineCache) -> list[LocatedCall]:
+def _paired_calls(
+    number: int,
+    record: LineAnalysis,
+    output: CallOutput | None,
+    events: dict[int, tuple[int, ToolEvent]],
+    cache: LineCache,
+) -> list[LocatedCall]:
     """The calls of one call record, each with its output and its event."""
     sole = None
     if output is not None and output.exit_code is None and record.is_exec and len(output.output.results) == 1:
@@ -313,24 +347,47 @@ def _paired_calls(number: int, record: LineAnalysis, output: CallOutput | None,
     return out
 
 
-def pair_call(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,
-              event: tuple[int, ToolEvent] | None, ran: Callable[[ToolCall], ToolCall] | None = None) -> LocatedCall:
+def pair_call(
+    number: int,
+    index: int,
+    call: ToolCall,
+    record: LineAnalysis,
+    output: CallOutput | None,
+    event: tuple[int, ToolEvent] | None,
+    ran: Callable[[ToolCall], ToolCall] | None = None,
+) -> LocatedCall:
     """A call with its output and its event.  It ran (``executed: "yes"``) when an event reports it, or when
     it runs whenever its script completes (``unconditional``) and the script's final status is completed.
     ``ran`` makes the call as it ran (:meth:`LineCache.ran` keeps one per call)."""
     return _paired(number, index, call, record, output, _call_output(record, call, output), event, ran)
 
 
-def _paired(number: int, index: int, call: ToolCall, record: LineAnalysis, output: CallOutput | None,
-            call_output: CallOutput | None, event: tuple[int, ToolEvent] | None,
-            ran: Callable[[ToolCall], ToolCall] | None) -> LocatedCall:
+def _paired(
+    number: int,
+    index: int,
+    call: ToolCall,
+    record: LineAnalysis,
+    output: CallOutput | None,
+    call_output: CallOutput | None,
+    event: tuple[int, ToolEvent] | None,
+    ran: Callable[[ToolCall], ToolCall] | None,
+) -> LocatedCall:
     if event is not None:
         call = _ran(call) if ran is None or call.executed == "yes" else ran(call)
-        if call_output is not None and record.is_exec and event[1].exit_code is not None and \
-                call_output.exit_code != event[1].exit_code:
+        if (
+            call_output is not None
+            and record.is_exec
+            and event[1].exit_code is not None
+            and call_output.exit_code != event[1].exit_code
+        ):
             call_output = _with_exit_code(call_output, event[1].exit_code)
-    elif call.unconditional and call.executed == "unknown" and output is not None and \
-            output.status == "completed" and output.output.error is None:
+    elif (
+        call.unconditional
+        and call.executed == "unknown"
+        and output is not None
+        and output.status == "completed"
+        and output.output.error is None
+    ):
         # it runs whenever the script completes, and the script completed
         call = _ran(call) if ran is None else ran(call)
     return LocatedCall(number, index, call, record, call_output, event)
@@ -345,8 +402,16 @@ def _ran(call: ToolCall) -> ToolCall:
 
 def _with_exit_code(output: CallOutput, exit_code: int | None) -> CallOutput:
     """``replace(output, exit_code=exit_code)``, without ``dataclasses.replace``'s cost (paid for every call)."""
-    return CallOutput(output.line, output.status, exit_code, output.wall_time, output.output, output.first_line,
-                      output.continued_by, output.via)
+    return CallOutput(
+        output.line,
+        output.status,
+        exit_code,
+        output.wall_time,
+        output.output,
+        output.first_line,
+        output.continued_by,
+        output.via,
+    )
 
 
 def _corrected(output: CallOutput, event: ToolEvent) -> CallOutput:
@@ -367,5 +432,18 @@ def _call_output(record: LineAnalysis, call: ToolCall, output: CallOutput | None
     return _with_exit_code(output, exit_code) if exit_code != output.exit_code else output
 
 
-__all__ = ["AnalysisCancelled", "LineCache", "RolloutAnalysis", "LocatedCall", "CallOutput", "Turn", "analyze_text",
-           "analyze_lines", "link_records", "partial_analysis", "pair_call", "failed_turn_findings", "failure_groups"]
+__all__ = [
+    "AnalysisCancelled",
+    "LineCache",
+    "RolloutAnalysis",
+    "LocatedCall",
+    "CallOutput",
+    "Turn",
+    "analyze_text",
+    "analyze_lines",
+    "link_records",
+    "partial_analysis",
+    "pair_call",
+    "failed_turn_findings",
+    "failure_groups",
+]

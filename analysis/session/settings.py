@@ -55,19 +55,28 @@ def read_thread_settings(payload: dict) -> Settings | None:
         return None
     collaboration = value.get("collaboration_mode")
     nested = collaboration.get("settings") if isinstance(collaboration, dict) else None
-    effort = _text(value.get("reasoning_effort")) or (_text(nested.get("reasoning_effort"))
-                                                      if isinstance(nested, dict) else None)
-    return Settings(model=_text(value.get("model")), effort=effort, approval=_policy(value.get("approval_policy")),
-                    permissions=_permissions(value), cwd=_text(value.get("cwd")))
+    effort = _text(value.get("reasoning_effort")) or (
+        _text(nested.get("reasoning_effort")) if isinstance(nested, dict) else None
+    )
+    return Settings(
+        model=_text(value.get("model")),
+        effort=effort,
+        approval=_policy(value.get("approval_policy")),
+        permissions=_permissions(value),
+        cwd=_text(value.get("cwd")),
+    )
 
 
 def read_turn_context_settings(item: Any) -> Settings:
     """The settings a ``turn_context`` record (a :class:`~analysis.session.records.TurnContext`) carries."""
     extra = getattr(item, "model_extra", None) or {}
-    return Settings(model=_text(getattr(item, "model", None)), effort=_text(extra.get("effort")),
-                    approval=_policy(getattr(item, "approval_policy", None)),
-                    permissions=_permissions({**extra, "sandbox_policy": getattr(item, "sandbox_policy", None)}),
-                    cwd=_text(getattr(item, "cwd", None)))
+    return Settings(
+        model=_text(getattr(item, "model", None)),
+        effort=_text(extra.get("effort")),
+        approval=_policy(getattr(item, "approval_policy", None)),
+        permissions=_permissions({**extra, "sandbox_policy": getattr(item, "sandbox_policy", None)}),
+        cwd=_text(getattr(item, "cwd", None)),
+    )
 
 
 def settings_changes(found: Sequence[tuple[int, Settings]]) -> list[SettingsChange]:
@@ -76,8 +85,12 @@ def settings_changes(found: Sequence[tuple[int, Settings]]) -> list[SettingsChan
     out: list[SettingsChange] = []
     current = Settings()
     for line, settings in found:
-        merged = Settings(**{f.name: getattr(settings, f.name) if getattr(settings, f.name) is not None
-                             else getattr(current, f.name) for f in fields(Settings)})
+        merged = Settings(
+            **{
+                f.name: getattr(settings, f.name) if getattr(settings, f.name) is not None else getattr(current, f.name)
+                for f in fields(Settings)
+            }
+        )
         changed = tuple(f.name for f in fields(Settings) if getattr(merged, f.name) != getattr(current, f.name))
         if changed:
             out.append(SettingsChange(line, merged, changed))
@@ -126,5 +139,11 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-__all__ = ["Settings", "SettingsChange", "read_thread_settings", "read_turn_context_settings", "settings_changes",
-           "record_settings_changes"]
+__all__ = [
+    "Settings",
+    "SettingsChange",
+    "read_thread_settings",
+    "read_turn_context_settings",
+    "settings_changes",
+    "record_settings_changes",
+]

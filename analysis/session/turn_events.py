@@ -69,15 +69,22 @@ def read_turn_end(payload: dict) -> TurnEnd | None:
     if kind in _COMPLETE_EVENTS:
         error = payload.get("error")
         message, info = _error_parts(error) if error is not None else (None, None)
-        return TurnEnd(COMPLETE, turn_id, message, info, failed=error is not None and error is not False,
-                       duration_ms=_int(payload.get("duration_ms")),
-                       time_to_first_token_ms=_int(payload.get("time_to_first_token_ms")))
+        return TurnEnd(
+            COMPLETE,
+            turn_id,
+            message,
+            info,
+            failed=error is not None and error is not False,
+            duration_ms=_int(payload.get("duration_ms")),
+            time_to_first_token_ms=_int(payload.get("time_to_first_token_ms")),
+        )
     if kind == "error":
         message, info = _error_parts(payload)
         return TurnEnd(ERROR, turn_id, message, info, failed=True)
     if kind == "turn_aborted":
-        return TurnEnd(ABORTED, turn_id, reason=_text(payload.get("reason")),
-                       duration_ms=_int(payload.get("duration_ms")))
+        return TurnEnd(
+            ABORTED, turn_id, reason=_text(payload.get("reason")), duration_ms=_int(payload.get("duration_ms"))
+        )
     if kind == "thread_rolled_back":
         count = _int(payload.get("num_turns"))
         return TurnEnd(ROLLED_BACK, turn_id, num_turns=count if count is not None else 1)
@@ -105,8 +112,11 @@ def read_turn_item(payload: dict) -> TurnItem | None:
         if isinstance(value, str):
             parts.append(value)
         elif isinstance(value, list):
-            parts += [v if isinstance(v, str) else v.get("text", "") for v in value
-                      if isinstance(v, str) or isinstance(v, dict) and isinstance(v.get("text"), str)]
+            parts += [
+                v if isinstance(v, str) else v.get("text", "")
+                for v in value
+                if isinstance(v, str) or isinstance(v, dict) and isinstance(v.get("text"), str)
+            ]
     kind = kind[0].upper() + kind[1:]
     return TurnItem(kind, "\n".join(p for p in parts if p), _text(item.get("phase")))
 
@@ -176,5 +186,15 @@ def _int(value: Any) -> int | None:
     return None
 
 
-__all__ = ["COMPLETE", "ERROR", "ABORTED", "ROLLED_BACK", "TurnEnd", "TurnItem", "read_turn_end", "read_turn_item",
-           "user_item_words", "error_info_text"]
+__all__ = [
+    "COMPLETE",
+    "ERROR",
+    "ABORTED",
+    "ROLLED_BACK",
+    "TurnEnd",
+    "TurnItem",
+    "read_turn_end",
+    "read_turn_item",
+    "user_item_words",
+    "error_info_text",
+]

@@ -66,10 +66,18 @@ class Turn:
         return ", ".join(parts) or None
 
     def to_json(self) -> dict:
-        return {"line": self.line, "end_line": self.end_line, "title": self.title, "turn_id": self.turn_id,
-                "status": self.status, "error": self.error, "codex_error_info": self.error_info,
-                "reason": self.reason, "duration_ms": self.duration_ms,
-                "time_to_first_token_ms": self.time_to_first_token_ms}
+        return {
+            "line": self.line,
+            "end_line": self.end_line,
+            "title": self.title,
+            "turn_id": self.turn_id,
+            "status": self.status,
+            "error": self.error,
+            "codex_error_info": self.error_info,
+            "reason": self.reason,
+            "duration_ms": self.duration_ms,
+            "time_to_first_token_ms": self.time_to_first_token_ms,
+        }
 
 
 def read_turns(records: Sequence[LineAnalysis], lines: Sequence[str], last: int | None = None) -> list[Turn]:
@@ -105,14 +113,30 @@ def _ended(records: Sequence[LineAnalysis], turn: Turn) -> Turn:
             ended = number if ended is None or end.kind != ERROR else ended
         duration = end.duration_ms if end.duration_ms is not None else duration
         first = end.time_to_first_token_ms if end.time_to_first_token_ms is not None else first
-    return Turn(turn.line, turn.end_line, turn.title, turn.turn_id, status, error, info, error_line, reason, ended,
-                None, duration, first)
+    return Turn(
+        turn.line,
+        turn.end_line,
+        turn.title,
+        turn.turn_id,
+        status,
+        error,
+        info,
+        error_line,
+        reason,
+        ended,
+        None,
+        duration,
+        first,
+    )
 
 
 def _rolled_back(records: Sequence[LineAnalysis], turns: list[Turn]) -> list[Turn]:
     """``turns`` with those a ``thread_rolled_back`` took back marked so."""
-    events = [(n, r.turn_end.num_turns or 1) for n, r in enumerate(records)
-              if r.turn_end is not None and r.turn_end.kind == ROLLED_BACK]
+    events = [
+        (n, r.turn_end.num_turns or 1)
+        for n, r in enumerate(records)
+        if r.turn_end is not None and r.turn_end.kind == ROLLED_BACK
+    ]
     if not events or not turns:
         return turns
     out = list(turns)
@@ -120,8 +144,21 @@ def _rolled_back(records: Sequence[LineAnalysis], turns: list[Turn]) -> list[Tur
         live = [i for i, t in enumerate(out) if t.line <= line and t.rolled_back_line is None]
         for i in live[-count:]:
             t = out[i]
-            out[i] = Turn(t.line, t.end_line, t.title, t.turn_id, ROLLED_BACK_STATUS, t.error, t.error_info,
-                          t.error_line, t.reason, t.ended_line, line, t.duration_ms, t.time_to_first_token_ms)
+            out[i] = Turn(
+                t.line,
+                t.end_line,
+                t.title,
+                t.turn_id,
+                ROLLED_BACK_STATUS,
+                t.error,
+                t.error_info,
+                t.error_line,
+                t.reason,
+                t.ended_line,
+                line,
+                t.duration_ms,
+                t.time_to_first_token_ms,
+            )
     return out
 
 
@@ -179,8 +216,12 @@ def _spoken(records: Sequence[LineAnalysis]) -> list[tuple[int, str | None]]:
     has_events = any(r.prompt_event for r in records)
     starts: list[tuple[int, str | None]] = []
     for number, record in enumerate(records):
-        if has_events and not record.prompt_event or not has_events and (record.prompt is None or not
-                                                                         _is_user_message(record)):
+        if (
+            has_events
+            and not record.prompt_event
+            or not has_events
+            and (record.prompt is None or not _is_user_message(record))
+        ):
             continue
         start = number
         while start > 0 and _is_user_message(records[start - 1]) and (not starts or start - 1 > starts[-1][0]):

@@ -36,8 +36,14 @@ from ..jsonl.memo import once_per_object
 from .lineage import lineage
 from .rollout import RolloutAnalysis
 
-_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens",
-           "cache_write_input_tokens")
+_FIELDS = (
+    "input_tokens",
+    "cached_input_tokens",
+    "output_tokens",
+    "reasoning_output_tokens",
+    "total_tokens",
+    "cache_write_input_tokens",
+)
 TOKEN_COUNT, USAGE_RECORD = "token_count", "token_usage_record"
 
 
@@ -64,18 +70,30 @@ class TokenUsage:
             numbers.append(number)
         usage = cls(*numbers)
         if not usage.total:  # some writers leave the sum out
-            usage = cls(usage.input, usage.cached, usage.output, usage.reasoning, usage.input + usage.output,
-                        usage.cache_write)
+            usage = cls(
+                usage.input, usage.cached, usage.output, usage.reasoning, usage.input + usage.output, usage.cache_write
+            )
         return usage
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(self.input + other.input, self.cached + other.cached, self.output + other.output,
-                          self.reasoning + other.reasoning, self.total + other.total,
-                          self.cache_write + other.cache_write)
+        return TokenUsage(
+            self.input + other.input,
+            self.cached + other.cached,
+            self.output + other.output,
+            self.reasoning + other.reasoning,
+            self.total + other.total,
+            self.cache_write + other.cache_write,
+        )
 
     def to_json(self) -> dict[str, int]:
-        return {"input": self.input, "cached": self.cached, "output": self.output, "reasoning": self.reasoning,
-                "total": self.total, "cache_write": self.cache_write}
+        return {
+            "input": self.input,
+            "cached": self.cached,
+            "output": self.output,
+            "reasoning": self.reasoning,
+            "total": self.total,
+            "cache_write": self.cache_write,
+        }
 
 
 ZERO = TokenUsage()
@@ -160,11 +178,22 @@ class SessionUsage:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "own": self.own.to_json(), "requests": self.requests, "inherited": self.inherited.to_json(),
+            "own": self.own.to_json(),
+            "requests": self.requests,
+            "inherited": self.inherited.to_json(),
             "reported_total": self.reported.to_json() if self.reported else None,
-            "context": self.context, "window": self.window,
-            "turns": [{"line": t.line, "usage": t.usage.to_json(), "requests": t.requests, "context": t.context,
-                       "window": t.window} for t in self.turns],
+            "context": self.context,
+            "window": self.window,
+            "turns": [
+                {
+                    "line": t.line,
+                    "usage": t.usage.to_json(),
+                    "requests": t.requests,
+                    "context": t.context,
+                    "window": t.window,
+                }
+                for t in self.turns
+            ],
         }
 
 
@@ -229,8 +258,9 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
             responses.add(key)
             counted = last if new else ZERO
             inherited = replay is not None and replay.start <= number <= replay.end
-            out.records.append(UsageRecord(number, last, total, None, counted, new, inherited, None, USAGE_RECORD,
-                                           response_id))
+            out.records.append(
+                UsageRecord(number, last, total, None, counted, new, inherited, None, USAGE_RECORD, response_id)
+            )
             if inherited:
                 out.inherited += counted
             else:
@@ -301,7 +331,7 @@ def _key(usage: TokenUsage) -> tuple[int, int, int, int]:
 def _turn_usage(records: list[UsageRecord], lines: list[int], start: int, end: int) -> TurnUsage:
     """The usage of the records on lines ``start``..``end`` (``lines``: the records' lines, ascending)."""
     usage, requests, last = ZERO, 0, None
-    for record in records[bisect_left(lines, start):bisect_right(lines, end)]:
+    for record in records[bisect_left(lines, start) : bisect_right(lines, end)]:
         usage += record.counted
         requests += record.new
         last = record
@@ -309,6 +339,7 @@ def _turn_usage(records: list[UsageRecord], lines: list[int], start: int, end: i
 
 
 # -- words ---------------------------------------------------------------------------------------
+
 
 def tokens(n: int) -> str:
     """``950``, ``12.3k``, ``1.25M``: a token count at a glance."""
@@ -325,8 +356,10 @@ def share(value: float | None) -> str:
 
 def short(usage: TokenUsage, context: int | None = None, window: int | None = None) -> str:
     """``in 12.3k (cached 10k) · out 450 (reasoning 200) · context 9% of 258k``."""
-    parts = [f"in {tokens(usage.input)} (cached {tokens(usage.cached)})",
-             f"out {tokens(usage.output)} (reasoning {tokens(usage.reasoning)})"]
+    parts = [
+        f"in {tokens(usage.input)} (cached {tokens(usage.cached)})",
+        f"out {tokens(usage.output)} (reasoning {tokens(usage.reasoning)})",
+    ]
     if context is not None and window:
         parts.append(f"context {share(context / window)} of {tokens(window)}")
     return " · ".join(parts)
@@ -334,8 +367,10 @@ def short(usage: TokenUsage, context: int | None = None, window: int | None = No
 
 def sentence(usage: TokenUsage, requests: int | None = None) -> str:
     """The same in words, for hovers and documents."""
-    head = f"{usage.input:,} input tokens ({usage.cached:,} of them cached), {usage.output:,} output tokens " \
-           f"({usage.reasoning:,} of them reasoning)"
+    head = (
+        f"{usage.input:,} input tokens ({usage.cached:,} of them cached), {usage.output:,} output tokens "
+        f"({usage.reasoning:,} of them reasoning)"
+    )
     if requests is not None:
         head += f" over {requests} model response{'s' if requests != 1 else ''}"
     return head
@@ -372,5 +407,21 @@ def _window_name(minutes: int) -> str:
     return f"{minutes}-minute window"
 
 
-__all__ = ["TokenUsage", "UsageRecord", "RateLimitRecord", "TurnUsage", "SessionUsage", "session_usage",
-           "token_count_payload", "usage_record_payload", "TOKEN_COUNT", "USAGE_RECORD", "tokens", "share", "short", "sentence", "context_sentence", "limits_sentence"]
+__all__ = [
+    "TokenUsage",
+    "UsageRecord",
+    "RateLimitRecord",
+    "TurnUsage",
+    "SessionUsage",
+    "session_usage",
+    "token_count_payload",
+    "usage_record_payload",
+    "TOKEN_COUNT",
+    "USAGE_RECORD",
+    "tokens",
+    "share",
+    "short",
+    "sentence",
+    "context_sentence",
+    "limits_sentence",
+]

@@ -16,7 +16,7 @@ CALLS = [
     'await tools.exec_command({cmd: "ls"});',
     'await tools.\\u0065xec_command({cmd: "claude -p hi"});',
     '\\u0074ools.write_stdin({session_id: 1, chars: ""});',
-    "await (tools.write_stdin)({session_id: 1, chars: \"\"});",
+    'await (tools.write_stdin)({session_id: 1, chars: ""});',
     'await (0, tools.view_image)({path: "x.png"});',
     "await ((tools.update_plan))({plan: []});",
     "tools?.update_plan({plan: []});",
@@ -39,15 +39,15 @@ CALLS = [
     "function p%(n)s(tools) { return tools.param(); }",
     '"tools.in_string()"; // tools.in_comment()\n',
     "const re%(n)s = /tools.regex\\(/;",
-    "try { await tools.exec_command({cmd: \"t\"}); } catch (tools) { tools.caught(); }",
+    'try { await tools.exec_command({cmd: "t"}); } catch (tools) { tools.caught(); }',
     "await Promise.all([1, 2].map(async (i) => tools.exec_command({cmd: `echo ${i}`})));",
     # issue 21: every parenthesised form after await (the call starts at its parenthesis), alias chains,
     # namespaced tools and ALL_TOOLS lookups of Codex 0.147 and later
     'await (tools).exec_command({cmd: "paren"});',
     'await ((tools)).view_image({path: "y.png"});',
-    'await (tools?.update_plan)?.({plan: []});',
+    "await (tools?.update_plan)?.({plan: []});",
     'await (tools)["write_stdin"]({session_id: 3, chars: ""});',
-    'const aw%(n)s = await (tools); await aw%(n)s.list_mcp_resources({});',
+    "const aw%(n)s = await (tools); await aw%(n)s.list_mcp_resources({});",
     'const f%(n)s = tools.exec_command; const g%(n)s = f%(n)s; const h%(n)s = (g%(n)s); await h%(n)s({cmd: "chain"});',
     "const t1%(n)s = tools, t2%(n)s = t1%(n)s; const t3%(n)s = t2%(n)s; t3%(n)s.view_image({path: 'z'});",
     "let c1%(n)s = tools.exec_command; const c2%(n)s = c1%(n)s; c1%(n)s = null; c2%(n)s({cmd: 'x'});",
@@ -163,5 +163,8 @@ def generate(count: int, seed: int = 9) -> list[str]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 3000,
-                              int(sys.argv[2]) if len(sys.argv) > 2 else 9)))
+    print(
+        json.dumps(
+            generate(int(sys.argv[1]) if len(sys.argv) > 1 else 3000, int(sys.argv[2]) if len(sys.argv) > 2 else 9)
+        )
+    )

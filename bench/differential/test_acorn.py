@@ -21,16 +21,25 @@ COUNT = 3000
 
 
 def acorn(scripts):
-    out = subprocess.run(["node", str(HERE / "reader.mjs")], input=json.dumps(scripts), capture_output=True,
-                         text=True, check=True, encoding="utf-8")
+    out = subprocess.run(
+        ["node", str(HERE / "reader.mjs")],
+        input=json.dumps(scripts),
+        capture_output=True,
+        text=True,
+        check=True,
+        encoding="utf-8",
+    )
     return json.loads(out.stdout)
 
 
 def ours(script):
     parsed = ExecScript(script)
     found = [c for c in find_calls(parsed).calls if c.tool is not None]
-    return {"valid": syntax_problem(parsed) is None, "calls": sorted(c.tool for c in found),
-            "ranges": sorted([c.tool, c.start, c.end] for c in found)}
+    return {
+        "valid": syntax_problem(parsed) is None,
+        "calls": sorted(c.tool for c in found),
+        "ranges": sorted([c.tool, c.start, c.end] for c in found),
+    }
 
 
 def code_points(script, ranges):
@@ -65,6 +74,7 @@ def test_the_generator_covers_every_form(readings):
     assert sum(deep) > 50 and len(deep) - sum(deep) > 20  # deep literals in valid and in refused scripts
     assert sum(any(s.startswith(p) for p in PRAGMAS) for s in scripts) > 100
 
+
 def deep(script):
     return any(form * DEEP in script for form in ("[", "{a: ", "f("))
 
@@ -81,15 +91,21 @@ def test_valid_modules_agree(readings):
 
 def test_tool_calls_agree(readings):
     scripts, theirs, mine = readings
-    differ = [(s, sorted(t["calls"]), m["calls"]) for s, t, m in zip(scripts, theirs, mine)
-              if t["valid"] and sorted(t["calls"]) != m["calls"]]
+    differ = [
+        (s, sorted(t["calls"]), m["calls"])
+        for s, t, m in zip(scripts, theirs, mine)
+        if t["valid"] and sorted(t["calls"]) != m["calls"]
+    ]
     assert differ == []
 
 
 def test_call_ranges_agree(readings):
     scripts, theirs, mine = readings
-    differ = [(s, code_points(s, t["ranges"]), m["ranges"]) for s, t, m in zip(scripts, theirs, mine)
-              if t["valid"] and code_points(s, t["ranges"]) != m["ranges"]]
+    differ = [
+        (s, code_points(s, t["ranges"]), m["ranges"])
+        for s, t, m in zip(scripts, theirs, mine)
+        if t["valid"] and code_points(s, t["ranges"]) != m["ranges"]
+    ]
     assert differ == []
     assert sum(len(m["ranges"]) for m in mine) > COUNT  # calls in numbers, parenthesised forms among them
     assert sum("await (tools)" in s for s in scripts) > 100

@@ -28,8 +28,11 @@ from .base import Feature, lsp_method
 
 
 class ActionFeature(Feature):
-    @lsp_method(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]), empty=list)
+    @lsp_method(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+        empty=list,
+    )
     async def code_action(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         """The quick fixes of the findings on the requested lines."""
         result = await self.rollout(params.text_document.uri)
@@ -55,15 +58,24 @@ class ActionFeature(Feature):
                 continue
             seen.add(key)
             redacts = redacts or data["fix"] == REDACT
-            actions.append(types.CodeAction(
-                title=fix_title(analysis, finding, data), kind=types.CodeActionKind.QuickFix, is_preferred=True,
-                diagnostics=_matching(params.context.diagnostics, finding) or None,
-                edit=self.workspace_edit(result, edits)))
+            actions.append(
+                types.CodeAction(
+                    title=fix_title(analysis, finding, data),
+                    kind=types.CodeActionKind.QuickFix,
+                    is_preferred=True,
+                    diagnostics=_matching(params.context.diagnostics, finding) or None,
+                    edit=self.workspace_edit(result, edits),
+                )
+            )
         if len(secrets) > 1 and redacts:
             edits = [redaction(analysis, f.span, fix_data(analysis, f, extra)["keep"]) for f in secrets]
-            actions.append(types.CodeAction(title=f"Redact all {len(secrets)} secrets in this file",
-                                            kind=types.CodeActionKind.QuickFix,
-                                            edit=self.workspace_edit(result, edits)))
+            actions.append(
+                types.CodeAction(
+                    title=f"Redact all {len(secrets)} secrets in this file",
+                    kind=types.CodeActionKind.QuickFix,
+                    edit=self.workspace_edit(result, edits),
+                )
+            )
         return actions
 
     def fix(self, result: DocumentAnalysis, finding: Finding, data: dict) -> list[Edit]:
@@ -105,8 +117,8 @@ def fix_title(analysis: RolloutAnalysis, finding: Finding, data: dict) -> str:
 def secret_label(line: str, finding: Finding, keep: int) -> str:
     """The secret as a title may show it: the prefix that names its kind (which redaction keeps too) and,
     for a long secret, its last three characters; never more than a sixth of what is hidden."""
-    text = line[finding.span.start:finding.span.end]
-    head = _decoded(text[:keep]).split("\n")[0].rstrip(' :="\'')
+    text = line[finding.span.start : finding.span.end]
+    head = _decoded(text[:keep]).split("\n")[0].rstrip(" :=\"'")
     hidden = _decoded(text[keep:]).rstrip()
     tail = hidden[-3:] if len(hidden) >= 18 else ""
     return f"{head}…{tail}" if head or tail else "secret"

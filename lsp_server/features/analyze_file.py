@@ -62,6 +62,14 @@ class AnalyzeFileFeature(Feature):
         lines = LinesRead(loop)
         running = loop.run_in_executor(None, work)
         if server.store.progress is not None:  # a file too large to open takes seconds: show it being read
-            asyncio.ensure_future(show_progress(server.store.progress, f"Reading {Path(path).name}", running, lines,
-                                                server.store.progress_after, "stopped"))
+            asyncio.ensure_future(
+                show_progress(
+                    server.store.progress,
+                    f"Reading {Path(path).name}",
+                    running,
+                    lines,
+                    server.store.progress_after,
+                    "stopped",
+                )
+            )
         return await running

@@ -34,8 +34,9 @@ _METHOD = "_rollout_lsp_method"
 _COMMAND = "_rollout_lsp_command"
 
 
-def lsp_method(name: str, options: Any = None, empty: Any = ..., kinds: tuple[str, ...] = (),
-               first: bool = False) -> Callable:
+def lsp_method(
+    name: str, options: Any = None, empty: Any = ..., kinds: tuple[str, ...] = (), first: bool = False
+) -> Callable:
     """Mark a feature method as the handler of LSP method ``name``, or with ``kinds`` as its part of the answer
     for documents of those kinds (a method several features answer: see :data:`GATHER`); the parts are asked
     in :data:`~lsp_server.server.FEATURES` order, a part marked ``first`` before the others.
@@ -43,9 +44,11 @@ def lsp_method(name: str, options: Any = None, empty: Any = ..., kinds: tuple[st
     ``empty`` (a value, or a callable making one) is answered when the method fails, so one bad request
     never stops the server; leave it out for notifications, whose failures are only logged.
     """
+
     def mark(function: Callable) -> Callable:
         setattr(function, _METHOD, (name, options, empty, tuple(kinds), first))
         return function
+
     return mark
 
 
@@ -54,9 +57,11 @@ def lsp_command(name: str) -> Callable:
 
     The method receives the command's arguments as they came (plain JSON values) and checks them itself.
     """
+
     def mark(function: Callable) -> Callable:
         setattr(function, _COMMAND, name)
         return function
+
     return mark
 
 
@@ -85,6 +90,7 @@ class Feature:
 
 def guarded(empty: Any) -> Callable:
     """Answer ``empty`` (and log) when a handler fails, so one bad request never stops the server."""
+
     def wrap(handler: Callable) -> Callable:
         @functools.wraps(handler)
         async def run(*args: Any) -> Any:
@@ -98,7 +104,9 @@ def guarded(empty: Any) -> Callable:
                 if empty is ...:
                     return None
                 return empty() if callable(empty) else empty
+
         return run
+
     return wrap
 
 
@@ -172,6 +180,7 @@ def _fan_out(method_name: str, answers: list[tuple[tuple[str, ...], Callable]], 
         if not found:
             return empty() if callable(empty) else None if empty is ... else empty
         return gather([await part(params) for part in found])
+
     answer.__doc__ = "\n\n".join(f"{getattr(a, '__qualname__', '')}: {a.__doc__}" for _, a in answers)
     answer.__qualname__ = method_name
     return answer
@@ -181,6 +190,7 @@ def _handler(bound: Callable) -> Callable:
     # a plain function of the params: pygls passes the server only to a first parameter named ``ls``
     async def handle(params):
         return await bound(params)
+
     handle.__doc__ = bound.__doc__
     return handle
 
@@ -189,6 +199,7 @@ def _command(bound: Callable) -> Callable:
     # ``*arguments`` makes pygls pass the command's arguments unconverted; the feature method checks them
     async def run(*arguments):
         return await bound(*arguments)
+
     run.__doc__ = bound.__doc__
     return run
 

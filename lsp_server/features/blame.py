@@ -73,17 +73,31 @@ class BlameFeature(Feature):
         self.show_document = bool(window and window.show_document and window.show_document.support)
         self.message_actions = bool(window and window.show_message)
         document = capabilities.text_document
-        self.dynamic = bool(document and document.code_lens and document.code_lens.dynamic_registration and
-                            document.hover and document.hover.dynamic_registration)
+        self.dynamic = bool(
+            document
+            and document.code_lens
+            and document.code_lens.dynamic_registration
+            and document.hover
+            and document.hover.dynamic_registration
+        )
 
     # -- registration -------------------------------------------------------------------------------------
     def selector(self) -> list[types.TextDocumentFilterScheme]:
         """``file`` documents whose name does not end in ``jsonl``, below each workspace folder (or
         anywhere, with ``blameOutsideWorkspace``)."""
-        prefixes = [""] if self.server.settings.blame_outside_workspace else \
-            [_GLOB_SPECIAL.sub(r"[\1]", folder.replace("\\", "/").rstrip("/")) + "/" for folder in self.workspace_folders()]
-        return [types.TextDocumentFilterScheme(scheme="file", pattern=f"{prefix}**/{name}")
-                for prefix in prefixes for name in _NOT_JSONL]
+        prefixes = (
+            [""]
+            if self.server.settings.blame_outside_workspace
+            else [
+                _GLOB_SPECIAL.sub(r"[\1]", folder.replace("\\", "/").rstrip("/")) + "/"
+                for folder in self.workspace_folders()
+            ]
+        )
+        return [
+            types.TextDocumentFilterScheme(scheme="file", pattern=f"{prefix}**/{name}")
+            for prefix in prefixes
+            for name in _NOT_JSONL
+        ]
 
     async def sync_registration(self) -> None:
         """Register the lens and hover for the workspace's files when blame is on, else unregister them."""
@@ -98,20 +112,36 @@ class BlameFeature(Feature):
             selector = self.selector()
             ids = [str(uuid.uuid4()), str(uuid.uuid4())]
             try:
-                await self.server.client_register_capability_async(types.RegistrationParams(registrations=[
-                    types.Registration(ids[0], types.TEXT_DOCUMENT_CODE_LENS,
-                                       types.CodeLensRegistrationOptions(document_selector=selector)),
-                    types.Registration(ids[1], types.TEXT_DOCUMENT_HOVER,
-                                       types.HoverRegistrationOptions(document_selector=selector))]))
+                await self.server.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(
+                                ids[0],
+                                types.TEXT_DOCUMENT_CODE_LENS,
+                                types.CodeLensRegistrationOptions(document_selector=selector),
+                            ),
+                            types.Registration(
+                                ids[1],
+                                types.TEXT_DOCUMENT_HOVER,
+                                types.HoverRegistrationOptions(document_selector=selector),
+                            ),
+                        ]
+                    )
+                )
                 self.registered = ids
             except Exception as error:  # a client that refuses keeps the rollouts' features
                 log.warning("blame: the client did not register lenses for workspace files: %s", error)
         elif not wanted and self.registered:
             ids, self.registered = self.registered, []
             try:
-                await self.server.client_unregister_capability_async(types.UnregistrationParams(unregisterations=[
-                    types.Unregistration(i, method) for i, method in
-                    zip(ids, (types.TEXT_DOCUMENT_CODE_LENS, types.TEXT_DOCUMENT_HOVER))]))
+                await self.server.client_unregister_capability_async(
+                    types.UnregistrationParams(
+                        unregisterations=[
+                            types.Unregistration(i, method)
+                            for i, method in zip(ids, (types.TEXT_DOCUMENT_CODE_LENS, types.TEXT_DOCUMENT_HOVER))
+                        ]
+                    )
+                )
             except Exception as error:
                 log.warning("blame: unregistering failed: %s", error)
 
@@ -125,10 +155,16 @@ class BlameFeature(Feature):
             return []
         sessions = sessions_of(history)
         last = history[0]
-        title = (f"changed by {len(sessions)} Codex session{'s' if len(sessions) != 1 else ''} · last: "
-                 f"{(last.when or '')[:10]} {self._title(last)}").rstrip()
+        title = (
+            f"changed by {len(sessions)} Codex session{'s' if len(sessions) != 1 else ''} · last: "
+            f"{(last.when or '')[:10]} {self._title(last)}"
+        ).rstrip()
         start = types.Position(0, 0)
-        return [types.CodeLens(types.Range(start, start), types.Command(title=title, command=BLAME_SESSIONS, arguments=[uri]))]
+        return [
+            types.CodeLens(
+                types.Range(start, start), types.Command(title=title, command=BLAME_SESSIONS, arguments=[uri])
+            )
+        ]
 
     @lsp_method(types.TEXT_DOCUMENT_HOVER, empty=None, kinds=(WORKSPACE_FILE,))
     async def hover(self, params: types.HoverParams) -> types.Hover | None:
@@ -140,20 +176,25 @@ class BlameFeature(Feature):
         found = blamed[line]
         text = self._line_text(uri, line)
         end = LineColumns(text).to_units(len(text), self.server.encoding) if text is not None else 0
-        return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, self.hover_text(found)),
-                           types.Range(types.Position(line, 0), types.Position(line, end)))
+        return types.Hover(
+            types.MarkupContent(types.MarkupKind.Markdown, self.hover_text(found)),
+            types.Range(types.Position(line, 0), types.Position(line, end)),
+        )
 
     def hover_text(self, found: LineBlame) -> str:
         change = found.change
         mask = self.server.masker
-        state = {"yes": "applied", "unknown": "applied (no event or output says so)"}.get(change.applied,
-                                                                                         change.applied)
+        state = {"yes": "applied", "unknown": "applied (no event or output says so)"}.get(
+            change.applied, change.applied
+        )
         link = from_fs_path(change.rollout) or change.rollout
-        parts = [f"**Codex session** {inline_code(change.session_id or '?')} · {escape(change.when or '')}",
-                 f"**Request** (turn at line {change.turn_line + 1 if change.turn_line is not None else '?'}): "
-                 f"{escape(mask(change.turn_title or ''))[:600]}",
-                 f"{escape(change.action_label)} {inline_code(change.path)} · {state} · "
-                 f"[open the rollout at the call]({link}#L{change.line + 1})"]
+        parts = [
+            f"**Codex session** {inline_code(change.session_id or '?')} · {escape(change.when or '')}",
+            f"**Request** (turn at line {change.turn_line + 1 if change.turn_line is not None else '?'}): "
+            f"{escape(mask(change.turn_title or ''))[:600]}",
+            f"{escape(change.action_label)} {inline_code(change.path)} · {state} · "
+            f"[open the rollout at the call]({link}#L{change.line + 1})",
+        ]
         if 0 <= found.hunk < len(change.hunks):
             hunk = change.hunks[found.hunk]
             body = "\n".join(([hunk.header] if hunk.header else []) + list(hunk.lines[:40]))
@@ -173,17 +214,27 @@ class BlameFeature(Feature):
         if uri is None or self.kinds.of(uri) != WORKSPACE_FILE:
             return None
         history, _ = await self._blame(uri, lines=False)
-        locations = [{"uri": from_fs_path(c.rollout), "range": {"start": {"line": c.line, "character": c.start},
-                                                               "end": {"line": c.line, "character": c.end}},
-                      "title": self._item(c), "session": c.session_id} for c in history]
+        locations = [
+            {
+                "uri": from_fs_path(c.rollout),
+                "range": {"start": {"line": c.line, "character": c.start}, "end": {"line": c.line, "character": c.end}},
+                "title": self._item(c),
+                "session": c.session_id,
+            }
+            for c in history
+        ]
         if not history or not self.message_actions or options.get("ask", True) is False:
             return locations
         offered = history[:LISTED]
         titles = [f"{n + 1}. {self._item(c)}" for n, c in enumerate(offered)]
         try:
-            chosen = await self.server.window_show_message_request_async(types.ShowMessageRequestParams(
-                types.MessageType.Info, f"{len(sessions_of(history))} Codex sessions changed this file; open one:",
-                [types.MessageActionItem(t) for t in titles]))
+            chosen = await self.server.window_show_message_request_async(
+                types.ShowMessageRequestParams(
+                    types.MessageType.Info,
+                    f"{len(sessions_of(history))} Codex sessions changed this file; open one:",
+                    [types.MessageActionItem(t) for t in titles],
+                )
+            )
         except Exception as error:
             log.warning("blame: the client did not show the list: %s", error)
             return locations
@@ -191,8 +242,11 @@ class BlameFeature(Feature):
             return locations
         change = offered[titles.index(chosen.title)]
         start = types.Position(change.line, change.start)
-        await self.server.window_show_document_async(types.ShowDocumentParams(
-            uri=from_fs_path(change.rollout), take_focus=True, selection=types.Range(start, start)))
+        await self.server.window_show_document_async(
+            types.ShowDocumentParams(
+                uri=from_fs_path(change.rollout), take_focus=True, selection=types.Range(start, start)
+            )
+        )
         return locations
 
     @lsp_command(BLAME_LINE)
@@ -210,11 +264,19 @@ class BlameFeature(Feature):
         change = blamed[line].change
         start, end = types.Position(change.line, change.start), types.Position(change.line, change.end)
         if self.show_document:
-            await self.server.window_show_document_async(types.ShowDocumentParams(
-                uri=from_fs_path(change.rollout), take_focus=True, selection=types.Range(start, end)))
-        return {"uri": from_fs_path(change.rollout), "range": {"start": {"line": start.line, "character": start.character},
-                                                              "end": {"line": end.line, "character": end.character}},
-                "title": self._item(change)}
+            await self.server.window_show_document_async(
+                types.ShowDocumentParams(
+                    uri=from_fs_path(change.rollout), take_focus=True, selection=types.Range(start, end)
+                )
+            )
+        return {
+            "uri": from_fs_path(change.rollout),
+            "range": {
+                "start": {"line": start.line, "character": start.character},
+                "end": {"line": end.line, "character": end.character},
+            },
+            "title": self._item(change),
+        }
 
     # -- reading ------------------------------------------------------------------------------------------
     def _title(self, change: Change) -> str:

@@ -64,9 +64,16 @@ class ChangedFileFeature(Feature):
                     continue
                 seen.add(target)
                 start = types.Position(number, 0)
-                lenses.append(types.CodeLens(types.Range(start, start), types.Command(
-                    title=f"open {self.server.masker(shown_path(analysis, change))}", command=OPEN_CHANGED_FILE,
-                    arguments=[uri, number, change.call_index, change.file_index])))
+                lenses.append(
+                    types.CodeLens(
+                        types.Range(start, start),
+                        types.Command(
+                            title=f"open {self.server.masker(shown_path(analysis, change))}",
+                            command=OPEN_CHANGED_FILE,
+                            arguments=[uri, number, change.call_index, change.file_index],
+                        ),
+                    )
+                )
         return lenses
 
     @lsp_command(OPEN_CHANGED_FILE)
@@ -74,20 +81,30 @@ class ChangedFileFeature(Feature):
         """``[uri, line, call index, file index]``: the file that call changed, at the first line of its
         first hunk the file still has (line 1 when none is found), shown with ``window/showDocument``;
         answers ``{"uri", "range", "path"}``, or None and a message when the file is not on this machine."""
-        if len(arguments) < 4 or not isinstance(arguments[0], str) or \
-                not all(isinstance(a, int) for a in arguments[1:4]):
+        if (
+            len(arguments) < 4
+            or not isinstance(arguments[0], str)
+            or not all(isinstance(a, int) for a in arguments[1:4])
+        ):
             return None
         uri, line, call_index, file_index = arguments[:4]
         result = await self.rollout(uri)
         if result is None:
             return None
         cwds = cwd_at(result.analysis)
-        change = next((c for c in line_changes(result.analysis, line, cwds)
-                       if (c.call_index, c.file_index) == (call_index, file_index)), None)
+        change = next(
+            (
+                c
+                for c in line_changes(result.analysis, line, cwds)
+                if (c.call_index, c.file_index) == (call_index, file_index)
+            ),
+            None,
+        )
         if change is None:
             return None
-        target = local_target(change, cwds[line], self.workspace_folders(), _same_repository(
-            session_place(result.analysis)))
+        target = local_target(
+            change, cwds[line], self.workspace_folders(), _same_repository(session_place(result.analysis))
+        )
         shown = self.server.masker(shown_path(result.analysis, change))
         try:
             lines = read_lines(target) if target is not None else None
@@ -95,17 +112,27 @@ class ChangedFileFeature(Feature):
             lines = None
         if lines is None or target is None:
             missing = change.target
-            self.say(f"{shown} is not on this machine" + (
-                f" (no file {self.server.masker(missing)}, nor that path below a workspace folder)" if missing else
-                " (the session's folder is not known)") + ".")
+            self.say(
+                f"{shown} is not on this machine"
+                + (
+                    f" (no file {self.server.masker(missing)}, nor that path below a workspace folder)"
+                    if missing
+                    else " (the session's folder is not known)"
+                )
+                + "."
+            )
             return None
         start = types.Position(first_hunk_line(lines, change.hunks), 0)
         file_uri = from_fs_path(target)
         if self.show_document:
-            await self.server.window_show_document_async(types.ShowDocumentParams(
-                uri=file_uri, take_focus=True, selection=types.Range(start, start)))
-        return {"uri": file_uri, "range": {"start": {"line": start.line, "character": 0},
-                                           "end": {"line": start.line, "character": 0}}, "path": shown}
+            await self.server.window_show_document_async(
+                types.ShowDocumentParams(uri=file_uri, take_focus=True, selection=types.Range(start, start))
+            )
+        return {
+            "uri": file_uri,
+            "range": {"start": {"line": start.line, "character": 0}, "end": {"line": start.line, "character": 0}},
+            "path": shown,
+        }
 
     def say(self, message: str) -> None:
         try:

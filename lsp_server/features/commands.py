@@ -70,8 +70,12 @@ class CommandFeature(Feature):
         script["shown"] = False
         if self.show_document:
             try:  # a client may answer null, or never: either is "not shown", never a request left waiting
-                shown = await asyncio.wait_for(self.server.window_show_document_async(types.ShowDocumentParams(
-                    uri=path.as_uri(), take_focus=True)), SHOW_TIMEOUT)
+                shown = await asyncio.wait_for(
+                    self.server.window_show_document_async(
+                        types.ShowDocumentParams(uri=path.as_uri(), take_focus=True)
+                    ),
+                    SHOW_TIMEOUT,
+                )
                 script["shown"] = bool(getattr(shown, "success", False))
             except Exception as error:  # a timeout, or an answer that is not a ShowDocumentResult
                 log.debug("window/showDocument failed: %r", error)
@@ -92,11 +96,11 @@ class CommandFeature(Feature):
 
     async def _offer_open(self, path: Path, message: str) -> None:
         try:
-            choice = await self.server.window_show_message_request_async(types.ShowMessageRequestParams(
-                types.MessageType.Info, message, [types.MessageActionItem(OPEN)]))
+            choice = await self.server.window_show_message_request_async(
+                types.ShowMessageRequestParams(types.MessageType.Info, message, [types.MessageActionItem(OPEN)])
+            )
             if choice is not None and choice.title == OPEN:
-                await self.server.window_show_document_async(types.ShowDocumentParams(
-                    uri=path.as_uri(), external=True))
+                await self.server.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), external=True))
         except Exception as error:  # the client went away or cannot open it: the message said where it is
             log.info("opening %s failed: %s", path, error)
 
@@ -130,8 +134,12 @@ class CommandFeature(Feature):
         record = analysis.records[line]
         if record.script is None:
             return None
-        return {"script": self.server.masker(record.script), "language": "javascript", "call_id": record.call_id,
-                "line": line}
+        return {
+            "script": self.server.masker(record.script),
+            "language": "javascript",
+            "call_id": record.call_id,
+            "line": line,
+        }
 
     def call_command(self, analysis: RolloutAnalysis, line: int, character: int) -> dict | None:
         if not 0 <= line < len(analysis.records):
@@ -141,14 +149,24 @@ class CommandFeature(Feature):
         if located is None:
             return None
         call = located.call
-        return {"tool": call.tool, "kind": call.kind, "command": call.command, "workdir": call.workdir,
-                "computed": call.computed, "expansion": list(call.expansion) if call.expansion else None,
-                "patch": call.patch}
+        return {
+            "tool": call.tool,
+            "kind": call.kind,
+            "command": call.command,
+            "workdir": call.workdir,
+            "computed": call.computed,
+            "expansion": list(call.expansion) if call.expansion else None,
+            "patch": call.patch,
+        }
 
 
 def _uri_and_line(arguments: tuple) -> tuple[str, int]:
-    if len(arguments) < 2 or not isinstance(arguments[0], str) or not isinstance(arguments[1], int) \
-            or isinstance(arguments[1], bool):
+    if (
+        len(arguments) < 2
+        or not isinstance(arguments[0], str)
+        or not isinstance(arguments[1], int)
+        or isinstance(arguments[1], bool)
+    ):
         raise JsonRpcInvalidParams("expected the arguments [document URI, line number]")
     return arguments[0], arguments[1]
 

@@ -36,8 +36,9 @@ class CompletionFeature(Feature):
         item = text.completion.completion_item if text and text.completion else None
         self.snippets = bool(item and item.snippet_support)
 
-    @lsp_method(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS),
-                empty=None)
+    @lsp_method(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS), empty=None
+    )
     async def completion(self, params: types.CompletionParams) -> types.CompletionList | None:
         """Proposals at the cursor, read from the document's current text of that line."""
         uri = params.text_document.uri
@@ -45,8 +46,9 @@ class CompletionFeature(Feature):
         if result is None:
             return None
         line = self.server.workspace.get_text_document(uri).line_text(params.position.line)
-        return self.completions(result.analysis, params.position.line, line, params.position.character,
-                                self.server.encoding)
+        return self.completions(
+            result.analysis, params.position.line, line, params.position.character, self.server.encoding
+        )
 
     @lsp_command(SCRIPT_COMPLETION)
     async def script_completion(self, *arguments: Any) -> dict | None:
@@ -54,8 +56,13 @@ class CompletionFeature(Feature):
         ``[rollout URI, script, offset]``, the offset in the client's units from the script's start.  Answers
         ``{items: [{label, kind, detail, sort, text, start, end}]}``, ``start``/``end`` in the same units; None
         when the rollout is not open."""
-        if len(arguments) < 3 or not isinstance(arguments[0], str) or not isinstance(arguments[1], str) \
-                or not isinstance(arguments[2], int) or isinstance(arguments[2], bool):
+        if (
+            len(arguments) < 3
+            or not isinstance(arguments[0], str)
+            or not isinstance(arguments[1], str)
+            or not isinstance(arguments[2], int)
+            or isinstance(arguments[2], bool)
+        ):
             raise JsonRpcInvalidParams(f"{SCRIPT_COMPLETION}: expected [rollout URI, script, offset]")
         result = await self.rollout(arguments[0])
         if result is None:
@@ -63,25 +70,43 @@ class CompletionFeature(Feature):
         script, encoding = arguments[1], self.server.encoding
         columns = LineColumns(script)
         found = script_completions(result.analysis, script, columns.from_units(arguments[2], encoding))
-        return {"items": [{"label": c.label, "kind": c.kind, "detail": c.detail, "sort": c.sort, "text": c.text,
-                           "start": columns.to_units(c.start, encoding), "end": columns.to_units(c.end, encoding)}
-                          for c in found]}
+        return {
+            "items": [
+                {
+                    "label": c.label,
+                    "kind": c.kind,
+                    "detail": c.detail,
+                    "sort": c.sort,
+                    "text": c.text,
+                    "start": columns.to_units(c.start, encoding),
+                    "end": columns.to_units(c.end, encoding),
+                }
+                for c in found
+            ]
+        }
 
-    def completions(self, analysis: RolloutAnalysis, line_number: int, line: str, character: int,
-                    encoding: PositionEncoding) -> types.CompletionList:
+    def completions(
+        self, analysis: RolloutAnalysis, line_number: int, line: str, character: int, encoding: PositionEncoding
+    ) -> types.CompletionList:
         columns = LineColumns(line)
         column = columns.from_units(character, encoding)
         items = [self.item(c, line_number, columns, encoding) for c in complete(analysis, line_number, line, column)]
         return types.CompletionList(is_incomplete=False, items=items)
 
-    def item(self, completion: Completion, line_number: int, columns: LineColumns,
-             encoding: PositionEncoding) -> types.CompletionItem:
-        rng = types.Range(types.Position(line_number, columns.to_units(completion.start, encoding)),
-                          types.Position(line_number, columns.to_units(completion.end, encoding)))
+    def item(
+        self, completion: Completion, line_number: int, columns: LineColumns, encoding: PositionEncoding
+    ) -> types.CompletionItem:
+        rng = types.Range(
+            types.Position(line_number, columns.to_units(completion.start, encoding)),
+            types.Position(line_number, columns.to_units(completion.end, encoding)),
+        )
         use_snippet = self.snippets and completion.snippet is not None
         return types.CompletionItem(
-            label=completion.label, kind=_KINDS[completion.kind], detail=completion.detail,
+            label=completion.label,
+            kind=_KINDS[completion.kind],
+            detail=completion.detail,
             sort_text=completion.sort,
             filter_text=completion.label if completion.kind != "snippet" else None,
             text_edit=types.TextEdit(rng, completion.snippet if use_snippet else completion.text),
-            insert_text_format=types.InsertTextFormat.Snippet if use_snippet else types.InsertTextFormat.PlainText)
+            insert_text_format=types.InsertTextFormat.Snippet if use_snippet else types.InsertTextFormat.PlainText,
+        )

@@ -90,9 +90,12 @@ class DiagnosticsFeature(Feature):
         if self.pull:
             # registered here, before pygls computes the server's capabilities, so a push client never
             # sees a diagnosticProvider (it would pull and get every finding twice)
-            self.server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
-                identifier="rollout-lsp", inter_file_dependencies=False, workspace_diagnostics=False))(
-                _pull_handler(self))
+            self.server.feature(
+                types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(
+                    identifier="rollout-lsp", inter_file_dependencies=False, workspace_diagnostics=False
+                ),
+            )(_pull_handler(self))
         log.info("diagnostics: %s", "pulled by the client" if self.pull else "published")
 
     def encoded(self, result: DocumentAnalysis) -> list[str]:
@@ -110,7 +113,10 @@ class DiagnosticsFeature(Feature):
     def publish(self, result: DocumentAnalysis) -> None:
         """Publish the diagnostics of ``result``, encoded once without a cattrs pass."""
         body = '{"uri":%s,"version":%s,"diagnostics":[%s]}' % (
-            json.dumps(result.uri), json.dumps(result.version), ",".join(self.encoded(result)))
+            json.dumps(result.uri),
+            json.dumps(result.version),
+            ",".join(self.encoded(result)),
+        )
         self.server.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, body.encode("utf-8"))
 
     def partial_ready(self, result: DocumentAnalysis) -> None:
@@ -205,20 +211,32 @@ class RolloutFindings:
             if hit is not None and len(hit[0]) == len(texts) and all(a is b for a, b in zip(hit[0], texts)):
                 encoded = hit[1]
             else:
-                diagnostic = to_diagnostic(analysis, finding, result.uri, server.encoding, server.settings.severity,
-                                           server.masker, None, severity)
+                diagnostic = to_diagnostic(
+                    analysis,
+                    finding,
+                    result.uri,
+                    server.encoding,
+                    server.settings.severity,
+                    server.masker,
+                    None,
+                    severity,
+                )
                 encoded = None if diagnostic is None else compact(self.converter.unstructure(diagnostic))
             fresh[key] = (texts, encoded)
             if encoded is not None:
                 # ``data`` (last) ends with the document version, encoded as null: this version goes there
-                out.append(encoded[:-len(_NO_VERSION)] + f'"version":{version}}}}}'
-                           if encoded.endswith(_NO_VERSION) else encoded)
+                out.append(
+                    encoded[: -len(_NO_VERSION)] + f'"version":{version}}}}}'
+                    if encoded.endswith(_NO_VERSION)
+                    else encoded
+                )
         cached.items = fresh
         if not result.complete:  # a partial analysis: the parents are looked for with the whole one
             return out
         for finding in parent_finding_list(analysis, result.uri, workspace_paths(server.workspace)):
-            diagnostic = to_diagnostic(analysis, finding, result.uri, server.encoding, server.settings.severity,
-                                       server.masker, None)
+            diagnostic = to_diagnostic(
+                analysis, finding, result.uri, server.encoding, server.settings.severity, server.masker, None
+            )
             if diagnostic is not None:
                 out.append(compact(self.converter.unstructure(diagnostic)))
         return out
@@ -251,6 +269,6 @@ def _pull_handler(feature: DiagnosticsFeature):
 
     async def pull(params):
         return await guarded_pull(params)
+
     pull.__doc__ = feature.pull_diagnostics.__doc__
     return pull
-

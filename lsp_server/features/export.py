@@ -21,17 +21,20 @@ class ExportFeature(Feature):
     async def export_command(self, *arguments: Any) -> dict | None:
         """``{"text", "format", "name"}``: the document, and a file name to suggest."""
         if not arguments or not isinstance(arguments[0], str):
-            raise JsonRpcInvalidParams(f"{EXPORT}: expected [document URI, \"md\" or \"html\", redact]")
+            raise JsonRpcInvalidParams(f'{EXPORT}: expected [document URI, "md" or "html", redact]')
         uri = arguments[0]
         fmt = arguments[1] if len(arguments) > 1 else "md"
         redact = arguments[2] if len(arguments) > 2 else True
         if fmt not in FORMATS or not isinstance(redact, bool):
-            raise JsonRpcInvalidParams(f"{EXPORT}: the format is \"md\" or \"html\", redact true or false")
+            raise JsonRpcInvalidParams(f'{EXPORT}: the format is "md" or "html", redact true or false')
         result = await self.rollout(uri)
         if result is None:
             return None
         path = to_fs_path(uri) or uri
-        options = ExportOptions(redact=redact, output_lines=max(1, self.server.settings.hover_output_lines),
-                                extra_secrets=self.server.settings.compiled_secret_patterns())
+        options = ExportOptions(
+            redact=redact,
+            output_lines=max(1, self.server.settings.hover_output_lines),
+            extra_secrets=self.server.settings.compiled_secret_patterns(),
+        )
         name = Path(path).name.removesuffix(".zst").removesuffix(".jsonl") + (".md" if fmt == "md" else ".html")
         return {"text": export(result.analysis, path, fmt, options), "format": fmt, "name": name}

@@ -20,9 +20,13 @@ from ..markdown import code_block, escape, first_lines, inline_code
 from ..sessions import uri_path, usage_hover, workspace_paths
 from .base import Feature, lsp_method
 
-_EXECUTED = {"yes": "yes (a call Codex made)", "unknown": "unknown (read from a script; a static reading "
-             "cannot know which calls ran)", "no": "no: it is in dead code"}
+_EXECUTED = {
+    "yes": "yes (a call Codex made)",
+    "unknown": "unknown (read from a script; a static reading cannot know which calls ran)",
+    "no": "no: it is in dead code",
+}
 _MARKS = {"add": "A", "update": "M", "delete": "D"}
+
 
 class HoverFeature(Feature):
     """Hovers over calls and records."""
@@ -35,8 +39,11 @@ class HoverFeature(Feature):
         hover = capabilities.text_document.hover if capabilities.text_document else None
         formats = hover.content_format if hover else None
         # Markdown unless the client says it shows only plain text (the Markdown is readable as it is)
-        self.markup = types.MarkupKind.PlainText if formats and types.MarkupKind.Markdown not in formats \
+        self.markup = (
+            types.MarkupKind.PlainText
+            if formats and types.MarkupKind.Markdown not in formats
             else types.MarkupKind.Markdown
+        )
 
     @property
     def output_lines(self) -> int:
@@ -47,11 +54,15 @@ class HoverFeature(Feature):
         """A call's decoded command or patch with its output; else the record's decoded content."""
         result = await self.rollout(params.text_document.uri)
         self.uri = params.text_document.uri  # chunks of a continued process link to their lines
-        return self.hover_of(result.analysis, params.position, self.server.encoding,
-                             uri_path(params.text_document.uri)) if result else None
+        return (
+            self.hover_of(result.analysis, params.position, self.server.encoding, uri_path(params.text_document.uri))
+            if result
+            else None
+        )
 
-    def hover_of(self, analysis: RolloutAnalysis, position: types.Position,
-                 encoding: PositionEncoding, path: str | None = None) -> types.Hover | None:
+    def hover_of(
+        self, analysis: RolloutAnalysis, position: types.Position, encoding: PositionEncoding, path: str | None = None
+    ) -> types.Hover | None:
         line = position.line
         if not 0 <= line < len(analysis.records):
             return None
@@ -86,8 +97,10 @@ class HoverFeature(Feature):
     def call_markdown(self, analysis: RolloutAnalysis, located: LocatedCall) -> str:
         call = located.call
         shown = call.shown_tool if call.namespace and not call.namespace.startswith("mcp__") else call.tool
-        parts = [f"**{self._escape(shown or 'computed tool')}** · {self._escape(call.kind)} · executed: "
-                 f"{self._escape(executed_text(located))}"]
+        parts = [
+            f"**{self._escape(shown or 'computed tool')}** · {self._escape(call.kind)} · executed: "
+            f"{self._escape(executed_text(located))}"
+        ]
         if call.kind == COMMAND and call.command is not None:
             parts.append(self._code(call.command, "sh"))
         elif call.kind == PATCH and not call.computed and call.patch is not None:
@@ -144,8 +157,10 @@ class HoverFeature(Feature):
         if located.event is None:
             return ""
         event_line, event = located.event
-        return f"\n\n**{self._escape(event.type)}** (line {event_line + 1}): " \
+        return (
+            f"\n\n**{self._escape(event.type)}** (line {event_line + 1}): "
             f"{self._escape(event.summary(files=True) or 'reported')}"
+        )
 
     def chunks_markdown(self, analysis: RolloutAnalysis, located: LocatedCall, facts: str) -> str:
         """A process carried on by ``write_stdin`` (a cell by ``wait``) is one call: the output of every chunk
@@ -156,13 +171,14 @@ class HoverFeature(Feature):
         lines = [line for line, _ in chunks]
         shown = ", ".join(self._line_link(n) for n in lines)
         parts = [f"**output** in {len(lines)} chunks ({shown}): {facts}" + self.event_markdown(located)]
-        for number, (line, text) in enumerate(chunks[:self.max_chunks], 1):
+        for number, (line, text) in enumerate(chunks[: self.max_chunks], 1):
             via = "" if number == 1 else f", {self._escape(output.via or 'continued')}"
-            parts.append(f"chunk {number} ({self._line_link(line)}{via}):" +
-                         ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text.strip()
-                          else " no output"))
+            parts.append(
+                f"chunk {number} ({self._line_link(line)}{via}):"
+                + ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text.strip() else " no output")
+            )
         if len(lines) > self.max_chunks:
-            rest = lines[self.max_chunks:]
+            rest = lines[self.max_chunks :]
             parts.append(f"{len(rest)} more chunks: " + ", ".join(self._line_link(n) for n in rest))
         return "\n\n".join(parts)
 
@@ -174,8 +190,12 @@ class HoverFeature(Feature):
 
     def call_output_text(self, located: LocatedCall, output: ToolOutput) -> str:
         producers = [c for c in located.record.calls if c.kind == COMMAND or c.tool == "write_stdin"]
-        if located.record.is_exec and len(producers) == 1 and len(output.results) == 1 and \
-                producers[0] is located.record.calls[located.index]:  # the call as read (pairing may mark it ran)
+        if (
+            located.record.is_exec
+            and len(producers) == 1
+            and len(output.results) == 1
+            and producers[0] is located.record.calls[located.index]
+        ):  # the call as read (pairing may mark it ran)
             return output.result_output(output.results[0])
         return readable_text(output)
 
@@ -189,17 +209,27 @@ class HoverFeature(Feature):
                 head += f" · {self._escape(out.status or '')}" + (f" {self._escape(out.note)}" if out.note else "")
             return head + "\n\n" + self._code(record.script, "js")
         if record.is_call and record.text is not None:
-            return f"**{self._escape(record.name or record.kind)}** {self._escape(record.call_id or '')}\n\n" + \
-                self._code(_pretty(record.text), "json")
+            return (
+                f"**{self._escape(record.name or record.kind)}** {self._escape(record.call_id or '')}\n\n"
+                + self._code(_pretty(record.text), "json")
+            )
         if record.is_output and record.output is not None:
             out = record.output
-            facts = [f for f in (out.status, f"exit {out.exit_code}" if out.exit_code is not None else None,
-                                 f"{out.wall_time:g} s" if out.wall_time is not None else None) if f]
+            facts = [
+                f
+                for f in (
+                    out.status,
+                    f"exit {out.exit_code}" if out.exit_code is not None else None,
+                    f"{out.wall_time:g} s" if out.wall_time is not None else None,
+                )
+                if f
+            ]
             call_line = analysis.calls_by_call_id.get(record.call_id or "")
             where = f" of line {call_line + 1}" if call_line is not None else ""
             text = readable_text(out)
-            return f"**output**{self._escape(where)} · {self._escape(' · '.join(facts))}\n\n" + \
-                self._code(first_lines(text, self.output_lines), "text")
+            return f"**output**{self._escape(where)} · {self._escape(' · '.join(facts))}\n\n" + self._code(
+                first_lines(text, self.output_lines), "text"
+            )
         if record.turn_item is not None:  # paginated history: the user's or the agent's words, reasoning, a plan
             item = record.turn_item
             head = f"**{self._escape(item.type)}**" + (f" ({self._escape(item.phase)})" if item.phase else "")
@@ -208,11 +238,16 @@ class HoverFeature(Feature):
             state = record.record.item.get("state")
             keys = ", ".join(sorted(state)) if isinstance(state, dict) else ""
             full = "a full snapshot" if record.record.item.get("full") else "an update"
-            return f"**world state**: {full}" + (f" of {self._escape(keys)}" if keys else "") + \
-                " (bookkeeping Codex keeps for the model; not shown in the outline)"
+            return (
+                f"**world state**: {full}"
+                + (f" of {self._escape(keys)}" if keys else "")
+                + " (bookkeeping Codex keeps for the model; not shown in the outline)"
+            )
         if record.text is not None and record.kind == "message":
             role = getattr(record.record.item, "role", "") if record.record else ""
-            return f"**{self._escape(role)} message**\n\n" + self._code(first_lines(record.text, self.output_lines), "text")
+            return f"**{self._escape(role)} message**\n\n" + self._code(
+                first_lines(record.text, self.output_lines), "text"
+            )
         return ""
 
 

@@ -42,8 +42,11 @@ class InvocationLogFeature(Feature):
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         hover = capabilities.text_document.hover if capabilities.text_document else None
         formats = hover.content_format if hover else None
-        self.markup = types.MarkupKind.PlainText if formats and types.MarkupKind.Markdown not in formats \
+        self.markup = (
+            types.MarkupKind.PlainText
+            if formats and types.MarkupKind.Markdown not in formats
             else types.MarkupKind.Markdown
+        )
 
     # -- outline ----------------------------------------------------------------------------------------
     @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list, kinds=(INVOCATION_LOG,))
@@ -59,15 +62,27 @@ class InvocationLogFeature(Feature):
             children = []
             for invocation in (i for i in read.invocations if i.tool == tool):
                 rng = to_range(result.analysis, invocation.span, encoding)
-                children.append(types.DocumentSymbol(
-                    name=self._one_line(invocation.command), kind=types.SymbolKind.Event, range=rng,
-                    selection_range=rng, detail=f"exit {invocation.exit} · {iso_time(invocation.ts)}"))
+                children.append(
+                    types.DocumentSymbol(
+                        name=self._one_line(invocation.command),
+                        kind=types.SymbolKind.Event,
+                        range=rng,
+                        selection_range=rng,
+                        detail=f"exit {invocation.exit} · {iso_time(invocation.ts)}",
+                    )
+                )
             whole = types.Range(children[0].range.start, children[-1].range.end)
             count = len(children)
-            out.append(types.DocumentSymbol(
-                name=self._one_line(tool), kind=types.SymbolKind.Module, range=whole,
-                selection_range=children[0].range, detail=f"{count} invocation{'s' if count != 1 else ''}",
-                children=children))
+            out.append(
+                types.DocumentSymbol(
+                    name=self._one_line(tool),
+                    kind=types.SymbolKind.Module,
+                    range=whole,
+                    selection_range=children[0].range,
+                    detail=f"{count} invocation{'s' if count != 1 else ''}",
+                    children=children,
+                )
+            )
         return out
 
     def _one_line(self, text: str) -> str:
@@ -86,15 +101,23 @@ class InvocationLogFeature(Feature):
         if invocation is None:
             return None
         mask = self.server.masker
-        parts = [f"**{escape(mask(invocation.tool))}** invocation (line {invocation.line + 1})",
-                 code_block(mask(invocation.command), "sh"),
-                 "\n".join([f"- ts: {invocation.ts!r} ({iso_time(invocation.ts)})",
-                            f"- tool: {inline_code(mask(invocation.tool))}",
-                            "- argv: " + (", ".join(inline_code(mask(a)) for a in invocation.argv) or "none"),
-                            f"- exit: {invocation.exit}"])]
+        parts = [
+            f"**{escape(mask(invocation.tool))}** invocation (line {invocation.line + 1})",
+            code_block(mask(invocation.command), "sh"),
+            "\n".join(
+                [
+                    f"- ts: {invocation.ts!r} ({iso_time(invocation.ts)})",
+                    f"- tool: {inline_code(mask(invocation.tool))}",
+                    "- argv: " + (", ".join(inline_code(mask(a)) for a in invocation.argv) or "none"),
+                    f"- exit: {invocation.exit}",
+                ]
+            ),
+        ]
         parts.append(self._made_by(result, invocation))
-        return types.Hover(types.MarkupContent(self.markup, "\n\n".join(parts)),
-                           to_range(result.analysis, invocation.span, self.server.encoding))
+        return types.Hover(
+            types.MarkupContent(self.markup, "\n\n".join(parts)),
+            to_range(result.analysis, invocation.span, self.server.encoding),
+        )
 
     def _made_by(self, result: DocumentAnalysis, invocation: Invocation) -> str:
         link = self.links.link(result)
@@ -107,8 +130,10 @@ class InvocationLogFeature(Feature):
         command = match.command
         shown = command.exit_code
         exit_text = f" · exit {shown}" if shown is not None else ""
-        return f"made by line {command.located.line + 1} of {name}: " \
-               f"{inline_code(self.server.masker(command.line.text))}{exit_text}"
+        return (
+            f"made by line {command.located.line + 1} of {name}: "
+            f"{inline_code(self.server.masker(command.line.text))}{exit_text}"
+        )
 
     @lsp_method(types.TEXT_DOCUMENT_HOVER, empty=None, kinds=(ROLLOUT,))
     async def call_invocations(self, params: types.HoverParams) -> types.Hover | None:
@@ -116,10 +141,12 @@ class InvocationLogFeature(Feature):
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return None
-        rows = [f"- {escape(log_name(link.log_uri))} line {m.invocation.line + 1}: "
-                f"{inline_code(self.server.masker(m.invocation.command))} · exit {m.invocation.exit} · "
-                f"{iso_time(m.invocation.ts)}"
-                for link, m in self.links.invocations_at(result, params.position)]
+        rows = [
+            f"- {escape(log_name(link.log_uri))} line {m.invocation.line + 1}: "
+            f"{inline_code(self.server.masker(m.invocation.command))} · exit {m.invocation.exit} · "
+            f"{iso_time(m.invocation.ts)}"
+            for link, m in self.links.invocations_at(result, params.position)
+        ]
         return types.Hover(types.MarkupContent(self.markup, "**invocations**\n\n" + "\n".join(rows))) if rows else None
 
     # -- definition -------------------------------------------------------------------------------------
@@ -132,9 +159,13 @@ class InvocationLogFeature(Feature):
         link = self.links.link(result)
         if link is None:
             return []
-        return [types.Location(link.rollout.uri, to_range(link.rollout.analysis, m.command.located.span,
-                                                          self.server.encoding))
-                for m in link.match.matches if m.invocation.line == params.position.line]
+        return [
+            types.Location(
+                link.rollout.uri, to_range(link.rollout.analysis, m.command.located.span, self.server.encoding)
+            )
+            for m in link.match.matches
+            if m.invocation.line == params.position.line
+        ]
 
     @lsp_method(types.TEXT_DOCUMENT_DEFINITION, empty=list, kinds=(ROLLOUT,), first=True)
     async def invocation_locations(self, params: types.DefinitionParams) -> list[types.Location]:
@@ -146,8 +177,11 @@ class InvocationLogFeature(Feature):
         for link, m in self.links.invocations_at(result, params.position):
             log_result = self.server.store.latest(link.log_uri)
             if log_result is not None:
-                out.append(types.Location(link.log_uri, line_range(log_result.analysis, m.invocation.line,
-                                                                   self.server.encoding)))
+                out.append(
+                    types.Location(
+                        link.log_uri, line_range(log_result.analysis, m.invocation.line, self.server.encoding)
+                    )
+                )
         return out
 
     # -- the command ------------------------------------------------------------------------------------
@@ -155,8 +189,11 @@ class InvocationLogFeature(Feature):
     async def link_command(self, *arguments: Any) -> dict:
         """``[logUri]``: which rollout the log is linked to; ``[logUri, rolloutUri]``: link it to that rollout;
         ``[logUri, null]``: choose automatically again."""
-        if not arguments or not isinstance(arguments[0], str) or \
-                (len(arguments) > 1 and arguments[1] is not None and not isinstance(arguments[1], str)):
+        if (
+            not arguments
+            or not isinstance(arguments[0], str)
+            or (len(arguments) > 1 and arguments[1] is not None and not isinstance(arguments[1], str))
+        ):
             raise JsonRpcInvalidParams(f"{LINK_LOG}: expected [log URI, rollout URI or null]")
         log_uri = arguments[0]
         if len(arguments) > 1:
@@ -169,11 +206,17 @@ class InvocationLogFeature(Feature):
             self.links.publish({u for u in partners if self.server.store.latest(u) is not None})
         result = self.server.store.latest(log_uri)
         link = self.links.link(result) if result is not None else None
-        report: dict[str, Any] = {"log": log_uri, "rollout": link.rollout.uri if link else self.links.named.get(log_uri),
-                                  "named": log_uri in self.links.named}
+        report: dict[str, Any] = {
+            "log": log_uri,
+            "rollout": link.rollout.uri if link else self.links.named.get(log_uri),
+            "named": log_uri in self.links.named,
+        }
         if link is not None:
-            report.update(matched=len(link.match.matches), unexplained=len(link.match.unexplained),
-                          missing=len(link.match.missing))
+            report.update(
+                matched=len(link.match.matches),
+                unexplained=len(link.match.unexplained),
+                missing=len(link.match.missing),
+            )
         return report
 
 

@@ -40,15 +40,23 @@ class LensFeature(Feature):
                 continue
             title = lens_title(analysis, number)
             start = types.Position(number, 0)
-            lenses.append(types.CodeLens(types.Range(start, start),
-                                         types.Command(title=title, command=SHOW_SCRIPT, arguments=[uri, number])))
+            lenses.append(
+                types.CodeLens(
+                    types.Range(start, start), types.Command(title=title, command=SHOW_SCRIPT, arguments=[uri, number])
+                )
+            )
         failed = failures(analysis)
         if failed:  # the session lens names the first failure; running it goes there
             start = types.Position(0, 0)
-            title = f"{len(failed)} failed call{'s' if len(failed) != 1 else ''} · first: line {failed[0][0] + 1}, " \
+            title = (
+                f"{len(failed)} failed call{'s' if len(failed) != 1 else ''} · first: line {failed[0][0] + 1}, "
                 f"{failed[0][1]}"
-            lenses.append(types.CodeLens(types.Range(start, start),
-                                         types.Command(title=title, command=NEXT_FAILURE, arguments=[uri, -1])))
+            )
+            lenses.append(
+                types.CodeLens(
+                    types.Range(start, start), types.Command(title=title, command=NEXT_FAILURE, arguments=[uri, -1])
+                )
+            )
         return lenses
 
     @lsp_command(NEXT_FAILURE)
@@ -66,8 +74,9 @@ class LensFeature(Feature):
         window = self.server.client_capabilities.window if self.server.client_capabilities else None
         if window and window.show_document and window.show_document.support:
             where = types.Range(types.Position(line, 0), types.Position(line, 0))
-            await self.server.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True,
-                                                                                  selection=where))
+            await self.server.window_show_document_async(
+                types.ShowDocumentParams(uri=uri, take_focus=True, selection=where)
+            )
         return {"line": line, "outcome": outcome}
 
 
@@ -85,10 +94,19 @@ class FoldingFeature(Feature):
         return self.folding_ranges(result.analysis) if result else []
 
     def folding_ranges(self, analysis: RolloutAnalysis) -> list[types.FoldingRange]:
-        return inherited_folding(analysis) + [  # a fork's inherited history folds as one
-            types.FoldingRange(start_line=t.line, end_line=t.end_line, kind=types.FoldingRangeKind.Region,
-                               collapsed_text=self.server.masker(t.title)[:60])
-            for t in analysis.turns if t.end_line > t.line]
+        return (
+            inherited_folding(analysis)
+            + [  # a fork's inherited history folds as one
+                types.FoldingRange(
+                    start_line=t.line,
+                    end_line=t.end_line,
+                    kind=types.FoldingRangeKind.Region,
+                    collapsed_text=self.server.masker(t.title)[:60],
+                )
+                for t in analysis.turns
+                if t.end_line > t.line
+            ]
+        )
 
 
 def lens_title(analysis: RolloutAnalysis, line: int) -> str:
@@ -99,8 +117,11 @@ def lens_title(analysis: RolloutAnalysis, line: int) -> str:
     output = calls[0].output if calls else None
     if output is None and output_line is not None:
         record_output = analysis.records[output_line].output
-        status, codes, wall = (record_output.status, record_output.exit_codes, record_output.wall_time) \
-            if record_output else (None, [], None)
+        status, codes, wall = (
+            (record_output.status, record_output.exit_codes, record_output.wall_time)
+            if record_output
+            else (None, [], None)
+        )
     elif output is not None:
         status, codes, wall = output.status, output.output.exit_codes, output.wall_time
     else:

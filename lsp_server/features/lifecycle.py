@@ -37,8 +37,10 @@ class LifecycleFeature(Feature):
         workspace = capabilities.workspace
         self.pulls_configuration = bool(workspace and workspace.configuration)
         self.apply(params.initialization_options)
-        install_workspace(server.protocol, position_encoding(
-            server.settings, capabilities, server.protocol.workspace.position_encoding))
+        install_workspace(
+            server.protocol,
+            position_encoding(server.settings, capabilities, server.protocol.workspace.position_encoding),
+        )
         server.edits.configure(capabilities)
         for feature in server.features.values():
             feature.configure(capabilities)
@@ -89,11 +91,14 @@ class LifecycleFeature(Feature):
         if not self.pulls_configuration:
             return
         try:
-            values = await asyncio.wait_for(self.server.workspace_configuration_async(types.ConfigurationParams(
-                items=[types.ConfigurationItem(section="rolloutLsp")])), 5)
+            values = await asyncio.wait_for(
+                self.server.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="rolloutLsp")])
+                ),
+                5,
+            )
         except Exception as error:  # a client that cannot answer keeps the settings it gave at initialize
             log.warning("workspace/configuration failed: %s", error)
             return
         if values:
             self.apply(values[0] if isinstance(values[0], dict) else {})
-

@@ -22,8 +22,13 @@ class NavigationFeature(Feature):
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return []
-        return self.definition(result.analysis, params.text_document.uri, params.position.line, self.server.encoding,
-                               workspace_paths(self.server.workspace))
+        return self.definition(
+            result.analysis,
+            params.text_document.uri,
+            params.position.line,
+            self.server.encoding,
+            workspace_paths(self.server.workspace),
+        )
 
     @lsp_method(types.TEXT_DOCUMENT_REFERENCES, empty=list)
     async def find_references(self, params: types.ReferenceParams) -> list[types.Location]:
@@ -31,11 +36,17 @@ class NavigationFeature(Feature):
         result = await self.rollout(params.text_document.uri)
         if result is None:
             return []
-        return self.references(result.analysis, params.text_document.uri, params.position.line,
-                               params.context.include_declaration, self.server.encoding)
+        return self.references(
+            result.analysis,
+            params.text_document.uri,
+            params.position.line,
+            params.context.include_declaration,
+            self.server.encoding,
+        )
 
-    def definition(self, analysis: RolloutAnalysis, uri: str, line: int,
-                   encoding: PositionEncoding, workspace: list[str] = ()) -> list[types.Location]:
+    def definition(
+        self, analysis: RolloutAnalysis, uri: str, line: int, encoding: PositionEncoding, workspace: list[str] = ()
+    ) -> list[types.Location]:
         """From a call record to its output record(s); from an output back to its call; to the rollout of a
         parent, forked-from or spawned session."""
         if not 0 <= line < len(analysis.records):
@@ -45,8 +56,10 @@ class NavigationFeature(Feature):
             return others
         wanted = [s.child for s in lineage(analysis).spawns if s.child and line in (s.line, s.child_line)]
         if wanted:  # a spawn_agent whose subagent's rollout is nowhere to be found: say so, do not jump
-            self.say(f"The rollout of subagent session {', '.join(wanted)} was not found (looked in the sessions "
-                     "folder of this rollout, its own folder and the workspace folders).")
+            self.say(
+                f"The rollout of subagent session {', '.join(wanted)} was not found (looked in the sessions "
+                "folder of this rollout, its own folder and the workspace folders)."
+            )
             return []
         record = analysis.records[line]
         call_id = record.call_id or ""
@@ -65,8 +78,9 @@ class NavigationFeature(Feature):
         except Exception:  # no client attached (the feature called directly): nothing to tell
             pass
 
-    def references(self, analysis: RolloutAnalysis, uri: str, line: int, include_declaration: bool,
-                   encoding: PositionEncoding) -> list[types.Location]:
+    def references(
+        self, analysis: RolloutAnalysis, uri: str, line: int, include_declaration: bool, encoding: PositionEncoding
+    ) -> list[types.Location]:
         """Every record that carries the call_id of this line's record."""
         if not 0 <= line < len(analysis.records):
             return []
@@ -74,6 +88,8 @@ class NavigationFeature(Feature):
         if not call_id:
             return []
         call_line = analysis.calls_by_call_id.get(call_id)
-        lines = sorted(set(analysis.outputs_by_call_id.get(call_id, [])) |
-                       ({call_line} if call_line is not None and include_declaration else set()))
+        lines = sorted(
+            set(analysis.outputs_by_call_id.get(call_id, []))
+            | ({call_line} if call_line is not None and include_declaration else set())
+        )
         return [types.Location(uri, line_range(analysis, n, encoding)) for n in lines]

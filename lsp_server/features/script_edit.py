@@ -39,8 +39,12 @@ def exec_record(line: str) -> dict | None:
     except (ValueError, RecursionError):
         return None
     payload = value.get("payload") if isinstance(value, dict) else None
-    if isinstance(payload, dict) and payload.get("type") == "custom_tool_call" and payload.get("name") == "exec" \
-            and isinstance(payload.get("input"), str):
+    if (
+        isinstance(payload, dict)
+        and payload.get("type") == "custom_tool_call"
+        and payload.get("name") == "exec"
+        and isinstance(payload.get("input"), str)
+    ):
         return payload
     return None
 
@@ -76,12 +80,20 @@ class ScriptEditFeature(Feature):
         number, edit = found
         if edit.is_empty:
             return {"applied": True, "changed": False, "line": number, "reason": None}
-        answer = await self.server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
-            self.server.edits.edit(uri, document.version, [edit_of(number, document.line_text(number), edit,
-                                                                   self.server.encoding)]),
-            label="Write the exec script back"))
-        return {"applied": bool(answer.applied), "changed": bool(answer.applied), "line": number,
-                "reason": answer.failure_reason}
+        answer = await self.server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(
+                self.server.edits.edit(
+                    uri, document.version, [edit_of(number, document.line_text(number), edit, self.server.encoding)]
+                ),
+                label="Write the exec script back",
+            )
+        )
+        return {
+            "applied": bool(answer.applied),
+            "changed": bool(answer.applied),
+            "line": number,
+            "reason": answer.failure_reason,
+        }
 
     def find(self, lines: list[str], line: int, call_id: str | None) -> int | None:
         """The exec record at ``line``, or the one with ``call_id`` wherever it moved."""
@@ -103,11 +115,17 @@ class ScriptEditFeature(Feature):
         if number is None:
             return None
         payload = exec_record(lines[number])
-        return {"script": payload["input"], "language": "javascript", "call_id": payload.get("call_id"),
-                "line": number, "version": version}
+        return {
+            "script": payload["input"],
+            "language": "javascript",
+            "call_id": payload.get("call_id"),
+            "line": number,
+            "version": version,
+        }
 
-    def edit(self, lines: list[str], line: int, call_id: str | None, script: str,
-             encoding: PositionEncoding) -> tuple[int, StringEdit] | None:
+    def edit(
+        self, lines: list[str], line: int, call_id: str | None, script: str, encoding: PositionEncoding
+    ) -> tuple[int, StringEdit] | None:
         number = self.find(lines, line, call_id)
         if number is None:
             return None
@@ -120,7 +138,7 @@ def script_problem(script: str) -> str | None:
     problem = syntax_problem(ExecScript(script))
     if problem is None:
         return None
-    before = script[:problem.start]
+    before = script[: problem.start]
     line = before.count("\n") + 1
     column = problem.start - (before.rfind("\n") + 1) + 1
     return f"the script does not parse (line {line}, column {column}): {problem.message}"
@@ -128,14 +146,22 @@ def script_problem(script: str) -> str | None:
 
 def edit_of(number: int, text: str, edit: StringEdit, encoding: PositionEncoding) -> types.TextEdit:
     columns = LineColumns(text)
-    return types.TextEdit(types.Range(types.Position(number, columns.to_units(edit.start, encoding)),
-                                      types.Position(number, columns.to_units(edit.end, encoding))), edit.text)
+    return types.TextEdit(
+        types.Range(
+            types.Position(number, columns.to_units(edit.start, encoding)),
+            types.Position(number, columns.to_units(edit.end, encoding)),
+        ),
+        edit.text,
+    )
 
 
 def _arguments(arguments: tuple, required: int) -> tuple[str, int, str | None]:
-    if len(arguments) < required or not isinstance(arguments[0], str) or not isinstance(arguments[1], int) \
-            or isinstance(arguments[1], bool) or (len(arguments) > 2 and arguments[2] is not None and
-                                                   not isinstance(arguments[2], str)):
+    if (
+        len(arguments) < required
+        or not isinstance(arguments[0], str)
+        or not isinstance(arguments[1], int)
+        or isinstance(arguments[1], bool)
+        or (len(arguments) > 2 and arguments[2] is not None and not isinstance(arguments[2], str))
+    ):
         raise JsonRpcInvalidParams("expected the arguments [document URI, line number, …, call_id?]")
     return arguments[0], arguments[1], arguments[2] if len(arguments) > 2 else None
-

@@ -41,7 +41,8 @@ class SemanticTokensFeature(Feature):
         if result is None:
             return None
         return await asyncio.get_running_loop().run_in_executor(
-            None, self.full, uri, result.analysis, self.server.encoding)
+            None, self.full, uri, result.analysis, self.server.encoding
+        )
 
     @lsp_method(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND, empty=None)
     async def semantic_tokens_range(self, params: types.SemanticTokensRangeParams) -> types.SemanticTokens | None:
@@ -51,7 +52,8 @@ class SemanticTokensFeature(Feature):
         if result is None:
             return None
         return await asyncio.get_running_loop().run_in_executor(
-            None, self.range, uri, result.analysis, params.range, self.server.encoding)
+            None, self.range, uri, result.analysis, params.range, self.server.encoding
+        )
 
     def full(self, uri: str, analysis: RolloutAnalysis, encoding: PositionEncoding) -> types.SemanticTokens:
         data = self._encode(uri, analysis, range(len(analysis.lines)), encoding)
@@ -63,8 +65,9 @@ class SemanticTokensFeature(Feature):
             self._by_uri[uri] = {k: v for k, v in known.items() if k in keep}
         return types.SemanticTokens(data=data)
 
-    def range(self, uri: str, analysis: RolloutAnalysis, wanted: types.Range,
-              encoding: PositionEncoding) -> types.SemanticTokens:
+    def range(
+        self, uri: str, analysis: RolloutAnalysis, wanted: types.Range, encoding: PositionEncoding
+    ) -> types.SemanticTokens:
         lines = range(max(0, wanted.start.line), min(len(analysis.lines), wanted.end.line + 1))
         return types.SemanticTokens(data=self._encode(uri, analysis, lines, encoding))
 
@@ -96,7 +99,12 @@ class SemanticTokensFeature(Feature):
                 for name in token.modifiers:
                     modifiers |= _MODIFIER_BIT[name]
                 delta_line = number - previous_line
-                data += (delta_line, start - previous_start if delta_line == 0 else start, length,
-                         _TYPE_INDEX[token.type], modifiers)
+                data += (
+                    delta_line,
+                    start - previous_start if delta_line == 0 else start,
+                    length,
+                    _TYPE_INDEX[token.type],
+                    modifiers,
+                )
                 previous_line, previous_start = number, start
         return data

@@ -59,8 +59,9 @@ class SymbolFeature(Feature):
             return []
         if result.symbols is None:  # an outline is asked for again and again: encode it once per version
             name = self.server.workspace.get_text_document(params.text_document.uri).filename or "rollout"
-            result.symbols = Encoded(self.outline_parts(result.analysis, self.server.encoding, name,
-                                                        uri_path(params.text_document.uri)))
+            result.symbols = Encoded(
+                self.outline_parts(result.analysis, self.server.encoding, name, uri_path(params.text_document.uri))
+            )
         return result.symbols
 
     @lsp_method(types.WORKSPACE_SYMBOL, empty=list)
@@ -74,11 +75,13 @@ class SymbolFeature(Feature):
                 analyses.append((uri, result.analysis))
         found = self.workspace_symbols(analyses, params.query, self.server.encoding)
         # every other session, from the index `rollout-lsp index` keeps (open documents take precedence)
-        return found + await self.indexed.workspace_symbols(params.query, store.uris, self.server.encoding,
-                                                            1000 - len(found), self.server.masker)
+        return found + await self.indexed.workspace_symbols(
+            params.query, store.uris, self.server.encoding, 1000 - len(found), self.server.masker
+        )
 
-    def outline_parts(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                      name: str = "rollout", path: str | None = None) -> list[bytes]:
+    def outline_parts(
+        self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str = "rollout", path: str | None = None
+    ) -> list[bytes]:
         """The outline as compact JSON, in pieces to be joined.  Each call record's symbol is encoded once and
         reused by the next versions while its line, its text, its output's status and its calls' ``executed``
         stay the same: after an edit only the records it changed are built again."""
@@ -87,8 +90,9 @@ class SymbolFeature(Feature):
         encode_tree(self._outline(analysis, encoding, name, self._cached_record, path), pieces)
         return pieces
 
-    def document_symbols(self, analysis: RolloutAnalysis, encoding: PositionEncoding,
-                         name: str = "rollout", path: str | None = None) -> list[types.DocumentSymbol]:
+    def document_symbols(
+        self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str = "rollout", path: str | None = None
+    ) -> list[types.DocumentSymbol]:
         """The outline as lsprotocol symbols (what :meth:`outline_parts` encodes)."""
         self._missing = self.missing_subagents(analysis, path)
         return self._outline(analysis, encoding, name, self.record_symbol, path)
@@ -114,18 +118,23 @@ class SymbolFeature(Feature):
                 self._found[key] = found
         return out
 
-    def _outline(self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol,
-                 path: str | None = None) -> list:
+    def _outline(
+        self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str, record_symbol, path: str | None = None
+    ) -> list:
         last = len(analysis.lines) - 1
         whole = to_range(analysis, Span(last, 0, len(analysis.lines[last])), encoding)
         whole = types.Range(types.Position(0, 0), whole.end)
         # usage, inherited history (copied, or by reference), thread name, unknown records
         session = SessionOutline(analysis, encoding, path, workspace_paths(self.server.workspace))
         failed = failures(analysis)
-        root = types.DocumentSymbol(name=session.session_name(name),
-                                    detail=_joined(session.session_detail(), _failed_text(failed)),
-                                    kind=types.SymbolKind.Module, range=whole,
-                                    selection_range=line_range(analysis, 0, encoding), children=[])
+        root = types.DocumentSymbol(
+            name=session.session_name(name),
+            detail=_joined(session.session_detail(), _failed_text(failed)),
+            kind=types.SymbolKind.Module,
+            range=whole,
+            selection_range=line_range(analysis, 0, encoding),
+            children=[],
+        )
         root.children.extend(session.parent_symbols())
         turns = {t.line: (n, t) for n, t in enumerate(analysis.turns, 1)}
         parent = root
@@ -149,7 +158,9 @@ class SymbolFeature(Feature):
                     kind=types.SymbolKind.Namespace,
                     detail=_joined(_failed_text(in_turn), session.turn_detail(number)),  # its outcome and usage
                     range=types.Range(types.Position(number, 0), end),
-                    selection_range=line_range(analysis, number, encoding), children=[])
+                    selection_range=line_range(analysis, number, encoding),
+                    children=[],
+                )
                 root.children.append(parent)
                 files = self.files_symbol(analysis, encoding, turn.line, turn.end_line)
                 if files is not None:
@@ -168,8 +179,9 @@ class SymbolFeature(Feature):
             self._fragments = fresh  # only the records of this version stay cached
         return [root]
 
-    def files_symbol(self, analysis: RolloutAnalysis, encoding: PositionEncoding, first: int = 0,
-                     last: int | None = None) -> types.DocumentSymbol | None:
+    def files_symbol(
+        self, analysis: RolloutAnalysis, encoding: PositionEncoding, first: int = 0, last: int | None = None
+    ) -> types.DocumentSymbol | None:
         """``files changed (3)``: each file the calls between two lines touched, going to the first call that
         touched it, with a row per call when several did."""
         changed = changed_files(analysis, first, last)
@@ -178,31 +190,58 @@ class SymbolFeature(Feature):
         mask = self.server.masker
         rows = []
         for item in changed:
-            calls = list(dict.fromkeys((t.line, t.verb if t.applied is not False else "not applied")
-                                       for t in item.touches))
+            calls = list(
+                dict.fromkeys((t.line, t.verb if t.applied is not False else "not applied") for t in item.touches)
+            )
             rng = line_range(analysis, item.touches[0].line, encoding)
             lines = ", ".join(str(n + 1) for n in dict.fromkeys(t.line for t in item.touches))
-            children = [types.DocumentSymbol(name=f"{verb} on line {n + 1}", kind=types.SymbolKind.Event,
-                                             range=line_range(analysis, n, encoding),
-                                             selection_range=line_range(analysis, n, encoding))
-                        for n, verb in calls] if len(calls) > 1 else None
+            children = (
+                [
+                    types.DocumentSymbol(
+                        name=f"{verb} on line {n + 1}",
+                        kind=types.SymbolKind.Event,
+                        range=line_range(analysis, n, encoding),
+                        selection_range=line_range(analysis, n, encoding),
+                    )
+                    for n, verb in calls
+                ]
+                if len(calls) > 1
+                else None
+            )
             detail = f"{item.final} · line{'s' if ',' in lines else ''} {lines}"
-            rows.append(types.DocumentSymbol(name=mask(item.path) or "?", kind=types.SymbolKind.File, range=rng,
-                                             selection_range=rng, detail=detail, children=children))
+            rows.append(
+                types.DocumentSymbol(
+                    name=mask(item.path) or "?",
+                    kind=types.SymbolKind.File,
+                    range=rng,
+                    selection_range=rng,
+                    detail=detail,
+                    children=children,
+                )
+            )
         start = line_range(analysis, changed[0].touches[0].line, encoding)
-        return types.DocumentSymbol(name=f"files changed ({len(changed)})", kind=types.SymbolKind.Package,
-                                    range=start, selection_range=start, children=rows)
+        return types.DocumentSymbol(
+            name=f"files changed ({len(changed)})",
+            kind=types.SymbolKind.Package,
+            range=start,
+            selection_range=start,
+            children=rows,
+        )
 
-    def _cached_record(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding,
-                       fresh: dict) -> Fragment:
+    def _cached_record(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding, fresh: dict) -> Fragment:
         """The encoded symbol of a call record, from the cache when nothing it shows has changed."""
         record = analysis.records[line]
         output = analysis.record_output(line)
         outcome = record_outcome(analysis, line)
-        key = (encoding, self.server.masker.extra, self._missing.get(line),
-               None if output is None else (output.status, output.note, output.wall_time),
-               outcome, continued_from(analysis).get(line),
-               tuple((c.call.executed, call_outcome(analysis, c)) for c in analysis.calls_on(line)))
+        key = (
+            encoding,
+            self.server.masker.extra,
+            self._missing.get(line),
+            None if output is None else (output.status, output.note, output.wall_time),
+            outcome,
+            continued_from(analysis).get(line),
+            tuple((c.call.executed, call_outcome(analysis, c)) for c in analysis.calls_on(line)),
+        )
         cached = self._fragments.get((line, id(record)))
         if cached is None or cached[0] is not record or cached[1] != key:
             symbol = self.converter.unstructure(self.record_symbol(analysis, line, encoding))
@@ -210,8 +249,9 @@ class SymbolFeature(Feature):
         fresh[(line, id(record))] = cached
         return cached[2]
 
-    def record_symbol(self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding,
-                      fresh: dict | None = None) -> types.DocumentSymbol:
+    def record_symbol(
+        self, analysis: RolloutAnalysis, line: int, encoding: PositionEncoding, fresh: dict | None = None
+    ) -> types.DocumentSymbol:
         """A call record's row: the outcome's mark and the call's label (an exec record: ``exec`` and its
         calls as children), with its call id, time and continuations as detail."""
         record = analysis.records[line]
@@ -240,26 +280,39 @@ class SymbolFeature(Feature):
         else:
             name = mark + (call_name(calls[0].call, self.server.masker) if calls else record.name or record.kind)
             children = self.expansion_symbols(analysis, calls[0], rng, encoding) if calls else []
-        return types.DocumentSymbol(name=name or "call", kind=types.SymbolKind.Function, range=rng,
-                                    selection_range=rng, detail=" · ".join(f for f in facts if f),
-                                    children=children)
+        return types.DocumentSymbol(
+            name=name or "call",
+            kind=types.SymbolKind.Function,
+            range=rng,
+            selection_range=rng,
+            detail=" · ".join(f for f in facts if f),
+            children=children,
+        )
 
-    def call_symbol(self, analysis: RolloutAnalysis, located: LocatedCall,
-                    encoding: PositionEncoding) -> types.DocumentSymbol:
+    def call_symbol(
+        self, analysis: RolloutAnalysis, located: LocatedCall, encoding: PositionEncoding
+    ) -> types.DocumentSymbol:
         call = located.call
         outcome = call_outcome(analysis, located)
-        facts = [outcome.text if outcome else None, "computed" if call.computed else None,
-                 "ran" if outcome is None and (located.event is not None or call.executed == "yes") else None]
+        facts = [
+            outcome.text if outcome else None,
+            "computed" if call.computed else None,
+            "ran" if outcome is None and (located.event is not None or call.executed == "yes") else None,
+        ]
         rng = to_range(analysis, located.span, encoding)
         return types.DocumentSymbol(
             name=(outcome.mark if outcome else "") + call_name(call, self.server.masker),
-            kind=_KINDS.get(call.kind, types.SymbolKind.Method), range=rng, selection_range=rng,
+            kind=_KINDS.get(call.kind, types.SymbolKind.Method),
+            range=rng,
+            selection_range=rng,
             detail=" · ".join(f for f in facts if f) or None,
             tags=[types.SymbolTag.Deprecated] if call.executed == "no" else None,
-            children=self.expansion_symbols(analysis, located, rng, encoding))
+            children=self.expansion_symbols(analysis, located, rng, encoding),
+        )
 
-    def expansion_symbols(self, analysis: RolloutAnalysis, located: LocatedCall, rng: types.Range,
-                          encoding: PositionEncoding) -> list[types.DocumentSymbol]:
+    def expansion_symbols(
+        self, analysis: RolloutAnalysis, located: LocatedCall, rng: types.Range, encoding: PositionEncoding
+    ) -> list[types.DocumentSymbol]:
         """Each exact command of a known expansion, as a row under its call, with how it ended where an
         event says."""
         labels = expansion_labels(located.call, self.server.masker)
@@ -269,30 +322,50 @@ class SymbolFeature(Feature):
         # each row at its element in the list, where the list writes them one by one (so an Outline sorted by
         # position keeps the list's order); else at the call
         spans = located.call.expansion_spans or ()
-        ranges = [to_range(analysis, Span(located.line, start, end), encoding) for start, end in spans] \
-            if len(spans) == len(labels) else [rng] * len(labels)
-        return [types.DocumentSymbol(name=(o.mark if o is not None and o.failed else "") + label,
-                                     kind=types.SymbolKind.Event, range=where, selection_range=where,
-                                     detail=f"element {n + 1} of the list" + (f" · {o.text}" if o else ""))
-                for n, (label, o, where) in enumerate(zip(labels, outcomes, ranges))]
+        ranges = (
+            [to_range(analysis, Span(located.line, start, end), encoding) for start, end in spans]
+            if len(spans) == len(labels)
+            else [rng] * len(labels)
+        )
+        return [
+            types.DocumentSymbol(
+                name=(o.mark if o is not None and o.failed else "") + label,
+                kind=types.SymbolKind.Event,
+                range=where,
+                selection_range=where,
+                detail=f"element {n + 1} of the list" + (f" · {o.text}" if o else ""),
+            )
+            for n, (label, o, where) in enumerate(zip(labels, outcomes, ranges))
+        ]
 
-    def workspace_symbols(self, analyses: list[tuple[str, RolloutAnalysis]], query: str,
-                          encoding: PositionEncoding) -> list[types.WorkspaceSymbol]:
+    def workspace_symbols(
+        self, analyses: list[tuple[str, RolloutAnalysis]], query: str, encoding: PositionEncoding
+    ) -> list[types.WorkspaceSymbol]:
         """Calls of open rollouts whose command, patched files or tool contain the query."""
         needle = query.lower()
         out: list[types.WorkspaceSymbol] = session_workspace_symbols(analyses, query)  # sessions by id, nickname
         for uri, analysis in analyses:
             for located in analysis.calls:
                 call = located.call
-                haystack = " ".join([call.command or "", call.tool or "", *(f.path for f in call.files),
-                                     *(f.move_to or "" for f in call.files), *(call.expansion or ())]).lower()
+                haystack = " ".join(
+                    [
+                        call.command or "",
+                        call.tool or "",
+                        *(f.path for f in call.files),
+                        *(f.move_to or "" for f in call.files),
+                        *(call.expansion or ()),
+                    ]
+                ).lower()
                 if needle in haystack:
                     outcome = call_outcome(analysis, located)
-                    out.append(types.WorkspaceSymbol(
-                        name=(outcome.mark if outcome else "") + call_name(call, self.server.masker),
-                        kind=_KINDS.get(call.kind, types.SymbolKind.Method),
-                        location=types.Location(uri, to_range(analysis, located.span, encoding)),
-                        container_name=f"line {located.line + 1} {located.record.call_id or ''}".strip()))
+                    out.append(
+                        types.WorkspaceSymbol(
+                            name=(outcome.mark if outcome else "") + call_name(call, self.server.masker),
+                            kind=_KINDS.get(call.kind, types.SymbolKind.Method),
+                            location=types.Location(uri, to_range(analysis, located.span, encoding)),
+                            container_name=f"line {located.line + 1} {located.record.call_id or ''}".strip(),
+                        )
+                    )
                     if len(out) >= 1000:
                         return out
         return out

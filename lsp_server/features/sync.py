@@ -27,8 +27,12 @@ class DocumentSyncFeature(Feature):
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
         """Analyse the new text after the debounce delay; a newer change cancels it."""
         document = self.server.workspace.get_text_document(params.text_document.uri)
-        self.server.store.update(document.uri, snapshot_lines(document), params.text_document.version,
-                                 self.server.settings.debounce_ms / 1000)
+        self.server.store.update(
+            document.uri,
+            snapshot_lines(document),
+            params.text_document.version,
+            self.server.settings.debounce_ms / 1000,
+        )
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(self, params: types.DidCloseTextDocumentParams) -> None:

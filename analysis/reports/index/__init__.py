@@ -29,6 +29,17 @@ from .results import Hit, IndexStats, call_text, parse_since
 from .rollout_index import RolloutIndex
 from .schema import SCHEMA_VERSION
 
-__all__ = ["Hit", "IndexStats", "IndexUnavailable", "RolloutIndex", "call_text", "default_db_path",
-           "default_session_dirs", "find_repository_root", "parse_since", "repository_key", "repository_of",
-           "SCHEMA_VERSION"]
+__all__ = [
+    "Hit",
+    "IndexStats",
+    "IndexUnavailable",
+    "RolloutIndex",
+    "call_text",
+    "default_db_path",
+    "default_session_dirs",
+    "find_repository_root",
+    "parse_since",
+    "repository_key",
+    "repository_of",
+    "SCHEMA_VERSION",
+]

@@ -149,8 +149,7 @@ class IndexDatabase:
 
     # -- opening ----------------------------------------------------------------------------------------
     @classmethod
-    def open(cls: type[_Index], path: Path | str | None = None, timeout: float = 30.0,
-             rebuild: bool = False) -> _Index:
+    def open(cls: type[_Index], path: Path | str | None = None, timeout: float = 30.0, rebuild: bool = False) -> _Index:
         """The index at ``path`` for writing: created when missing, rebuilt when of another schema version,
         when corrupt (see :func:`_may_rebuild`) or when ``rebuild``.  Raises :class:`IndexUnavailable`."""
         path = Path(path) if path is not None else default_db_path()
@@ -196,16 +195,18 @@ class IndexDatabase:
         if not path.is_file():
             raise IndexUnavailable(f"no index at {path}: run `rollout-lsp index` first")
         try:
-            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout, isolation_level=None,
-                                 check_same_thread=False)
+            db = sqlite3.connect(
+                f"file:{path}?mode=ro", uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
         except sqlite3.Error as error:
             raise _failure(path, error) from error
         try:
             app, version = cls._identity(db)
         except sqlite3.DatabaseError as error:
             db.close()
-            raise IndexUnavailable(f"{path} is corrupt or not an index ({_describe(error)}): "
-                                   "run `rollout-lsp index` to rebuild it") from error
+            raise IndexUnavailable(
+                f"{path} is corrupt or not an index ({_describe(error)}): run `rollout-lsp index` to rebuild it"
+            ) from error
         if app != APPLICATION_ID or version != SCHEMA_VERSION:
             db.close()
             raise IndexUnavailable(f"{path} is not an index of this version: run `rollout-lsp index` to rebuild it")

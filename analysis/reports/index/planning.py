@@ -18,28 +18,41 @@ from .rows import _TITLE_LIMIT, _call_row, _change_rows, _clean, _Work
 _BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.jsonl.lines.split_lines, on bytes
 
 
-def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], size: int, mtime_ns: int,
-          data: bytes) -> _Work:
+def _plan(
+    path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], size: int, mtime_ns: int, data: bytes
+) -> _Work:
     cut = data.rfind(b"\n") + 1  # the stable prefix ends at the last line break
     view = memoryview(data)
     digest = hashlib.sha256()
     append = False
-    if row is not None and not path.endswith(".zst") and row["error"] is None and \
-            0 < row["stable_bytes"] <= len(data):
-        digest.update(view[:row["stable_bytes"]])
+    if row is not None and not path.endswith(".zst") and row["error"] is None and 0 < row["stable_bytes"] <= len(data):
+        digest.update(view[: row["stable_bytes"]])
         append = digest.hexdigest() == row["prefix_hash"]
         if not append:
             digest = hashlib.sha256()
     base_bytes = row["stable_bytes"] if append else 0
     base_line = row["stable_lines"] if append else 0
     stable_lines = base_line + _breaks(data, base_bytes, cut) if cut > base_bytes else base_line
-    digest.update(view[base_bytes:max(cut, base_bytes)])
-    work = _Work(path, row["id"] if row else None, append, base_line, size, mtime_ns, max(cut, base_bytes),
-                 stable_lines, digest.hexdigest(),
-                 row["session_id"] if append else None, row["session_time"] if append else None,
-                 row["turn_line"] if append else None, row["turn_title"] if append else None,
-                 row["turn_number"] if append else None, row["cwd"] if append else None,
-                 row["repo_root"] if append else None, row["repo_url"] if append else None)
+    digest.update(view[base_bytes : max(cut, base_bytes)])
+    work = _Work(
+        path,
+        row["id"] if row else None,
+        append,
+        base_line,
+        size,
+        mtime_ns,
+        max(cut, base_bytes),
+        stable_lines,
+        digest.hexdigest(),
+        row["session_id"] if append else None,
+        row["session_time"] if append else None,
+        row["turn_line"] if append else None,
+        row["turn_title"] if append else None,
+        row["turn_number"] if append else None,
+        row["cwd"] if append else None,
+        row["repo_root"] if append else None,
+        row["repo_url"] if append else None,
+    )
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
     # the index reports no findings, and what it stores is redacted by _clean: no line is scanned for secrets
     analysis = analyze_text(text, LineCache(secrets=False)) if text else None
@@ -48,8 +61,7 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
     work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
     if work.session_id is None:
         work.session_id = _clean(analysis.session_id)
-        work.session_time = _clean(next((r.session.timestamp for r in analysis.records if r.session is not None),
-                                        None))
+        work.session_time = _clean(next((r.session.timestamp for r in analysis.records if r.session is not None), None))
     if not append:
         place = session_place(analysis)
         work.repo_root, work.repo_url = repository_of(place)
@@ -62,26 +74,38 @@ def _plan(path: str, row: dict[str, Any] | None, pending: list[dict[str, Any]], 
         line = base_line + located.line
         at = bisect_right(turn_starts, line) - 1
         turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title, work.turn_number)
-        call_row = _call_row(analysis, located, line, offsets[located.line], base_line, offsets,
-                             work.session_id, work.session_time, turn)
+        call_row = _call_row(
+            analysis, located, line, offsets[located.line], base_line, offsets, work.session_id, work.session_time, turn
+        )
         work.calls.append(call_row)
         if located.call.kind == PATCH:
             turn_line, turn_title, _, timestamp = call_row[-4:]
-            work.changes += _change_rows(analysis, located, line, cwds[located.line], work,
-                                         (turn_line, turn_title, timestamp))
+            work.changes += _change_rows(
+                analysis, located, line, cwds[located.line], work, (turn_line, turn_title, timestamp)
+            )
     if append:
         _pair_late_outputs(path, data, analysis, base_line, offsets, pending, work)
     within = [c for n, c in enumerate(cwds) if base_line + n < stable_lines]
     work.cwd = within[-1] if within else work.cwd
     earlier = [t for t in turns if t[0] < stable_lines]
     if earlier:
-        work.turn_line, work.turn_title, work.turn_number = earlier[-1][0], _clean(earlier[-1][1], _TITLE_LIMIT), \
-            earlier[-1][2]
+        work.turn_line, work.turn_title, work.turn_number = (
+            earlier[-1][0],
+            _clean(earlier[-1][1], _TITLE_LIMIT),
+            earlier[-1][2],
+        )
     return work
 
 
-def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line: int, offsets: list[int],
-                       pending: list[dict[str, Any]], work: _Work) -> None:
+def _pair_late_outputs(
+    path: str,
+    data: bytes,
+    tail: RolloutAnalysis,
+    base_line: int,
+    offsets: list[int],
+    pending: list[dict[str, Any]],
+    work: _Work,
+) -> None:
     """Updates calls indexed earlier whose output (or, for a script that was still running, whose ``wait``)
     is among the new lines: the call's line, its earlier output and those new lines are analysed together,
     so the analysis pairs them exactly as it would in the whole file."""
@@ -98,8 +122,11 @@ def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line:
         if not relevant:
             continue
         # the patch events before the output tell whether a patch applied (a nested one's id is exec-…)
-        relevant += [n for n in patch_events if n < max(relevant) and
-                     (tail.records[n].event.call_id == call["call_id"] or tail.records[n].event.nested)]
+        relevant += [
+            n
+            for n in patch_events
+            if n < max(relevant) and (tail.records[n].event.call_id == call["call_id"] or tail.records[n].event.nested)
+        ]
         texts = [_line_at(path, data, call["line_offset"])]
         where = [(line, call["line_offset"])]
         if call["output_offset"] is not None:
@@ -117,14 +144,24 @@ def _pair_late_outputs(path: str, data: bytes, tail: RolloutAnalysis, base_line:
                 continue
             if located.call.kind == PATCH:
                 work.applied.append((line, located.index, applied(located)))
-            work.paired.append((line, located.index, (
-                output.status, output.exit_code, located.call.executed, where[output.line][0],
-                where[first][1] if first is not None else None)))
+            work.paired.append(
+                (
+                    line,
+                    located.index,
+                    (
+                        output.status,
+                        output.exit_code,
+                        located.call.executed,
+                        where[output.line][0],
+                        where[first][1] if first is not None else None,
+                    ),
+                )
+            )
 
 
 def _line_at(path: str, data: bytes, offset: int) -> str:
     end = _BREAKS.search(data, offset)
-    return decode(path, data[offset:end.start() if end else len(data)]).text
+    return decode(path, data[offset : end.start() if end else len(data)]).text
 
 
 def _breaks(data: bytes, start: int, end: int) -> int:

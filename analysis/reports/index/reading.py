@@ -42,8 +42,9 @@ def max_decompressed() -> int:
 
 def _over_limit(limit: int) -> tuple[str, str]:
     """The ``files.skipped`` value and the message of a ``.zst`` that decompresses to more than ``limit``."""
-    return f"decompressed over {limit}", (f"it decompresses to more than {limit} bytes (the limit, "
-                                          f"{DECOMPRESSED_ENV}): skipped, not read whole")
+    return f"decompressed over {limit}", (
+        f"it decompresses to more than {limit} bytes (the limit, {DECOMPRESSED_ENV}): skipped, not read whole"
+    )
 
 
 def _decompressed_size(path: str, limit: int) -> int:
@@ -82,8 +83,12 @@ def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None
     with open_regular(path) as handle:
         stat = os.fstat(handle.fileno())
         limit = max_decompressed() if path.endswith(".zst") else None
-        unchanged = row is not None and row["error"] is None and row["size"] == stat.st_size and \
-            row["mtime_ns"] == stat.st_mtime_ns
+        unchanged = (
+            row is not None
+            and row["error"] is None
+            and row["size"] == stat.st_size
+            and row["mtime_ns"] == stat.st_mtime_ns
+        )
         if unchanged and row["skipped"] == NOT_A_ROLLOUT_ROW:
             raise _Skip(stat.st_size, stat.st_mtime_ns, NOT_A_ROLLOUT_ROW, None, remembered=True)
         if unchanged and limit is not None and row["skipped"] == _over_limit(limit)[0]:

@@ -67,14 +67,24 @@ class Hit:
     def to_json(self, encoding: PositionEncoding = PositionEncoding.UTF16) -> dict[str, Any]:
         start, end = self.columns[encoding.value]
         return {
-            "file": self.path, "line": self.line,
+            "file": self.path,
+            "line": self.line,
             "range": {"start": {"line": self.line, "character": start}, "end": {"line": self.line, "character": end}},
-            "tool": self.tool, "kind": self.kind, "text": self.text, "workdir": self.workdir,
-            "files": list(self.files), "executed": self.executed, "status": self.status,
-            "exit_code": self.exit_code, "output_line": self.output_line, "call_id": self.call_id,
-            "record": self.record, "session_id": self.session_id,
+            "tool": self.tool,
+            "kind": self.kind,
+            "text": self.text,
+            "workdir": self.workdir,
+            "files": list(self.files),
+            "executed": self.executed,
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "output_line": self.output_line,
+            "call_id": self.call_id,
+            "record": self.record,
+            "session_id": self.session_id,
             "turn": {"number": self.turn_number, "line": self.turn_line, "title": self.turn_title}
-            if self.turn_line is not None else None,
+            if self.turn_line is not None
+            else None,
             "timestamp": self.timestamp,
         }
 
@@ -108,13 +118,45 @@ def parse_since(value: str) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + (f".{fraction}" if fraction else "")
 
 
-_HIT_COLUMNS = ("f.path", "c.line", "c.start8", "c.end8", "c.start16", "c.end16", "c.start32", "c.end32", "c.tool",
-                "c.kind", "c.text", "c.workdir", "c.files", "c.executed", "c.status", "c.exit_code", "c.output_line",
-                "c.call_id", "c.record", "c.session_id", "c.turn_line", "c.turn_title", "c.turn_number", "c.timestamp")
+_HIT_COLUMNS = (
+    "f.path",
+    "c.line",
+    "c.start8",
+    "c.end8",
+    "c.start16",
+    "c.end16",
+    "c.start32",
+    "c.end32",
+    "c.tool",
+    "c.kind",
+    "c.text",
+    "c.workdir",
+    "c.files",
+    "c.executed",
+    "c.status",
+    "c.exit_code",
+    "c.output_line",
+    "c.call_id",
+    "c.record",
+    "c.session_id",
+    "c.turn_line",
+    "c.turn_title",
+    "c.turn_number",
+    "c.timestamp",
+)
 
 
 def _hit(row: tuple) -> Hit:
     """A :class:`Hit` from a row of :data:`_HIT_COLUMNS` (positional: a query may build thousands)."""
     (path, line, start8, end8, start16, end16, start32, end32, tool, kind, text, workdir, files, *rest) = row
-    return Hit(path, line, {"utf-8": (start8, end8), "utf-16": (start16, end16), "utf-32": (start32, end32)},
-               tool, kind, text, workdir, tuple(files.split("\n")) if files else (), *rest)
+    return Hit(
+        path,
+        line,
+        {"utf-8": (start8, end8), "utf-16": (start16, end16), "utf-32": (start32, end32)},
+        tool,
+        kind,
+        text,
+        workdir,
+        tuple(files.split("\n")) if files else (),
+        *rest,
+    )

@@ -36,8 +36,9 @@ class RolloutIndex(IndexDatabase):
         roots = [os.path.abspath(p) for p in paths]
         try:
             with self._transaction():
-                self.db.executemany("INSERT OR IGNORE INTO roots(path) VALUES (?)",
-                                    [(r,) for r in roots if os.path.exists(r)])
+                self.db.executemany(
+                    "INSERT OR IGNORE INTO roots(path) VALUES (?)", [(r,) for r in roots if os.path.exists(r)]
+                )
             listing = find_rollout_files([r for r in roots if os.path.exists(r)])
             stats.errors += [p for p in listing.problems if not p.startswith("no .jsonl")] + listing.skipped
             found = [os.path.abspath(p) for p in listing.files]
@@ -102,10 +103,12 @@ class RolloutIndex(IndexDatabase):
     def _remove_missing(self, folders: list[str], found: set[str], stats: IndexStats) -> None:
         for folder in folders:
             prefix = folder.rstrip(os.sep) + os.sep
-            rows = self.db.execute("SELECT id, path, skipped FROM files WHERE substr(path, 1, ?) = ?",
-                                   (len(prefix), prefix)).fetchall()
-            gone = [(file_id, skipped) for file_id, path, skipped in rows
-                    if path not in found and not os.path.exists(path)]
+            rows = self.db.execute(
+                "SELECT id, path, skipped FROM files WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)
+            ).fetchall()
+            gone = [
+                (file_id, skipped) for file_id, path, skipped in rows if path not in found and not os.path.exists(path)
+            ]
             if gone:
                 with self._transaction():
                     self.db.executemany("DELETE FROM calls WHERE file_id = ?", [(i,) for i, _ in gone])
@@ -164,8 +167,13 @@ class RolloutIndex(IndexDatabase):
                     if self._file_row(path) != row:
                         continue  # another process indexed it meanwhile: plan again from its row
                     self._apply(work)
-            except (sqlite3.InterfaceError, sqlite3.DataError, sqlite3.ProgrammingError, UnicodeError,
-                    OverflowError) as error:  # a value SQLite refuses: this file is skipped, the others indexed
+            except (
+                sqlite3.InterfaceError,
+                sqlite3.DataError,
+                sqlite3.ProgrammingError,
+                UnicodeError,
+                OverflowError,
+            ) as error:  # a value SQLite refuses: this file is skipped, the others indexed
                 stats.errors.append(f"cannot index {storable(path)}: {type(error).__name__}: {error}")
                 return
             stats.lines_analysed += work.lines_analysed
@@ -185,7 +193,8 @@ class RolloutIndex(IndexDatabase):
         rows = self.db.execute(
             f"SELECT {', '.join(columns)} FROM calls WHERE file_id = ? AND line < ? AND call_id IS NOT NULL "
             "AND (output_line IS NULL OR status = 'running') ORDER BY line, call_index",
-            (row["id"], row["stable_lines"])).fetchall()
+            (row["id"], row["stable_lines"]),
+        ).fetchall()
         return [dict(zip(columns, r)) for r in rows]
 
     def _record_error(self, path: str, row: dict[str, Any] | None, reason: str) -> None:
@@ -197,7 +206,8 @@ class RolloutIndex(IndexDatabase):
                 "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, error) "
                 "VALUES (?, -1, -1, 0, 0, '', ?) ON CONFLICT(path) DO UPDATE SET size = -1, mtime_ns = -1, "
                 "stable_bytes = 0, stable_lines = 0, prefix_hash = '', error = excluded.error, skipped = NULL",
-                (path, reason))
+                (path, reason),
+            )
 
     def _record_skip(self, path: str, row: dict[str, Any] | None, skip: _Skipped) -> None:
         """A row that remembers why the file, at its size and modification time, is not indexed (it holds no
@@ -211,38 +221,65 @@ class RolloutIndex(IndexDatabase):
             "mtime_ns = excluded.mtime_ns, stable_bytes = 0, stable_lines = 0, prefix_hash = '', session_id = NULL, "
             "session_time = NULL, turn_line = NULL, turn_title = NULL, turn_number = NULL, error = NULL, cwd = NULL, "
             "repo_root = NULL, repo_url = NULL, skipped = excluded.skipped",
-            (path, skip.size, skip.mtime_ns, skip.reason))
+            (path, skip.size, skip.mtime_ns, skip.reason),
+        )
 
     def _apply(self, work: _Work) -> None:
-        values = (work.size, work.mtime_ns, work.stable_bytes, work.stable_lines, work.prefix_hash, work.session_id,
-                  work.session_time, work.turn_line, work.turn_title, work.turn_number, work.cwd, work.repo_root,
-                  work.repo_url)
+        values = (
+            work.size,
+            work.mtime_ns,
+            work.stable_bytes,
+            work.stable_lines,
+            work.prefix_hash,
+            work.session_id,
+            work.session_time,
+            work.turn_line,
+            work.turn_title,
+            work.turn_number,
+            work.cwd,
+            work.repo_root,
+            work.repo_url,
+        )
         if work.file_id is None:
             cursor = self.db.execute(
                 "INSERT INTO files(path, size, mtime_ns, stable_bytes, stable_lines, prefix_hash, session_id, "
                 "session_time, turn_line, turn_title, turn_number, cwd, repo_root, repo_url, error) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", (work.path, *values))
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                (work.path, *values),
+            )
             file_id = cursor.lastrowid
         else:
             file_id = work.file_id
             self.db.execute(
                 "UPDATE files SET size = ?, mtime_ns = ?, stable_bytes = ?, stable_lines = ?, prefix_hash = ?, "
                 "session_id = ?, session_time = ?, turn_line = ?, turn_title = ?, turn_number = ?, cwd = ?, "
-                "repo_root = ?, repo_url = ?, error = NULL, skipped = NULL WHERE id = ?", (*values, file_id))
+                "repo_root = ?, repo_url = ?, error = NULL, skipped = NULL WHERE id = ?",
+                (*values, file_id),
+            )
             self.db.execute("DELETE FROM calls WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
             self.db.execute("DELETE FROM changes WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
         self.db.executemany(_INSERT_CALL, [(file_id, *call) for call in work.calls])
         self.db.executemany(_INSERT_CHANGE, [(file_id, *change) for change in work.changes])
-        self.db.executemany("UPDATE changes SET applied = ? WHERE file_id = ? AND line = ? AND call_index = ?",
-                            [(state, file_id, line, index) for line, index, state in work.applied])
+        self.db.executemany(
+            "UPDATE changes SET applied = ? WHERE file_id = ? AND line = ? AND call_index = ?",
+            [(state, file_id, line, index) for line, index, state in work.applied],
+        )
         self.db.executemany(
             "UPDATE calls SET status = ?, exit_code = ?, executed = ?, output_line = ?, output_offset = ? "
             "WHERE file_id = ? AND line = ? AND call_index = ?",
-            [(*update, file_id, line, index) for line, index, update in work.paired])
+            [(*update, file_id, line, index) for line, index, update in work.paired],
+        )
 
     # -- queries ----------------------------------------------------------------------------------------
-    def search(self, query: str, tool: str | None = None, since: str | None = None, failed: bool = False,
-               limit: int | None = None, exclude_paths: frozenset[str] = frozenset()) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        tool: str | None = None,
+        since: str | None = None,
+        failed: bool = False,
+        limit: int | None = None,
+        exclude_paths: frozenset[str] = frozenset(),
+    ) -> list[Hit]:
         """Calls whose text or tool contains ``query`` (case-insensitive; every call when it is empty),
         by file and line.  ``since`` is an ISO date or time (see :func:`parse_since`); ``failed`` keeps calls
         with a non-zero exit code or a failed script; ``exclude_paths`` are files whose hits are not wanted
@@ -263,14 +300,21 @@ class RolloutIndex(IndexDatabase):
             where.append("c.timestamp >= ?")
             params.append(since)
         if failed:
-            where.append("((c.exit_code IS NOT NULL AND c.exit_code != 0) OR "
-                         "(c.exit_code IS NULL AND c.status IN ('failed', 'terminated')))")
+            where.append(
+                "((c.exit_code IS NOT NULL AND c.exit_code != 0) OR "
+                "(c.exit_code IS NULL AND c.status IN ('failed', 'terminated')))"
+            )
         # without a trigram match, files in path order then their calls in line order need no sort, and
         # stepping stops at the limit; with one, the few matches are sorted
-        join = "calls c JOIN files f ON f.id = c.file_id" if len(needle) >= 3 else \
-            "files f CROSS JOIN calls c ON c.file_id = f.id"
-        sql = (f"SELECT {', '.join(_HIT_COLUMNS)} FROM {join} {'WHERE ' + ' AND '.join(where) if where else ''} "
-               "ORDER BY f.path, c.line, c.call_index")
+        join = (
+            "calls c JOIN files f ON f.id = c.file_id"
+            if len(needle) >= 3
+            else "files f CROSS JOIN calls c ON c.file_id = f.id"
+        )
+        sql = (
+            f"SELECT {', '.join(_HIT_COLUMNS)} FROM {join} {'WHERE ' + ' AND '.join(where) if where else ''} "
+            "ORDER BY f.path, c.line, c.call_index"
+        )
         hits: list[Hit] = []
         try:
             for row in self.db.execute(sql, params):

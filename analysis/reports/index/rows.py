@@ -72,8 +72,9 @@ def _first_output_offset(analysis: RolloutAnalysis, located, offsets: list[int])
     return offsets[first] if first is not None else offsets[located.output.line]
 
 
-def _change_rows(analysis: RolloutAnalysis, located, line: int, cwd: str | None, work: _Work,
-                 turn_and_time: tuple) -> list[tuple]:
+def _change_rows(
+    analysis: RolloutAnalysis, located, line: int, cwd: str | None, work: _Work, turn_and_time: tuple
+) -> list[tuple]:
     rows = []
     for change in call_changes(analysis, located, cwd):
         texts = [change.absolute, change.move_absolute, change.path, change.move_to, change.next_command]
@@ -84,21 +85,45 @@ def _change_rows(analysis: RolloutAnalysis, located, line: int, cwd: str | None,
         at = 5
         hunks = []
         for hunk in change.hunks:
-            hunks.append([cleaned[at], cleaned[at + 1:at + 1 + len(hunk.lines)]])
+            hunks.append([cleaned[at], cleaned[at + 1 : at + 1 + len(hunk.lines)]])
             at += 1 + len(hunk.lines)
         repo = work.repo_root
-        rows.append((line, change.call_index, change.file_index, change.action, path, move_to, absolute,
-                     move_absolute,
-                     path_key(absolute) if absolute else None, path_key(move_absolute) if move_absolute else None,
-                     repository_key(absolute, repo), repository_key(move_absolute, repo),
-                     change.applied, int(change.nested), json.dumps(hunks, ensure_ascii=False),
-                     next_command, work.session_id, *turn_and_time))
+        rows.append(
+            (
+                line,
+                change.call_index,
+                change.file_index,
+                change.action,
+                path,
+                move_to,
+                absolute,
+                move_absolute,
+                path_key(absolute) if absolute else None,
+                path_key(move_absolute) if move_absolute else None,
+                repository_key(absolute, repo),
+                repository_key(move_absolute, repo),
+                change.applied,
+                int(change.nested),
+                json.dumps(hunks, ensure_ascii=False),
+                next_command,
+                work.session_id,
+                *turn_and_time,
+            )
+        )
     return rows
 
 
-def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, base_line: int,
-              offsets: list[int], session_id: str | None, session_time: str | None,
-              turn: tuple[int | None, str | None, int | None]) -> tuple:
+def _call_row(
+    analysis: RolloutAnalysis,
+    located,
+    line: int,
+    line_offset: int,
+    base_line: int,
+    offsets: list[int],
+    session_id: str | None,
+    session_time: str | None,
+    turn: tuple[int | None, str | None, int | None],
+) -> tuple:
     call = located.call
     text = analysis.lines[located.line]
     columns = LineColumns(text)
@@ -107,16 +132,47 @@ def _call_row(analysis: RolloutAnalysis, located, line: int, line_offset: int, b
     timestamp = record.envelope.timestamp if record is not None else None
     output = located.output
     files = "\n".join(f.path + (f"\n{f.move_to}" if f.move_to else "") for f in call.files)
-    name, call_id, tool, shown, workdir, files, status, session, title, time = _clean_many([
-        located.record.name, located.record.call_id, call.tool, call_text(call), call.workdir, files,
-        output.status if output else None, session_id, turn[1], timestamp or session_time])
+    name, call_id, tool, shown, workdir, files, status, session, title, time = _clean_many(
+        [
+            located.record.name,
+            located.record.call_id,
+            call.tool,
+            call_text(call),
+            call.workdir,
+            files,
+            output.status if output else None,
+            session_id,
+            turn[1],
+            timestamp or session_time,
+        ]
+    )
     if title is not None and len(title) > _TITLE_LIMIT:
         title = title[:_TITLE_LIMIT]
-    return (line, located.index, line_offset,
-            columns.to_units(span.start, PositionEncoding.UTF8), columns.to_units(span.end, PositionEncoding.UTF8),
-            columns.to_units(span.start, PositionEncoding.UTF16), columns.to_units(span.end, PositionEncoding.UTF16),
-            span.start, span.end,
-            name, call_id, tool, call.kind, shown, workdir, files or None, call.executed,
-            status, _integer(output.exit_code) if output else None,
-            base_line + output.line if output else None, _first_output_offset(analysis, located, offsets),
-            session, turn[0], title, turn[2], time)
+    return (
+        line,
+        located.index,
+        line_offset,
+        columns.to_units(span.start, PositionEncoding.UTF8),
+        columns.to_units(span.end, PositionEncoding.UTF8),
+        columns.to_units(span.start, PositionEncoding.UTF16),
+        columns.to_units(span.end, PositionEncoding.UTF16),
+        span.start,
+        span.end,
+        name,
+        call_id,
+        tool,
+        call.kind,
+        shown,
+        workdir,
+        files or None,
+        call.executed,
+        status,
+        _integer(output.exit_code) if output else None,
+        base_line + output.line if output else None,
+        _first_output_offset(analysis, located, offsets),
+        session,
+        turn[0],
+        title,
+        turn[2],
+        time,
+    )

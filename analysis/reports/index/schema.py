@@ -92,16 +92,76 @@ CREATE TRIGGER calls_ad AFTER DELETE ON calls BEGIN
 END;
 """
 _TABLES = ("calls_fts", "calls", "changes", "files", "roots")
-_CALL_COLUMNS = ("file_id", "line", "call_index", "line_offset", "start8", "end8", "start16", "end16", "start32",
-                 "end32", "record", "call_id", "tool", "kind", "text", "workdir", "files", "executed", "status",
-                 "exit_code", "output_line", "output_offset", "session_id", "turn_line", "turn_title", "turn_number",
-                 "timestamp")
+_CALL_COLUMNS = (
+    "file_id",
+    "line",
+    "call_index",
+    "line_offset",
+    "start8",
+    "end8",
+    "start16",
+    "end16",
+    "start32",
+    "end32",
+    "record",
+    "call_id",
+    "tool",
+    "kind",
+    "text",
+    "workdir",
+    "files",
+    "executed",
+    "status",
+    "exit_code",
+    "output_line",
+    "output_offset",
+    "session_id",
+    "turn_line",
+    "turn_title",
+    "turn_number",
+    "timestamp",
+)
 _INSERT_CALL = f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
-_FILE_COLUMNS = ("id", "path", "size", "mtime_ns", "stable_bytes", "stable_lines", "prefix_hash", "session_id",
-                 "session_time", "turn_line", "turn_title", "turn_number", "error", "cwd", "repo_root",
-                 "repo_url", "skipped")
-_CHANGE_COLUMNS = ("file_id", "line", "call_index", "file_index", "action", "path", "move_to", "absolute",
-                   "move_absolute", "path_key", "move_key", "repo_path", "repo_move_path", "applied", "nested", "hunks",
-                   "next_command", "session_id", "turn_line", "turn_title", "timestamp")
-_INSERT_CHANGE = (f"INSERT INTO changes({', '.join(_CHANGE_COLUMNS)}) "
-                  f"VALUES ({', '.join('?' * len(_CHANGE_COLUMNS))})")
+_FILE_COLUMNS = (
+    "id",
+    "path",
+    "size",
+    "mtime_ns",
+    "stable_bytes",
+    "stable_lines",
+    "prefix_hash",
+    "session_id",
+    "session_time",
+    "turn_line",
+    "turn_title",
+    "turn_number",
+    "error",
+    "cwd",
+    "repo_root",
+    "repo_url",
+    "skipped",
+)
+_CHANGE_COLUMNS = (
+    "file_id",
+    "line",
+    "call_index",
+    "file_index",
+    "action",
+    "path",
+    "move_to",
+    "absolute",
+    "move_absolute",
+    "path_key",
+    "move_key",
+    "repo_path",
+    "repo_move_path",
+    "applied",
+    "nested",
+    "hunks",
+    "next_command",
+    "session_id",
+    "turn_line",
+    "turn_title",
+    "timestamp",
+)
+_INSERT_CHANGE = f"INSERT INTO changes({', '.join(_CHANGE_COLUMNS)}) VALUES ({', '.join('?' * len(_CHANGE_COLUMNS))})"

@@ -28,6 +28,23 @@ from .collect import Ranges, Reports, Sink, Streamed
 from .reading import CHUNK_CHARS, FORCE_LINES, MARGIN, PARALLEL_BYTES, parallel_worth_it, stream_rollout
 from .thinning import DROPPED, KEPT, THINNED, ChunkFacts, RecordStub, analyze_chunk, thin
 
-__all__ = ["CHUNK_CHARS", "ChunkFacts", "DROPPED", "FORCE_LINES", "KEPT", "MARGIN", "PARALLEL_BYTES", "Ranges",
-           "RecordStub", "Reports", "Sink", "Streamed", "THINNED", "Unreadable", "analyze_chunk",
-           "parallel_worth_it", "stream_rollout", "thin"]
+__all__ = [
+    "CHUNK_CHARS",
+    "ChunkFacts",
+    "DROPPED",
+    "FORCE_LINES",
+    "KEPT",
+    "MARGIN",
+    "PARALLEL_BYTES",
+    "Ranges",
+    "RecordStub",
+    "Reports",
+    "Sink",
+    "Streamed",
+    "THINNED",
+    "Unreadable",
+    "analyze_chunk",
+    "parallel_worth_it",
+    "stream_rollout",
+    "thin",
+]

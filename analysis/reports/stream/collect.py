@@ -101,16 +101,21 @@ class _ReferredBack(Exception):
 def _glob_output(output: CallOutput | None, g: list[int]) -> CallOutput | None:
     if output is None:
         return None
-    return replace(output, line=g[output.line], first_line=None if output.first_line is None else
-                   g[output.first_line], continued_by=tuple(g[c] for c in output.continued_by))
+    return replace(
+        output,
+        line=g[output.line],
+        first_line=None if output.first_line is None else g[output.first_line],
+        continued_by=tuple(g[c] for c in output.continued_by),
+    )
 
 
 def _glob_finding(finding: Finding, g: list[int]) -> Finding:
     span = finding.span
-    return replace(finding, span=Span(g[span.line], span.start, span.end),
-                   related=tuple(Related(Span(g[r.span.line], r.span.start, r.span.end), r.message)
-                                 for r in finding.related))
-
+    return replace(
+        finding,
+        span=Span(g[span.line], span.start, span.end),
+        related=tuple(Related(Span(g[r.span.line], r.span.start, r.span.end), r.message) for r in finding.related),
+    )
 
 
 class _Known:
@@ -121,7 +126,6 @@ class _Known:
 
     def range_of(self, span: Span, encoding: PositionEncoding = PositionEncoding.UTF16) -> Range:
         return self.where
-
 
 
 __all__ = ["Ranges", "Reports", "Sink", "Streamed"]

@@ -44,8 +44,13 @@ def _chunks(lines: Iterator[tuple[str, Finding | None]], chunk_chars: int) -> It
         yield texts, bad
 
 
-def _analysed(chunks: Iterator[tuple[list[str], list]], pool: Executor | None, jobs: int,
-              sessions: bool, first: list[LineCache] | None = None) -> Iterator[tuple[list[str], list, ChunkFacts]]:
+def _analysed(
+    chunks: Iterator[tuple[list[str], list]],
+    pool: Executor | None,
+    jobs: int,
+    sessions: bool,
+    first: list[LineCache] | None = None,
+) -> Iterator[tuple[list[str], list, ChunkFacts]]:
     """Chunks with their thin analyses, in order; with a pool, a few chunks ahead in its workers.  ``first``
     (without a pool) is given a cache of the whole analyses of the first chunk, and emptied when the second
     comes: should a line refer back to a settled one while only that chunk was read (a small file, most
@@ -74,11 +79,19 @@ def _analysed(chunks: Iterator[tuple[list[str], list]], pool: Executor | None, j
         yield texts, bad, future.result()
 
 
-def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF16,
-                   make_sink: Callable[[], Sink] | None = None, sessions: bool = False,
-                   pool: Executor | None = None, jobs: int = 1, margin: int = MARGIN,
-                   force_lines: int = FORCE_LINES, chunk_chars: int = CHUNK_CHARS, turns: bool = False,
-                   lines: Iterator[tuple[str, Finding | None]] | None = None) -> Streamed:
+def stream_rollout(
+    path: str,
+    encoding: PositionEncoding = PositionEncoding.UTF16,
+    make_sink: Callable[[], Sink] | None = None,
+    sessions: bool = False,
+    pool: Executor | None = None,
+    jobs: int = 1,
+    margin: int = MARGIN,
+    force_lines: int = FORCE_LINES,
+    chunk_chars: int = CHUNK_CHARS,
+    turns: bool = False,
+    lines: Iterator[tuple[str, Finding | None]] | None = None,
+) -> Streamed:
     """Findings (and, to ``make_sink()``'s sink, records and calls) of the rollout at ``path`` (``-``: standard
     input), exactly as the whole-file analysis gives them; with ``turns``, its turns too (read in a second, light
     pass: a turn spans windows).  ``lines``: its lines as :func:`read_lines` gives them, when the caller has
@@ -94,8 +107,9 @@ def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF1
             base = 0
             if lines is None:
                 lines = read_lines(readable, name, sniff)
-            for texts, bad, facts in _analysed(_chunks(lines, chunk_chars), pool, jobs, sessions,
-                                               None if pool is not None else first):
+            for texts, bad, facts in _analysed(
+                _chunks(lines, chunk_chars), pool, jobs, sessions, None if pool is not None else first
+            ):
                 state.take(texts, bad, facts, base)
                 base += len(texts)
             state.finish(result)
@@ -105,12 +119,21 @@ def stream_rollout(path: str, encoding: PositionEncoding = PositionEncoding.UTF1
         except _ReferredBack as back:
             why = str(back)
         del state, result
-        return _whole(path, readable, name, sniff, encoding, make_sink() if make_sink else None, why,
-                      first[0] if first else None)
+        return _whole(
+            path, readable, name, sniff, encoding, make_sink() if make_sink else None, why, first[0] if first else None
+        )
 
 
-def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionEncoding,
-           sink: Sink | None, why: str, cache: LineCache | None = None) -> Streamed:
+def _whole(
+    path: str,
+    readable: str,
+    name: str,
+    sniff: bool,
+    encoding: PositionEncoding,
+    sink: Sink | None,
+    why: str,
+    cache: LineCache | None = None,
+) -> Streamed:
     """The whole-file analysis (as ``check`` read every file before), given as a streamed one; ``cache``: the
     lines analysed already (a line's analysis depends on its text alone)."""
     if sniff:  # standard input, copied to ``readable``
@@ -126,9 +149,17 @@ def _whole(path: str, readable: str, name: str, sniff: bool, encoding: PositionE
             raise Unreadable(loaded.error)
     analysis = analyze_text(loaded.text, cache)
     findings = sorted_findings(loaded.findings, analysis.findings)
-    result = Streamed(path, Reports([(f, analysis) for f in findings], encoding), len(analysis.lines),
-                      analysis.lines[-1] == "", analysis.is_rollout, whole=why, sink=sink, sessions=analysis,
-                      turns=analysis.turns)
+    result = Streamed(
+        path,
+        Reports([(f, analysis) for f in findings], encoding),
+        len(analysis.lines),
+        analysis.lines[-1] == "",
+        analysis.is_rollout,
+        whole=why,
+        sink=sink,
+        sessions=analysis,
+        turns=analysis.turns,
+    )
     if sink is not None:
         for number in analysis.call_records:
             sink.record(number, analysis.records[number], analysis.record_output(number))
@@ -144,7 +175,6 @@ def parallel_worth_it(path: str) -> bool:
     except OSError:
         return False
     return size * (5 if path.endswith(".zst") else 1) >= PARALLEL_BYTES
-
 
 
 __all__ = ["CHUNK_CHARS", "FORCE_LINES", "MARGIN", "PARALLEL_BYTES", "parallel_worth_it", "stream_rollout"]

@@ -39,8 +39,9 @@ class _SparseRecords:
         return (self[i] for i in range(self.count))
 
 
-def _sparse_analysis(count: int, kept: dict[int, LineAnalysis], blank: set[int],
-                     unknown: dict[str, list]) -> RolloutAnalysis:
+def _sparse_analysis(
+    count: int, kept: dict[int, LineAnalysis], blank: set[int], unknown: dict[str, list]
+) -> RolloutAnalysis:
     """What :class:`analysis.reports.session_census.SessionCensus` reads of a rollout: session metas, turn starts,
     token counts and unknown record types (turns are not counted there, and are left empty)."""
     analysis = RolloutAnalysis([], _SparseRecords(count, kept, blank))  # type: ignore[arg-type]
@@ -61,7 +62,6 @@ class _Lines:
         if index != 0:
             raise IndexError(index)
         return self.first
-
 
 
 __all__ = ["_sparse_analysis"]

@@ -64,8 +64,9 @@ def _small_payload(record: Any, keys: tuple[str, ...]) -> RecordStub | None:
         item = dump() if dump is not None else None
     if not isinstance(item, dict):
         return None
-    return RecordStub(_Envelope(record.envelope.type, record.envelope.timestamp),
-                      {k: item[k] for k in keys if k in item})
+    return RecordStub(
+        _Envelope(record.envelope.type, record.envelope.timestamp), {k: item[k] for k in keys if k in item}
+    )
 
 
 def _token_count(record: Any) -> RecordStub | None:
@@ -74,8 +75,9 @@ def _token_count(record: Any) -> RecordStub | None:
         return None
     info = stub.item.get("info")
     if isinstance(info, dict):
-        stub.item["info"] = {k: info[k] for k in ("last_token_usage", "total_token_usage", "model_context_window")
-                             if k in info}
+        stub.item["info"] = {
+            k: info[k] for k in ("last_token_usage", "total_token_usage", "model_context_window") if k in info
+        }
     return stub
 
 
@@ -111,8 +113,20 @@ def _thin_call(call: ToolCall, keep_arguments: bool) -> ToolCall:
 # findings of the line alone, and the sinks (call records as ``check``, ``census`` and ``outline --json`` read
 # them).  A line none of whose kept fields is set (its kind aside), nor calls nor output, is a *plain* line:
 # one shared analysis per kind (and record stub).
-KEPT = ("kind", "call_id", "name", "findings", "is_exec", "is_call", "is_output", "event", "turn_start",
-        "turn_id", "prompt_event", "turn_end")
+KEPT = (
+    "kind",
+    "call_id",
+    "name",
+    "findings",
+    "is_exec",
+    "is_call",
+    "is_output",
+    "event",
+    "turn_start",
+    "turn_id",
+    "prompt_event",
+    "turn_end",
+)
 # THINNED, kept smaller: the record as a stub (a message's role; with ``sessions``, what session counts read:
 # session metas, turn starts, token counts), calls without their source, patch or computed expression (an exec
 # call's arguments too: only wait, write_stdin and web searches are paired by theirs), an output without its

@@ -28,8 +28,9 @@ class _Stream:
     """The window of a rollout read as a stream, and what was settled before it (findings with their ranges,
     the call ids, cells and sessions a later line must not refer back to, session records)."""
 
-    def __init__(self, encoding: PositionEncoding, sink: Sink | None, sessions: bool, margin: int,
-                 force_lines: int) -> None:
+    def __init__(
+        self, encoding: PositionEncoding, sink: Sink | None, sessions: bool, margin: int, force_lines: int
+    ) -> None:
         self.encoding, self.sink, self.sessions = encoding, sink, sessions
         self.margin, self.force_lines = margin, force_lines
         self.lines: list[str] = []
@@ -111,8 +112,12 @@ class _Stream:
                 self.web_calls += 1
             if not record.is_exec and record.kind == "function_call" and len(record.calls) == 1:
                 arguments = record.calls[0].arguments
-                if record.name == "wait" and str(arguments.get("cell_id")) in self.released_cells or \
-                        record.name == "write_stdin" and str(arguments.get("session_id")) in self.released_sessions:
+                if (
+                    record.name == "wait"
+                    and str(arguments.get("cell_id")) in self.released_cells
+                    or record.name == "write_stdin"
+                    and str(arguments.get("session_id")) in self.released_sessions
+                ):
                     raise _ReferredBack(f"{record.name} on a settled cell or session")
         elif record.is_output and call_id and call_id in self.released_unpaired:
             raise _ReferredBack(f"output of {call_id}")
@@ -231,8 +236,15 @@ class _Stream:
                 if located.line >= cut:
                     break
                 event = located.event
-                self.sink.call(replace(located, line=g[located.line], output=_glob_output(located.output, g),
-                                       event=None if event is None else (g[event[0]], event[1])), window)
+                self.sink.call(
+                    replace(
+                        located,
+                        line=g[located.line],
+                        output=_glob_output(located.output, g),
+                        event=None if event is None else (g[event[0]], event[1]),
+                    ),
+                    window,
+                )
         for call_id, outputs in a.outputs_by_call_id.items():
             if outputs[0] < cut:
                 self.released.add(hash(call_id))
@@ -256,7 +268,6 @@ class _Stream:
         result.is_rollout = known_in_head(self.first_known)
         if self.sessions:
             result.sessions = _sparse_analysis(self.count, self.sparse, self.blank, self.unknown)
-
 
 
 __all__ = ["_Stream"]
