@@ -35,7 +35,7 @@ fidelity: $(VENV)/.installed
 # the full hardening run: every property with the full Hypothesis profile, and a 10,000-edit soak
 fuzz: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=full ROLLOUT_SOAK_EDITS=10000 $(BIN)/python -m pytest -q -s -p no:randomly \
-		--hypothesis-show-statistics tests/test_hardening.py tests/test_server_robustness.py
+		--hypothesis-show-statistics tests/test_hardening.py tests/server/test_server_robustness.py
 
 bench/node_modules/.installed: bench/package-lock.json
 	cd bench && npm ci --no-audit --no-fund

@@ -6,7 +6,7 @@
   (:func:`encode_tree` writes an outline with pre-encoded record symbols inside it);
 - :func:`install_workspace` sets pygls's private ``_workspace``.
 
-``tests/test_wire.py`` checks each of them against the installed pygls: an upgrade that renames or changes
+``tests/server/test_wire.py`` checks each of them against the installed pygls: an upgrade that renames or changes
 one of these private parts fails there, not in a client.
 """
 
@@ -154,7 +154,7 @@ def install_workspace(protocol, encoding: str | None = None) -> None:
     pygls has no public way to choose the workspace class; it creates the workspace just before calling
     our ``initialize`` handler, so this sets its private ``_workspace`` (as esbonio does) and reads the
     private ``_sync_kind``.  Pinned by test_incremental_edits_with_u2028 (which fails with pygls's
-    line splitting) and tests/test_wire.py.  ``encoding`` replaces the negotiated position encoding (the
+    line splitting) and tests/server/test_wire.py.  ``encoding`` replaces the negotiated position encoding (the
     ``positionEncoding`` setting).
     """
     old: Workspace = protocol.workspace

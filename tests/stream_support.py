@@ -1,5 +1,5 @@
 """What the streamed commands must equal: the whole-file analysis, as check, census and outline --json read
-every file before they streamed (tests/test_stream.py, tests/corpus/test_stream_corpus.py)."""
+every file before they streamed (tests/reports/test_stream.py, tests/corpus/test_stream_corpus.py)."""
 
 from __future__ import annotations
 

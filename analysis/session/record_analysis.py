@@ -180,7 +180,7 @@ def turn_facts(line: str) -> LineAnalysis:
     end, a turn item, settings) but not the call it reports (turns need no pairing); a ``turn_context`` or a user message keeps its
     record, turn start and id, and the user's words (``prompt``, ``text``), which title the turn.  Anything else
     read_turns does not read, so a new field of :class:`LineAnalysis` that turns come to read must be kept here
-    too (``tests/test_stream.py`` compares these turns with the whole-file analysis's)."""
+    too (``tests/reports/test_stream.py`` compares these turns with the whole-file analysis's)."""
     if not line.strip():
         return _BLANK
     if not any(mark in line for mark in _TURN_MARKS):

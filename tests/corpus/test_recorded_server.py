@@ -1,5 +1,5 @@
 """The language server on the real recorded rollouts of ../shared/corpus/recorded/ (moved here from
-tests/test_server.py so that `make test` needs nothing beside the clone)."""
+tests/server/test_server.py so that `make test` needs nothing beside the clone)."""
 
 from __future__ import annotations
 

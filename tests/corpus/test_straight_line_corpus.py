@@ -1,5 +1,5 @@
 """The short path for straight-line scripts reads every exec script of ../shared/corpus (wild, recorded, peer)
-exactly as the full path does: calls, arguments, ranges, notes (see tests/test_straight_line.py)."""
+exactly as the full path does: calls, arguments, ranges, notes (see tests/script/test_straight_line.py)."""
 
 from __future__ import annotations
 

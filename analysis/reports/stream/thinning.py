@@ -3,7 +3,7 @@
 A streamed rollout (:mod:`analysis.reports.stream`) keeps every line's analysis until the line is settled, and
 hands analyses between processes: each is *thinned* first (:func:`thin`), to what pairing, turn ends, failure
 findings and session counts read.  What that is, field by field of :class:`LineAnalysis`, is declared once here
-(:data:`KEPT`, :data:`THINNED`, :data:`DROPPED`): a field no list names fails ``tests/test_stream_contract.py``,
+(:data:`KEPT`, :data:`THINNED`, :data:`DROPPED`): a field no list names fails ``tests/reports/test_stream_contract.py``,
 so a new fact of a line cannot silently vanish from streamed ``check``.
 """
 
@@ -104,7 +104,7 @@ def _thin_call(call: ToolCall, keep_arguments: bool) -> ToolCall:
 
 
 # The streaming contract: what the stream reads of a line's analysis once the line has gone by, field by field
-# of LineAnalysis.  Every field is in exactly one list (tests/test_stream_contract.py fails otherwise): a field
+# of LineAnalysis.  Every field is in exactly one list (tests/reports/test_stream_contract.py fails otherwise): a field
 # added to LineAnalysis must be classified here, or streamed ``check`` could silently lose what it says.
 #
 # KEPT, as they are: what pairing reads (analysis.session.rollout.link_records: calls by call_id and name,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from analysis.cli.common import version
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_analysis_imports_no_lsp_library():

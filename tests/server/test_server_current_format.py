@@ -10,7 +10,7 @@ from pytest_lsp import LanguageClient
 from fixtures import build
 from tests.helpers import fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, start, uri_of
-from tests.test_current_format import FORK, ORPHAN, PAGED
+from tests.session.test_current_format import FORK, ORPHAN, PAGED
 
 
 @pytest_lsp.fixture(config=SERVER)

@@ -14,7 +14,7 @@ from analysis.jsonl import secrets
 from analysis.jsonl.pattern_set import PatternSet, loosened
 from analysis.jsonl.secrets import SCANS, exact_secrets, find_secrets
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def assert_prefilter_exact(line: str) -> None:

@@ -13,7 +13,7 @@ from lsp_server.features.diagnostics import DiagnosticsFeature
 from lsp_server.kinds import INVOCATION_LOG, ROLLOUT, WORKSPACE_FILE, DocumentKinds
 from lsp_server.server import FEATURES, create_server
 
-PACKAGE = Path(__file__).resolve().parent.parent / "lsp_server"
+PACKAGE = Path(__file__).resolve().parents[2] / "lsp_server"
 
 
 def _server(folder: Path):

@@ -32,7 +32,7 @@ TIME = "2026-07-20T10:00:00.000Z"
 def sessions(tmp_path: Path) -> Path:
     """A copy of the fixture rollouts, as a sessions folder."""
     folder = tmp_path / "sessions"
-    # fixtures/sessions (a parent and its subagent, tests/test_sessions.py) is left out: these tests count files
+    # fixtures/sessions (a parent and its subagent, tests/session/test_sessions.py) is left out: these tests count files
     shutil.copytree(FIXTURES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "sessions",
                                                                     "session_index.jsonl"))
     return folder

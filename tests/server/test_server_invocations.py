@@ -1,6 +1,6 @@
 """End to end: an invocation log (``cli_mocks/calls.jsonl``) and the rollout of its run, open in one server.
 
-The log is written by hand, the way the recording shim of tests/test_invocations.py writes it (one JSON object
+The log is written by hand, the way the recording shim of tests/reports/test_invocations.py writes it (one JSON object
 per invocation), so its times and exits are known exactly: one stale line an earlier run left, one line the
 rollout's first command made, one whose exit differs from the rollout's; the rollout's second command left none.
 """

@@ -1,0 +1,1 @@
+"""Tests of the `authoring` level (the folder mirrors the source)."""

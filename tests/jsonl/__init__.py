@@ -1,0 +1,1 @@
+"""Tests of the `jsonl` level (the folder mirrors the source)."""

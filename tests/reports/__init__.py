@@ -1,0 +1,1 @@
+"""Tests of the `reports` level (the folder mirrors the source)."""

@@ -1,0 +1,1 @@
+"""Tests of the `script` level (the folder mirrors the source)."""

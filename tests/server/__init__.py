@@ -1,0 +1,1 @@
+"""Tests of the `server` level (the folder mirrors the source)."""

@@ -1,0 +1,1 @@
+"""Tests of the `session` level (the folder mirrors the source)."""
