@@ -80,8 +80,13 @@ class RolloutDocument(TextDocument):
     def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
         lines = self.line_list
         start, end = change.range.start, change.range.end
-        self.line_list.replace(start.line, self._column(start) if start.line < len(lines.lines) else 0,
-                               end.line, self._column(end) if end.line < len(lines.lines) else 0, change.text)
+        self.line_list.replace(
+            start.line,
+            self._column(start) if start.line < len(lines.lines) else 0,
+            end.line,
+            self._column(end) if end.line < len(lines.lines) else 0,
+            change.text,
+        )
         self._source = None
 
     def _apply_full_change(self, change) -> None:
@@ -116,8 +121,15 @@ class RolloutWorkspace(Workspace):
             document.line_list  # noqa: B018 (a property read for its effect) split now, while the text is at hand; the document forgets the text
             text_document.text = ""
 
-    def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
-                              language_id: str | None = None) -> TextDocument:
-        return RolloutDocument(doc_uri, source=source, version=version, language_id=language_id,
-                               sync_kind=self._sync_kind, position_codec=self._position_codec,
-                               encoding=encoding_of(self.position_encoding))
+    def _create_text_document(
+        self, doc_uri: str, source: str | None = None, version: int | None = None, language_id: str | None = None
+    ) -> TextDocument:
+        return RolloutDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+            encoding=encoding_of(self.position_encoding),
+        )

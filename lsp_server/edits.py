@@ -21,7 +21,12 @@ class EditBuilder:
 
     def edit(self, uri: str, version: int | None, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
         if self.versioned:
-            return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-                edits=list(edits))])
+            return types.WorkspaceEdit(
+                document_changes=[
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                        edits=list(edits),
+                    )
+                ]
+            )
         return types.WorkspaceEdit(changes={uri: list(edits)})

@@ -22,8 +22,11 @@ from analysis.session.rollout import RolloutAnalysis
 REDACT = "redact"
 ADD_OUTPUT = "add-output"
 WRAP_PATCH = "wrap-patch"
-_OUTPUT_TYPES = {"custom_tool_call": "custom_tool_call_output", "function_call": "function_call_output",
-                 "local_shell_call": "function_call_output"}
+_OUTPUT_TYPES = {
+    "custom_tool_call": "custom_tool_call_output",
+    "function_call": "function_call_output",
+    "local_shell_call": "function_call_output",
+}
 _EXEC_OUTPUT = "Script completed\nWall time 0.0 seconds\nOutput:\n"
 
 
@@ -41,8 +44,9 @@ class Edit:
         return Span(self.line, self.start, self.end)
 
 
-def fix_data(analysis: RolloutAnalysis, finding: Finding, extra_secrets: tuple[re.Pattern[str], ...] = ()
-             ) -> dict | None:
+def fix_data(
+    analysis: RolloutAnalysis, finding: Finding, extra_secrets: tuple[re.Pattern[str], ...] = ()
+) -> dict | None:
     """What a finding's fix needs, or None when it has none."""
     line = finding.span.line
     if finding.code == SECRET:
@@ -81,8 +85,11 @@ def output_record(analysis: RolloutAnalysis, line: int, line_break: str = "\n") 
     kind = _OUTPUT_TYPES.get(record.kind, "function_call_output")
     output: object = [{"type": "input_text", "text": _EXEC_OUTPUT}] if record.is_exec else ""
     payload = {"type": kind, "call_id": record.call_id, "output": output}
-    new = {"timestamp": timestamp, "type": "response_item", "payload": payload} if timestamp else \
-        {"type": "response_item", "payload": payload}
+    new = (
+        {"timestamp": timestamp, "type": "response_item", "payload": payload}
+        if timestamp
+        else {"type": "response_item", "payload": payload}
+    )
     text = json.dumps(new, ensure_ascii=False, separators=(",", ":"))
     end = len(analysis.lines[line])
     return Edit(line, end, end, line_break + text)
@@ -94,8 +101,14 @@ def wrap_patch(analysis: RolloutAnalysis, finding: Finding) -> list[Edit] | None
     found exactly (it is computed, or spread over several strings)."""
     line = finding.span.line
     record = analysis.records[line]
-    patches = [c for c in analysis.calls_on(line) if c.call.kind == PATCH and c.call.patch is not None
-               and not c.call.computed and c.call.start <= finding.span.start <= c.call.end]
+    patches = [
+        c
+        for c in analysis.calls_on(line)
+        if c.call.kind == PATCH
+        and c.call.patch is not None
+        and not c.call.computed
+        and c.call.start <= finding.span.start <= c.call.end
+    ]
     if len(patches) != 1:
         return None
     text = patches[0].call.patch
@@ -110,18 +123,23 @@ def wrap_patch(analysis: RolloutAnalysis, finding: Finding) -> list[Edit] | None
             if at < 0 or script.find(literal, at + 1) >= 0:
                 continue
             start, end = at + 1, at + 1 + len(text)
-            js_before, js_after = (before, after) if quote == "`" else \
-                (before.replace("\n", "\\n"), after.replace("\n", "\\n"))
-            return [Edit(line, record.script_map.start(start), record.script_map.start(start), _json(js_before)),
-                    Edit(line, record.script_map.start(end), record.script_map.start(end), _json(js_after))]
+            js_before, js_after = (
+                (before, after) if quote == "`" else (before.replace("\n", "\\n"), after.replace("\n", "\\n"))
+            )
+            return [
+                Edit(line, record.script_map.start(start), record.script_map.start(start), _json(js_before)),
+                Edit(line, record.script_map.start(end), record.script_map.start(end), _json(js_after)),
+            ]
         return None
     if record.kind == "custom_tool_call":
         found = locate(raw, [("payload", "input")]).get(("payload", "input"))
         if found is None or raw[found[0]] != '"':
             return None
         start, content = string_content(raw, found)
-        return [Edit(line, start, start, _json(before)),
-                Edit(line, start + len(content), start + len(content), _json(after))]
+        return [
+            Edit(line, start, start, _json(before)),
+            Edit(line, start + len(content), start + len(content), _json(after)),
+        ]
     return None
 
 

@@ -37,8 +37,9 @@ SHOW_INFO = "rollout-lsp.showInfo"  # the command (features/commands.py) that sh
 class SessionOutline:
     """What the outline adds for one analysis: details with usage, the inherited node, unknown records."""
 
-    def __init__(self, analysis: RolloutAnalysis, encoding: PositionEncoding, path: str | None = None,
-                 workspace: list[str] = ()) -> None:
+    def __init__(
+        self, analysis: RolloutAnalysis, encoding: PositionEncoding, path: str | None = None, workspace: list[str] = ()
+    ) -> None:
         self.analysis = analysis
         self.encoding = encoding
         self.path = path
@@ -64,10 +65,17 @@ class SessionOutline:
         out = []
         for parent in self.parents:
             rng = line_range(self.analysis, parent.reference.line, self.encoding)
-            detail = f"{Path(parent.path).name} · lines 1–{parent.lines}" if parent.path else \
-                "its rollout is not found"
-            out.append(types.DocumentSymbol(name=parent.label(), kind=types.SymbolKind.Package, range=rng,
-                                            selection_range=rng, detail=detail, children=[]))
+            detail = f"{Path(parent.path).name} · lines 1–{parent.lines}" if parent.path else "its rollout is not found"
+            out.append(
+                types.DocumentSymbol(
+                    name=parent.label(),
+                    kind=types.SymbolKind.Package,
+                    range=rng,
+                    selection_range=rng,
+                    detail=detail,
+                    children=[],
+                )
+            )
         return out
 
     def session_detail(self) -> str | None:
@@ -80,8 +88,11 @@ class SessionOutline:
         turn = self.usage.turn_at(line)
         ended = self._turns.get(line)
         outcome = ended.outcome if ended is not None and ended.status not in (None, "completed") else None
-        used = short(turn.usage, turn.context, turn.window) if turn is not None and \
-            (turn.requests or turn.context is not None) else None
+        used = (
+            short(turn.usage, turn.context, turn.window)
+            if turn is not None and (turn.requests or turn.context is not None)
+            else None
+        )
         return " · ".join(p for p in (outcome, used) if p) or None
 
     def settings_symbol(self, line: int) -> types.DocumentSymbol | None:
@@ -92,8 +103,13 @@ class SessionOutline:
             return None
         rng = line_range(self.analysis, line, self.encoding)
         more = f" · {change.records} records" if change.records > 1 else ""
-        return types.DocumentSymbol(name=f"settings: {change.text()}", kind=types.SymbolKind.Property,
-                                    range=rng, selection_range=rng, detail=f"changed{more}")
+        return types.DocumentSymbol(
+            name=f"settings: {change.text()}",
+            kind=types.SymbolKind.Property,
+            range=rng,
+            selection_range=rng,
+            detail=f"changed{more}",
+        )
 
     def in_inherited(self, line: int) -> bool:
         return self.inherited is not None and self.inherited.start <= line <= self.inherited.end
@@ -107,16 +123,23 @@ class SessionOutline:
         detail = f"lines {region.start + 1}–{region.end + 1} · {region.turns} turn{'s' if region.turns != 1 else ''}"
         if self.usage.inherited.total:
             detail += f" · {tokens(self.usage.inherited.total)} tokens, counted for that session"
-        return types.DocumentSymbol(name=region.label(), kind=types.SymbolKind.Package, range=rng,
-                                    selection_range=start, detail=detail, children=[])
+        return types.DocumentSymbol(
+            name=region.label(),
+            kind=types.SymbolKind.Package,
+            range=rng,
+            selection_range=start,
+            detail=detail,
+            children=[],
+        )
 
     def unknown_symbol(self, line: int) -> types.DocumentSymbol | None:
         name = self._unknown.get(line)
         if name is None:
             return None
         rng = line_range(self.analysis, line, self.encoding)
-        return types.DocumentSymbol(name=name, kind=types.SymbolKind.Object, range=rng, selection_range=rng,
-                                    detail="unknown record type")
+        return types.DocumentSymbol(
+            name=name, kind=types.SymbolKind.Object, range=rng, selection_range=rng, detail="unknown record type"
+        )
 
 
 def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: list[str] = ()) -> list[Parent]:
@@ -138,22 +161,27 @@ def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, w
     usage = session_usage(analysis)
     record = usage.record_at(line)
     if record is not None and record.source == "token_usage_record":
-        parts = [f"**token usage record**{' (inherited from the parent session)' if record.inherited else ''}"
-                 + (f" of response {inline_code(record.response_id)}" if record.response_id else ""),
-                 escape(f"This response: {sentence(record.last)}.")]
+        parts = [
+            f"**token usage record**{' (inherited from the parent session)' if record.inherited else ''}"
+            + (f" of response {inline_code(record.response_id)}" if record.response_id else ""),
+            escape(f"This response: {sentence(record.last)}."),
+        ]
         if record.total is not None:
             parts.append(escape(f"Running total of the thread: {sentence(record.total)}."))
         if not record.new:
             parts.append(escape("A response already counted: it adds nothing."))
         return "\n\n".join(parts)
     if record is not None:
-        parts = [f"**token count**{' (inherited from the parent session)' if record.inherited else ''}",
-                 escape(f"This response: {sentence(record.last)}."),
-                 escape(f"Context: {context_sentence(record.context, record.window)}."),
-                 escape(f"Running total as Codex wrote it: {sentence(record.total)}.")]
+        parts = [
+            f"**token count**{' (inherited from the parent session)' if record.inherited else ''}",
+            escape(f"This response: {sentence(record.last)}."),
+            escape(f"Context: {context_sentence(record.context, record.window)}."),
+            escape(f"Running total as Codex wrote it: {sentence(record.total)}."),
+        ]
         if not record.new:
-            parts.append(escape("A repeat of a running total, or a response its token_usage_record counts: "
-                                "it adds nothing."))
+            parts.append(
+                escape("A repeat of a running total, or a response its token_usage_record counts: it adds nothing.")
+            )
         limits = limits_sentence(record.rate_limits)
         if limits:
             parts.append(escape(limits[0].upper() + limits[1:] + "."))
@@ -164,8 +192,9 @@ def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, w
     turn = usage.turn_at(line)
     ended = turn_hover(analysis, line)
     if turn is not None and (turn.requests or turn.context is not None):
-        used = "**usage of this turn**\n\n" + escape(f"{sentence(turn.usage, turn.requests)}; at its end, "
-                                                      f"{context_sentence(turn.context, turn.window)}.")
+        used = "**usage of this turn**\n\n" + escape(
+            f"{sentence(turn.usage, turn.requests)}; at its end, {context_sentence(turn.context, turn.window)}."
+        )
         return "\n\n".join(p for p in (ended, used) if p)
     if ended:
         return ended
@@ -187,8 +216,11 @@ def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, w
         return compacted
     spawn = next((s for s in facts.spawns if s.line == line), None)
     if spawn is not None:
-        what = f"thread {inline_code(spawn.child)} (go to definition opens its rollout)" if spawn.child else \
-            "a thread this rollout does not name"
+        what = (
+            f"thread {inline_code(spawn.child)} (go to definition opens its rollout)"
+            if spawn.child
+            else "a thread this rollout does not name"
+        )
         return f"**spawns an agent**{' ' + inline_code(spawn.task) if spawn.task else ''}: {what}"
     return None
 
@@ -202,8 +234,12 @@ def turn_hover(analysis: RolloutAnalysis, line: int) -> str | None:
     if turn.status == "failed" and turn.error_line is not None:
         parts.append(escape(f"Line {turn.error_line + 1} says it failed."))
     if turn.status == "rolled_back" and turn.rolled_back_line is not None:
-        parts.append(escape(f"Taken back by the thread_rolled_back on line {turn.rolled_back_line + 1}: "
-                            "it is no longer in the thread."))
+        parts.append(
+            escape(
+                f"Taken back by the thread_rolled_back on line {turn.rolled_back_line + 1}: "
+                "it is no longer in the thread."
+            )
+        )
     timing = turn.timing()
     if timing:
         parts.append(escape(f"Took {timing}."))
@@ -216,10 +252,16 @@ def parent_markdown(parent: Parent) -> str:
     head = f"**{escape(parent.label())}**: {escape(what)}"
     if parent.path is None:
         return head + "\n\n" + escape(f"Its parent's rollout is not found ({parent.problem}).")
-    return head + "\n\n" + escape(f"Inherited: lines 1–{parent.lines} of {parent.path} "
-                                    f"({parent.turns} turn{'s' if parent.turns != 1 else ''}); they are not in this "
-                                    "file, and their usage counts for that session. Go to definition opens it "
-                                    "where this one forked.")
+    return (
+        head
+        + "\n\n"
+        + escape(
+            f"Inherited: lines 1–{parent.lines} of {parent.path} "
+            f"({parent.turns} turn{'s' if parent.turns != 1 else ''}); they are not in this "
+            "file, and their usage counts for that session. Go to definition opens it "
+            "where this one forked."
+        )
+    )
 
 
 def compacted_markdown(analysis: RolloutAnalysis, line: int) -> str | None:
@@ -234,33 +276,53 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
     ident = facts.identity
     usage = session_usage(analysis)
     named = thread_name(path, ident)
-    parts = [f"**session** {inline_code(ident.id) if ident and ident.id else ''}"
-             + (f" · {escape(named)}" if named else "")]
+    parts = [
+        f"**session** {inline_code(ident.id) if ident and ident.id else ''}" + (f" · {escape(named)}" if named else "")
+    ]
     if ident is not None:
         if ident.parent:
             who = " ".join(x for x in (ident.nickname, f"({ident.role})" if ident.role else None) if x)
-            parts.append(f"subagent {escape(who)} of session {inline_code(ident.parent)}"
-                         + (f", depth {ident.depth}" if ident.depth is not None else ""))
+            parts.append(
+                f"subagent {escape(who)} of session {inline_code(ident.parent)}"
+                + (f", depth {ident.depth}" if ident.depth is not None else "")
+            )
         elif ident.forked_from:
             parts.append(f"forked from session {inline_code(ident.forked_from)}")
     if facts.inherited is not None:
         region = facts.inherited
-        parts.append(escape(f"Lines {region.start + 1}–{region.end + 1} replay the history of session "
-                            f"{region.session_id} ({region.turns} turn{'s' if region.turns != 1 else ''}); their usage counts "
-                            "for that session."))
+        parts.append(
+            escape(
+                f"Lines {region.start + 1}–{region.end + 1} replay the history of session "
+                f"{region.session_id} ({region.turns} turn{'s' if region.turns != 1 else ''}); their usage counts "
+                "for that session."
+            )
+        )
     for parent in session_parents(analysis, path, list(workspace)):
         parts.append(parent_markdown(parent))
     if facts.resumes:
-        parts.append(escape(f"Resumed {len(facts.resumes)} time{'s' if len(facts.resumes) != 1 else ''} "
-                            "(a session_meta line repeats its id; nothing is replayed)."))
+        parts.append(
+            escape(
+                f"Resumed {len(facts.resumes)} time{'s' if len(facts.resumes) != 1 else ''} "
+                "(a session_meta line repeats its id; nothing is replayed)."
+            )
+        )
     if usage.records:
-        parts.append(escape(f"Usage of this session: {sentence(usage.own, usage.requests)}; "
-                            f"{context_sentence(usage.context, usage.window)} at the end."))
+        parts.append(
+            escape(
+                f"Usage of this session: {sentence(usage.own, usage.requests)}; "
+                f"{context_sentence(usage.context, usage.window)} at the end."
+            )
+        )
         if usage.reported is not None and usage.reported != usage.own:
-            parts.append(escape(f"Codex's running total, {usage.reported.total:,} tokens, also counts "
-                                f"{usage.inherited.total:,} inherited tokens." if usage.inherited.total else
-                                f"Codex's last running total is {usage.reported.total:,} tokens (it restarted "
-                                "during the session)."))
+            parts.append(
+                escape(
+                    f"Codex's running total, {usage.reported.total:,} tokens, also counts "
+                    f"{usage.inherited.total:,} inherited tokens."
+                    if usage.inherited.total
+                    else f"Codex's last running total is {usage.reported.total:,} tokens (it restarted "
+                    "during the session)."
+                )
+            )
     return "\n\n".join(parts)
 
 
@@ -274,13 +336,15 @@ def session_lenses(analysis: RolloutAnalysis) -> list[types.CodeLens]:
         if usage.inherited.total:
             title += f" · {tokens(usage.inherited.total)} inherited, not counted"
         at = types.Position(facts.identity.line, 0)
-        out.append(types.CodeLens(types.Range(at, at), types.Command(title=title, command=SHOW_INFO,
-                                                                     arguments=[title])))
+        out.append(
+            types.CodeLens(types.Range(at, at), types.Command(title=title, command=SHOW_INFO, arguments=[title]))
+        )
     if facts.inherited is not None:
         at = types.Position(facts.inherited.start, 0)
         title = f"{facts.inherited.label()} · lines {facts.inherited.start + 1}–{facts.inherited.end + 1}"
-        out.append(types.CodeLens(types.Range(at, at), types.Command(title=title, command=SHOW_INFO,
-                                                                     arguments=[title])))
+        out.append(
+            types.CodeLens(types.Range(at, at), types.Command(title=title, command=SHOW_INFO, arguments=[title]))
+        )
     return out
 
 
@@ -288,12 +352,19 @@ def inherited_folding(analysis: RolloutAnalysis) -> list[types.FoldingRange]:
     region = lineage(analysis).inherited
     if region is None or region.end <= region.start:
         return []
-    return [types.FoldingRange(start_line=region.start, end_line=region.end, kind=types.FoldingRangeKind.Region,
-                               collapsed_text=region.label())]
+    return [
+        types.FoldingRange(
+            start_line=region.start,
+            end_line=region.end,
+            kind=types.FoldingRangeKind.Region,
+            collapsed_text=region.label(),
+        )
+    ]
 
 
-def session_definitions(analysis: RolloutAnalysis, uri: str, line: int,
-                        workspace: list[str] = ()) -> list[types.Location]:
+def session_definitions(
+    analysis: RolloutAnalysis, uri: str, line: int, workspace: list[str] = ()
+) -> list[types.Location]:
     """From a ``spawn_agent`` call (or the event naming its thread) to the child's rollout; from the
     session line (``forked_from_id``, ``parent_thread_id``) or a replayed parent ``session_meta`` to the
     parent's; found under the same sessions folder or a workspace folder."""
@@ -325,16 +396,29 @@ def session_workspace_symbols(analyses: list[tuple[str, RolloutAnalysis]], query
         if ident is None or ident.id is None:
             continue
         named = thread_name(uri_path(uri), ident)
-        if needle in ident.id.lower() or (ident.nickname and needle in ident.nickname.lower()) or \
-                (named and needle in named.lower()):
+        if (
+            needle in ident.id.lower()
+            or (ident.nickname and needle in ident.nickname.lower())
+            or (named and needle in named.lower())
+        ):
             name = f"session {ident.id}" + (f" ({ident.nickname})" if ident.nickname else "")
             name = f"{named} · {name}" if named else name
             start = types.Position(ident.line, 0)
-            container = f"subagent of {ident.parent}" if ident.parent else \
-                f"fork of {ident.forked_from}" if ident.forked_from else None
-            out.append(types.WorkspaceSymbol(name=name, kind=types.SymbolKind.Module,
-                                             location=types.Location(uri, types.Range(start, start)),
-                                             container_name=container))
+            container = (
+                f"subagent of {ident.parent}"
+                if ident.parent
+                else f"fork of {ident.forked_from}"
+                if ident.forked_from
+                else None
+            )
+            out.append(
+                types.WorkspaceSymbol(
+                    name=name,
+                    kind=types.SymbolKind.Module,
+                    location=types.Location(uri, types.Range(start, start)),
+                    container_name=container,
+                )
+            )
     return out
 
 
@@ -348,5 +432,17 @@ def uri_path(uri: str) -> str | None:
     return to_fs_path(uri) if uri.startswith("file:") else None
 
 
-__all__ = ["SessionOutline", "session_parents", "parent_finding_list", "turn_hover", "usage_hover", "session_markdown", "session_lenses", "inherited_folding",
-           "session_definitions", "session_workspace_symbols", "uri_path", "workspace_paths"]
+__all__ = [
+    "SessionOutline",
+    "session_parents",
+    "parent_finding_list",
+    "turn_hover",
+    "usage_hover",
+    "session_markdown",
+    "session_lenses",
+    "inherited_folding",
+    "session_definitions",
+    "session_workspace_symbols",
+    "uri_path",
+    "workspace_paths",
+]

@@ -28,7 +28,7 @@ def corpus(name: str) -> str:
 def utf16_slice(line: str, start: int, end: int) -> str:
     """``line[start:end]`` with UTF-16 columns, as an LSP client would cut it."""
     data = line.encode("utf-16-le", "surrogatepass")
-    return data[2 * start:2 * end].decode("utf-16-le", "surrogatepass")
+    return data[2 * start : 2 * end].decode("utf-16-le", "surrogatepass")
 
 
 def range_text(text: str, rng: dict) -> str:
@@ -44,8 +44,14 @@ def json_escaped(source: str) -> str:
 
 
 def run_cli(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lsp_server", *args], capture_output=True, text=True,
-                          cwd=ROOT, input=input, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "lsp_server", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        input=input,
+        encoding="utf-8",
+    )
 
 
 # a program that runs the command line with its arguments and writes its peak memory (kB) to $PEAK_FILE:

@@ -19,8 +19,13 @@ def ORDER(f):
 
 
 # windows small enough that every rollout is cut, settled early, forced and checked
-TIGHT = ({}, {"margin": 0, "chunk_chars": 1}, {"margin": 2, "chunk_chars": 200, "force_lines": 5},
-         {"margin": 0, "chunk_chars": 1, "force_lines": 0}, {"margin": 1, "chunk_chars": 3000, "force_lines": 40})
+TIGHT = (
+    {},
+    {"margin": 0, "chunk_chars": 1},
+    {"margin": 2, "chunk_chars": 200, "force_lines": 5},
+    {"margin": 0, "chunk_chars": 1, "force_lines": 0},
+    {"margin": 1, "chunk_chars": 3000, "force_lines": 40},
+)
 
 
 @lru_cache(maxsize=8)
@@ -35,8 +40,12 @@ def whole(path: str, encoding: PositionEncoding = PositionEncoding.UTF16) -> dic
         census = census_of_analysis(analysis, findings)
     else:
         census = Census(skipped=[path], problems=[f"{path}: {NOT_A_ROLLOUT}"])
-    return {"findings": [finding_json(analysis, f, encoding) for f in findings], "is_rollout": analysis.is_rollout,
-            "census": census.to_json(), "outline": json.dumps(outline, indent=2, ensure_ascii=False)}
+    return {
+        "findings": [finding_json(analysis, f, encoding) for f in findings],
+        "is_rollout": analysis.is_rollout,
+        "census": census.to_json(),
+        "outline": json.dumps(outline, indent=2, ensure_ascii=False),
+    }
 
 
 class Collected:
@@ -57,6 +66,7 @@ class Collected:
         count_call(self.census, located)
         self.calls.append(self._call_json(ranges, located, self.encoding))
         from analysis.session.files_changed import touches_of
+
         self.files.extend(t.to_json() for t in touches_of(located))
 
 
@@ -72,8 +82,17 @@ def streamed(path: str, encoding: PositionEncoding = PositionEncoding.UTF16, **t
         census.sessions.add(result.sessions)
     else:
         census = Census(skipped=[path], problems=[f"{path}: {NOT_A_ROLLOUT}"])
-    outline = {"file": path, "turns": [t.to_json() for t in result.turns], "records": sink.records, "calls": sink.calls,
-               "files": sink.files,
-               "diagnostics": [out for _, out in result.findings]}
-    return {"findings": [out for _, out in result.findings], "is_rollout": result.is_rollout,
-            "census": census.to_json(), "outline": json.dumps(outline, indent=2, ensure_ascii=False)}, result
+    outline = {
+        "file": path,
+        "turns": [t.to_json() for t in result.turns],
+        "records": sink.records,
+        "calls": sink.calls,
+        "files": sink.files,
+        "diagnostics": [out for _, out in result.findings],
+    }
+    return {
+        "findings": [out for _, out in result.findings],
+        "is_rollout": result.is_rollout,
+        "census": census.to_json(),
+        "outline": json.dumps(outline, indent=2, ensure_ascii=False),
+    }, result

@@ -15,9 +15,19 @@ SNIPPETS = dict(re.findall(r"^<!-- snippet: ([\w.-]+) -->\n```\w+\n(.*?)\n```$",
 
 
 def test_every_editor_has_its_snippet():
-    assert sorted(SNIPPETS) == ["emacs", "helix", "kate", "neovim-0.11", "neovim-0.7", "neovim-blame", "neovim-script",
-                                "sublime",
-                                "vim-ale", "vim-lsp", "zed"]
+    assert sorted(SNIPPETS) == [
+        "emacs",
+        "helix",
+        "kate",
+        "neovim-0.11",
+        "neovim-0.7",
+        "neovim-blame",
+        "neovim-script",
+        "sublime",
+        "vim-ale",
+        "vim-lsp",
+        "zed",
+    ]
 
 
 def test_the_tests_read_the_snippets_they_run():
@@ -32,11 +42,17 @@ def test_the_tests_read_the_snippets_they_run():
 
 def test_the_untested_configurations_parse():
     helix = tomllib.loads(SNIPPETS["helix"])
-    assert helix["language-server"]["rollout-lsp"] == {"command": "rollout-lsp", "args": ["serve"],
-                                                        "config": {"hoverOutputLines": 30}}
+    assert helix["language-server"]["rollout-lsp"] == {
+        "command": "rollout-lsp",
+        "args": ["serve"],
+        "config": {"hoverOutputLines": 30},
+    }
     assert helix["language"][0]["language-servers"] == ["rollout-lsp"]
     assert json.loads(SNIPPETS["sublime"])["clients"]["rollout-lsp"]["command"] == ["rollout-lsp", "serve"]
-    assert json.loads(SNIPPETS["zed"])["lsp"]["rollout-lsp"]["binary"] == {"path": "rollout-lsp", "arguments": ["serve"]}
+    assert json.loads(SNIPPETS["zed"])["lsp"]["rollout-lsp"]["binary"] == {
+        "path": "rollout-lsp",
+        "arguments": ["serve"],
+    }
     assert json.loads(SNIPPETS["kate"])["servers"]["rollout"]["command"] == ["rollout-lsp", "serve"]
 
 

@@ -47,4 +47,3 @@ def test_a_published_address_in_the_metadata_wins(monkeypatch):
         assert findings_doc.section_url("secret") == "https://docs.example/rollout-lsp/findings.html#secret"
     finally:
         findings_doc.findings_doc.cache_clear()
-

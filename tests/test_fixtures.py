@@ -18,8 +18,9 @@ def outline(name: str) -> dict:
 
 def findings(name: str) -> list[tuple]:
     text = fixture(name)
-    return [(d["range"]["start"]["line"], d["code"], range_text(text, d["range"]))
-            for d in outline(name)["diagnostics"]]
+    return [
+        (d["range"]["start"]["line"], d["code"], range_text(text, d["range"])) for d in outline(name)["diagnostics"]
+    ]
 
 
 def test_fixture_files_are_what_the_builder_writes():
@@ -31,26 +32,87 @@ def test_fixture_files_are_what_the_builder_writes():
 
 def test_demo_outline():
     out = outline("rollout-demo.jsonl")
-    calls = [(c["line"], c["call_id"], c["tool"], c["kind"], c["command"], c["workdir"], c["files"], c["computed"],
-              c["expansion"], c["executed"], c["output"]) for c in out["calls"]]
+    calls = [
+        (
+            c["line"],
+            c["call_id"],
+            c["tool"],
+            c["kind"],
+            c["command"],
+            c["workdir"],
+            c["files"],
+            c["computed"],
+            c["expansion"],
+            c["executed"],
+            c["output"],
+        )
+        for c in out["calls"]
+    ]
     assert calls == [
-        (4, "call_demo1", "exec_command", "command", "pytest -q tests/test_greet.py", "/home/u/proj", [], False,
-         None, "yes", {"status": "completed", "exit_code": 1, "wall_time": 0.4, "line": 5}),
-        (6, "call_demo2", "apply_patch", "patch", None, None,
-         [{"action": "update", "path": "src/greet.py", "move_to": None}], False, None, "yes",
-         {"status": "completed", "exit_code": None, "wall_time": 1.2, "line": 7}),
-        (6, "call_demo2", "exec_command", "command", "pytest -q", "/home/u/proj", [], False, None, "yes",
-         {"status": "completed", "exit_code": 0, "wall_time": 1.2, "line": 7}),
-        (8, "call_demo3", "exec_command", "command", None, None, [], True,
-         ["git diff --stat -- README.md", "git diff --stat -- CHANGELOG.md"], "unknown", None),
+        (
+            4,
+            "call_demo1",
+            "exec_command",
+            "command",
+            "pytest -q tests/test_greet.py",
+            "/home/u/proj",
+            [],
+            False,
+            None,
+            "yes",
+            {"status": "completed", "exit_code": 1, "wall_time": 0.4, "line": 5},
+        ),
+        (
+            6,
+            "call_demo2",
+            "apply_patch",
+            "patch",
+            None,
+            None,
+            [{"action": "update", "path": "src/greet.py", "move_to": None}],
+            False,
+            None,
+            "yes",
+            {"status": "completed", "exit_code": None, "wall_time": 1.2, "line": 7},
+        ),
+        (
+            6,
+            "call_demo2",
+            "exec_command",
+            "command",
+            "pytest -q",
+            "/home/u/proj",
+            [],
+            False,
+            None,
+            "yes",
+            {"status": "completed", "exit_code": 0, "wall_time": 1.2, "line": 7},
+        ),
+        (
+            8,
+            "call_demo3",
+            "exec_command",
+            "command",
+            None,
+            None,
+            [],
+            True,
+            ["git diff --stat -- README.md", "git diff --stat -- CHANGELOG.md"],
+            "unknown",
+            None,
+        ),
         (8, "call_demo3", "exec_command", "command", "git push --force", None, [], False, None, "no", None),
     ]
     assert all(c["record"] == "custom_tool_call" for c in out["calls"])
     text = fixture("rollout-demo.jsonl")
-    assert [range_text(text, c["range"]) for c in out["calls"]][:1] == [json_escaped(
-        'tools.exec_command({cmd: "pytest -q tests/test_greet.py", workdir: "/home/u/proj"})')]
+    assert [range_text(text, c["range"]) for c in out["calls"]][:1] == [
+        json_escaped('tools.exec_command({cmd: "pytest -q tests/test_greet.py", workdir: "/home/u/proj"})')
+    ]
     assert [(d["code"], d["severity"]) for d in out["diagnostics"]] == [
-        ("unpaired-call", "hint"), ("expanded-command", "information"), ("dead-branch", "warning")]
+        ("unpaired-call", "hint"),
+        ("expanded-command", "information"),
+        ("dead-branch", "warning"),
+    ]
 
 
 def test_every_call_range_covers_its_call_expression():
@@ -61,8 +123,10 @@ def test_every_call_range_covers_its_call_expression():
             rng = analysis.range_of(located.span).to_json()
             covered = range_text(text, rng)
             if located.record.is_exec:
-                assert covered == json_escaped(located.call.source) or \
-                    json.loads('"' + covered + '"') == located.call.source, (path.name, covered)
+                assert (
+                    covered == json_escaped(located.call.source)
+                    or json.loads('"' + covered + '"') == located.call.source
+                ), (path.name, covered)
             else:
                 assert covered == split_lines(text)[located.line]
 
@@ -70,30 +134,53 @@ def test_every_call_range_covers_its_call_expression():
 def test_call_forms():
     out = outline("rollout-call-forms.jsonl")
     assert [(c["line"], c["tool"], c["command"], c["workdir"]) for c in out["calls"]] == [
-        (1, "exec_command", "echo dot", None), (1, "exec_command", "echo optional", None),
-        (1, "exec_command", "echo bracket", None), (1, "exec_command", "echo spaced", None),
-        (1, "exec_command", "echo in-template", None), (1, "view_image", None, None),
-        (1, "exec_command", "echo alias", "/tmp"), (1, "exec_command", "echo destructured", None),
-        (1, "write_stdin", None, None), (1, "mcp__github__search_issues", None, None)]
+        (1, "exec_command", "echo dot", None),
+        (1, "exec_command", "echo optional", None),
+        (1, "exec_command", "echo bracket", None),
+        (1, "exec_command", "echo spaced", None),
+        (1, "exec_command", "echo in-template", None),
+        (1, "view_image", None, None),
+        (1, "exec_command", "echo alias", "/tmp"),
+        (1, "exec_command", "echo destructured", None),
+        (1, "write_stdin", None, None),
+        (1, "mcp__github__search_issues", None, None),
+    ]
     assert findings("rollout-call-forms.jsonl") == []
 
 
 def test_legacy_dialect():
     out = outline("rollout-legacy-dialect.jsonl")
     assert [(c["line"], c["tool"], c["command"], [f["path"] for f in c["files"]]) for c in out["calls"]] == [
-        (1, "exec_command", "ls -la", []), (1, "apply_patch", None, ["old.txt"]),
-        (1, "mcp__ologs__append_notebook_logs_chart", None, []), (1, "exec_command", "uname -a", []),
-        (2, "exec_command", "echo bare global", [])]
+        (1, "exec_command", "ls -la", []),
+        (1, "apply_patch", None, ["old.txt"]),
+        (1, "mcp__ologs__append_notebook_logs_chart", None, []),
+        (1, "exec_command", "uname -a", []),
+        (2, "exec_command", "echo bare global", []),
+    ]
 
 
 def test_dead_branches():
     out = outline("rollout-dead-branches.jsonl")
     assert [(c["command"], c["executed"]) for c in out["calls"]] == [
-        ("rm -rf build", "no"), ("echo zero", "no"), ("echo empty", "no"), ("echo null", "no"),
-        ("echo undefined", "no"), ("echo not-true", "no"), ("echo dry", "no"), ("echo live", "unknown"),
-        ("echo else", "no"), ("echo while", "no"), ("echo for", "no"), ("echo and", "no"), ("echo or", "no"),
-        ("echo after-return", "no"), ("echo reached", "yes"), ("echo after-break", "no"),
-        ("echo after-throw", "no"), ("echo let-not-dead", "unknown")]
+        ("rm -rf build", "no"),
+        ("echo zero", "no"),
+        ("echo empty", "no"),
+        ("echo null", "no"),
+        ("echo undefined", "no"),
+        ("echo not-true", "no"),
+        ("echo dry", "no"),
+        ("echo live", "unknown"),
+        ("echo else", "no"),
+        ("echo while", "no"),
+        ("echo for", "no"),
+        ("echo and", "no"),
+        ("echo or", "no"),
+        ("echo after-return", "no"),
+        ("echo reached", "yes"),
+        ("echo after-break", "no"),
+        ("echo after-throw", "no"),
+        ("echo let-not-dead", "unknown"),
+    ]
     dead = [f for f in findings("rollout-dead-branches.jsonl") if f[1] == "dead-branch"]
     assert dead[0] == (1, "dead-branch", json_escaped('tools.exec_command({cmd: "rm -rf build"})'))
     assert len(dead) == 15
@@ -102,13 +189,24 @@ def test_dead_branches():
 def test_computed():
     out = outline("rollout-computed.jsonl")
     assert [(c["line"], c["command"], c["computed"], c["expansion"]) for c in out["calls"]] == [
-        (1, None, True, None), (1, None, True, None), (1, "git status", False, None), (1, None, True, None),
-        (1, None, True, None), (2, None, True, ["git status", "git log -1"]), (2, None, True, None),
-        (3, "wc -l src/app.py", False, None), (3, "pwd", False, None), (3, "cat b", False, None),
-        (3, None, True, None)]
+        (1, None, True, None),
+        (1, None, True, None),
+        (1, "git status", False, None),
+        (1, None, True, None),
+        (1, None, True, None),
+        (2, None, True, ["git status", "git log -1"]),
+        (2, None, True, None),
+        (3, "wc -l src/app.py", False, None),
+        (3, "pwd", False, None),
+        (3, "cat b", False, None),
+        (3, None, True, None),
+    ]
     # the mapped const array is known element by element: information, not a warning
     assert [f[1] for f in findings("rollout-computed.jsonl")] == ["computed-command"] * 4 + [
-        "expanded-command", "computed-command", "computed-command"]
+        "expanded-command",
+        "computed-command",
+        "computed-command",
+    ]
 
 
 def test_patches():
@@ -138,29 +236,42 @@ def test_patches():
 def test_invalid_lines_do_not_stop_the_analysis():
     text = fixture("rollout-invalid.jsonl")
     out = outline("rollout-invalid.jsonl")
-    assert [(d["range"]["start"]["line"], d["range"]["start"]["character"], d["code"], d["message"])
-            for d in out["diagnostics"]] == [
+    assert [
+        (d["range"]["start"]["line"], d["range"]["start"]["character"], d["code"], d["message"])
+        for d in out["diagnostics"]
+    ] == [
         (1, 91, "invalid-json", "not JSON: Expecting property name enclosed in double quotes"),
         (2, 144, "record-shape", "payload.input: input should be a valid string (got a number)"),
         (3, 73, "record-shape", "payload must be an object, not a string"),
         (4, 129, "unpaired-call", "no output record for call call_bad2"),
         (4, 153, "record-shape", "payload.arguments: must be a JSON object in a string"),
-        (5, 47, "unknown-record", "record type some_future_record is unknown to this version of rollout-lsp "
-                                  "(1 record in this file): listed, not read"),
+        (
+            5,
+            47,
+            "unknown-record",
+            "record type some_future_record is unknown to this version of rollout-lsp "
+            "(1 record in this file): listed, not read",
+        ),
         (7, 0, "record-shape", "a rollout line must be a JSON object, not an array"),
         (11, 100, "invalid-json", "not JSON: Unterminated string starting at column 101"),
     ]
     assert range_text(text, out["diagnostics"][1]["range"]) == "42"
     assert range_text(text, out["diagnostics"][2]["range"]) == '"just a string"'
     assert [(c["line"], c["tool"], c["command"]) for c in out["calls"]] == [
-        (4, "exec_command", None), (6, "web_search", None), (9, "exec_command", "echo still analysed")]
+        (4, "exec_command", None),
+        (6, "web_search", None),
+        (9, "exec_command", "echo still analysed"),
+    ]
 
 
 def test_unicode_positions_are_utf16():
     text = fixture("rollout-unicode.jsonl")
     out = outline("rollout-unicode.jsonl")
     assert [(c["line"], c["command"]) for c in out["calls"]] == [
-        (2, "echo 😀"), (3, "printf '\\u00e9'"), (4, "echo escaped")]
+        (2, "echo 😀"),
+        (3, "printf '\\u00e9'"),
+        (4, "echo escaped"),
+    ]
     lines = split_lines(text)
     assert len(lines) == 9 and "\u2028" in lines[1]  # the raw U+2028 does not split the line
     covered = [range_text(text, c["range"]) for c in out["calls"]]
@@ -182,12 +293,24 @@ def test_crlf_line_endings():
 
 def test_top_level_calls():
     out = outline("rollout-toplevel.jsonl")
-    assert [(c["line"], c["record"], c["tool"], c["kind"], c["command"], c["workdir"], c["executed"],
-             c["output"]["exit_code"]) for c in out["calls"]] == [
+    assert [
+        (
+            c["line"],
+            c["record"],
+            c["tool"],
+            c["kind"],
+            c["command"],
+            c["workdir"],
+            c["executed"],
+            c["output"]["exit_code"],
+        )
+        for c in out["calls"]
+    ] == [
         (1, "function_call", "exec_command", "command", "git status --short", "/home/u/proj", "yes", 0),
         (3, "function_call", "shell", "command", "bash -lc 'ls -la'", "/tmp", "yes", 2),
         (5, "local_shell_call", "local_shell", "command", "git log --oneline -3", "/home/u/proj", "yes", None),
-        (6, "custom_tool_call", "apply_patch", "patch", None, None, "yes", 0)]
+        (6, "custom_tool_call", "apply_patch", "patch", None, None, "yes", 0),
+    ]
     assert out["calls"][3]["files"] == [{"action": "update", "path": "src/a.py", "move_to": "src/b.py"}]
     assert out["diagnostics"] == []
 
@@ -196,13 +319,28 @@ def test_outputs_follow_wait_and_errors():
     out = outline("rollout-outputs.jsonl")
     assert [(c["line"], c["tool"], c["output"]) for c in out["calls"]] == [
         # the cell yielded after 10 s; the wait on its cell ended it 20.3 s later
-        (1, "exec_command", {"status": "completed", "exit_code": 0, "wall_time": 30.3, "line": 4, "first_line": 2,
-                             "continued_by": [3], "via": "wait"}),
+        (
+            1,
+            "exec_command",
+            {
+                "status": "completed",
+                "exit_code": 0,
+                "wall_time": 30.3,
+                "line": 4,
+                "first_line": 2,
+                "continued_by": [3],
+                "via": "wait",
+            },
+        ),
         (3, "wait", {"status": "completed", "exit_code": None, "wall_time": 20.3, "line": 4}),
-        (5, "exec_command", {"status": "failed", "exit_code": None, "wall_time": 0.2, "line": 6})]
+        (5, "exec_command", {"status": "failed", "exit_code": None, "wall_time": 0.2, "line": 6}),
+    ]
     analysis = analyze_text(fixture("rollout-outputs.jsonl"))
-    assert (analysis.records[3].kind, analysis.records[3].name, analysis.calls_on(3)[0].call.kind) == \
-        ("function_call", "wait", "tool")
+    assert (analysis.records[3].kind, analysis.records[3].name, analysis.calls_on(3)[0].call.kind) == (
+        "function_call",
+        "wait",
+        "tool",
+    )
     assert analysis.calls_on(3)[0].call.arguments == {"cell_id": "3", "yield_time_ms": 30000}
     assert analysis.output_of(3) == 4  # the wait record shows its own output
 
@@ -210,18 +348,30 @@ def test_outputs_follow_wait_and_errors():
 def test_script_syntax():
     out = outline("rollout-script-syntax.jsonl")
     assert [(c["line"], c["command"]) for c in out["calls"]] == [
-        (1, "echo before"), (1, "echo after"), (2, "echo modern syntax"), (3, "echo bad pragma")]
+        (1, "echo before"),
+        (1, "echo after"),
+        (2, "echo modern syntax"),
+        (3, "echo bad pragma"),
+    ]
     assert findings("rollout-script-syntax.jsonl") == [
-        (1, "script-syntax", ";"), (3, "script-syntax", '// @exec: {\\"timeout\\": 5}')]
+        (1, "script-syntax", ";"),
+        (3, "script-syntax", '// @exec: {\\"timeout\\": 5}'),
+    ]
 
 
 def test_secrets():
     found = findings("rollout-secrets.jsonl")
     assert [f[1] for f in found] == ["secret"] * 8
     assert [f[2] for f in found] == [
-        "sk-proj-" + "FAKEfake0123456789" * 2, "ghp_" + "F4kE" * 9, "AKIAFAKEFAKEFAKEFAKE",
-        "Bearer FAKEtokenFAKEtoken123", 'signingKey: \\"FAKEsigningKEY123', "xoxb-0000000000-FAKEFAKE",
-        "github_pat_FAKE0000000000000000000000", "-----BEGIN RSA PRIVATE KEY-----\\nMIIEFAKEFAKEFAKE\\nFAKEFAKE==\\n"]
+        "sk-proj-" + "FAKEfake0123456789" * 2,
+        "ghp_" + "F4kE" * 9,
+        "AKIAFAKEFAKEFAKEFAKE",
+        "Bearer FAKEtokenFAKEtoken123",
+        'signingKey: \\"FAKEsigningKEY123',
+        "xoxb-0000000000-FAKEFAKE",
+        "github_pat_FAKE0000000000000000000000",
+        "-----BEGIN RSA PRIVATE KEY-----\\nMIIEFAKEFAKEFAKE\\nFAKEFAKE==\\n",
+    ]
 
 
 @pytest.mark.parametrize("name", ["not-a-rollout.jsonl"])
@@ -236,11 +386,17 @@ def test_every_call_record_is_paired_with_its_output():
 
     def plain(line, status, exit_code=None, wall=None):
         return {"status": status, "exit_code": exit_code, "wall_time": wall, "line": line}
+
     assert records == [
         (6, "call_sc", "shell_command", "function_call", plain(7, "completed", 0, 0.5)),
         # the command left its process running; the last write_stdin on session 94014 saw it exit with 130
-        (8, "call_ec", "exec_command", "function_call",
-         {**plain(13, "completed", 130, 6.2), "first_line": 9, "continued_by": [10, 12], "via": "write_stdin"}),
+        (
+            8,
+            "call_ec",
+            "exec_command",
+            "function_call",
+            {**plain(13, "completed", 130, 6.2), "first_line": 9, "continued_by": [10, 12], "via": "write_stdin"},
+        ),
         (10, "call_ws1", "write_stdin", "function_call", plain(11, "running", None, 5.0)),
         (12, "call_ws2", "write_stdin", "function_call", plain(13, "completed", 130, 0.2)),
         (14, "call_sh", "shell", "function_call", plain(15, "completed", 0, 0.1)),
@@ -256,8 +412,13 @@ def test_every_call_record_is_paired_with_its_output():
         (33, "call_js", "js_repl", "custom_tool_call", plain(34, "completed")),  # paired across output kinds
         (35, "call_none", "exec", "custom_tool_call", plain(36, "completed", None, 0.4)),  # no tool call
         # the cell yielded after 10 s; two waits on cell 8 carried it on (20 s, then 1.5 s) to completion
-        (43, "call_cell", "exec", "custom_tool_call",
-         {**plain(48, "completed", None, 31.5), "first_line": 44, "continued_by": [45, 47], "via": "wait"}),
+        (
+            43,
+            "call_cell",
+            "exec",
+            "custom_tool_call",
+            {**plain(48, "completed", None, 31.5), "first_line": 44, "continued_by": [45, 47], "via": "wait"},
+        ),
         (45, "call_w1", "wait", "function_call", plain(46, "running", None, 20.0)),
         (47, "call_w2", "wait", "function_call", plain(48, "completed", None, 1.5)),
         (49, "call_err", "exec", "custom_tool_call", plain(50, "failed", None, 0.1)),  # Script error:
@@ -269,8 +430,11 @@ def test_every_call_record_is_paired_with_its_output():
 
 def test_top_level_commands_are_decoded_exactly():
     out = outline("rollout-records.jsonl")
-    commands = [(c["line"], c["tool"], c["command"], c["workdir"], c["computed"]) for c in out["calls"]
-                if c["kind"] == "command" and c["record"] != "custom_tool_call"]
+    commands = [
+        (c["line"], c["tool"], c["command"], c["workdir"], c["computed"])
+        for c in out["calls"]
+        if c["kind"] == "command" and c["record"] != "custom_tool_call"
+    ]
     assert commands == [
         (6, "shell_command", "Get-ChildItem -Force", "C:\\work", False),
         (8, "exec_command", "npm test", "/home/u/proj", False),
@@ -280,17 +444,26 @@ def test_top_level_commands_are_decoded_exactly():
     ]
     analysis = analyze_text(fixture("rollout-records.jsonl"))
     # arguments the format added later are kept, never a reason to call the command computed
-    assert analysis.calls_on(6)[0].call.arguments == {"timeout_ms": 10000, "login": False,
-                                                      "sandbox_permissions": "require_escalated",
-                                                      "justification": "list files"}
-    assert analysis.calls_on(8)[0].call.arguments == {"yield_time_ms": 1000, "prefix_rule": ["npm", "test"],
-                                                      "max_output_tokens": 4000}
+    assert analysis.calls_on(6)[0].call.arguments == {
+        "timeout_ms": 10000,
+        "login": False,
+        "sandbox_permissions": "require_escalated",
+        "justification": "list files",
+    }
+    assert analysis.calls_on(8)[0].call.arguments == {
+        "yield_time_ms": 1000,
+        "prefix_rule": ["npm", "test"],
+        "max_output_tokens": 4000,
+    }
 
 
 def test_other_calls_are_tool_calls_with_their_arguments():
     analysis = analyze_text(fixture("rollout-records.jsonl"))
-    tools = [(c.line, c.call.tool, c.call.kind, c.call.executed, c.call.arguments) for c in analysis.calls
-             if c.call.kind == "tool"]
+    tools = [
+        (c.line, c.call.tool, c.call.kind, c.call.executed, c.call.arguments)
+        for c in analysis.calls
+        if c.call.kind == "tool"
+    ]
     assert tools == [
         (10, "write_stdin", "tool", "yes", {"session_id": 94014, "chars": "", "yield_time_ms": 5000}),
         (12, "write_stdin", "tool", "yes", {"session_id": 94014, "chars": "\u0003"}),
@@ -316,10 +489,10 @@ def test_outline_text_says_how_each_call_ended():
     assert "    line 9: exec_command call_ec  [interrupted (exit 130), 6.2 s, after 2 write_stdin calls]" in lines
     assert "    line 11: write_stdin call_ws1  [running, 5 s, continues line 9]" in lines
     assert "    line 13: write_stdin call_ws2  [completed, exit 130, 0.2 s, continues line 9]" in lines
-    assert "      └─ write_stdin: session 94014 \"\\u0003\"" in lines
+    assert '      └─ write_stdin: session 94014 "\\u0003"' in lines
     assert "    line 17: container.exec call_ce  [exit 2, 0.1 s]" in lines
     assert "    line 31: web_search  [completed]" in lines
-    assert "      └─ web_search: search \"codex rollout format\"" in lines
+    assert '      └─ web_search: search "codex rollout format"' in lines
     assert "      └─ mcp__desktop-commander__start_process: npm run dev" in lines
     assert "      └─ update_plan: 1 step" in lines
     assert "    line 36: exec call_none  [completed, 0.4 s]" in lines
@@ -334,15 +507,25 @@ def test_outline_text_says_how_each_call_ended():
 
 def test_turns_start_where_codex_starts_them():
     analysis = analyze_text(fixture("rollout-records.jsonl"))
-    assert analysis.turns == [Turn(1, 37, "List the files and run the tests", "turn-1"),
-                              Turn(38, 54, "Now wait for the slow build", "turn-2")]
+    assert analysis.turns == [
+        Turn(1, 37, "List the files and run the tests", "turn-1"),
+        Turn(38, 54, "Now wait for the slow build", "turn-2"),
+    ]
 
 
 def test_events_are_ground_truth():
     out = outline("rollout-events.jsonl")
-    calls = [(c["line"], c["tool"], c["executed"], c["output"]["status"] if c["output"] else None,
-              c["output"]["exit_code"] if c["output"] else None, c["event"] and c["event"]["line"])
-             for c in out["calls"]]
+    calls = [
+        (
+            c["line"],
+            c["tool"],
+            c["executed"],
+            c["output"]["status"] if c["output"] else None,
+            c["output"]["exit_code"] if c["output"] else None,
+            c["event"] and c["event"]["line"],
+        )
+        for c in out["calls"]
+    ]
     assert calls == [
         (5, "shell_command", "yes", "completed", 0, 6),
         (8, "apply_patch", "yes", "failed", 0, 9),  # patch_apply_end success: false
@@ -354,17 +537,26 @@ def test_events_are_ground_truth():
         (23, "exec_command", "yes", "completed", 0, 24),  # item_completed CommandExecution
         (27, "web_search", "yes", "completed", None, 26),
     ]
-    assert out["calls"][3]["event"] == {"line": 13, "type": "exec_command_end", "call_id": "exec-0002",
-                                        "success": False, "exit_code": 2, "duration": 3.0, "cwd": "/home/u/proj",
-                                        "files": []}
-    assert out["calls"][4]["event"]["files"] == [{"path": "/home/u/proj/docs/b.md", "action": "add",
-                                                  "move_to": None}]
+    assert out["calls"][3]["event"] == {
+        "line": 13,
+        "type": "exec_command_end",
+        "call_id": "exec-0002",
+        "success": False,
+        "exit_code": 2,
+        "duration": 3.0,
+        "cwd": "/home/u/proj",
+        "files": [],
+    }
+    assert out["calls"][4]["event"]["files"] == [{"path": "/home/u/proj/docs/b.md", "action": "add", "move_to": None}]
     assert out["calls"][0]["event"]["duration"] == 1.5
     assert [r["output"]["status"] for r in out["records"] if r["line"] == 8] == ["failed"]
     assert [(d["range"]["start"]["line"], d["code"], d["message"]) for d in out["diagnostics"]] == [
         (11, "dead-branch", "apply_patch never runs: it is in dead code"),
-        (11, "event-contradicts",
-         "patch_apply_end on line 15 reports that apply_patch ran, but the analysis found it in dead code"),
+        (
+            11,
+            "event-contradicts",
+            "patch_apply_end on line 15 reports that apply_patch ran, but the analysis found it in dead code",
+        ),
         (18, "unmatched-event", "patch_apply_end reports call call_gone that no call record lists"),
         (19, "unmatched-event", "the user ran `ls` in a shell (exit 1); no call record lists it"),
     ]
@@ -377,5 +569,10 @@ def test_a_call_that_always_runs_ran_when_its_script_completed():
     assert (build.call.command, build.call.unconditional, build.call.executed) == ("make build", True, "yes")
     assert (error.call.command, error.call.unconditional, error.call.executed) == ("true", True, "unknown")
     demo = analyze_text(fixture("rollout-demo.jsonl"))
-    assert [(c.line, c.call.executed) for c in demo.calls] == [(4, "yes"), (6, "yes"), (6, "yes"), (8, "unknown"),
-                                                               (8, "no")]  # line 8 has no output: unknown
+    assert [(c.line, c.call.executed) for c in demo.calls] == [
+        (4, "yes"),
+        (6, "yes"),
+        (6, "yes"),
+        (8, "unknown"),
+        (8, "no"),
+    ]  # line 8 has no output: unknown

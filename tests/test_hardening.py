@@ -43,8 +43,10 @@ from tests.hostile import (
 def watchdog(seconds: int):
     """Fails instead of hanging: a catastrophic backtrack or an endless loop would never return.  It counts
     this process's CPU time, not the clock, so a machine busy with other work does not make it fire."""
+
     def expired(*_):
         raise TimeoutError(f"no answer within {seconds} s of CPU time")
+
     old = signal.signal(signal.SIGPROF, expired)
     signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
@@ -62,10 +64,22 @@ def test_random_documents(text):
 @given(record_lines())
 def test_records_of_any_shape(line):
     analysis = check_invariants(line)
-    assert all(f.code in ("invalid-json", "record-shape", "secret", "unpaired-call", "patch-syntax",
-                          "script-syntax", "computed-command", "dead-branch", "unresolved-patch-path",
-                          "unknown-record")
-               for f in analysis.findings)
+    assert all(
+        f.code
+        in (
+            "invalid-json",
+            "record-shape",
+            "secret",
+            "unpaired-call",
+            "patch-syntax",
+            "script-syntax",
+            "computed-command",
+            "dead-branch",
+            "unresolved-patch-path",
+            "unknown-record",
+        )
+        for f in analysis.findings
+    )
 
 
 @given(st.data())
@@ -88,8 +102,14 @@ def test_random_scripts(script):
     check_invariants(exec_line(script))
 
 
-@given(st.text(alphabet=st.sampled_from(["\n", "\r", "\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "a", "{",
-                                         '"', "\\", "\ufeff", "\x00"]), max_size=60))
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            ["\n", "\r", "\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c", "a", "{", '"', "\\", "\ufeff", "\x00"]
+        ),
+        max_size=60,
+    )
+)
 def test_line_breaks_and_odd_characters(text):
     analysis = check_invariants(text)
     assert len(analysis.lines) == text.count("\n") + text.count("\r") - text.count("\r\n") + 1
@@ -105,23 +125,30 @@ def test_secret_redaction_keeps_json(text):
 HOSTILE = {
     "JSON nested 100,000 deep": '{"type":"response_item","payload":' + "[" * 100_000 + "]" * 100_000 + "}",
     "JSON opened 100,000 deep": "{" * 100_000,
-    "JS parentheses 100,000 deep": exec_line("tools.exec_command({cmd: " + "(" * 100_000 + '"x"' + ")" * 100_000 + "})"),
+    "JS parentheses 100,000 deep": exec_line(
+        "tools.exec_command({cmd: " + "(" * 100_000 + '"x"' + ")" * 100_000 + "})"
+    ),
     "JS arrays 100,000 deep": exec_line("const a = " + "[" * 100_000 + "]" * 100_000 + ";"),
     "JS blocks 100,000 deep": exec_line("{" * 100_000 + "tools.exec_command({cmd: 'x'})" + "}" * 100_000),
     "JS destructuring 50,000 deep": exec_line("const " + "[" * 50_000 + "x" + "]" * 50_000 + " = y;"),
     "JS && chain of 50,000": exec_line("false && " * 50_000 + "tools.exec_command({cmd: 'x'})"),
-    "JS functions 10,000 deep": exec_line("(" + "function(a){ return " * 10_000 + "tools.exec_command({cmd: a})"
-                                          + "}" * 10_000 + ")"),
-    "JS consts shadowed 20,000 deep": exec_line("{ const a = 1; " * 20_000 + "tools.exec_command({cmd: a})"
-                                                + "}" * 20_000),
+    "JS functions 10,000 deep": exec_line(
+        "(" + "function(a){ return " * 10_000 + "tools.exec_command({cmd: a})" + "}" * 10_000 + ")"
+    ),
+    "JS consts shadowed 20,000 deep": exec_line(
+        "{ const a = 1; " * 20_000 + "tools.exec_command({cmd: a})" + "}" * 20_000
+    ),
     "5 MB line": exec_line("tools.exec_command({cmd: '" + "a" * 5_000_000 + "'})"),
     "NUL raw and escaped": '{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"c","name":'
-                           '"exec","input":"tools.exec_command({cmd: \\"a\\u0000b\\"})"}}\x00',
+    '"exec","input":"tools.exec_command({cmd: \\"a\\u0000b\\"})"}}\x00',
     "lone surrogates": '{"type":"response_item","payload":{"type":"custom_tool_call","call_id":"c","name":"exec",'
-                       '"input":"\\ud800 tools.exec_command({cmd: \\"\\udc00x\\"}) \\udbff"}}',
+    '"input":"\\ud800 tools.exec_command({cmd: \\"\\udc00x\\"}) \\udbff"}}',
     "an endless loop": exec_line("while (true) {} for (;;) {} tools.exec_command({cmd: 'x'})"),
-    "mixed endings and BOM": "\ufeff" + exec_line("tools.exec_command({cmd: 'a'})") + "\r\n\r" + exec_line(
-        "x") + "\n\u2028\u2029\u0085\n",
+    "mixed endings and BOM": "\ufeff"
+    + exec_line("tools.exec_command({cmd: 'a'})")
+    + "\r\n\r"
+    + exec_line("x")
+    + "\n\u2028\u2029\u0085\n",
 }
 
 
@@ -132,26 +159,54 @@ def test_hostile_inputs(name):
 
 
 REDOS = [
-    "sk-" + "a" * 200_000 + "!", "ghp_" + "a" * 200_000, "github_pat_" + "_" * 200_000, "AKIA" * 50_000,
-    "xoxb-" + "-" * 200_000, "Bearer " + "a" * 200_000 + " ", "password" + " " * 200_000 + ":",
-    "token" + "\\\"" * 100_000, "key: \\\"" + "a" * 200_000, "-----BEGIN " + "A " * 100_000,
-    "-----BEGIN PRIVATE KEY-----" + "\\\\" * 100_000, "\\" * 200_000, "\\u" * 100_000, "\\ud83d" * 50_000,
-    "Script completed\nWall time " + "1" * 200_000, "Exit code: " + "1" * 200_000, "Wall time: " + "9." * 100_000,
-    "*** Begin Patch\n" + "*** " * 100_000, "// @exec:" + " " * 200_000, "${" * 100_000,
-    "PASSWORD=" * 50_000, "A" * 200_000 + "_PASSWORD=x", "postgres://" + "a" * 200_000, "://a:" * 50_000,
-    "mysql " * 50_000 + "-p", " -u a:" * 50_000, "1" * 200_000 + ":AA", "0" * 200_000 + "-us1", "eyJ" * 70_000,
+    "sk-" + "a" * 200_000 + "!",
+    "ghp_" + "a" * 200_000,
+    "github_pat_" + "_" * 200_000,
+    "AKIA" * 50_000,
+    "xoxb-" + "-" * 200_000,
+    "Bearer " + "a" * 200_000 + " ",
+    "password" + " " * 200_000 + ":",
+    "token" + '\\"' * 100_000,
+    'key: \\"' + "a" * 200_000,
+    "-----BEGIN " + "A " * 100_000,
+    "-----BEGIN PRIVATE KEY-----" + "\\\\" * 100_000,
+    "\\" * 200_000,
+    "\\u" * 100_000,
+    "\\ud83d" * 50_000,
+    "Script completed\nWall time " + "1" * 200_000,
+    "Exit code: " + "1" * 200_000,
+    "Wall time: " + "9." * 100_000,
+    "*** Begin Patch\n" + "*** " * 100_000,
+    "// @exec:" + " " * 200_000,
+    "${" * 100_000,
+    "PASSWORD=" * 50_000,
+    "A" * 200_000 + "_PASSWORD=x",
+    "postgres://" + "a" * 200_000,
+    "://a:" * 50_000,
+    "mysql " * 50_000 + "-p",
+    " -u a:" * 50_000,
+    "1" * 200_000 + ":AA",
+    "0" * 200_000 + "-us1",
+    "eyJ" * 70_000,
 ]
 
 
 @pytest.mark.parametrize("index", range(len(REDOS)))
 def test_no_catastrophic_backtracking(index):
     hostile = REDOS[index]
-    lines = [json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user",
-                                                              "content": [{"type": "input_text", "text": hostile}]}}),
-             exec_line(f"tools.exec_command({{cmd: {json.dumps(hostile)}}}); tools.apply_patch(`{hostile}`)"),
-             json.dumps({"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c",
-                                                              "output": hostile}}),
-             hostile]
+    lines = [
+        json.dumps(
+            {
+                "type": "response_item",
+                "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": hostile}]},
+            }
+        ),
+        exec_line(f"tools.exec_command({{cmd: {json.dumps(hostile)}}}); tools.apply_patch(`{hostile}`)"),
+        json.dumps(
+            {"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c", "output": hostile}}
+        ),
+        hostile,
+    ]
     with watchdog(60):
         for line in lines:
             check_invariants(line)
@@ -185,6 +240,7 @@ def test_check_reports_a_file_it_cannot_read(tmp_path):
 def line_view(analysis, number: int) -> tuple[list, list]:
     """What the analysis says about one line, as the command line reports it (ranges, messages, calls),
     with that line numbered 0; the pairing with outputs and events on other lines left out."""
+
     def at_zero(value):
         if isinstance(value, dict):
             return {k: (0 if k == "line" and isinstance(v, int) else at_zero(v)) for k, v in value.items()}
@@ -193,11 +249,17 @@ def line_view(analysis, number: int) -> tuple[list, list]:
         return value
 
     pairing = ("output", "event", "executed", "outcome")  # what other lines say
-    calls = [at_zero({k: v for k, v in call_json(analysis, c).items() if k not in pairing})
-             for c in analysis.calls if c.line == number]
-    findings = [at_zero(finding_json(analysis, f)) for f in analysis.findings
-                if f.span.line == number and
-                f.code not in ("unpaired-call", "unknown-record", "unmatched-event", "event-contradicts")]
+    calls = [
+        at_zero({k: v for k, v in call_json(analysis, c).items() if k not in pairing})
+        for c in analysis.calls
+        if c.line == number
+    ]
+    findings = [
+        at_zero(finding_json(analysis, f))
+        for f in analysis.findings
+        if f.span.line == number
+        and f.code not in ("unpaired-call", "unknown-record", "unmatched-event", "event-contradicts")
+    ]
     return calls, findings
 
 
@@ -270,8 +332,10 @@ def test_every_value_of_every_fixture_record_replaced_by_another_json_type():
 CUT_EMOJI = "\ud83d"  # half of a surrogate pair: what a tool that cut its output mid-character leaves
 
 
-@pytest.mark.parametrize("command", [["outline"], ["outline", "--json"], ["export"], ["export", "--format", "html"],
-                                     ["check"], ["check", "--json"]])
+@pytest.mark.parametrize(
+    "command",
+    [["outline"], ["outline", "--json"], ["export"], ["export", "--format", "html"], ["check"], ["check", "--json"]],
+)
 def test_a_lone_surrogate_is_written_safely(tmp_path, command):
     path = tmp_path / "rollout-cut.jsonl"
     path.write_text(hostile_rollout(CUT_EMOJI + " sk-abc"), encoding="utf-8")
@@ -289,24 +353,35 @@ def test_index_skips_what_it_cannot_store_and_indexes_the_rest(tmp_path):
     folder = tmp_path / "sessions"
     folder.mkdir()
     (folder / "rollout-a-cut.jsonl").write_text(hostile_rollout(CUT_EMOJI), encoding="utf-8")
-    (folder / "rollout-b-huge-exit.jsonl").write_text(hostile_rollout("x").replace(
-        '"output": "said x"', '"output": {"output": "x", "metadata": {"exit_code": 99999999999999999999999}}'))
-    (folder / "rollout-c-name-\udcff.jsonl".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
-     ).write_text(hostile_rollout("y"))
+    (folder / "rollout-b-huge-exit.jsonl").write_text(
+        hostile_rollout("x").replace(
+            '"output": "said x"', '"output": {"output": "x", "metadata": {"exit_code": 99999999999999999999999}}'
+        )
+    )
+    (
+        folder / "rollout-c-name-\udcff.jsonl".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+    ).write_text(hostile_rollout("y"))
     (folder / "rollout-d-fine.jsonl").write_text(hostile_rollout("fine"))
     db = tmp_path / "index.sqlite3"
     result = run_cli("index", "--db", str(db), str(folder))
     assert "Traceback" not in result.stderr
-    assert result.stderr == f"rollout-lsp index: cannot index {folder}/rollout-c-name-\ufffd.jsonl: its name is not UTF-8\n"
+    assert (
+        result.stderr
+        == f"rollout-lsp index: cannot index {folder}/rollout-c-name-\ufffd.jsonl: its name is not UTF-8\n"
+    )
     assert result.returncode == 1
     found = run_cli("search", "--db", str(db), "--json", "echo")
     texts = sorted((Path(h["file"]).name, h["text"]) for h in json.loads(found.stdout))
-    assert texts == [("rollout-a-cut.jsonl", "echo \ufffd"), ("rollout-b-huge-exit.jsonl", "echo x"),
-                     ("rollout-d-fine.jsonl", "echo fine")]
+    assert texts == [
+        ("rollout-a-cut.jsonl", "echo \ufffd"),
+        ("rollout-b-huge-exit.jsonl", "echo x"),
+        ("rollout-d-fine.jsonl", "echo fine"),
+    ]
 
 
-@pytest.mark.parametrize("command", [["outline"], ["check", "--fail-on", "error"], ["export"],
-                                     ["export", "--format", "html"]])
+@pytest.mark.parametrize(
+    "command", [["outline"], ["check", "--fail-on", "error"], ["export"], ["export", "--format", "html"]]
+)
 def test_control_characters_reach_no_terminal(tmp_path, command):
     path = tmp_path / "rollout-escapes.jsonl"
     path.write_text(hostile_rollout(TERMINAL_ATTACKS + ' {"password": "hunter2hunter2'))
@@ -325,7 +400,10 @@ def test_control_characters_in_search_and_match(tmp_path):
     assert run_cli("index", "--db", str(db), str(path)).returncode == 0
     found = run_cli("search", "--db", str(db), "TITLE")
     assert found.returncode == 0
-    assert "echo \\x1b]0;TITLE\\x07 \\x1b]52;c;aGVsbG8=\\x07 \\x1b[2J \\x08  [exec_command, session s-\\x1b]0" in found.stdout
+    assert (
+        "echo \\x1b]0;TITLE\\x07 \\x1b]52;c;aGVsbG8=\\x07 \\x1b[2J \\x08  [exec_command, session s-\\x1b]0"
+        in found.stdout
+    )
     assert not any(c in found.stdout for c in "\x1b\x07\x08\r")
     exact = json.loads(run_cli("search", "--db", str(db), "--json", "TITLE").stdout)
     assert exact[0]["text"] == "echo " + TERMINAL_ATTACKS  # machine output stays exact
@@ -352,6 +430,7 @@ def test_export_refuses_to_overwrite_its_input(tmp_path):
 
 # -- linear in the number of calls (issue 23, point 2; times are shown by bench/hostile.py) ------------------
 
+
 class _CountingBytes(bytes):
     """A script's bytes that count the substring searches made over them (each a pass over the script)."""
 
@@ -366,8 +445,9 @@ class _CountingBytes(bytes):
 def test_whole_script_searches_do_not_grow_with_its_calls(chain):
     def searches(n: int) -> int:
         closing = ")" if chain else ""
-        script = ExecScript("".join(f'{chain}await tools.exec_command({{cmd: "echo {i}"}}){closing};\n'
-                                    for i in range(n)))
+        script = ExecScript(
+            "".join(f'{chain}await tools.exec_command({{cmd: "echo {i}"}}){closing};\n' for i in range(n))
+        )
         script.data = _CountingBytes(script.data)
         _CountingBytes.searches = 0
         result = find_calls(script)
@@ -389,8 +469,11 @@ def test_index_rebuild_refuses_a_database_that_is_not_an_index(tmp_path):
     for flags in (["--rebuild"], []):
         result = run_cli("index", *flags, "--db", str(other), str(tmp_path / "rollout-a.jsonl"))
         assert result.returncode == 2
-        assert result.stderr.endswith(f"{other} is an SQLite database of something else; not overwriting it\n") \
-            if not flags else result.stderr == f"rollout-lsp index: {other} is not a rollout-lsp index; not overwriting it\n"
+        assert (
+            result.stderr.endswith(f"{other} is an SQLite database of something else; not overwriting it\n")
+            if not flags
+            else result.stderr == f"rollout-lsp index: {other} is not a rollout-lsp index; not overwriting it\n"
+        )
     with contextlib.closing(sqlite3.connect(other)) as db:
         assert db.execute("SELECT x FROM calls").fetchall() == [(1,)]
     index = tmp_path / "index.sqlite3"
@@ -400,26 +483,41 @@ def test_index_rebuild_refuses_a_database_that_is_not_an_index(tmp_path):
 
 # -- folders scanned safely, compressed files whole (issue 23, points 5 and 8) --------------------------------
 
+
 def test_fifos_and_devices_in_a_folder_are_skipped_with_a_message(tmp_path):
     import os
 
     os.mkfifo(tmp_path / "rollout-fifo.jsonl")  # opening it would wait for a writer forever
     (tmp_path / "rollout-zero.jsonl").symlink_to("/dev/zero")  # reading it never ends
     (tmp_path / "rollout-ok.jsonl").write_text(hostile_rollout("ok"))
-    skipped = [f"skipped {tmp_path}/rollout-fifo.jsonl: a FIFO, not a regular file",
-               f"skipped {tmp_path}/rollout-zero.jsonl: a character device, not a regular file"]
+    skipped = [
+        f"skipped {tmp_path}/rollout-fifo.jsonl: a FIFO, not a regular file",
+        f"skipped {tmp_path}/rollout-zero.jsonl: a character device, not a regular file",
+    ]
     for command in (["check"], ["census"]):
-        result = subprocess.run([sys.executable, "-m", "lsp_server", *command, str(tmp_path)], cwd=ROOT,
-                                capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-m", "lsp_server", *command, str(tmp_path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert result.stderr.splitlines() == [f"rollout-lsp: {s}" for s in skipped]
         assert result.returncode in (0, 1)
-    index = subprocess.run([sys.executable, "-m", "lsp_server", "index", "--db", str(tmp_path / "i.db"),
-                            str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    index = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "index", "--db", str(tmp_path / "i.db"), str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert index.stderr.splitlines() == [f"rollout-lsp index: {s}" for s in skipped]
     assert index.stdout.splitlines()[-1].endswith(": 1 files, 2 calls")
     named = run_cli("check", "/dev/zero")
-    assert (named.returncode, named.stderr) == (2, "rollout-lsp: cannot read /dev/zero: not a regular file "
-                                                   "(a character device)\n")
+    assert (named.returncode, named.stderr) == (
+        2,
+        "rollout-lsp: cannot read /dev/zero: not a regular file (a character device)\n",
+    )
 
 
 def _zst(data: bytes) -> bytes:
@@ -428,12 +526,16 @@ def _zst(data: bytes) -> bytes:
     return zstandard.ZstdCompressor().compress(data)
 
 
-@pytest.mark.parametrize("command", [["check"], ["check", "--json"], ["outline"], ["outline", "--json"], ["census"],
-                                     ["export"]])
+@pytest.mark.parametrize(
+    "command", [["check"], ["check", "--json"], ["outline"], ["outline", "--json"], ["census"], ["export"]]
+)
 def test_a_truncated_or_corrupt_zst_is_an_error(tmp_path, command):
     whole = _zst(hostile_rollout("x").encode() * 20)
-    for name, data in (("head", whole[:60]), ("half", whole[:len(whole) // 2]),
-                       ("corrupt", whole[:len(whole) // 2] + bytes(range(256)) * 4)):
+    for name, data in (
+        ("head", whole[:60]),
+        ("half", whole[: len(whole) // 2]),
+        ("corrupt", whole[: len(whole) // 2] + bytes(range(256)) * 4),
+    ):
         path = tmp_path / f"rollout-{name}.jsonl.zst"
         path.write_bytes(data)
         result = run_cli(*command, str(path))
@@ -449,11 +551,14 @@ def test_index_reports_a_truncated_zst(tmp_path):
     (tmp_path / "rollout-cut.jsonl.zst").write_bytes(_zst(hostile_rollout("x").encode())[:-5])
     result = run_cli("index", "--db", str(tmp_path / "i.db"), str(tmp_path))
     assert result.returncode == 1
-    assert result.stderr == (f"rollout-lsp index: cannot read {tmp_path}/rollout-cut.jsonl.zst: truncated zstd "
-                             "data: the file ends inside a frame\n")
+    assert result.stderr == (
+        f"rollout-lsp index: cannot read {tmp_path}/rollout-cut.jsonl.zst: truncated zstd "
+        "data: the file ends inside a frame\n"
+    )
 
 
 # -- secrets, both ways (issue 23, point 7) ------------------------------------------------------------------
+
 
 def _detect_secrets_types(text: str) -> list[str]:
     """What detect-secrets' plugins (their rule set, without the two entropy heuristics and public IPs)
@@ -473,8 +578,9 @@ def secret_coverage() -> list[tuple[str, bool, list[str], str]]:
 
     rows = []
     for name, text, secret, rule in secret_forms():
-        line = json.dumps({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c",
-                                                                "output": text}})
+        line = json.dumps(
+            {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c", "output": text}}
+        )
         hidden = secret not in json.loads(redact_all(line))["payload"]["output"] and secret not in redact_all(text)
         rows.append((name, hidden, _detect_secrets_types(text), rule))
     return rows
@@ -486,9 +592,11 @@ def coverage_table(rows) -> str:
         lines.append(f"| {name} | {'yes' if hidden else 'NO'} | {', '.join(types) or '—'} | {rule} |")
     flagged = [r for r in rows if r[2]]
     lines.append("")
-    lines.append(f"{sum(r[1] for r in rows)} of {len(rows)} forms redacted; of the {len(flagged)} forms "
-                 f"detect-secrets' plugins flag, {sum(r[1] for r in flagged)} redacted; "
-                 f"{sum(1 for r in rows if r[1] and not r[2])} redacted that no detect-secrets plugin flags.")
+    lines.append(
+        f"{sum(r[1] for r in rows)} of {len(rows)} forms redacted; of the {len(flagged)} forms "
+        f"detect-secrets' plugins flag, {sum(r[1] for r in flagged)} redacted; "
+        f"{sum(1 for r in rows if r[1] and not r[2])} redacted that no detect-secrets plugin flags."
+    )
     return "\n".join(lines)
 
 
@@ -506,8 +614,9 @@ def test_every_secret_form_is_redacted_and_the_coverage_is_documented():
 def test_placeholders_are_not_secrets(text):
     from analysis.jsonl.secrets import find_secrets
 
-    line = json.dumps({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c",
-                                                            "output": text}})
+    line = json.dumps(
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c", "output": text}}
+    )
     assert find_secrets(line) == [] and find_secrets(text) == []
 
 
@@ -517,9 +626,18 @@ def test_the_index_stores_nothing_export_would_redact(tmp_path):
     forms = secret_forms()
     records = [{"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}]
     for n, (_, text, _, _) in enumerate(forms):
-        records.append({"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": {
-            "type": "function_call", "name": "exec_command", "call_id": f"c{n}",
-            "arguments": json.dumps({"cmd": text, "workdir": "/w"})}})
+        records.append(
+            {
+                "timestamp": "2026-01-01T00:00:01Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "call_id": f"c{n}",
+                    "arguments": json.dumps({"cmd": text, "workdir": "/w"}),
+                },
+            }
+        )
     path = tmp_path / "rollout-secrets.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     db = tmp_path / "i.db"
@@ -538,6 +656,7 @@ if __name__ == "__main__":  # prints the coverage table for docs/findings.md
 
 
 # -- bounded memory on long lines (issue 23, point 4) --------------------------------------------------------
+
 
 @given(st.text(alphabet=st.sampled_from(["a", "é", "\r", "\n"]), max_size=40), st.integers(1, 8))
 def test_lines_over_the_limit_are_skipped_and_the_rest_read_exactly(tmp_path_factory, text, limit):
@@ -560,8 +679,11 @@ def test_lines_over_the_limit_are_skipped_and_the_rest_read_exactly(tmp_path_fac
     for number, ((got, finding), line) in enumerate(zip(streamed, lines)):
         if len(line) > limit:
             assert (got, finding.message, finding.span.line) == (
-                "", f"a line of {len(line)} characters, over the limit of {limit} (ROLLOUT_LSP_MAX_LINE): skipped, "
-                    "not read", number)
+                "",
+                f"a line of {len(line)} characters, over the limit of {limit} (ROLLOUT_LSP_MAX_LINE): skipped, "
+                "not read",
+                number,
+            )
         else:
             assert (got, finding) == (line, None)
     assert [f.message for f in loaded.findings] == [f.message for _, f in streamed if f is not None]
@@ -574,18 +696,25 @@ def _run_limited(*args: str, limit: int) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory() as folder:
         peak_file = os.path.join(folder, "peak")
         env = {**os.environ, "ROLLOUT_LSP_MAX_LINE": str(limit), "PEAK_FILE": peak_file}
-        result = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, *args], cwd=ROOT, capture_output=True, text=True,
-                                env=env, timeout=600)
+        result = subprocess.run(
+            [sys.executable, "-c", PEAK_SCRIPT, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600
+        )
         with open(peak_file) as handle:
             result.peak_kb = int(handle.read())
     return result
 
 
-@pytest.mark.parametrize("command", [["check"], ["check", "--json"], ["outline"], ["outline", "--json"],
-                                     ["census"], ["export"]])
+@pytest.mark.parametrize(
+    "command", [["check"], ["check", "--json"], ["outline"], ["outline", "--json"], ["census"], ["export"]]
+)
 def test_a_zstd_bomb_line_is_skipped_without_being_read(tmp_path, command):
-    prefix = json.dumps({"timestamp": "t", "type": "response_item",
-                         "payload": {"type": "function_call_output", "call_id": "c", "output": ""}})[:-3].encode()
+    prefix = json.dumps(
+        {
+            "timestamp": "t",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c", "output": ""},
+        }
+    )[:-3].encode()
     after = hostile_rollout("after the bomb").encode()
     bomb = tmp_path / "rollout-bomb.jsonl.zst"  # 300 MB of one line, 9 KB on disk
     bomb.write_bytes(zstd_bomb(prefix, b"a", 300 << 20, b'"}}\n' + after))
@@ -593,8 +722,10 @@ def test_a_zstd_bomb_line_is_skipped_without_being_read(tmp_path, command):
     assert "Traceback" not in result.stderr and result.returncode in (0, 1), result.stderr
     size = len(prefix) + (300 << 20) + 3
     if command[0] == "check":
-        assert f"a line of {size} characters, over the limit of 1048576 (ROLLOUT_LSP_MAX_LINE): skipped, not read" \
+        assert (
+            f"a line of {size} characters, over the limit of 1048576 (ROLLOUT_LSP_MAX_LINE): skipped, not read"
             in result.stdout
+        )
     if command[0] in ("outline", "export"):
         assert "after the bomb" in result.stdout
     assert result.peak_kb < 150_000  # the 300 MB line was never held (about 70 MB here)
@@ -602,19 +733,25 @@ def test_a_zstd_bomb_line_is_skipped_without_being_read(tmp_path, command):
 
 def test_a_long_plain_line_is_skipped(tmp_path):
     path = tmp_path / "rollout-long.jsonl"
-    long = json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user",
-                                                            "content": [{"type": "input_text", "text": "a" * 5000}]}})
+    long = json.dumps(
+        {
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "a" * 5000}]},
+        }
+    )
     path.write_text(hostile_rollout("before") + long + "\n" + hostile_rollout("after"))
     for command in (["check", "--json"], ["outline", "--json"]):
         result = _run_limited(*command, str(path), limit=4096)
         out = json.loads(result.stdout)
         findings = out if command[0] == "check" else out["diagnostics"]
         assert [f["message"] for f in findings if f["code"] == "invalid-json"] == [
-            f"a line of {len(long)} characters, over the limit of 4096 (ROLLOUT_LSP_MAX_LINE): skipped, not read"]
+            f"a line of {len(long)} characters, over the limit of 4096 (ROLLOUT_LSP_MAX_LINE): skipped, not read"
+        ]
         assert [f["range"]["start"]["line"] for f in findings if f["code"] == "invalid-json"] == [5]
 
 
 # -- the smaller ones (issue 23, point 10) -----------------------------------------------------------------
+
 
 def test_search_limit_must_be_positive_and_output_lines_zero_keeps_none(tmp_path):
     for limit in ("0", "-1"):
@@ -636,8 +773,10 @@ def test_match_with_its_arguments_swapped_says_so(tmp_path):
     log.write_text(json.dumps({"ts": 1.5, "tool": "echo", "argv": ["x"], "exit": 0}) + "\n")
     result = run_cli("match", str(log), str(rollout))
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (f"rollout-lsp: {log} is an invocation log, not a rollout: the rollout comes first "
-                             "(rollout-lsp match ROLLOUT CALLS)\n")
+    assert result.stderr == (
+        f"rollout-lsp: {log} is an invocation log, not a rollout: the rollout comes first "
+        "(rollout-lsp match ROLLOUT CALLS)\n"
+    )
 
 
 def test_since_keeps_fractional_seconds():
@@ -653,18 +792,24 @@ def test_since_keeps_fractional_seconds():
 def test_invocation_order_prints_timestamps_as_written():
     from analysis.reports.invocations import read_invocation_log
 
-    log = read_invocation_log(json.dumps({"ts": 1784540001.25, "tool": "a", "argv": [], "exit": 0}) + "\n" +
-                              json.dumps({"ts": 1784540000.125, "tool": "b", "argv": [], "exit": 0}) + "\n")
+    log = read_invocation_log(
+        json.dumps({"ts": 1784540001.25, "tool": "a", "argv": [], "exit": 0})
+        + "\n"
+        + json.dumps({"ts": 1784540000.125, "tool": "b", "argv": [], "exit": 0})
+        + "\n"
+    )
     assert [f.message for f in log.findings if f.code == "invocation-order"] == [
         "ts 1784540000.125 is earlier than the line before (1784540001.25): appends from several processes "
-        "interleaved, or the log was edited"]
+        "interleaved, or the log was edited"
+    ]
 
 
 def test_invalid_json_messages_say_where():
     messages = [f.message for f in analyze_text('{"a": "abc').findings]
     assert messages == ["not JSON: Unterminated string starting at column 7"]
     assert [f.message for f in analyze_text('{"a": "a\x01"}').findings] == [
-        "not JSON: Invalid control character at column 9"]
+        "not JSON: Invalid control character at column 9"
+    ]
 
 
 def test_index_reports_a_folder_it_cannot_list(tmp_path, monkeypatch):

@@ -36,8 +36,9 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module
-                       for alias in node.names]
+            targets = [
+                f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module for alias in node.names
+            ]
         else:
             continue
         found.update(t for t in targets if t in known and t != name)
@@ -94,7 +95,7 @@ def test_no_import_cycles():
             if nxt.rpartition(".")[0] == node or node.rpartition(".")[0] == nxt:
                 continue  # a package and its own modules (``__init__`` re-exports) are one unit
             if state.get(nxt) == 1:
-                cycles.append(stack[stack.index(nxt):] + [nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt, stack)
         stack.pop()

@@ -38,7 +38,8 @@ def runtime_closure(distribution: str) -> set[str]:
             requirement = Requirement(text)
             marker = requirement.marker
             if marker is not None and not any(
-                    marker.evaluate({"python_version": v, "extra": ""}) for v in ("3.10", "3.11", "3.12", "3.13")):
+                marker.evaluate({"python_version": v, "extra": ""}) for v in ("3.10", "3.11", "3.12", "3.13")
+            ):
                 continue
             key = canonicalize_name(requirement.name)
             if key not in seen:
@@ -53,8 +54,9 @@ def test_bundle_lists_are_the_installed_closure_of_the_server():
     bundled = {**pure, **native}
     assert set(bundled) == runtime_closure("codex-rollout-lsp")
     installed = {name: installed_version(name) for name in bundled}
-    assert {name: v for name, v in installed.items() if v is not None} == \
-        {name: v for name, v in bundled.items() if installed[name] is not None}
+    assert {name: v for name, v in installed.items() if v is not None} == {
+        name: v for name, v in bundled.items() if installed[name] is not None
+    }
     assert [name for name, v in installed.items() if v is None] in ([], ["exceptiongroup"])  # for CPython 3.10
 
 

@@ -17,7 +17,7 @@ def at(line: str, needle: str, offset: int = 0) -> int:
 
 
 def proposals(analysis, number: int, line: str, column: int) -> list[tuple]:
-    return [(c.label, c.kind, line[c.start:c.end]) for c in complete(analysis, number, line, column)]
+    return [(c.label, c.kind, line[c.start : c.end]) for c in complete(analysis, number, line, column)]
 
 
 def test_record_types_in_an_unfinished_line():
@@ -30,12 +30,21 @@ def test_record_types_in_an_unfinished_line():
 def test_payload_types_follow_the_record_type():
     line = '{"type":"response_item","payload":{"type":"cu"}}'
     found = proposals(DEMO, 10, line, at(line, 'cu"', 2))
-    assert [f[0] for f in found][:6] == ["message", "reasoning", "function_call", "function_call_output",
-                                         "custom_tool_call", "custom_tool_call_output"]
+    assert [f[0] for f in found][:6] == [
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+    ]
     assert {f[2] for f in found} == {"cu"}
     line = '{"type":"event_msg","payload":{"type":""}}'
     assert [f[0] for f in proposals(DEMO, 10, line, at(line, '""}', 1))][:3] == [
-        "user_message", "agent_message", "agent_reasoning"]
+        "user_message",
+        "agent_message",
+        "agent_reasoning",
+    ]
     line = '{"type":"turn_context","payload":{"type":""}}'
     assert proposals(DEMO, 10, line, at(line, '""}', 1)) == []
 
@@ -50,29 +59,40 @@ def test_keys_and_other_values_get_nothing():
 def test_call_ids_waiting_for_an_output():
     line = '{"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"call_","output":""}}'
     found = complete(DEMO, 10, line, at(line, 'call_"', 5))
-    assert [(c.label, c.detail, line[c.start:c.end]) for c in found] == [
-        ("call_demo3", "line 9: exec, waiting for its output", "call_")]
+    assert [(c.label, c.detail, line[c.start : c.end]) for c in found] == [
+        ("call_demo3", "line 9: exec, waiting for its output", "call_")
+    ]
     # the output being written does not count as the answer to its own call; the nearest call comes first
     text = fixture("rollout-demo.jsonl")
     lines = text.split("\n")
     analysis = analyze_text(text)
     assert [c.label for c in complete(analysis, 5, lines[5], at(lines[5], "call_demo1", 4))] == [
-        "call_demo1", "call_demo3"]
+        "call_demo1",
+        "call_demo3",
+    ]
     line = '{"type":"response_item","payload":{"type":"function_call_output","call_id":""}}'
     assert [c.label for c in complete(analysis, 5, line, at(line, '""}', 1))] == ["call_demo1", "call_demo3"]
 
 
 def exec_line(script: str) -> str:
-    return ('{"timestamp":"2026-07-20T10:00:00.000Z","type":"response_item","payload":{"type":"custom_tool_call",'
-            '"call_id":"c9","name":"exec","input":"' + json_escaped(script) + '"}}')
+    return (
+        '{"timestamp":"2026-07-20T10:00:00.000Z","type":"response_item","payload":{"type":"custom_tool_call",'
+        '"call_id":"c9","name":"exec","input":"' + json_escaped(script) + '"}}'
+    )
 
 
 def test_tool_names_after_tools_dot_through_escapes():
     line = exec_line('text("é😀\\n");\nawait tools.ex')
     found = complete(DEMO, 10, line, len(line) - 3)
-    assert [c.label for c in found] == ["exec_command", "write_stdin", "apply_patch", "update_plan", "view_image",
-                                        "shell_command"]
-    assert {line[c.start:c.end] for c in found} == {"ex"}
+    assert [c.label for c in found] == [
+        "exec_command",
+        "write_stdin",
+        "apply_patch",
+        "update_plan",
+        "view_image",
+        "shell_command",
+    ]
+    assert {line[c.start : c.end] for c in found} == {"ex"}
     assert found[0].start == line.index("tools.ex") + 6
     line = exec_line("await tools?.")
     assert complete(DEMO, 10, line, len(line) - 3)[0].label == "exec_command"
@@ -88,28 +108,61 @@ def test_no_tool_names_inside_strings_comments_or_other_objects():
 
 
 def test_mcp_and_dynamic_tools_of_the_rollout():
-    meta = {"type": "session_meta", "payload": {"id": "s", "dynamic_tools": [
-        {"type": "namespace", "name": "codex_app", "tools": [{"type": "function", "name": "open-in-codex"}]},
-        {"type": "namespace", "name": "mcp__docs__", "tools": [{"type": "function", "name": "search"}]}]}}
-    call = {"type": "response_item", "payload": {"type": "custom_tool_call", "name": "exec", "call_id": "c1",
-                                                 "input": "await tools.mcp__github__search_issues({q: 'x'});"}}
-    top = {"type": "response_item", "payload": {"type": "function_call", "name": "mcp__ologs__chart",
-                                                "arguments": "{}", "call_id": "c2"}}
+    meta = {
+        "type": "session_meta",
+        "payload": {
+            "id": "s",
+            "dynamic_tools": [
+                {"type": "namespace", "name": "codex_app", "tools": [{"type": "function", "name": "open-in-codex"}]},
+                {"type": "namespace", "name": "mcp__docs__", "tools": [{"type": "function", "name": "search"}]},
+            ],
+        },
+    }
+    call = {
+        "type": "response_item",
+        "payload": {
+            "type": "custom_tool_call",
+            "name": "exec",
+            "call_id": "c1",
+            "input": "await tools.mcp__github__search_issues({q: 'x'});",
+        },
+    }
+    top = {
+        "type": "response_item",
+        "payload": {"type": "function_call", "name": "mcp__ologs__chart", "arguments": "{}", "call_id": "c2"},
+    }
     analysis = analyze_text("\n".join(json.dumps(v) for v in (meta, call, top)) + "\n")
     line = exec_line("tools.")
     assert [c.label for c in complete(analysis, 3, line, len(line) - 3)][6:] == [
-        "codex_app__open_in_codex", "mcp__docs__search", "mcp__github__search_issues", "mcp__ologs__chart"]
+        "codex_app__open_in_codex",
+        "mcp__docs__search",
+        "mcp__github__search_issues",
+        "mcp__ologs__chart",
+    ]
 
 
 def test_argument_keys_of_the_tools():
     line = exec_line('await tools.exec_command({cmd: "ls", w})')
     found = proposals(DEMO, 10, line, at(line, "w})", 1))
-    assert [f[0] for f in found] == ["workdir", "shell", "login", "tty", "yield_time_ms", "max_output_tokens",
-                                     "sandbox_permissions", "justification", "prefix_rule"]
+    assert [f[0] for f in found] == [
+        "workdir",
+        "shell",
+        "login",
+        "tty",
+        "yield_time_ms",
+        "max_output_tokens",
+        "sandbox_permissions",
+        "justification",
+        "prefix_rule",
+    ]
     assert {f[2] for f in found} == {"w"}
     line = exec_line("await tools.write_stdin({})")
     assert [f[0] for f in proposals(DEMO, 10, line, at(line, "{}", 1))] == [
-        "session_id", "chars", "yield_time_ms", "max_output_tokens"]
+        "session_id",
+        "chars",
+        "yield_time_ms",
+        "max_output_tokens",
+    ]
     line = exec_line("await tools.shell_command({ })")
     assert [f[0] for f in proposals(DEMO, 10, line, at(line, "{ }", 1))][:2] == ["command", "workdir"]
     line = exec_line("await tools.apply_patch({})")
@@ -121,8 +174,10 @@ def test_argument_keys_of_the_tools():
 def unfinished_exec_line(script: str) -> str:
     """An exec record typed up to the end of ``script``: the JSON string and the line end there, as in an
     editor that closes no bracket inside a JSON string."""
-    return '{"type":"response_item","payload":{"type":"custom_tool_call","name":"exec","call_id":"c9","input":"' \
+    return (
+        '{"type":"response_item","payload":{"type":"custom_tool_call","name":"exec","call_id":"c9","input":"'
         + json.dumps(script)[1:-1]
+    )
 
 
 def test_argument_keys_after_an_unclosed_object():
@@ -160,9 +215,16 @@ def test_the_exec_snippet_on_a_blank_line():
     [found] = complete(analysis, 10, "", 0)
     call, output = found.text.split("\n")
     assert json.loads(call) == {
-        "timestamp": "2026-07-20T10:00:00.000Z", "type": "response_item",
-        "payload": {"type": "custom_tool_call", "status": "completed", "call_id": "call_new1", "name": "exec",
-                    "input": 'const r = await tools.exec_command({cmd: "git status --short"});\ntext(r.output);\n'}}
+        "timestamp": "2026-07-20T10:00:00.000Z",
+        "type": "response_item",
+        "payload": {
+            "type": "custom_tool_call",
+            "status": "completed",
+            "call_id": "call_new1",
+            "name": "exec",
+            "input": 'const r = await tools.exec_command({cmd: "git status --short"});\ntext(r.output);\n',
+        },
+    }
     assert json.loads(output)["payload"]["call_id"] == "call_new1"
     assert json.loads(output)["timestamp"] == "2026-07-20T10:00:00.000Z"
     assert found.snippet == (
@@ -171,45 +233,67 @@ def test_the_exec_snippet_on_a_blank_line():
         'tools.exec_command({cmd: \\\\"git status --short\\\\"\\});\\\\ntext(r.output);\\\\n}"\\}\\}\n'
         '{"timestamp":"2026-07-20T10:00:00.000Z","type":"response_item","payload":{"type":"custom_tool_call_output",'
         '"call_id":"call_new1","output":[{"type":"input_text","text":"Script completed\\\\nWall time 0.1 seconds'
-        '\\\\nOutput:\\\\n"\\},{"type":"input_text","text":"$2"\\}]\\}\\}$0')
-    taken = analyze_text(text + json.dumps({"type": "response_item", "payload": {
-        "type": "custom_tool_call", "name": "exec", "input": "", "call_id": "call_new1"}}) + "\n")
+        '\\\\nOutput:\\\\n"\\},{"type":"input_text","text":"$2"\\}]\\}\\}$0'
+    )
+    taken = analyze_text(
+        text
+        + json.dumps(
+            {
+                "type": "response_item",
+                "payload": {"type": "custom_tool_call", "name": "exec", "input": "", "call_id": "call_new1"},
+            }
+        )
+        + "\n"
+    )
     assert complete(taken, 12, "", 0)[0].detail == "call_new2 at 2026-07-20T10:00:00.000Z"
 
 
 def test_json_context_paths():
     line = '{"a":[1,{"b":"xy"}],"type":"t","payload":{"type":"p","name":"n"}}'
     context = json_context(line, line.index("xy") + 1)
-    assert (context.path, context.is_key, line[context.content_start:context.content_end]) == (("a", 1, "b"), False,
-                                                                                               "xy")
+    assert (context.path, context.is_key, line[context.content_start : context.content_end]) == (
+        ("a", 1, "b"),
+        False,
+        "xy",
+    )
     assert context.fields == {("type",): "t", ("payload", "type"): "p", ("payload", "name"): "n"}
     assert json_context(line, line.index('"b"') + 1).is_key
 
 
 def test_argument_keys_inside_a_top_level_calls_arguments():
-    line = ('{"type":"response_item","payload":{"type":"function_call","name":"exec_command",'
-            '"arguments":"{\\"cmd\\":\\"ls\\",\\"wo\\"}","call_id":"c1"}}')
+    line = (
+        '{"type":"response_item","payload":{"type":"function_call","name":"exec_command",'
+        '"arguments":"{\\"cmd\\":\\"ls\\",\\"wo\\"}","call_id":"c1"}}'
+    )
     found = complete(DEMO, 10, line, at(line, 'wo\\"', 2))
-    assert [(c.label, line[c.start:c.end], c.text) for c in found][:2] == [
-        ("workdir", "wo", "workdir"), ("shell", "wo", "shell")]
+    assert [(c.label, line[c.start : c.end], c.text) for c in found][:2] == [
+        ("workdir", "wo", "workdir"),
+        ("shell", "wo", "shell"),
+    ]
     assert "cmd" not in [c.label for c in found]  # already there
     assert len(found) == len(ARGUMENT_KEYS["exec_command"]) - 1
 
 
 def test_whole_escaped_keys_where_a_key_goes_in_arguments():
-    line = ('{"type":"response_item","payload":{"type":"function_call","name":"shell_command",'
-            '"arguments":"{\\"command\\":\\"ls\\", }","call_id":"c1"}}')
+    line = (
+        '{"type":"response_item","payload":{"type":"function_call","name":"shell_command",'
+        '"arguments":"{\\"command\\":\\"ls\\", }","call_id":"c1"}}'
+    )
     column = at(line, ", }", 2)
     found = complete(DEMO, 10, line, column)
     assert [(c.label, c.start, c.end, c.text) for c in found][:2] == [
-        ("workdir", column, column, '\\"workdir\\":'), ("timeout_ms", column, column, '\\"timeout_ms\\":')]
+        ("workdir", column, column, '\\"workdir\\":'),
+        ("timeout_ms", column, column, '\\"timeout_ms\\":'),
+    ]
     edited = line[:column] + found[0].text + '\\"/tmp\\"' + line[column:]
     assert json.loads(json.loads(edited)["payload"]["arguments"]) == {"command": "ls", "workdir": "/tmp"}
 
 
 def test_no_argument_keys_in_values_nested_objects_or_unknown_tools():
-    line = ('{"type":"response_item","payload":{"type":"function_call","name":"exec_command",'
-            '"arguments":"{\\"cmd\\":\\"ls\\",\\"env\\":{\\"P\\"}}","call_id":"c1"}}')
+    line = (
+        '{"type":"response_item","payload":{"type":"function_call","name":"exec_command",'
+        '"arguments":"{\\"cmd\\":\\"ls\\",\\"env\\":{\\"P\\"}}","call_id":"c1"}}'
+    )
     assert complete(DEMO, 10, line, at(line, 'ls\\"', 1)) == []  # inside the command's value
     assert complete(DEMO, 10, line, at(line, 'P\\"', 1)) == []  # a key of a nested object
     other = line.replace('"exec_command"', '"mcp__docs__search"')

@@ -24,7 +24,7 @@ def reencoded(line: str) -> str:
     """The line with its script decoded and encoded again in the style read off the line."""
     start, raw = script_span(line)
     script = json.loads(line)["payload"]["input"]
-    return line[:start] + EscapeStyle.of(raw).encode(script) + line[start + len(raw):]
+    return line[:start] + EscapeStyle.of(raw).encode(script) + line[start + len(raw) :]
 
 
 def assert_round_trips(text: str) -> int:
@@ -49,8 +49,10 @@ def test_the_fixtures_hold_exec_records_of_every_style():
 
 
 def record(raw_input: str) -> str:
-    return ('{"timestamp":"2026-07-20T10:00:00.000Z","type":"response_item","payload":{"type":"custom_tool_call",'
-            '"call_id":"c1","name":"exec","input":"' + raw_input + '"}}')
+    return (
+        '{"timestamp":"2026-07-20T10:00:00.000Z","type":"response_item","payload":{"type":"custom_tool_call",'
+        '"call_id":"c1","name":"exec","input":"' + raw_input + '"}}'
+    )
 
 
 def edited(raw_input: str, new_script: str) -> tuple[StringEdit, str]:
@@ -73,30 +75,30 @@ def test_ascii_style_escapes_new_characters_with_its_hex_case():
 
 
 def test_a_character_keeps_the_escape_the_line_gave_it():
-    _, line = edited('a \\u003c b \\/ \\u000a', 'a < b / \n c < d / \n')
-    assert line == record('a \\u003c b \\/ \\u000a c \\u003c d \\/ \\u000a')
-    _, line = edited('x\\ud83d\\ude00 é', 'x😀 é 😀')  # a pair the line escaped, amid raw non-ASCII
-    assert line == record('x\\ud83d\\ude00 é \\ud83d\\ude00')
+    _, line = edited("a \\u003c b \\/ \\u000a", "a < b / \n c < d / \n")
+    assert line == record("a \\u003c b \\/ \\u000a c \\u003c d \\/ \\u000a")
+    _, line = edited("x\\ud83d\\ude00 é", "x😀 é 😀")  # a pair the line escaped, amid raw non-ASCII
+    assert line == record("x\\ud83d\\ude00 é \\ud83d\\ude00")
 
 
 def test_raw_line_separators_stay_raw_where_the_line_has_them():
-    _, line = edited('a\u2028b', 'a\u2028b\u2028c\u2029')
-    assert line == record('a\u2028b\u2028c\\u2029')
+    _, line = edited("a\u2028b", "a\u2028b\u2028c\u2029")
+    assert line == record("a\u2028b\u2028c\\u2029")
 
 
 def test_unchanged_stretches_keep_their_raw_text_even_when_inconsistent():
     # the line writes é both ways; the edit touches neither
-    edit, line = edited('\\u00e9 é x', '\u00e9 é y')
-    assert line == record('\\u00e9 é y') and edit.text == "y"
-    edit, line = edited('\\u00e9 é x é', '\u00e9 é y é')
+    edit, line = edited("\\u00e9 é x", "\u00e9 é y")
+    assert line == record("\\u00e9 é y") and edit.text == "y"
+    edit, line = edited("\\u00e9 é x é", "\u00e9 é y é")
     assert edit == StringEdit(edit.start, edit.start + 1, "y")
 
 
 def test_the_edit_is_one_span_inside_the_quotes():
-    line = record('const a = 1;\\nconst b = 2;\\n')
+    line = record("const a = 1;\\nconst b = 2;\\n")
     edit = script_edit(line, "const a = 10;\nconst b = 2;\n")
-    assert (line[edit.start:edit.end], edit.text) == ("", "0")
-    assert line[:edit.start].endswith("const a = 1")
+    assert (line[edit.start : edit.end], edit.text) == ("", "0")
+    assert line[: edit.start].endswith("const a = 1")
     assert script_edit(line, "") == StringEdit(line.index('"input":"') + 9, line.rindex('"}}'), "")
 
 
@@ -118,13 +120,20 @@ def write(script: str, style: int) -> str:
     elif style == 1:
         raw = json.dumps(script)[1:-1]
     elif style == 2:  # Go's encoding/json: HTML characters and line separators escaped
-        raw = json.dumps(script, ensure_ascii=False)[1:-1].replace("<", "\\u003c").replace(">", "\\u003e") \
-            .replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        raw = (
+            json.dumps(script, ensure_ascii=False)[1:-1]
+            .replace("<", "\\u003c")
+            .replace(">", "\\u003e")
+            .replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028")
+            .replace("\u2029", "\\u2029")
+        )
     else:  # upper-case hex, long control escapes
         raw = json.dumps(script)[1:-1]
         # per piece between escaped backslashes: in `\\t` (a backslash, then t) there is no tab escape
-        raw = "\\\\".join(_upper_escape(piece.replace("\\n", "\\u000A").replace("\\t", "\\u0009"))
-                           for piece in raw.split("\\\\"))
+        raw = "\\\\".join(
+            _upper_escape(piece.replace("\\n", "\\u000A").replace("\\t", "\\u0009")) for piece in raw.split("\\\\")
+        )
     return record(raw)
 
 
@@ -132,7 +141,7 @@ def _upper_escape(piece: str) -> str:
     out, i = [], 0
     while i < len(piece):
         if piece.startswith("\\u", i):
-            out.append("\\u" + piece[i + 2:i + 6].upper())
+            out.append("\\u" + piece[i + 2 : i + 6].upper())
             i += 6
         else:
             out.append(piece[i])
@@ -140,7 +149,7 @@ def _upper_escape(piece: str) -> str:
     return "".join(out)
 
 
-scripts = st.text(st.characters(codec="utf-8") | st.sampled_from(list("\n\t\"\\<>&/é😀\u2028\u2029")), max_size=60)
+scripts = st.text(st.characters(codec="utf-8") | st.sampled_from(list('\n\t"\\<>&/é😀\u2028\u2029')), max_size=60)
 
 
 @given(scripts, st.integers(0, 3))
@@ -163,7 +172,9 @@ def test_any_edit_gives_valid_json_with_the_new_script_and_nothing_else_changed(
     assert value["payload"]["input"] == new_script
     raw_start, raw = script_span(line)
     assert raw_start <= edit.start <= edit.end <= raw_start + len(raw)
-    assert after[:raw_start] == line[:raw_start] and after[len(after) - (len(line) - raw_start - len(raw)):] == \
-        line[raw_start + len(raw):]
+    assert (
+        after[:raw_start] == line[:raw_start]
+        and after[len(after) - (len(line) - raw_start - len(raw)) :] == line[raw_start + len(raw) :]
+    )
     if style in (1, 3) and not script.isascii():  # a line evidently written ASCII-only stays so
         assert after.isascii()

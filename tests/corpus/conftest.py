@@ -8,5 +8,7 @@ from tests.helpers import SHARED
 
 def pytest_sessionstart(session):
     if not (SHARED / "corpus").is_dir():
-        raise pytest.UsageError(f"the corpus suite needs {SHARED / 'corpus'}: lay ../shared beside the clone "
-                                "or point ROLLOUT_LSP_SHARED at it")
+        raise pytest.UsageError(
+            f"the corpus suite needs {SHARED / 'corpus'}: lay ../shared beside the clone "
+            "or point ROLLOUT_LSP_SHARED at it"
+        )

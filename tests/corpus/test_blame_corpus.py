@@ -65,7 +65,7 @@ def test_a_clone_elsewhere_finds_the_sessions_by_repository(wild, tmp_path: Path
             (clone / ".git").mkdir(parents=True)
             (clone / ".git" / "config").write_text(f'[remote "origin"]\n\turl = {url}\n', encoding="utf-8")
             # a Windows session's path is compared without case: the clone keeps the patch's spelling
-            local = clone / Path(*change.absolute.replace("\\", "/")[-len(relative):].split("/"))
+            local = clone / Path(*change.absolute.replace("\\", "/")[-len(relative) :].split("/"))
             local.parent.mkdir(parents=True, exist_ok=True)
             local.write_text("", encoding="utf-8")
             history = file_history(index, str(local))
@@ -82,5 +82,7 @@ def test_cli_blame_of_a_file_of_a_windows_session(wild):
     out = json.loads(result.stdout)
     assert out["sessions"] == ["019d46ed-4410-7883-8e83-afd2f6be9fe2", "019d3c86-a9b5-7911-b12a-438429ed8068"]
     assert [(c["timestamp"], c["action"], c["applied"], c["line"]) for c in out["changes"]] == [
-        ("2026-04-01T04:17:40.992Z", "update", "no", 720), ("2026-04-01T04:05:50.543Z", "update", "yes", 631),
-        ("2026-03-30T02:17:15.766Z", "update", "yes", 68)]
+        ("2026-04-01T04:17:40.992Z", "update", "no", 720),
+        ("2026-04-01T04:05:50.543Z", "update", "yes", 631),
+        ("2026-03-30T02:17:15.766Z", "update", "yes", 68),
+    ]

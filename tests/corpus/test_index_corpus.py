@@ -36,10 +36,19 @@ def expected() -> list[tuple]:
         analysis = analyze_text(loaded.text)
         for located in analysis.calls:
             r16 = analysis.range_of(located.span, PositionEncoding.UTF16)
-            out.append((path, located.line, (r16.start.character, r16.end.character), located.call.tool,
-                        redact_all(call_text(located.call)), located.call.executed,
-                        located.output.exit_code if located.output else None, located.record.call_id,
-                        analysis.session_id))
+            out.append(
+                (
+                    path,
+                    located.line,
+                    (r16.start.character, r16.end.character),
+                    located.call.tool,
+                    redact_all(call_text(located.call)),
+                    located.call.executed,
+                    located.output.exit_code if located.output else None,
+                    located.record.call_id,
+                    analysis.session_id,
+                )
+            )
     return out
 
 
@@ -49,8 +58,10 @@ def test_every_call_of_the_corpus_is_indexed(wild_index, expected):
     assert (stats.files, stats.full, stats.errors) == (len(files), len(files), [])
     with RolloutIndex.open_existing(db) as index:
         hits = index.search("")
-    assert [(h.path, h.line, h.columns["utf-16"], h.tool, h.text, h.executed, h.exit_code, h.call_id, h.session_id)
-            for h in hits] == expected
+    assert [
+        (h.path, h.line, h.columns["utf-16"], h.tool, h.text, h.executed, h.exit_code, h.call_id, h.session_id)
+        for h in hits
+    ] == expected
     assert stats.calls_added == len(expected)
 
 
@@ -96,14 +107,16 @@ def test_a_real_rollout_grown_by_appending(tmp_path: Path):
     target.write_bytes(data)
     with RolloutIndex.open(db) as index:
         stats = index.update([str(grown)])
-        after = [(h.line, h.columns, h.text, h.status, h.exit_code, h.output_line, h.turn_line, h.turn_title,
-                  h.turn_number)
-                 for h in index.search("")]
+        after = [
+            (h.line, h.columns, h.text, h.status, h.exit_code, h.output_line, h.turn_line, h.turn_title, h.turn_number)
+            for h in index.search("")
+        ]
     new_lines = len(split_lines(data.decode("utf-8"))) - 1 - cut
     assert (stats.appended, stats.full, stats.lines_analysed) == (1, 0, new_lines)
     with RolloutIndex.open(tmp_path / "scratch.sqlite3") as index:
         index.update([str(grown)])
-        whole = [(h.line, h.columns, h.text, h.status, h.exit_code, h.output_line, h.turn_line, h.turn_title,
-                  h.turn_number)
-                 for h in index.search("")]
+        whole = [
+            (h.line, h.columns, h.text, h.status, h.exit_code, h.output_line, h.turn_line, h.turn_title, h.turn_number)
+            for h in index.search("")
+        ]
     assert after == whole

@@ -58,14 +58,18 @@ def rows(name: str) -> dict[int, tuple[str, str | None, list[str]]]:
 
 def test_failed_non_zero_and_interrupted_rows_are_marked():
     shown = rows(MOTION)
-    pwd = "exec_command: pwd && rg --files -g 'AGENTS.md' -g '!**/.git/**' -g '!**/__pycache__/**' | head -50 && " \
-          "rg --files | sed …"
+    pwd = (
+        "exec_command: pwd && rg --files -g 'AGENTS.md' -g '!**/.git/**' -g '!**/__pycache__/**' | head -50 && "
+        "rg --files | sed …"
+    )
     assert shown[15][:2] == (f"[exit 1] {pwd}", "call_LNJlEkyCt3GRASC4mjROgppk · 0 s")  # bwrap refused it
     assert shown[19][:2] == (pwd, "call_dlwMAzYqAQE8ycPydnckDckD · 0 s")  # the rerun
     assert shown[84][0].startswith("[interrupted (exit 130)] exec_command: ls -ld dataset/BonesSeed/soma_* && ")
     assert shown[84][1] == "call_C6JCNOg2gCGKJH3pWN2QwgdY · 10.002 s · after 1 write_stdin"
-    assert shown[91][:2] == ('write_stdin: session 94014 "\\u0003"',  # the Ctrl-C: a chunk of line 85's call
-                             "call_5LGqMxsm0xlapnX0DdHSh2DR · 0.0007 s · continues line 85")
+    assert shown[91][:2] == (
+        'write_stdin: session 94014 "\\u0003"',  # the Ctrl-C: a chunk of line 85's call
+        "call_5LGqMxsm0xlapnX0DdHSh2DR · 0.0007 s · continues line 85",
+    )
     assert shown[633][0] == "[failed] apply_patch: update dataset/preprocess_dataset.py"
     root = outline(MOTION)
     assert root.detail.endswith(" · 16 failed (first: line 16, exit 1)")
@@ -77,10 +81,14 @@ def test_the_cli_outline_says_the_same():
     lines = outline_text(MOTION, analysis_of(MOTION), [], PositionEncoding.UTF16).splitlines()
     assert lines[1] == "  session: 172 calls, 16 failed (first: line 16, exit 1)"
     assert "    line 16: exec_command call_LNJlEkyCt3GRASC4mjROgppk  [exit 1, 0 s]" in lines
-    assert "    line 85: exec_command call_C6JCNOg2gCGKJH3pWN2QwgdY  [interrupted (exit 130), 10.002 s, " \
-           "after 1 write_stdin]" in lines
-    assert "    line 92: write_stdin call_5LGqMxsm0xlapnX0DdHSh2DR  [completed, exit 130, 0.0007 s, continues line 85]" \
+    assert (
+        "    line 85: exec_command call_C6JCNOg2gCGKJH3pWN2QwgdY  [interrupted (exit 130), 10.002 s, "
+        "after 1 write_stdin]" in lines
+    )
+    assert (
+        "    line 92: write_stdin call_5LGqMxsm0xlapnX0DdHSh2DR  [completed, exit 130, 0.0007 s, continues line 85]"
         in lines
+    )
 
 
 def test_a_timed_out_command():
@@ -95,7 +103,9 @@ def test_the_chunks_of_a_continued_process():
     assert chunks[0][1].splitlines()[:4] == [
         "drwxrwx--- 3 1000 1000  25 Mar 10 22:06 dataset/BonesSeed/soma_proportional",
         "drwxr-xr-x 4 root root 117 Mar 27 14:55 dataset/BonesSeed/soma_shapes",
-        "drwxrwx--- 3 3000 root  25 Mar 10 22:16 dataset/BonesSeed/soma_uniform", "uniform-present"]
+        "drwxrwx--- 3 3000 root  25 Mar 10 22:16 dataset/BonesSeed/soma_uniform",
+        "uniform-present",
+    ]
     assert chunks[1] == (92, "")
 
 
@@ -108,7 +118,8 @@ def test_expansions_are_outline_children():
         "shell_command: rg -n -i --glob '*.lua' '(timer|settimeout|de",
         "shell_command: rg -n -i --glob '*.lua' '(rpc|server_|client_",
         "shell_command: rg -n -i --glob '*.lua' '(bind|unbind|listen|",
-        "shell_command: $lua = rg --files -g '*.lua' Script ExtendRes"]
+        "shell_command: $lua = rg --files -g '*.lua' Script ExtendRes",
+    ]
     # each at its element of the list, in the list's order (an Outline sorted by position keeps it)
     starts = [(c.range.start.line, c.range.start.character) for c in call.children]
     assert [line for line, _ in starts] == [34] * 4 and starts == sorted(set(starts))
@@ -117,7 +128,8 @@ def test_expansions_are_outline_children():
         "shell_command: Get-Content -LiteralPath '.\\Script\\Bluepr",
         "shell_command: Get-Content -LiteralPath '.\\Script\\Bluepr",
         'shell_command: rg -n -S "SaveAir_Colli|Aire04|RunArea|Is',
-        'shell_command: rg -n -S "OnComponentBeginOverlap|K2_SetA']
+        'shell_command: rg -n -S "OnComponentBeginOverlap|K2_SetA',
+    ]
     assert [c.detail for c in dynamic.children] == [f"element {n} of the list" for n in (1, 2, 3, 4)]
 
 
@@ -136,15 +148,21 @@ def label_at(name: str, line: int, index: int = 0) -> str:
 
 def test_labels_of_each_tool_kind():
     assert label_at(AGENTS, 17) == "collaboration · spawn_agent: timer_audit (message encrypted)"
-    assert label_at(MCP, 1101) == "mcp__desktop-commander__write_file: /mnt/d/mybitcoin/2/cuda-bsgs-production-full/" \
-                                  "RCKangaroo/.claude/context-summary-res…"
+    assert (
+        label_at(MCP, 1101) == "mcp__desktop-commander__write_file: /mnt/d/mybitcoin/2/cuda-bsgs-production-full/"
+        "RCKangaroo/.claude/context-summary-res…"
+    )
     assert label_at(MCP, 1058) == "mcp__context7__resolve-library-id: libraryName: CUDA"
     assert label_at(WEB, 93) == "web_search: open_page https://developer.gp.qq.com/api/"
     assert label_at(SKILLS, 30) == "web · run: search_query: Codex k-skill HWP 편집 스킬 사용법 (+1)"
-    assert label_at(MOTION, 413) == "apply_patch: add src/motion_jepa/visualization.py, delete visualize_dataset.py, " \
-                                    "add visualize_dataset.py"
-    assert label_at(MOTION, 936) == "view_image: /source/seokhyeon/motion-jepa/motion-jepa/output/" \
-                                    "mot_base_1d-bs.512-ep.300/motion-jepa-1d-plots.png"
+    assert (
+        label_at(MOTION, 413) == "apply_patch: add src/motion_jepa/visualization.py, delete visualize_dataset.py, "
+        "add visualize_dataset.py"
+    )
+    assert (
+        label_at(MOTION, 936) == "view_image: /source/seokhyeon/motion-jepa/motion-jepa/output/"
+        "mot_base_1d-bs.512-ep.300/motion-jepa-1d-plots.png"
+    )
     assert label_at(AGENTS, 13) == "update_plan: 4 steps"
 
 
@@ -159,13 +177,16 @@ def test_files_changed_by_the_session():
     assert [(f.path, f.final, [t.line + 1 for t in f.touches]) for f in changed[:3]] == [
         (".gitignore", "updated", [171]),
         ("dataset/preprocess_dataset.py", "added", [171, 216, 390, 395, 431, 634, 815, 823]),
-        ("src/helper.py", "updated", [176])]
+        ("src/helper.py", "updated", [176]),
+    ]
     result = run_cli("files", str(WILD / MOTION))
     assert result.stdout.splitlines()[:4] == [
         # three files a failed patch named by a relative path were written later by their absolute path: one file each
         f"{WILD / MOTION} (session 019f9b36-1e6d-7651-9801-5450483871e2): 44 files changed",
-        "  turn 4 (line 155): Implement the plan.", "    .gitignore: updated (line 171)",
-        "    dataset/preprocess_dataset.py: added (lines 171, 216)"]
+        "  turn 4 (line 155): Implement the plan.",
+        "    .gitignore: updated (line 171)",
+        "    dataset/preprocess_dataset.py: added (lines 171, 216)",
+    ]
     [session] = json.loads(run_cli("files", "--json", str(WILD / MOTION)).stdout)
     assert len(session["files"]) == 44 and session["turns"][0]["turn"] == 4
 
@@ -186,8 +207,10 @@ def test_export_of_a_real_session():
     out = export(analysis_of(MOTION), MOTION, "md")
     assert "- **Codex version**: 0.145.0\n" in out
     assert "## Turn 1 (line 4) · 3 failed (first: line 16, exit 1)\n" in out
-    assert "### `[interrupted (exit 130)] exec_command` (line 85) · interrupted (exit 130) · 10.002 s · " \
-           "after 1 write\\_stdin\n" in out
+    assert (
+        "### `[interrupted (exit 130)] exec_command` (line 85) · interrupted (exit 130) · 10.002 s · "
+        "after 1 write\\_stdin\n" in out
+    )
 
 
 def hover(name: str, line: int, column: int, uri: str = "file:///r.jsonl") -> str:
@@ -203,13 +226,19 @@ def hover(name: str, line: int, column: int, uri: str = "file:///r.jsonl") -> st
 
 def test_hovers_say_what_a_reviewer_asks():
     spawn = hover(AGENTS, 17, 5)
-    assert spawn.startswith("**collaboration · spawn\\_agent** · tool · executed: yes \\(a call Codex made\\)\n\n"
-                            "its `message` is encrypted: the words the subagent was given are in its own rollout\n\n")
+    assert spawn.startswith(
+        "**collaboration · spawn\\_agent** · tool · executed: yes \\(a call Codex made\\)\n\n"
+        "its `message` is encrypted: the words the subagent was given are in its own rollout\n\n"
+    )
     interrupted = hover(MOTION, 84, 10)  # the command continued by write_stdin: both chunks, the listing first
-    assert "**output** in 2 chunks ([line 86](file:///r.jsonl#L86), [line 93](file:///r.jsonl#L93)): " \
-           "interrupted \\(exit 130\\) · 10.002 s · after 1 write\\_stdin" in interrupted
-    assert "chunk 1 ([line 86](file:///r.jsonl#L86)):\n\n```text\n" \
-           "drwxrwx--- 3 1000 1000  25 Mar 10 22:06 dataset/BonesSeed/soma_proportional\n" in interrupted
+    assert (
+        "**output** in 2 chunks ([line 86](file:///r.jsonl#L86), [line 93](file:///r.jsonl#L93)): "
+        "interrupted \\(exit 130\\) · 10.002 s · after 1 write\\_stdin" in interrupted
+    )
+    assert (
+        "chunk 1 ([line 86](file:///r.jsonl#L86)):\n\n```text\n"
+        "drwxrwx--- 3 1000 1000  25 Mar 10 22:06 dataset/BonesSeed/soma_proportional\n" in interrupted
+    )
     assert interrupted.endswith("chunk 2 ([line 93](file:///r.jsonl#L93), write\\_stdin): no output")
 
 
@@ -221,7 +250,18 @@ def test_a_command_the_script_threw_is_marked_with_its_exit_code():
     (`Script error:\\nExit code: 1\\nWall time: …`); the script's one command is the one that failed."""
     analysis = analysis_of(ROCKET)
     marked = [(c.line + 1, o.text) for c in analysis.calls if (o := call_outcome(analysis, c)) is not None and o.failed]
-    assert marked == [(29, "exit 1"), (61, "exit 1"), (103, "exit 1"), (354, "exit 1"), (385, "timed out (exit 124)"),
-                      (641, "exit 1"), (683, "exit 1"), (811, "exit 1"), (844, "exit 1"), (988, "exit 1"),
-                      (992, "exit 1"), (1038, "exit 1")]
+    assert marked == [
+        (29, "exit 1"),
+        (61, "exit 1"),
+        (103, "exit 1"),
+        (354, "exit 1"),
+        (385, "timed out (exit 124)"),
+        (641, "exit 1"),
+        (683, "exit 1"),
+        (811, "exit 1"),
+        (844, "exit 1"),
+        (988, "exit 1"),
+        (992, "exit 1"),
+        (1038, "exit 1"),
+    ]
     assert call_label(analysis.calls_on(28)[0].call) == "shell_command: jq --version"

@@ -13,8 +13,12 @@ from tests.test_straight_line import assert_same_paths
 
 @pytest.mark.parametrize("part", ["wild", "recorded", "peer"])
 def test_short_path_on_the_corpus(part: str) -> None:
-    sources = [r.script for path in rollout_files([str(SHARED / "corpus" / part)])
-               for r in analyze_text(load(path).text).records if r.is_exec and r.script is not None]
+    sources = [
+        r.script
+        for path in rollout_files([str(SHARED / "corpus" / part)])
+        for r in analyze_text(load(path).text).records
+        if r.is_exec and r.script is not None
+    ]
     taken = [assert_same_paths(s) for s in sources]
     assert sources and sum(taken) > 0
     if part == "wild":  # most real scripts are straight-line (570 of 700 when this was written)

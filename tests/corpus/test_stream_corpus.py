@@ -12,8 +12,9 @@ FILES = rollout_files([str(SHARED / "corpus" / "recorded"), str(SHARED / "corpus
 READ_WHOLE = {"web searches paired by distance"}
 
 
-@pytest.mark.parametrize("tuning", [TIGHT[0], TIGHT[2], TIGHT[4]],
-                         ids=lambda t: ",".join(f"{k}={v}" for k, v in t.items()) or "default")
+@pytest.mark.parametrize(
+    "tuning", [TIGHT[0], TIGHT[2], TIGHT[4]], ids=lambda t: ",".join(f"{k}={v}" for k, v in t.items()) or "default"
+)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.rsplit("/", 1)[-1][-48:])
 def test_streamed_equals_whole(path, tuning):
     got, result = streamed(path, **tuning)

@@ -48,8 +48,13 @@ def test_every_wild_file_reads(path):
 
 def test_top_level_command_calls_are_decoded_exactly():
     [pwd] = calls(LAF_0331, 32)
-    assert (pwd.tool, pwd.kind, pwd.command, pwd.workdir, pwd.computed) == ("shell_command", "command", "pwd", None,
-                                                                            False)
+    assert (pwd.tool, pwd.kind, pwd.command, pwd.workdir, pwd.computed) == (
+        "shell_command",
+        "command",
+        "pwd",
+        None,
+        False,
+    )
     [rg] = calls(LAF_0329, 12)
     assert (rg.command, rg.workdir) == ("Get-ChildItem -Force", "C:\\Users\\loganf\\Documents\\IDAHO-VAULT")
     [exec_command] = calls(HAWK, 9)
@@ -57,50 +62,73 @@ def test_top_level_command_calls_are_decoded_exactly():
     assert exec_command.arguments == {"max_output_tokens": 2000, "yield_time_ms": 1000}
     [shell] = calls(ACIDIC, 18)  # an argv, shown shell-quoted
     assert (shell.tool, shell.command, shell.workdir) == (
-        "shell", "bash -lc 'cat '\"'\"'LM Studio configuration.md'\"'\"''", "/home/user/projects/temp/chatbot-ui")
+        "shell",
+        "bash -lc 'cat '\"'\"'LM Studio configuration.md'\"'\"''",
+        "/home/user/projects/temp/chatbot-ui",
+    )
 
 
 def test_every_call_record_is_in_the_outline_with_its_output():
-    assert record(DOU_0612, 10) == {"line": 9, "call_id": "call_PqCup2ppwdywggNFnB5QWtwB", "name": "exec",
-                                    "record": "custom_tool_call",  # an exec script with no tool call
-                                    "output": {"status": "completed", "exit_code": None, "wall_time": 0.0,
-                                               "line": 10}}
-    assert record(LAF_0331, 61)["output"] == {"status": "completed", "exit_code": None, "wall_time": None,
-                                              "line": 62}
+    assert record(DOU_0612, 10) == {
+        "line": 9,
+        "call_id": "call_PqCup2ppwdywggNFnB5QWtwB",
+        "name": "exec",
+        "record": "custom_tool_call",  # an exec script with no tool call
+        "output": {"status": "completed", "exit_code": None, "wall_time": 0.0, "line": 10},
+    }
+    assert record(LAF_0331, 61)["output"] == {"status": "completed", "exit_code": None, "wall_time": None, "line": 62}
     [ask] = calls(LAF_0331, 61)
-    assert (ask.tool, ask.kind, ask.arguments["questions"][0]["id"]) == ("request_user_input", "tool",
-                                                                         "dirty_state")
+    assert (ask.tool, ask.kind, ask.arguments["questions"][0]["id"]) == ("request_user_input", "tool", "dirty_state")
     [mcp] = calls(LAF_0331, 495)
-    assert (mcp.tool, mcp.kind, mcp.arguments) == ("mcp__openaiDeveloperDocs__search_openai_docs", "tool",
-                                                   {"query": "Codex app archive thread sidebar desktop clear threads",
-                                                    "limit": 5})
+    assert (mcp.tool, mcp.kind, mcp.arguments) == (
+        "mcp__openaiDeveloperDocs__search_openai_docs",
+        "tool",
+        {"query": "Codex app archive thread sidebar desktop clear threads", "limit": 5},
+    )
     assert record(LAF_0331, 495)["output"]["line"] == 498
     [web] = calls(LAF_0331, 763)
-    assert (web.tool, web.arguments) == ("web_search", {"action": "open_page",
-                                                        "url": "https://developers.openai.com/codex/app-server/"})
-    assert record(LAF_0331, 763)["output"] == {"status": "completed", "exit_code": None, "wall_time": None,
-                                               "line": 762}
+    assert (web.tool, web.arguments) == (
+        "web_search",
+        {"action": "open_page", "url": "https://developers.openai.com/codex/app-server/"},
+    )
+    assert record(LAF_0331, 763)["output"] == {"status": "completed", "exit_code": None, "wall_time": None, "line": 762}
     [resources] = calls(GOKAO_1126, 11)
     assert (resources.tool, record(GOKAO_1126, 11)["output"]["line"]) == ("list_mcp_resources", 11)
     [spawn] = calls(DOU_0711, 18)
     # a function_call in namespace "collaboration": named as code mode names it (docs/output-format.md)
     assert (spawn.tool, spawn.namespace, spawn.shown_tool, spawn.arguments["task_name"]) == (
-        "collaboration__spawn_agent", "collaboration", "collaboration · spawn_agent", "timer_audit")
+        "collaboration__spawn_agent",
+        "collaboration",
+        "collaboration · spawn_agent",
+        "timer_audit",
+    )
 
 
 def test_status_as_the_output_says_it():
     # apply_patch verification failed
     assert record(DOU_0611, 71)["output"]["status"] == "failed"
     # a cell that yielded (cell 8), carried on by two waits, failed; 10 s + 20 s + 0.4 s
-    assert record(DOU_0612, 58)["output"] == {"status": "failed", "exit_code": None, "wall_time": 30.4,
-                                              "line": 65, "first_line": 58, "continued_by": [61, 64],
-                                              "via": "wait"}
+    assert record(DOU_0612, 58)["output"] == {
+        "status": "failed",
+        "exit_code": None,
+        "wall_time": 30.4,
+        "line": 65,
+        "first_line": 58,
+        "continued_by": [61, 64],
+        "via": "wait",
+    }
     # each wait shows its own output
-    assert record(DOU_0612, 62)["output"] == {"status": "running", "exit_code": None, "wall_time": 20.0,
-                                              "line": 62}
+    assert record(DOU_0612, 62)["output"] == {"status": "running", "exit_code": None, "wall_time": 20.0, "line": 62}
     # a process left running (session 66506), ended by a write_stdin
-    assert record(HAWK, 234)["output"] == {"status": "completed", "exit_code": 0, "wall_time": 5.543, "line": 239,
-                                           "first_line": 235, "continued_by": [237], "via": "write_stdin"}
+    assert record(HAWK, 234)["output"] == {
+        "status": "completed",
+        "exit_code": 0,
+        "wall_time": 5.543,
+        "line": 239,
+        "first_line": 235,
+        "continued_by": [237],
+        "via": "write_stdin",
+    }
     assert record(HAWK, 238)["output"] == {"status": "completed", "exit_code": 0, "wall_time": 4.5404, "line": 239}
     # a non-zero exit of a command is its exit code, from the output's header
     assert record(LAF_0329, 13)["output"]["exit_code"] == 1
@@ -109,33 +137,58 @@ def test_status_as_the_output_says_it():
 def test_events_are_matched_with_the_calls_they_report():
     analysis = analysis_of(LAF_0329)
     [top] = analysis.calls_on(13)  # rg --files ., reported by exec_command_end on line 16
-    assert (top.event[0] + 1, top.event[1].type, top.event[1].exit_code, top.event[1].duration,
-            top.event[1].cwd) == (16, "exec_command_end", 0, 0.919, "C:\\Users\\loganf\\Documents\\IDAHO-VAULT")
+    assert (top.event[0] + 1, top.event[1].type, top.event[1].exit_code, top.event[1].duration, top.event[1].cwd) == (
+        16,
+        "exec_command_end",
+        0,
+        0.919,
+        "C:\\Users\\loganf\\Documents\\IDAHO-VAULT",
+    )
     [patch] = analysis_of(DOU_0611).calls_on(106)  # apply_patch inside a script, reported with call_id exec-…
     assert (patch.call.executed, patch.event[0] + 1, patch.event[1].call_id, patch.event[1].success) == (
-        "yes", 108, "exec-62ae099a-d2aa-4308-83b4-39cff922c24b", True)
+        "yes",
+        108,
+        "exec-62ae099a-d2aa-4308-83b4-39cff922c24b",
+        True,
+    )
     assert [f.path for f in patch.event[1].files] == ["C:\\Users\\admin\\.codex\\AGENTS.md"]
-    unmatched = [(f.span.line + 1, f.code, f.message) for f in analysis_of(LAF_0419).findings
-                 if f.code == "unmatched-event"]
+    unmatched = [
+        (f.span.line + 1, f.code, f.message) for f in analysis_of(LAF_0419).findings if f.code == "unmatched-event"
+    ]
     assert unmatched == [
-        (11, "unmatched-event", "the user ran `nmp install -g @openai/codex` in a shell (exit 1); no call record "
-                                "lists it"),
-        (15, "unmatched-event", "the user ran `npm install -g @openai/codex` in a shell (exit 0); no call record "
-                                "lists it")]
+        (
+            11,
+            "unmatched-event",
+            "the user ran `nmp install -g @openai/codex` in a shell (exit 1); no call record lists it",
+        ),
+        (
+            15,
+            "unmatched-event",
+            "the user ran `npm install -g @openai/codex` in a shell (exit 0); no call record lists it",
+        ),
+    ]
 
 
 def test_turns_are_titled_with_the_users_words():
     turns = analysis_of(DOU_0612).turns
     assert [(t.line + 1, t.title, t.turn_id is not None) for t in turns[:2]] == [
         (2, "在绿洲里面，怎么实现保存数据，下一次登录进来还能获取到呢。保存到 服务器那种", True),
-        (46, "加载子关卡的代码是什么", True)]
+        (46, "加载子关卡的代码是什么", True),
+    ]
     titles = [t.title for t in analysis_of(LAF_0331).turns]
-    assert titles[1] == "Welcome to the Codex App on my Windows laptop's desktop, installed via the Microsoft " \
-                        "Store. I hope you enjoy the new accomodations!"
-    assert not any(t.startswith(("# Files mentioned", "<recommended_plugins>", "# Context from", "<image")) for t in titles)
+    assert (
+        titles[1] == "Welcome to the Codex App on my Windows laptop's desktop, installed via the Microsoft "
+        "Store. I hope you enjoy the new accomodations!"
+    )
+    assert not any(
+        t.startswith(("# Files mentioned", "<recommended_plugins>", "# Context from", "<image")) for t in titles
+    )
     # a screenshot sent with no words is titled by its placeholder, as the user saw it in the prompt box
     assert [(t.line + 1, t.title) for t in analysis_of(LAF_0331).turns if t.title.startswith("[Image")] == [
-        (131, "[Image #1]"), (241, "[Image #1]"), (261, "[Image #1]")]
+        (131, "[Image #1]"),
+        (241, "[Image #1]"),
+        (261, "[Image #1]"),
+    ]
 
 
 def test_no_secret_inside_encrypted_content():

@@ -33,8 +33,12 @@ def test_a_subagent_replays_its_parents_history_and_counts_its_own_usage():
     facts = lineage(analysis)
     ident = facts.identity
     assert (ident.id, ident.parent, ident.forked_from, ident.nickname, ident.depth) == (
-        "019f4efd-69cb-70d1-9b5a-1941180791a6", "019f4efb-ae76-7e30-b44e-3fa464c16193",
-        "019f4efb-ae76-7e30-b44e-3fa464c16193", "Heisenberg", 1)
+        "019f4efd-69cb-70d1-9b5a-1941180791a6",
+        "019f4efb-ae76-7e30-b44e-3fa464c16193",
+        "019f4efb-ae76-7e30-b44e-3fa464c16193",
+        "Heisenberg",
+        1,
+    )
     region = facts.inherited
     # line 2 is the parent's session_meta; line 18 the task_started of the subagent's own first turn
     assert (region.start + 1, region.end + 1, region.session_id) == (2, 17, "019f4efb-ae76-7e30-b44e-3fa464c16193")
@@ -74,13 +78,15 @@ def test_spawn_agent_calls_name_their_threads_and_the_subagent_is_found_beside_i
     assert [(s.line + 1, s.task, s.child) for s in facts.spawns] == [
         (18, "timer_audit", "019f4efd-0137-7790-9622-c175e1415048"),
         (22, "rpc_audit", "019f4efd-37a3-7730-acde-568b9592cea0"),
-        (26, "lifecycle_audit", "019f4efd-69cb-70d1-9b5a-1941180791a6")]
+        (26, "lifecycle_audit", "019f4efd-69cb-70d1-9b5a-1941180791a6"),
+    ]
     roots = search_roots(str(WILD / PARENT))
     assert find_session_file(facts.spawns[2].child, roots) == str((WILD / SUBAGENT).resolve())
     assert find_session_file(facts.spawns[0].child, roots) is None  # not in the corpus
     child = lineage(analysis_of(SUBAGENT)).identity
-    assert find_session_file(child.parent, search_roots(str(WILD / SUBAGENT)), exclude=str(WILD / SUBAGENT)) == \
-        str(WILD / PARENT)
+    assert find_session_file(child.parent, search_roots(str(WILD / SUBAGENT)), exclude=str(WILD / SUBAGENT)) == str(
+        WILD / PARENT
+    )
 
 
 def test_session_meta_lines_of_the_corpus():
@@ -119,27 +125,60 @@ def test_how_the_turns_of_the_corpus_ended():
             if turn.status == "failed":
                 failed.append((turn.line + 1, turn.title, turn.error_info, turn.error))
     assert statuses == {"completed": 304, None: 104, "interrupted": 11, "rolled_back": 6, "failed": 2}
-    assert failed == [(2, "Good evening, traveler", "other",
-                       "registry.ollama.ai/library/mistral:7b-instruct-q4_K_M does not support tools"),
-                      (18, "Hello?", "other",
-                       "registry.ollama.ai/library/mistral:7b-instruct-q4_K_M does not support tools")]
+    assert failed == [
+        (
+            2,
+            "Good evening, traveler",
+            "other",
+            "registry.ollama.ai/library/mistral:7b-instruct-q4_K_M does not support tools",
+        ),
+        (18, "Hello?", "other", "registry.ollama.ai/library/mistral:7b-instruct-q4_K_M does not support tools"),
+    ]
 
 
-@pytest.mark.parametrize("name", [SUBAGENT, "seokhyeonhong__motion-jepa__rollout-2026-08-01T07-19-28-"
-                                            "019fba42-ce37-78e1-a43b-ca31d6ad2dbe.jsonl"])
+@pytest.mark.parametrize(
+    "name",
+    [SUBAGENT, "seokhyeonhong__motion-jepa__rollout-2026-08-01T07-19-28-019fba42-ce37-78e1-a43b-ca31d6ad2dbe.jsonl"],
+)
 def test_export_of_real_sessions(name):
     analysis = analysis_of(name)
     md = export(analysis, name, "md")
     html = export(analysis, name, "html")
     assert md.startswith("# Codex session ") and html.startswith("<!DOCTYPE html>")
     tags = re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", html)  # transcript text is escaped: only our own tags remain
-    assert set(tags) <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "dl", "dt", "dd", "p",
-                         "section", "blockquote", "span", "strong", "br", "code", "ul", "li", "pre", "details",
-                         "summary"}
+    assert set(tags) <= {
+        "html",
+        "head",
+        "meta",
+        "title",
+        "style",
+        "body",
+        "h1",
+        "h2",
+        "h3",
+        "dl",
+        "dt",
+        "dd",
+        "p",
+        "section",
+        "blockquote",
+        "span",
+        "strong",
+        "br",
+        "code",
+        "ul",
+        "li",
+        "pre",
+        "details",
+        "summary",
+    }
     assert not re.search(r"<[^>]*\s(src|href)=", html)
     calls = sum(1 for r in analysis.records if r.is_call)
     inherited = lineage(analysis).inherited
-    own_calls = sum(1 for n, r in enumerate(analysis.records) if r.is_call and
-                    not (inherited and inherited.start <= n <= inherited.end))
+    own_calls = sum(
+        1
+        for n, r in enumerate(analysis.records)
+        if r.is_call and not (inherited and inherited.start <= n <= inherited.end)
+    )
     assert md.count("\n### `") == own_calls <= calls
     assert html.count("<h3><code>") == own_calls

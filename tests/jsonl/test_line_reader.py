@@ -67,8 +67,9 @@ def line_limit(limit: int | None) -> Iterator[None]:
 
 
 def _plain(lines) -> list[tuple]:
-    return [(text, None if f is None else (f.code, f.message, f.span.line, f.span.start, f.span.end))
-            for text, f in lines]
+    return [
+        (text, None if f is None else (f.code, f.message, f.span.line, f.span.start, f.span.end)) for text, f in lines
+    ]
 
 
 def chunked(path: str, chunk_size: int) -> list[tuple]:
@@ -86,15 +87,27 @@ CASES = {
     "BOM alone": (b"\xef\xbb\xbf", [("", None)]),
     "NUL": (b'{"a":"\x00"}\n\x00', [('{"a":"\x00"}', None), ("\x00", None)]),
     "CR, LF, CRLF, LFCR": (b"a\rb\r\nc\n\rd", [("a", None), ("b", None), ("c", None), ("", None), ("d", None)]),
-    "separators that do not end a line": ("x\u2028y\u0085z\x1c\x0b\x0c\n".encode(),
-                                          [("x\u2028y\u0085z\x1c\x0b\x0c", None), ("", None)]),
-    "invalid UTF-8": (b"ok\n\xff\xfebad\nmore \xc3\n",
-                      [("ok", None), ("\ufffd\ufffdbad", ("invalid-json", BAD + "ff", 1, 0, 1)),
-                       ("more \ufffd", ("invalid-json", BAD + "c3", 2, 5, 6)), ("", None)]),
-    "a lone surrogate encoded": (b'"\xed\xa0\x80" \xe2\x82\xac',
-                                 [('"\ufffd\ufffd\ufffd" \u20ac', ("invalid-json", BAD + "ed", 0, 1, 2))]),
-    "a sequence cut by a line end": (b"\xe2\x82\n\xac", [("\ufffd\ufffd", ("invalid-json", BAD + "e2", 0, 0, 1)),
-                                                          ("\ufffd", ("invalid-json", BAD + "ac", 1, 0, 1))]),
+    "separators that do not end a line": (
+        "x\u2028y\u0085z\x1c\x0b\x0c\n".encode(),
+        [("x\u2028y\u0085z\x1c\x0b\x0c", None), ("", None)],
+    ),
+    "invalid UTF-8": (
+        b"ok\n\xff\xfebad\nmore \xc3\n",
+        [
+            ("ok", None),
+            ("\ufffd\ufffdbad", ("invalid-json", BAD + "ff", 1, 0, 1)),
+            ("more \ufffd", ("invalid-json", BAD + "c3", 2, 5, 6)),
+            ("", None),
+        ],
+    ),
+    "a lone surrogate encoded": (
+        b'"\xed\xa0\x80" \xe2\x82\xac',
+        [('"\ufffd\ufffd\ufffd" \u20ac', ("invalid-json", BAD + "ed", 0, 1, 2))],
+    ),
+    "a sequence cut by a line end": (
+        b"\xe2\x82\n\xac",
+        [("\ufffd\ufffd", ("invalid-json", BAD + "e2", 0, 0, 1)), ("\ufffd", ("invalid-json", BAD + "ac", 1, 0, 1))],
+    ),
     "a sequence cut by the end": (b"a\xf0\x9f\x98", [("a\ufffd\ufffd\ufffd", ("invalid-json", BAD + "f0", 0, 1, 2))]),
     "four-byte characters": ("\U0001f600\n\U0001f600".encode(), [("\U0001f600", None), ("\U0001f600", None)]),
 }
@@ -135,8 +148,7 @@ def test_a_line_longer_than_a_chunk(tmp_path):
     line = '{"text":"' + "é" * 5000 + '"}'
     path = tmp_path / "r.jsonl"
     path.write_bytes(b"{}\n" + line.encode() + b"\r\n" + b"\xff" * 3)
-    assert chunked(str(path), 64) == [("{}", None), (line, None),
-                                      ("\ufffd" * 3, ("invalid-json", BAD + "ff", 2, 0, 1))]
+    assert chunked(str(path), 64) == [("{}", None), (line, None), ("\ufffd" * 3, ("invalid-json", BAD + "ff", 2, 0, 1))]
 
 
 def test_lines_over_the_limit_across_chunks(tmp_path):
@@ -146,9 +158,13 @@ def test_lines_over_the_limit_across_chunks(tmp_path):
         got = chunked(str(path), 3)
         assert got == _plain(reference_lines(str(path)))
     over = "characters, over the limit of 5 (ROLLOUT_LSP_MAX_LINE): skipped, not read"
-    assert got == [("ab", None), ("", ("invalid-json", f"a line of 9 {over}", 1, 0, 0)),
-                   ("", ("invalid-json", f"a line of 7 {over}", 2, 0, 0)), ("cd", None),
-                   ("", ("invalid-json", f"a line of 6 {over}", 4, 0, 0))]
+    assert got == [
+        ("ab", None),
+        ("", ("invalid-json", f"a line of 9 {over}", 1, 0, 0)),
+        ("", ("invalid-json", f"a line of 7 {over}", 2, 0, 0)),
+        ("cd", None),
+        ("", ("invalid-json", f"a line of 6 {over}", 4, 0, 0)),
+    ]
 
 
 def test_a_zstd_file_in_chunks(tmp_path):
@@ -162,13 +178,34 @@ def test_a_zstd_file_in_chunks(tmp_path):
         assert chunked(str(path), size) == expected
 
 
-PIECES = [b"a", b"{", b'"', b"\r", b"\n", b"\r\n", b"\x00", BOM.encode(), "é".encode(), "€".encode(),
-          "\U0001f600".encode(), "\u2028".encode(), b"\xed\xa0\x80", b"\xff", b"\x80", b"\xc3", b"\xe2\x82",
-          b"\xf0\x9f\x98", b"\xc0\xaf"]
+PIECES = [
+    b"a",
+    b"{",
+    b'"',
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b"\x00",
+    BOM.encode(),
+    "é".encode(),
+    "€".encode(),
+    "\U0001f600".encode(),
+    "\u2028".encode(),
+    b"\xed\xa0\x80",
+    b"\xff",
+    b"\x80",
+    b"\xc3",
+    b"\xe2\x82",
+    b"\xf0\x9f\x98",
+    b"\xc0\xaf",
+]
 
 
-@given(st.lists(st.sampled_from(PIECES) | st.binary(max_size=3), max_size=30).map(b"".join),
-       st.integers(1, 9), st.none() | st.integers(1, 6))
+@given(
+    st.lists(st.sampled_from(PIECES) | st.binary(max_size=3), max_size=30).map(b"".join),
+    st.integers(1, 9),
+    st.none() | st.integers(1, 6),
+)
 def test_any_bytes_in_any_chunks_read_as_before(tmp_path_factory, data, chunk_size, limit):
     path = tmp_path_factory.mktemp("bytes") / "r.jsonl"
     path.write_bytes(data)

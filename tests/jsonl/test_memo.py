@@ -19,8 +19,13 @@ def test_a_reading_is_computed_once_per_object_even_when_it_is_none():
         return None if thing.name == "none" else f"{thing.name}+{extra}"
 
     a, b, nothing = Thing("a"), Thing("b"), Thing("none")
-    assert [reading(a, 1), reading(a, 2), reading(b), reading(nothing), reading(nothing)] == \
-        ["a+1", "a+1", "b+0", None, None]
+    assert [reading(a, 1), reading(a, 2), reading(b), reading(nothing), reading(nothing)] == [
+        "a+1",
+        "a+1",
+        "b+0",
+        None,
+        None,
+    ]
     assert asked == ["a", "b", "none"]  # the later arguments were used on the first call only
     assert reading.__name__ == "reading" and reading.__doc__ is None
 

@@ -25,20 +25,26 @@ def test_every_fixture_line_analysis_comes_back_equal():
     assert len(analyses) > 200 and any(a.calls for a in analyses) and any(a.output for a in analyses)
     back = pickle.loads(pickle.dumps(analyses))
     # an escape map has no equality of its own: compared by its slots
-    maps = [(type(m), [getattr(m, s) for s in EscapeMap.__slots__]) if m is not None else None
-            for m in (a.script_map for a in analyses)]
-    assert [(type(m), [getattr(m, s) for s in EscapeMap.__slots__]) if m is not None else None
-            for m in (a.script_map for a in back)] == maps
+    maps = [
+        (type(m), [getattr(m, s) for s in EscapeMap.__slots__]) if m is not None else None
+        for m in (a.script_map for a in analyses)
+    ]
+    assert [
+        (type(m), [getattr(m, s) for s in EscapeMap.__slots__]) if m is not None else None
+        for m in (a.script_map for a in back)
+    ] == maps
     assert any(maps)
-    assert [dataclasses.replace(a, script_map=None) for a in back] == \
-        [dataclasses.replace(a, script_map=None) for a in analyses]
+    assert [dataclasses.replace(a, script_map=None) for a in back] == [
+        dataclasses.replace(a, script_map=None) for a in analyses
+    ]
 
 
 def test_thin_chunks_come_back_as_the_workers_made_them():
     facts = analyze_chunk(LINES)
     back = pickle.loads(pickle.dumps(facts))
-    assert [(r.kind, r.calls, r.output, r.findings, r.event) for r in back.records] == \
-        [(r.kind, r.calls, r.output, r.findings, r.event) for r in facts.records]
+    assert [(r.kind, r.calls, r.output, r.findings, r.event) for r in back.records] == [
+        (r.kind, r.calls, r.output, r.findings, r.event) for r in facts.records
+    ]
 
 
 def test_fields_set_after_init_are_kept_and_init_does_not_run_again():
@@ -48,8 +54,9 @@ def test_fields_set_after_init_are_kept_and_init_does_not_run_again():
     for original in (call, explicit):
         back = pickle.loads(pickle.dumps(original))
         assert back == original and back.namespace == original.namespace
-        assert [getattr(back, f.name) for f in dataclasses.fields(ToolCall)] == \
-               [getattr(original, f.name) for f in dataclasses.fields(ToolCall)]
+        assert [getattr(back, f.name) for f in dataclasses.fields(ToolCall)] == [
+            getattr(original, f.name) for f in dataclasses.fields(ToolCall)
+        ]
     assert copy.copy(call) == call and copy.deepcopy(call) == call
 
 

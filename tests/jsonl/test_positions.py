@@ -25,7 +25,7 @@ def test_strip_bom():
 
 
 def test_columns_in_every_encoding():
-    line = 'a😀é\u2028b'
+    line = "a😀é\u2028b"
     cols = LineColumns(line)
     # code points: a=0 😀=1 é=2 \u2028=3 b=4
     assert [cols.to_units(c, PositionEncoding.UTF16) for c in range(6)] == [0, 1, 3, 4, 5, 6]
@@ -44,7 +44,7 @@ def test_escape_map_through_every_json_escape():
     start = line.index(raw)
     assert json.loads(line)["input"] == decoded
     escapes = EscapeMap(raw, start)
-    pieces = [line[escapes.start(i):escapes.end(i + 1)] for i in range(len(decoded))]
+    pieces = [line[escapes.start(i) : escapes.end(i + 1)] for i in range(len(decoded))]
     assert pieces == ["a", "\\n", '\\"', "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00", "\\t", "\\u2028", "z"]
     assert escapes.end(0) == start
     assert escapes.span(3, 1, 3) == Span(3, start + 1, start + 5)
@@ -56,7 +56,7 @@ def test_escape_map_pieces_decode_to_each_character(decoded, ascii_only, solidus
     if solidus:
         raw = raw.replace("/", "\\/")
     escapes = EscapeMap(raw, 3)
-    pieces = [raw[escapes.start(i) - 3:escapes.end(i + 1) - 3] for i in range(len(decoded))]
+    pieces = [raw[escapes.start(i) - 3 : escapes.end(i + 1) - 3] for i in range(len(decoded))]
     assert [json.loads(f'"{piece}"') for piece in pieces] == list(decoded)
     assert "".join(pieces) == raw
 

@@ -57,22 +57,99 @@ def test_configured_patterns_run_on_every_line():
     line = '{"text":"internal id ACME-1234"}'
     assert secrets._PREFILTER.matches(line) == frozenset()
     [match] = find_secrets(line, (re.compile(r"ACME-\d+"),))
-    assert (match.kind, line[match.start:match.end]) == ("configured pattern", "ACME-1234")
+    assert (match.kind, line[match.start : match.end]) == ("configured pattern", "ACME-1234")
 
 
 # pieces of lines: every scan's literal parts, the characters around its values, case and digit variants
 # that the two engines read differently, JSON escapes
-NEEDLES = sorted({p.needle for p in secrets.BUILTIN_PATTERNS} | set(secrets._ASSIGNMENT_WORDS) | {
-    "sk-proj-", "sk-ant-api03-", "ghp_", "github_pat_", "glpat-", "AKIA", "ASIA", "xoxb-", "Bearer ", "Basic ",
-    "Authorization: ", "AIza", "sk_live_", "rk_test_", "eyJ", ".eyJ", "npm_", "hf_", "pypi-AgEIcHlwaS5vcmc",
-    "SG.", "SK", "-us1", ":AA", "/bot", "AccountKey=", "sq0csp-", "shpat_", "dop_v1_", "dapi", "key", "Key",
-    "KEY", "\u212aey", "secret", "Secret", "token", "TOKEN", "passwd", "password", "PassWord", "pa\u017fsword",
-    "api_key", "client-secret", "signingKey", "AWS_SECRET_ACCESS_KEY=", "DB_PASSWORD=", "--password=",
-    "postgres://", "https://", "mysql -u root -p", "mysqldump ", "curl -u ", " --user ",
-    "-----BEGIN ", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "PRIVATE KEY-----",
-    "://", "@", ":", "=", ": ", '"', "'", '\\"', "\\n", "\\\\", "\\u00e9", " ", "\t", "-", "_", ".", "/", "+",
-    "\u0663", "\u0130", "\u00e9", "\u2028", "\u00a0", "x" * 40, "0123456789abcdef" * 4,
-})
+NEEDLES = sorted(
+    {p.needle for p in secrets.BUILTIN_PATTERNS}
+    | set(secrets._ASSIGNMENT_WORDS)
+    | {
+        "sk-proj-",
+        "sk-ant-api03-",
+        "ghp_",
+        "github_pat_",
+        "glpat-",
+        "AKIA",
+        "ASIA",
+        "xoxb-",
+        "Bearer ",
+        "Basic ",
+        "Authorization: ",
+        "AIza",
+        "sk_live_",
+        "rk_test_",
+        "eyJ",
+        ".eyJ",
+        "npm_",
+        "hf_",
+        "pypi-AgEIcHlwaS5vcmc",
+        "SG.",
+        "SK",
+        "-us1",
+        ":AA",
+        "/bot",
+        "AccountKey=",
+        "sq0csp-",
+        "shpat_",
+        "dop_v1_",
+        "dapi",
+        "key",
+        "Key",
+        "KEY",
+        "\u212aey",
+        "secret",
+        "Secret",
+        "token",
+        "TOKEN",
+        "passwd",
+        "password",
+        "PassWord",
+        "pa\u017fsword",
+        "api_key",
+        "client-secret",
+        "signingKey",
+        "AWS_SECRET_ACCESS_KEY=",
+        "DB_PASSWORD=",
+        "--password=",
+        "postgres://",
+        "https://",
+        "mysql -u root -p",
+        "mysqldump ",
+        "curl -u ",
+        " --user ",
+        "-----BEGIN ",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "-----END RSA PRIVATE KEY-----",
+        "PRIVATE KEY-----",
+        "://",
+        "@",
+        ":",
+        "=",
+        ": ",
+        '"',
+        "'",
+        '\\"',
+        "\\n",
+        "\\\\",
+        "\\u00e9",
+        " ",
+        "\t",
+        "-",
+        "_",
+        ".",
+        "/",
+        "+",
+        "\u0663",
+        "\u0130",
+        "\u00e9",
+        "\u2028",
+        "\u00a0",
+        "x" * 40,
+        "0123456789abcdef" * 4,
+    }
+)
 PIECES = st.one_of(
     st.sampled_from(NEEDLES),
     st.text(string.ascii_letters + string.digits, max_size=70),
@@ -112,8 +189,9 @@ def test_loosened_forms():
     assert loosened(r"do[por]_v1_[a-f0-9]{64}") == r"do[por]_v1_[a-f0-9]{24,}"
     assert loosened(r"sk-ant-[a-z]{3,5}\d\d-") == r"sk-ant-[a-z]{3,}[0-9\x{80}-\x{10FFFF}][0-9\x{80}-\x{10FFFF}]-"
     assert loosened(r"[a\d]") == r"[a0-9\x{80}-\x{10FFFF}]"
-    assert loosened(r"\bmysql\b[^\n|;&\\]{0,200}?[ \t]-p([^\s\\]{6,256})") == \
-        r"mysql[^\n|;&\\]{0,}?[ \t]-p([^\s\\]{6,})"
+    assert (
+        loosened(r"\bmysql\b[^\n|;&\\]{0,200}?[ \t]-p([^\s\\]{6,256})") == r"mysql[^\n|;&\\]{0,}?[ \t]-p([^\s\\]{6,})"
+    )
     assert loosened(r"[]{}x]{2}(?<=a(b)c)") == r"[]{}x]{2,}"
 
 
@@ -132,12 +210,14 @@ def test_every_python_digit_is_an_re2_digit():
 
 def test_case_folding_covers_every_character_that_lowercases_to_a_letter():
     # the credential-field scan reads str.lower() of each character (where that is one character)
-    folding = {chr(c): chr(c).lower() for c in range(sys.maxunicode + 1)
-               if len(chr(c).lower()) == 1 and chr(c).lower() in string.ascii_lowercase}
+    folding = {
+        chr(c): chr(c).lower()
+        for c in range(sys.maxunicode + 1)
+        if len(chr(c).lower()) == 1 and chr(c).lower() in string.ascii_lowercase
+    }
     assert folding["\u212a"] == "k"  # the Kelvin sign
     pattern_set = PatternSet(list(string.ascii_lowercase), (True,) * 26)
-    assert [c for c, lower in folding.items()
-            if pattern_set.matches(c) != {string.ascii_lowercase.index(lower)}] == []
+    assert [c for c, lower in folding.items() if pattern_set.matches(c) != {string.ascii_lowercase.index(lower)}] == []
 
 
 def test_undecidable_texts_are_scanned_whole():
@@ -167,9 +247,24 @@ def test_the_only_anchor_of_any_scan_is_a_start_that_a_space_may_stand_for():
     assert not any(anchor in s for s in outside for anchor in ("^", "$", "\\A", "\\Z", "\\z", "\\b", "\\B"))
 
 
-TEXT_LISTS = st.lists(st.one_of(LINES, st.sampled_from([
-    "-u admin:hunter2secret", "--user bob:s3cretpass", "password=hunter2hunter2", "postgres://u:pw@db",
-    "ghp_" + "a" * 36, "", "plain text", "-----BEGIN RSA PRIVATE KEY-----"])), max_size=8)
+TEXT_LISTS = st.lists(
+    st.one_of(
+        LINES,
+        st.sampled_from(
+            [
+                "-u admin:hunter2secret",
+                "--user bob:s3cretpass",
+                "password=hunter2hunter2",
+                "postgres://u:pw@db",
+                "ghp_" + "a" * 36,
+                "",
+                "plain text",
+                "-----BEGIN RSA PRIVATE KEY-----",
+            ]
+        ),
+    ),
+    max_size=8,
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

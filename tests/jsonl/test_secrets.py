@@ -28,7 +28,7 @@ FOLLOWING = {"private key": "-----END OPENSSH PRIVATE KEY-----"}
 def test_every_shape_is_found_at_its_characters(kind, secret):
     line = '{"text":"before ' + secret + FOLLOWING.get(kind, "") + ' after"}'
     found = find_secrets(line)
-    assert [(s.kind, line[s.start:s.end]) for s in found] == [(kind, secret)]
+    assert [(s.kind, line[s.start : s.end]) for s in found] == [(kind, secret)]
     redacted = redact(line, found[0])
     assert len(redacted) == len(line)
     assert json.loads(redacted)["text"].startswith("before ")
@@ -36,20 +36,30 @@ def test_every_shape_is_found_at_its_characters(kind, secret):
 
 
 def test_redaction_keeps_escapes_prefix_and_end_marker():
-    line = json.dumps({"t": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpA\n-----END RSA PRIVATE KEY----- sk-proj-"
-                            + "A1" * 12})
+    line = json.dumps(
+        {"t": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpA\n-----END RSA PRIVATE KEY----- sk-proj-" + "A1" * 12}
+    )
     out = redact_all(line)
-    assert json.loads(out)["t"] == ("-----BEGIN RSA PRIVATE KEY-----\nxxxxxx\n-----END RSA PRIVATE KEY----- "
-                                    "sk-xxxx-" + "xx" * 12)
+    assert json.loads(out)["t"] == (
+        "-----BEGIN RSA PRIVATE KEY-----\nxxxxxx\n-----END RSA PRIVATE KEY----- sk-xxxx-" + "xx" * 12
+    )
 
 
-@pytest.mark.parametrize("text", [
-    "sk-short", "task-1234567890123456789012", "/Users/xxxxxxxxxxxx/Desktop", "password: process.env.PASSWORD",
-    "AKIAlowercase1234567", "the Bearer of news",
-    # VS Code Remote-SSH's server is started with this fixed token (two real rollouts of ../shared/corpus/wild)
-    "sh /root/.vscode-server/cli/servers/Stable-1b6a/server/bin/code-server --connection-token=remotessh "
-    "--accept-server-license-terms", "TOKEN=Bearer",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sk-short",
+        "task-1234567890123456789012",
+        "/Users/xxxxxxxxxxxx/Desktop",
+        "password: process.env.PASSWORD",
+        "AKIAlowercase1234567",
+        "the Bearer of news",
+        # VS Code Remote-SSH's server is started with this fixed token (two real rollouts of ../shared/corpus/wild)
+        "sh /root/.vscode-server/cli/servers/Stable-1b6a/server/bin/code-server --connection-token=remotessh "
+        "--accept-server-license-terms",
+        "TOKEN=Bearer",
+    ],
+)
 def test_near_misses_are_not_secrets(text):
     assert find_secrets(json.dumps({"t": text})) == []
 
@@ -57,13 +67,13 @@ def test_near_misses_are_not_secrets(text):
 def test_configured_patterns():
     line = '{"t":"internal-TOKEN-123"}'
     found = find_secrets(line, (re.compile(r"internal-[A-Z]+-\d+"),))
-    assert [(s.kind, line[s.start:s.end]) for s in found] == [("configured pattern", "internal-TOKEN-123")]
+    assert [(s.kind, line[s.start : s.end]) for s in found] == [("configured pattern", "internal-TOKEN-123")]
 
 
 def test_private_key_without_end_marker_runs_to_the_end_of_its_string():
     line = '{"a":"-----BEGIN PRIVATE KEY-----\\nMIIE\\\\\\"x","b":"y"}'
     found = find_secrets(line)
-    assert [line[s.start:s.end] for s in found] == ['-----BEGIN PRIVATE KEY-----\\nMIIE\\\\\\"x']
+    assert [line[s.start : s.end] for s in found] == ['-----BEGIN PRIVATE KEY-----\\nMIIE\\\\\\"x']
     assert json.loads(redact(line, found[0])) == {"a": '-----BEGIN PRIVATE KEY-----\nxxxx\\"x', "b": "y"}
 
 
@@ -71,25 +81,51 @@ def test_opaque_blobs_are_not_scanned():
     from analysis.session.record_analysis import analyze_line
 
     key = "sk-" + "BLOBblob0123456789" * 2
-    reasoning = json.dumps({"type": "response_item", "payload": {"type": "reasoning", "summary": [],
-                                                                 "encrypted_content": "gAAAA" + key}})
+    reasoning = json.dumps(
+        {"type": "response_item", "payload": {"type": "reasoning", "summary": [], "encrypted_content": "gAAAA" + key}}
+    )
     assert analyze_line(reasoning).findings == ()
-    image = json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
-        {"type": "input_image", "image_url": "data:image/png;base64,iVBOR/" + key + "=="}]}})
+    image = json.dumps(
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_image", "image_url": "data:image/png;base64,iVBOR/" + key + "=="}],
+            },
+        }
+    )
     assert analyze_line(image).findings == ()
     # the same characters in readable text are a secret, at their exact place
-    text = json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
-        {"type": "input_text", "text": "key " + key}, {"type": "input_image", "image_url": "data:image/png;base64,"
-                                                       + key}, {"type": "input_text", "text": "data:" + key}]}})
+    text = json.dumps(
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "key " + key},
+                    {"type": "input_image", "image_url": "data:image/png;base64," + key},
+                    {"type": "input_text", "text": "data:" + key},
+                ],
+            },
+        }
+    )
     found = analyze_line(text).findings
-    assert [(f.code, text[f.span.start:f.span.end]) for f in found] == [("secret", key), ("secret", key)]
+    assert [(f.code, text[f.span.start : f.span.end]) for f in found] == [("secret", key), ("secret", key)]
     assert found[0].span.start == text.index(key) and found[1].span.start == text.rindex(key)
 
 
-@pytest.mark.parametrize("text", [
-    'keykey: "abcdefgh12"', "passwordpassword='abcdefgh12'", 'token = "tokentokentoken" secret="abcdefgh12"',
-    'mykey: "abc" then secret_key: "abcdefgh1234", api_token=\\"abcdefgh1234', "passwd:'ab'passwd:'abcdefghij'",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'keykey: "abcdefgh12"',
+        "passwordpassword='abcdefgh12'",
+        'token = "tokentokentoken" secret="abcdefgh12"',
+        'mykey: "abc" then secret_key: "abcdefgh1234", api_token=\\"abcdefgh1234',
+        "passwd:'ab'passwd:'abcdefghij'",
+    ],
+)
 def test_credential_fields_are_the_leftmost_matches_of_the_field_pattern(text):
     # the scan tries the pattern only where a key word starts: it must find what a scan of every character finds
     from analysis.jsonl.secrets import _FIELD, _field_matches

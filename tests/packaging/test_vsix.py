@@ -56,15 +56,24 @@ def test_every_compiled_dependency_for_every_python(target):
     assert (manifest["target"], manifest["pythons"]) == (target, list(PYTHONS))
     assert f'TargetPlatform="{target}"' in manifest_xml
     assert package["main"] == "./out/extension.js" and "extension/out/extension.js" in names
-    missing = [f"cp{p.replace('.', '')}/{extension_module(target, p, m, m in ABI3_MODULES)}"
-               for p in PYTHONS for m in MODULES + ABI3_MODULES
-               if f"extension/bundled/native/cp{p.replace('.', '')}/{extension_module(target, p, m, m in ABI3_MODULES)}"
-               not in names]
+    missing = [
+        f"cp{p.replace('.', '')}/{extension_module(target, p, m, m in ABI3_MODULES)}"
+        for p in PYTHONS
+        for m in MODULES + ABI3_MODULES
+        if f"extension/bundled/native/cp{p.replace('.', '')}/{extension_module(target, p, m, m in ABI3_MODULES)}"
+        not in names
+    ]
     assert missing == []
     other = [n for n in names if n.endswith((".so", ".pyd", ".dylib", ".dll")) and "/native/cp" not in n]
     assert other == []  # nothing compiled among the pure-Python libs, which every Python shares
-    for shipped in ("libs/lsp_server/findings.md", "libs/analysis/cli/__init__.py", "libs/lsp_server/server.py",
-                    "libs/pygls/__init__.py", "libs/pydantic/__init__.py", "libs/esprima/__init__.py"):
+    for shipped in (
+        "libs/lsp_server/findings.md",
+        "libs/analysis/cli/__init__.py",
+        "libs/lsp_server/server.py",
+        "libs/pygls/__init__.py",
+        "libs/pydantic/__init__.py",
+        "libs/esprima/__init__.py",
+    ):
         assert f"extension/bundled/{shipped}" in names, shipped
 
 
@@ -73,11 +82,17 @@ def interpreters() -> dict[str, str]:
     found = {f"{sys.version_info[0]}.{sys.version_info[1]}": sys.executable}
     for version in PYTHONS:
         candidates = [shutil.which(f"python{version}") or ""] + sorted(
-            glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}")))
+            glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}"))
+        )
         for candidate in candidates:
-            if version not in found and candidate and subprocess.run(
-                    [candidate, "-c", "import sys; assert sys.implementation.name == 'cpython'"],
-                    capture_output=True).returncode == 0:
+            if (
+                version not in found
+                and candidate
+                and subprocess.run(
+                    [candidate, "-c", "import sys; assert sys.implementation.name == 'cpython'"], capture_output=True
+                ).returncode
+                == 0
+            ):
                 found[version] = candidate
     return found
 
@@ -90,13 +105,30 @@ def test_the_linux_x64_package_runs_on_each_python_here(tmp_path):
     bundled = tmp_path / "extension" / "bundled"
     found = interpreters()
     for version, python in sorted(found.items()):
-        env = dict(os.environ, PYTHONNOUSERSITE="1",
-                   PYTHONPATH=f"{bundled / 'native' / ('cp' + version.replace('.', ''))}:{bundled / 'libs'}")
-        run = subprocess.run([python, "-m", "lsp_server", "check", str(ROOT / "fixtures" / "rollout-demo.jsonl")],
-                             capture_output=True, text=True, env=env, cwd=tmp_path)
+        env = dict(
+            os.environ,
+            PYTHONNOUSERSITE="1",
+            PYTHONPATH=f"{bundled / 'native' / ('cp' + version.replace('.', ''))}:{bundled / 'libs'}",
+        )
+        run = subprocess.run(
+            [python, "-m", "lsp_server", "check", str(ROOT / "fixtures" / "rollout-demo.jsonl")],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         assert (run.returncode, len(run.stdout.splitlines()), run.stderr) == (1, 3, ""), (version, run.stderr)
-        server = subprocess.run([python, "-c", "import lsp_server.server, zstandard.backend_c, pydantic_core; "
-                                 "from lsp_server.findings_doc import findings_doc; print(findings_doc())"],
-                                capture_output=True, text=True, env=env, cwd=tmp_path)
+        server = subprocess.run(
+            [
+                python,
+                "-c",
+                "import lsp_server.server, zstandard.backend_c, pydantic_core; "
+                "from lsp_server.findings_doc import findings_doc; print(findings_doc())",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+        )
         assert server.stdout.strip() == (bundled / "libs" / "lsp_server" / "findings.md").as_uri(), server.stderr
     print(f"ran the linux-x64 package on CPython {', '.join(sorted(found))}")

@@ -34,19 +34,42 @@ def history_of(db: Path, path: Path | str) -> list:
 def test_changes_of_a_session_are_read_with_paths_hunks_and_applied(world):
     repo, folder, db, made = world
     changes = file_changes(analyze_text(made["b"].text()))
-    assert [(c.action, c.path, c.move_to, c.absolute, c.move_absolute, c.applied, c.nested, c.next_command)
-            for c in changes] == [
+    assert [
+        (c.action, c.path, c.move_to, c.absolute, c.move_absolute, c.applied, c.nested, c.next_command) for c in changes
+    ] == [
         ("update", "app.py", None, str(repo / "src" / "app.py"), None, "yes", True, "pytest -q"),
-        ("update", "old_name.py", "new_name.py", str(repo / "src" / "old_name.py"), str(repo / "src" / "new_name.py"),
-         "yes", True, "pytest -q"),
-        ("delete", "gone.py", None, str(repo / "src" / "gone.py"), None, "yes", True, "pytest -q")]
-    assert changes[0].hunks == (Hunk("@@", ('-def compute_greeting(name):', '-    return f"hello {name}"',
-                                           '+def compute_greeting(name):', '+    return f"Hello, {name}!"')),)
-    assert changes[0].hunks[0].added == ('def compute_greeting(name):', '    return f"Hello, {name}!"')
+        (
+            "update",
+            "old_name.py",
+            "new_name.py",
+            str(repo / "src" / "old_name.py"),
+            str(repo / "src" / "new_name.py"),
+            "yes",
+            True,
+            "pytest -q",
+        ),
+        ("delete", "gone.py", None, str(repo / "src" / "gone.py"), None, "yes", True, "pytest -q"),
+    ]
+    assert changes[0].hunks == (
+        Hunk(
+            "@@",
+            (
+                "-def compute_greeting(name):",
+                '-    return f"hello {name}"',
+                "+def compute_greeting(name):",
+                '+    return f"Hello, {name}!"',
+            ),
+        ),
+    )
+    assert changes[0].hunks[0].added == ("def compute_greeting(name):", '    return f"Hello, {name}!"')
     assert changes[2].hunks == ()
     failed = file_changes(analyze_text(made["a"].text()))[-1]
     assert (failed.path, failed.applied, failed.nested, failed.hunks[0].added) == (
-        "src/app.py", "no", False, ('    log("the failed patch added this")',))
+        "src/app.py",
+        "no",
+        False,
+        ('    log("the failed patch added this")',),
+    )
     [windows] = file_changes(analyze_text(made["c"].text()))
     assert (windows.absolute, windows.applied) == ("C:\\Users\\dev\\repo\\src\\app.py", "yes")
 
@@ -68,11 +91,19 @@ def test_paths_resolve_on_windows_and_posix():
 
 
 def test_hunks_of_each_file_of_a_patch():
-    text = patch_text(add("n.py", ["one", "two"]), update("u.py", "@@ def f():\n x\n-y\n+z\n@@\n+w\n*** End of File\n"),
-                      delete("d.py"), update("m.py", "", move_to="m2.py"))
+    text = patch_text(
+        add("n.py", ["one", "two"]),
+        update("u.py", "@@ def f():\n x\n-y\n+z\n@@\n+w\n*** End of File\n"),
+        delete("d.py"),
+        update("m.py", "", move_to="m2.py"),
+    )
     parsed = parse_patch(text)
     assert patch_hunks(text, parsed.files) == [
-        (Hunk(None, ("+one", "+two")),), (Hunk("@@ def f():", (" x", "-y", "+z")), Hunk("@@", ("+w",))), (), ()]
+        (Hunk(None, ("+one", "+two")),),
+        (Hunk("@@ def f():", (" x", "-y", "+z")), Hunk("@@", ("+w",))),
+        (),
+        (),
+    ]
     assert Hunk(None, ("+a", "-b", "+c", " d", "+e")).added_runs() == [("a", "c"), ("e",)]
 
 
@@ -83,7 +114,8 @@ def test_blame_lists_the_sessions_of_a_file_newest_first(world):
         ("019c", "update", "yes", "repository", "add a review note"),
         ("019b", "update", "yes", "path", "capitalise the greeting"),
         ("019a", "update", "no", "path", "log something"),
-        ("019a", "add", "yes", "path", "create the app")]
+        ("019a", "add", "yes", "path", "create the app"),
+    ]
     # session D changed src/app.py of another repository (another remote): not listed
 
 
@@ -93,13 +125,20 @@ def test_each_line_is_the_newest_applied_patch_that_added_it(world):
     blamed = attribute_lines(read_lines(str(repo / "src" / "app.py")), history)
     owners = [(b.change.session_id[:4], b.run) if b else None for b in blamed]
     assert owners == [
-        ("019a", (0, 3)), ("019a", (0, 3)), ("019a", (0, 3)), ("019a", (0, 3)),  # a run of A's added file
+        ("019a", (0, 3)),
+        ("019a", (0, 3)),
+        ("019a", (0, 3)),
+        ("019a", (0, 3)),  # a run of A's added file
         ("019c", (4, 4)),  # a distinctive line alone: C, recorded on Windows
         ("019a", (5, 5)),  # distinctive alone, A's (the human edit below parts it from its run)
         None,  # edited by a person after A added it
-        ("019a", (7, 10)), ("019a", (7, 10)), ("019a", (7, 10)),  # A's run, whose last line B added again …
-        ("019b", (10, 11)), ("019b", (10, 11)),  # … and B, newer, wins it
-        None]  # only the failed patch added it: never attributed
+        ("019a", (7, 10)),
+        ("019a", (7, 10)),
+        ("019a", (7, 10)),  # A's run, whose last line B added again …
+        ("019b", (10, 11)),
+        ("019b", (10, 11)),  # … and B, newer, wins it
+        None,
+    ]  # only the failed patch added it: never attributed
 
 
 def test_common_lines_are_not_attributed_alone(tmp_path: Path):
@@ -127,10 +166,14 @@ def test_a_moved_file_keeps_the_history_of_its_earlier_name(world):
     repo, folder, db, made = world
     history = history_of(db, repo / "src" / "new_name.py")
     assert [(c.session_id[:4], c.action, c.path, c.move_to, c.leaves) for c in history] == [
-        ("019b", "update", "old_name.py", "new_name.py", False), ("019a", "add", "src/old_name.py", None, False)]
+        ("019b", "update", "old_name.py", "new_name.py", False),
+        ("019a", "add", "src/old_name.py", None, False),
+    ]
     # from the old name, the move took the file away
     assert [(c.session_id[:4], c.leaves) for c in history_of(db, repo / "src" / "old_name.py")] == [
-        ("019b", True), ("019a", False)]
+        ("019b", True),
+        ("019a", False),
+    ]
     blamed = attribute_lines(["VALUE = 42", "OTHER = 'x'"], history)
     assert [b.change.session_id[:4] for b in blamed] == ["019b", "019a"]
 
@@ -138,7 +181,10 @@ def test_a_moved_file_keeps_the_history_of_its_earlier_name(world):
 def test_a_deleted_file_lists_its_sessions(world):
     repo, folder, db, made = world
     history = history_of(db, repo / "src" / "gone.py")
-    assert [(c.session_id[:4], c.action, c.leaves) for c in history] == [("019b", "delete", True), ("019a", "add", False)]
+    assert [(c.session_id[:4], c.action, c.leaves) for c in history] == [
+        ("019b", "delete", True),
+        ("019a", "add", False),
+    ]
     # a file written again after the delete holds nothing of the patches before it
     assert attribute_lines(["print('soon gone')"], history) == [None]
     assert attribute_lines(["print('soon gone')"], history[1:])[0].change.session_id[:4] == "019a"
@@ -179,10 +225,11 @@ def test_the_index_keeps_changes_fresh_when_a_rollout_grows(world, tmp_path: Pat
 
 
 def _changes(index: RolloutIndex) -> list[tuple]:
-    return index.db.execute("SELECT f.path, ch.line, ch.call_index, ch.file_index, ch.action, ch.absolute, "
-                            "ch.path_key, ch.repo_path, ch.applied, ch.hunks, ch.turn_title, ch.timestamp FROM changes ch "
-                            "JOIN files f ON f.id = ch.file_id ORDER BY f.path, ch.line, ch.call_index, ch.file_index"
-                            ).fetchall()
+    return index.db.execute(
+        "SELECT f.path, ch.line, ch.call_index, ch.file_index, ch.action, ch.absolute, "
+        "ch.path_key, ch.repo_path, ch.applied, ch.hunks, ch.turn_title, ch.timestamp FROM changes ch "
+        "JOIN files f ON f.id = ch.file_id ORDER BY f.path, ch.line, ch.call_index, ch.file_index"
+    ).fetchall()
 
 
 def test_cli_blame(world):
@@ -192,16 +239,36 @@ def test_cli_blame(world):
     assert listed.returncode == 0, listed.stderr
     out = listed.stdout.splitlines()
     assert out[0] == f"{app}: changed by 3 sessions (4 changes), newest first"
-    assert out[1].startswith("2026-03-01T10:00:05.000Z  update  applied  session 019c0000-0000-7000-8000-00000000000c"
-                             "  turn 3 \"add a review note\"  as C:\\Users\\dev\\repo\\src\\app.py  ")
-    assert out[3].startswith("2026-01-01T10:00:09.000Z  update  FAILED  session 019a0000-0000-7000-8000-00000000000a  turn 7 \"log something\"  ")
+    assert out[1].startswith(
+        "2026-03-01T10:00:05.000Z  update  applied  session 019c0000-0000-7000-8000-00000000000c"
+        '  turn 3 "add a review note"  as C:\\Users\\dev\\repo\\src\\app.py  '
+    )
+    assert out[3].startswith(
+        '2026-01-01T10:00:09.000Z  update  FAILED  session 019a0000-0000-7000-8000-00000000000a  turn 7 "log something"  '
+    )
     as_json = json.loads(run_cli("blame", app, "--db", str(db), "--json", "--lines").stdout)
-    assert as_json["sessions"] == ["019c0000-0000-7000-8000-00000000000c", "019b0000-0000-7000-8000-00000000000b",
-                                   "019a0000-0000-7000-8000-00000000000a"]
+    assert as_json["sessions"] == [
+        "019c0000-0000-7000-8000-00000000000c",
+        "019b0000-0000-7000-8000-00000000000b",
+        "019a0000-0000-7000-8000-00000000000a",
+    ]
     assert as_json["repository_path"] == "src/app.py"
     by_id = {c["id"]: c for c in as_json["changes"]}
     assert [by_id[b["change"]]["session_id"][:4] if b else None for b in as_json["lines"]] == [
-        "019a", "019a", "019a", "019a", "019c", "019a", None, "019a", "019a", "019a", "019b", "019b", None]
+        "019a",
+        "019a",
+        "019a",
+        "019a",
+        "019c",
+        "019a",
+        None,
+        "019a",
+        "019a",
+        "019a",
+        "019b",
+        "019b",
+        None,
+    ]
     lines = run_cli("blame", app, "--db", str(db), "--lines").stdout.splitlines()
     assert lines[4] == " 5 2026-03-01T10:00:05 019c0000  │     # reviewed on windows"
     assert lines[6] == " 7                               │     print(greeting.upper())"

@@ -24,14 +24,31 @@ def test_counts_of_the_fixtures():
     assert census.skipped == [str(FIXTURES / "not-a-rollout.jsonl"), str(FIXTURES / "session_index.jsonl")]
     demo = census_of_file(str(FIXTURES / "rollout-demo.jsonl")).to_json()
     assert demo == {
-        "counts": {"rollouts": 1, "lines": 10, "exec scripts": 3, "literal commands": 3, "computed commands": 1,
-                   "computed commands with a known expansion": 1, "JS-literal arguments": 4},
+        "counts": {
+            "rollouts": 1,
+            "lines": 10,
+            "exec scripts": 3,
+            "literal commands": 3,
+            "computed commands": 1,
+            "computed commands with a known expansion": 1,
+            "JS-literal arguments": 4,
+        },
         "calls_by_tool": {"exec_command": 4, "apply_patch": 1},
         "findings_by_code": {"dead-branch": 1, "expanded-command": 1, "unpaired-call": 1},
-        "tokens": {"input": 0, "cached": 0, "output": 0, "reasoning": 0, "total": 0, "inherited_total": 0,
-                   "reported_total": 0, "sessions_with_usage": 0, "cache_write": 0},
+        "tokens": {
+            "input": 0,
+            "cached": 0,
+            "output": 0,
+            "reasoning": 0,
+            "total": 0,
+            "inherited_total": 0,
+            "reported_total": 0,
+            "sessions_with_usage": 0,
+            "cache_write": 0,
+        },
         "unknown_types_by_cli_version": {},
-        "unreadable_files": 0, "skipped_files": 0,
+        "unreadable_files": 0,
+        "skipped_files": 0,
     }
 
 
@@ -41,8 +58,13 @@ def test_two_processes_give_the_same_counts_as_one():
 
 def test_a_large_file_spread_by_lines_gives_the_same_counts(monkeypatch, tmp_path):
     big = tmp_path / "rollout-big.jsonl"
-    big.write_text("".join((FIXTURES / name).read_text() for name in
-                           ("rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl")) * 5)
+    big.write_text(
+        "".join(
+            (FIXTURES / name).read_text()
+            for name in ("rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl")
+        )
+        * 5
+    )
     monkeypatch.setattr(census_module, "CHUNK_BYTES", 1000)  # everything counts as large: lines are spread
     monkeypatch.setattr(spread_module, "CHUNK_BYTES", 1000)
     spread = run_census([str(big)], jobs=2).to_json()
@@ -62,11 +84,16 @@ def test_files_are_given_out_largest_first_and_their_problems_listed_in_the_orde
     assert sorted(files) == sorted(paths)
     one = run_census(paths, jobs=1)
     assert two.to_json() == one.to_json()
-    assert two.problems == one.problems == [
-        f"cannot read {tmp_path / 'a-missing.jsonl'}: No such file or directory",
-        f"{FIXTURES / 'not-a-rollout.jsonl'}: {census_module.NOT_A_ROLLOUT}",
-        f"{FIXTURES / 'session_index.jsonl'}: {census_module.NOT_A_ROLLOUT}",
-        f"cannot read {tmp_path / 'z-missing.jsonl'}: No such file or directory"]
+    assert (
+        two.problems
+        == one.problems
+        == [
+            f"cannot read {tmp_path / 'a-missing.jsonl'}: No such file or directory",
+            f"{FIXTURES / 'not-a-rollout.jsonl'}: {census_module.NOT_A_ROLLOUT}",
+            f"{FIXTURES / 'session_index.jsonl'}: {census_module.NOT_A_ROLLOUT}",
+            f"cannot read {tmp_path / 'z-missing.jsonl'}: No such file or directory",
+        ]
+    )
     assert two.unreadable == one.unreadable and two.skipped == one.skipped
 
 
@@ -76,7 +103,13 @@ def test_files_are_packed_into_tasks_by_size_and_count(monkeypatch):
     monkeypatch.setattr(spread_module, "TASK_SHARE", 2)  # a task: about 1700 / (2 jobs × 2) = 425 bytes
     assert list(spread_module.file_tasks(order, sizes, 2)) == [["big"], ["mid", "a", "b"], ["c", "d", "e", "f", "g"]]
     monkeypatch.setattr(spread_module, "TASK_FILES", 2)
-    assert list(spread_module.file_tasks(order, sizes, 2)) == [["big"], ["mid", "a"], ["b", "c"], ["d", "e"], ["f", "g"]]
+    assert list(spread_module.file_tasks(order, sizes, 2)) == [
+        ["big"],
+        ["mid", "a"],
+        ["b", "c"],
+        ["d", "e"],
+        ["f", "g"],
+    ]
 
 
 def test_no_more_tasks_than_the_window_are_submitted_ahead():
@@ -103,12 +136,14 @@ def test_an_unreadable_file_is_counted_not_fatal(tmp_path):
 
 # distributed leaves a socket of its dashboard-port probe to the garbage collector when 8787 is taken (by another
 # cluster on the machine): its leak, not ours, so this test alone lets that one ResourceWarning pass
-@pytest.mark.filterwarnings("ignore:Exception ignored in. <socket.socket:pytest.PytestUnraisableExceptionWarning",
-                            "ignore:unclosed <socket.socket:ResourceWarning")
+@pytest.mark.filterwarnings(
+    "ignore:Exception ignored in. <socket.socket:pytest.PytestUnraisableExceptionWarning",
+    "ignore:unclosed <socket.socket:ResourceWarning",
+)
 def test_on_a_dask_cluster_the_counts_are_the_local_ones():
     import distributed
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         on_dask = run_census(FILES, scheduler=cluster.scheduler_address)
     assert on_dask.to_json() == run_census(FILES, jobs=1).to_json()
 

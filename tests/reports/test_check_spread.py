@@ -15,8 +15,14 @@ from tests.helpers import FIXTURES, ROOT, inline_pool
 
 
 def _check(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lsp_server", "check", *args], capture_output=True, text=True,
-                          cwd=ROOT, input=input, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "lsp_server", "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        input=input,
+        encoding="utf-8",
+    )
 
 
 def test_two_jobs_print_what_one_prints_with_files_missing_skipped_and_read_from_standard_input(tmp_path):
@@ -29,8 +35,10 @@ def test_two_jobs_print_what_one_prints_with_files_missing_skipped_and_read_from
         one = _check(*extra, "-j", "1", *paths, input=demo)
         two = _check(*extra, "-j", "2", *paths, input=demo)
         assert (two.stdout, two.stderr, two.returncode) == (one.stdout, one.stderr, one.returncode)
-        assert one.returncode == 2 and one.stderr.splitlines()[0] == \
-            f"rollout-lsp: cannot read {missing}: No such file or directory"
+        assert (
+            one.returncode == 2
+            and one.stderr.splitlines()[0] == f"rollout-lsp: cannot read {missing}: No such file or directory"
+        )
     lines = _check("-j", "2", *paths, input=demo).stdout.splitlines()
     files = list(dict.fromkeys(line.split(":")[0] for line in lines))
     # the folder's files (sorted), then the large file, then standard input: the order of the paths
@@ -41,6 +49,7 @@ def test_two_jobs_print_what_one_prints_with_files_missing_skipped_and_read_from
 def test_files_go_to_the_workers_largest_first_and_come_back_in_the_order_of_the_paths(monkeypatch, tmp_path):
     given: list[list[str]] = []
     import concurrent.futures
+
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(given, workers=2))
     monkeypatch.setattr(spread_module, "TASK_SHARE", 1)  # a task: about half the bytes, or one file
     names = ["rollout-demo.jsonl", "rollout-outputs.jsonl", "rollout-patches.jsonl", "rollout-dead-branches.jsonl"]
@@ -58,8 +67,9 @@ def test_files_go_to_the_workers_largest_first_and_come_back_in_the_order_of_the
 def test_standard_input_is_read_by_the_main_process(monkeypatch):
     data = (FIXTURES / "rollout-demo.jsonl").read_bytes()
     monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": io.BytesIO(data)})())
-    got = dict(check_module._outcomes([str(FIXTURES / "rollout-patches.jsonl"), STDIN], PositionEncoding.UTF16,
-                                      2, None))
+    got = dict(
+        check_module._outcomes([str(FIXTURES / "rollout-patches.jsonl"), STDIN], PositionEncoding.UTF16, 2, None)
+    )
     assert [code for code, _, _ in got[STDIN]] == ["unpaired-call", "expanded-command", "dead-branch"]
 
 
@@ -73,12 +83,12 @@ def test_one_small_file_is_read_without_worker_processes(monkeypatch):
     path = str(FIXTURES / "rollout-demo.jsonl")
     assert os.path.getsize(path) < spread_module.CHUNK_BYTES
     [(got_path, outcome)] = check_module._outcomes([path], PositionEncoding.UTF16, 2, None)
-    assert got_path == path and [code for code, _, _ in outcome] == ["unpaired-call", "expanded-command",
-                                                                      "dead-branch"]
+    assert got_path == path and [code for code, _, _ in outcome] == ["unpaired-call", "expanded-command", "dead-branch"]
 
 
 def test_a_dead_worker_leaves_its_files_to_the_main_process(monkeypatch):
     import concurrent.futures
+
     given: list[list[str]] = []
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(given, broken=True))
     paths = [str(FIXTURES / name) for name in ("rollout-demo.jsonl", "rollout-patches.jsonl")]
@@ -89,6 +99,7 @@ def test_a_dead_worker_leaves_its_files_to_the_main_process(monkeypatch):
 def test_a_pipe_is_read_by_the_main_process(monkeypatch, tmp_path):
     import concurrent.futures
     import threading
+
     given: list[list[str]] = []
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(given))
     pipe = tmp_path / "rollout-piped.jsonl"

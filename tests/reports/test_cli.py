@@ -40,7 +40,8 @@ def test_check_json():
     assert rows[0] == {
         "file": "fixtures/rollout-patches.jsonl",
         "range": {"start": {"line": 2, "character": 414}, "end": {"line": 2, "character": 422}},
-        "severity": "warning", "code": "unresolved-patch-path",
+        "severity": "warning",
+        "code": "unresolved-patch-path",
         "message": "patch path ${other} does not resolve to a const string; the file is not listed",
     }
     assert [r["code"] for r in rows] == ["unresolved-patch-path"] + ["patch-syntax"] * 4
@@ -79,8 +80,11 @@ def test_unreadable_and_usage_errors_exit_2(tmp_path):
 
 def test_invalid_utf8_and_bom(tmp_path):
     path = tmp_path / "rollout-bytes.jsonl"
-    path.write_bytes(b"\xef\xbb\xbf" + fixture("rollout-crlf.jsonl").encode() +
-                     b'{"type":"response_item","payload":{"type":"message","role":"user","content":"caf\xe9"}}\n')
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + fixture("rollout-crlf.jsonl").encode()
+        + b'{"type":"response_item","payload":{"type":"message","role":"user","content":"caf\xe9"}}\n'
+    )
     result = run_cli("check", "--fail-on", "error", str(path))
     assert result.returncode == 1
     assert result.stdout == f"{path}:4:81: error invalid-json not UTF-8: byte 0xe9\n"
@@ -92,22 +96,40 @@ def test_outline_json_format():
     assert result.returncode == 0
     assert set(out) == {"file", "turns", "records", "calls", "files", "diagnostics"}
     assert out["turns"] == []  # no task_started, no user message: no turn
-    assert out["records"][0] == {"line": 1, "call_id": "call_top1", "name": "exec_command", "record": "function_call",
-                                 "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}}
+    assert out["records"][0] == {
+        "line": 1,
+        "call_id": "call_top1",
+        "name": "exec_command",
+        "record": "function_call",
+        "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2},
+    }
     assert out["calls"][0] == {
-        "line": 1, "record": "function_call", "call_id": "call_top1", "tool": "exec_command", "kind": "command",
-        "outcome": None, "command": "git status --short", "workdir": "/home/u/proj", "files": [], "computed": False,
-        "expansion": None, "expansion_tools": None, "executed": "yes",
+        "line": 1,
+        "record": "function_call",
+        "call_id": "call_top1",
+        "tool": "exec_command",
+        "kind": "command",
+        "outcome": None,
+        "command": "git status --short",
+        "workdir": "/home/u/proj",
+        "files": [],
+        "computed": False,
+        "expansion": None,
+        "expansion_tools": None,
+        "executed": "yes",
         "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 221}},
-        "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2}, "event": None,
+        "output": {"status": "completed", "exit_code": 0, "wall_time": 0.1, "line": 2},
+        "event": None,
     }
 
 
 def test_outline_position_encodings():
     def start(encoding):
-        out = json.loads(run_cli("outline", "--json", "--position-encoding", encoding,
-                                 "fixtures/rollout-unicode.jsonl").stdout)
+        out = json.loads(
+            run_cli("outline", "--json", "--position-encoding", encoding, "fixtures/rollout-unicode.jsonl").stdout
+        )
         return out["calls"][0]["range"]["start"]["character"]
+
     assert (start("utf-32"), start("utf-16"), start("utf-8")) == (223, 225, 229)
 
 
@@ -156,8 +178,12 @@ def test_dash_reads_standard_input_plain_or_zstd():
     plain = run_cli("check", "-", input=text)
     assert plain.returncode == 1
     assert plain.stdout.splitlines()[0] == "-:9:132: hint unpaired-call no output record for call call_demo3"
-    packed = subprocess.run([sys.executable, "-m", "lsp_server", "outline", "-"], capture_output=True,
-                            input=zstandard.ZstdCompressor().compress(text.encode()), cwd=ROOT)
+    packed = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "outline", "-"],
+        capture_output=True,
+        input=zstandard.ZstdCompressor().compress(text.encode()),
+        cwd=ROOT,
+    )
     assert packed.returncode == 0
     assert packed.stdout.decode().splitlines()[:2] == ["-", "  session: 5 calls, 1 failed (first: line 5, exit 1)"]
     census = json.loads(run_cli("census", "--json", "--jobs", "2", "-", input=text).stdout)
@@ -224,22 +250,29 @@ def test_json_lines_that_are_not_rollouts_are_skipped_as_the_server_does(tmp_pat
 def test_a_closed_pipe_ends_quietly_with_the_findings_status(tmp_path):
     big = tmp_path / "rollout-big.jsonl"
     big.write_text(fixture("rollout-demo.jsonl") * 3000)  # far more output than a pipe holds
-    for args, status in ((["check", str(big)], 1), (["check", "--fail-on", "error", str(big)], 0),
-                         (["outline", str(big)], 0)):
+    for args, status in (
+        (["check", str(big)], 1),
+        (["check", "--fail-on", "error", str(big)], 0),
+        (["outline", str(big)], 0),
+    ):
         reader = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.readline()"], stdin=subprocess.PIPE)
         with reader:
-            writer = subprocess.run([sys.executable, "-m", "lsp_server", *args], stdout=reader.stdin,
-                                    stderr=subprocess.PIPE, cwd=ROOT)
+            writer = subprocess.run(
+                [sys.executable, "-m", "lsp_server", *args], stdout=reader.stdin, stderr=subprocess.PIPE, cwd=ROOT
+            )
         assert (writer.returncode, writer.stderr) == (status, b"")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["serve", "--tcp", "bogus"], "argument --tcp: expected HOST:PORT with a port from 0 to 65535, not 'bogus'"),
-    (["serve", "--ws", "host:99999"], "argument --ws: expected HOST:PORT"),
-    (["serve", "--log-level", "nonsense"], "argument --log-level: invalid choice: 'NONSENSE'"),
-    (["census", "--jobs", "many", "fixtures"], "argument --jobs/-j: expected a whole number, not 'many'"),
-    (["check", "--fail-on", "fatal", "x"], "argument --fail-on: invalid choice: 'fatal'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["serve", "--tcp", "bogus"], "argument --tcp: expected HOST:PORT with a port from 0 to 65535, not 'bogus'"),
+        (["serve", "--ws", "host:99999"], "argument --ws: expected HOST:PORT"),
+        (["serve", "--log-level", "nonsense"], "argument --log-level: invalid choice: 'NONSENSE'"),
+        (["census", "--jobs", "many", "fixtures"], "argument --jobs/-j: expected a whole number, not 'many'"),
+        (["check", "--fail-on", "fatal", "x"], "argument --fail-on: invalid choice: 'fatal'"),
+    ],
+)
 def test_argument_errors_are_usage_errors(args, message):
     result = run_cli(*args)
     assert result.returncode == 2

@@ -33,16 +33,37 @@ def sessions(tmp_path: Path) -> Path:
     """A copy of the fixture rollouts, as a sessions folder."""
     folder = tmp_path / "sessions"
     # fixtures/sessions (a parent and its subagent, tests/session/test_sessions.py) is left out: these tests count files
-    shutil.copytree(FIXTURES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "sessions",
-                                                                    "session_index.jsonl"))
+    shutil.copytree(
+        FIXTURES, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "sessions", "session_index.jsonl")
+    )
     return folder
 
 
 def rows(index: RolloutIndex) -> list[tuple]:
     """Every indexed call, as comparable tuples."""
-    return [(h.path, h.line, h.columns["utf-16"], h.tool, h.kind, h.text, h.workdir, h.files, h.executed, h.status,
-             h.exit_code, h.output_line, h.call_id, h.session_id, h.turn_line, h.turn_title, h.turn_number, h.timestamp)
-            for h in index.search("")]
+    return [
+        (
+            h.path,
+            h.line,
+            h.columns["utf-16"],
+            h.tool,
+            h.kind,
+            h.text,
+            h.workdir,
+            h.files,
+            h.executed,
+            h.status,
+            h.exit_code,
+            h.output_line,
+            h.call_id,
+            h.session_id,
+            h.turn_line,
+            h.turn_title,
+            h.turn_number,
+            h.timestamp,
+        )
+        for h in index.search("")
+    ]
 
 
 def record(line: dict) -> str:
@@ -60,11 +81,25 @@ def test_every_call_of_every_fixture_is_indexed_at_its_exact_range(sessions: Pat
     for path in files:
         analysis = analyze_text(path.read_text(encoding="utf-8"))
         for located in analysis.calls:
-            ranges = {e.value: (analysis.range_of(located.span, e).start.character,
-                                analysis.range_of(located.span, e).end.character) for e in PositionEncoding}
-            expected.append((str(path), located.line, ranges, located.call.tool, redact_all(call_text(located.call)),
-                             located.call.executed, located.output.exit_code if located.output else None,
-                             located.record.call_id))
+            ranges = {
+                e.value: (
+                    analysis.range_of(located.span, e).start.character,
+                    analysis.range_of(located.span, e).end.character,
+                )
+                for e in PositionEncoding
+            }
+            expected.append(
+                (
+                    str(path),
+                    located.line,
+                    ranges,
+                    located.call.tool,
+                    redact_all(call_text(located.call)),
+                    located.call.executed,
+                    located.output.exit_code if located.output else None,
+                    located.record.call_id,
+                )
+            )
     assert [(h.path, h.line, h.columns, h.tool, h.text, h.executed, h.exit_code, h.call_id) for h in hits] == expected
     assert stats.calls_added == len(expected) == 114
 
@@ -75,14 +110,31 @@ def test_a_hit_says_what_ran_where_in_which_session_and_turn(sessions: Path, tmp
         [push] = index.search("git push")
         [pytest_call] = index.search("PYTEST -q tests/")
     assert push.to_json() == {
-        "file": str(sessions / DEMO), "line": 8,
+        "file": str(sessions / DEMO),
+        "line": 8,
         "range": {"start": {"line": 8, "character": 361}, "end": {"line": 8, "character": 408}},
-        "tool": "exec_command", "kind": "command", "text": "git push --force", "workdir": None, "files": [],
-        "executed": "no", "status": None, "exit_code": None, "output_line": None, "call_id": "call_demo3",
-        "record": "exec", "session_id": SESSION, "turn": {"number": 1, "line": 2, "title": "Fix the failing greeting test"},
-        "timestamp": TIME}
-    assert (pytest_call.text, pytest_call.workdir, pytest_call.status, pytest_call.exit_code,
-            pytest_call.output_line) == ("pytest -q tests/test_greet.py", "/home/u/proj", "completed", 1, 5)
+        "tool": "exec_command",
+        "kind": "command",
+        "text": "git push --force",
+        "workdir": None,
+        "files": [],
+        "executed": "no",
+        "status": None,
+        "exit_code": None,
+        "output_line": None,
+        "call_id": "call_demo3",
+        "record": "exec",
+        "session_id": SESSION,
+        "turn": {"number": 1, "line": 2, "title": "Fix the failing greeting test"},
+        "timestamp": TIME,
+    }
+    assert (
+        pytest_call.text,
+        pytest_call.workdir,
+        pytest_call.status,
+        pytest_call.exit_code,
+        pytest_call.output_line,
+    ) == ("pytest -q tests/test_greet.py", "/home/u/proj", "completed", 1, 5)
 
 
 def test_unicode_columns_in_every_encoding(sessions: Path, tmp_path: Path):
@@ -113,7 +165,8 @@ def test_filters_tool_since_failed_and_short_queries(sessions: Path, tmp_path: P
             ("rollout-records.jsonl", 49, "true", None, "failed"),  # Script error:
             ("rollout-records.jsonl", 51, "update a.py", None, "failed"),  # apply_patch verification failed
             ("rollout-records.jsonl", 53, "delete gone.py", 1, "failed"),
-            ("rollout-toplevel.jsonl", 3, "bash -lc 'ls -la'", 2, "completed")]
+            ("rollout-toplevel.jsonl", 3, "bash -lc 'ls -la'", 2, "completed"),
+        ]
         assert len(index.search("", since="2026-07-20")) == 114
         assert index.search("", since="2026-07-20T10:00:01") == []
         assert [h.text for h in index.search("→")] == ["update c.py → d.py", "update src/a.py → src/b.py"]  # < 3
@@ -139,8 +192,9 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
         index.update([str(sessions)])
         before = rows(index)
     analysed: list[str] = []
-    monkeypatch.setattr(planning_module, "analyze_text",
-                        lambda text, *rest: analysed.append(text) or analyze_text(text, *rest))
+    monkeypatch.setattr(
+        planning_module, "analyze_text", lambda text, *rest: analysed.append(text) or analyze_text(text, *rest)
+    )
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
@@ -161,16 +215,23 @@ def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeyp
         [pending] = index.search("pytest -q tests/")
         assert (pending.status, pending.exit_code, pending.output_line) == (None, None, None)
     analysed: list[str] = []
-    monkeypatch.setattr(planning_module, "analyze_text",
-                        lambda text, *rest: analysed.append(text) or analyze_text(text, *rest))
+    monkeypatch.setattr(
+        planning_module, "analyze_text", lambda text, *rest: analysed.append(text) or analyze_text(text, *rest)
+    )
     with open(rollout, "a", encoding="utf-8") as handle:
         handle.write("\n".join(lines[5:]))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
         appended = rows(index)
         [paired] = index.search("pytest -q tests/")
-    assert (stats.appended, stats.full, stats.lines_analysed, stats.lines_reread, stats.calls_added,
-            stats.calls_paired) == (1, 0, 5, 1, 4, 1)
+    assert (
+        stats.appended,
+        stats.full,
+        stats.lines_analysed,
+        stats.lines_reread,
+        stats.calls_added,
+        stats.calls_paired,
+    ) == (1, 0, 5, 1, 4, 1)
     # the new lines, then the earlier call with its output among them: nothing else was analysed
     assert analysed == ["\n".join(lines[5:]), lines[4] + "\n" + lines[5]]
     assert (paired.status, paired.exit_code, paired.output_line) == ("completed", 1, 5)
@@ -180,14 +241,38 @@ def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeyp
 
 
 def test_a_script_still_running_is_completed_by_a_later_wait(tmp_path: Path):
-    exec_call = record({"type": "custom_tool_call", "call_id": "c1", "name": "exec", "namespace": "functions",
-                        "input": 'await tools.exec_command({cmd: "make build"});\n'})
-    running = record({"type": "custom_tool_call_output", "call_id": "c1", "output": [
-        {"type": "input_text", "text": "Script running with cell ID 7\nWall time 10.0 seconds\nOutput:\n"}]})
+    exec_call = record(
+        {
+            "type": "custom_tool_call",
+            "call_id": "c1",
+            "name": "exec",
+            "namespace": "functions",
+            "input": 'await tools.exec_command({cmd: "make build"});\n',
+        }
+    )
+    running = record(
+        {
+            "type": "custom_tool_call_output",
+            "call_id": "c1",
+            "output": [
+                {"type": "input_text", "text": "Script running with cell ID 7\nWall time 10.0 seconds\nOutput:\n"}
+            ],
+        }
+    )
     wait = record({"type": "function_call", "name": "wait", "arguments": '{"cell_id": "7"}', "call_id": "w1"})
-    done = record({"type": "function_call_output", "call_id": "w1", "output": [
-        {"type": "input_text", "text": "Script completed\nWall time 30.0 seconds\nOutput:\n"},
-        {"type": "input_text", "text": json.dumps({"wall_time_seconds": 20.0, "exit_code": 2, "output": "boom"})}]})
+    done = record(
+        {
+            "type": "function_call_output",
+            "call_id": "w1",
+            "output": [
+                {"type": "input_text", "text": "Script completed\nWall time 30.0 seconds\nOutput:\n"},
+                {
+                    "type": "input_text",
+                    "text": json.dumps({"wall_time_seconds": 20.0, "exit_code": 2, "output": "boom"}),
+                },
+            ],
+        }
+    )
     rollout = tmp_path / "s" / "rollout-wait.jsonl"
     rollout.parent.mkdir()
     rollout.write_text(exec_call + "\n" + running + "\n", encoding="utf-8")
@@ -269,12 +354,23 @@ def test_the_index_holds_no_secret_in_clear(tmp_path: Path):
     folder.mkdir()
     lines = [
         json.dumps({"timestamp": TIME, "type": "session_meta", "payload": {"id": SESSION}}),
-        record({"type": "message", "role": "user",
-                "content": [{"type": "input_text", "text": f"push with token {token} please"}]}),
-        record({"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input":
-                f'await tools.exec_command({{cmd: "OPENAI_API_KEY={key} python run.py", workdir: "/w/{token}"}});\n'
-                f'await tools.exec_command({{cmd: "curl -H \'Authorization: Bearer {bearer}\' https://x"}});\n'
-                f'await tools.apply_patch("*** Begin Patch\\n*** Add File: keys/{key}.txt\\n+x\\n*** End Patch");\n'}),
+        record(
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": f"push with token {token} please"}],
+            }
+        ),
+        record(
+            {
+                "type": "custom_tool_call",
+                "call_id": "c1",
+                "name": "exec",
+                "input": f'await tools.exec_command({{cmd: "OPENAI_API_KEY={key} python run.py", workdir: "/w/{token}"}});\n'
+                f"await tools.exec_command({{cmd: \"curl -H 'Authorization: Bearer {bearer}' https://x\"}});\n"
+                f'await tools.apply_patch("*** Begin Patch\\n*** Add File: keys/{key}.txt\\n+x\\n*** End Patch");\n',
+            }
+        ),
     ]
     (folder / "rollout-secrets.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(FIXTURES / "rollout-secrets.jsonl", folder / "rollout-secrets-fixture.jsonl")
@@ -286,14 +382,15 @@ def test_the_index_holds_no_secret_in_clear(tmp_path: Path):
             f"OPENAI_API_KEY=sk-xxxx-{'x' * 36} python run.py",  # the fixture's, then ours
             f"OPENAI_API_KEY=sk-xxxx-{'x' * 36} python run.py",
             "curl -H 'Authorization: Bearer xxxxxxxxxxxxxxxxxxxxx' https://x",
-            f"add keys/sk-xxxx-{'x' * 36}.txt"]
+            f"add keys/sk-xxxx-{'x' * 36}.txt",
+        ]
         hits = hits[1:]
         assert hits[0].workdir == "/w/ghp_" + "x" * 36
         assert hits[0].turn_title == "push with token ghp_" + "x" * 36 + " please"
         assert index.search("FAKEfake") == []
     secrets = {token, key, bearer}
     for line in split_lines(fixture("rollout-secrets.jsonl")):
-        secrets.update(line[s.start + s.keep:s.end] for s in find_secrets(line) if "\\" not in line[s.start:s.end])
+        secrets.update(line[s.start + s.keep : s.end] for s in find_secrets(line) if "\\" not in line[s.start : s.end])
     stored = b"".join(p.read_bytes() for p in tmp_path.glob("index.sqlite3*"))
     assert len(secrets) >= 6
     assert [s for s in secrets if s.encode() in stored] == []
@@ -370,8 +467,9 @@ def test_two_processes_indexing_at_once(tmp_path: Path):
             (folder / f"{copy:02}-{path.name}").write_bytes(path.read_bytes())
     db = tmp_path / "shared.sqlite3"
     command = [sys.executable, "-m", "lsp_server", "index", str(folder), "--db", str(db), "--json"]
-    runs = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)]
+    runs = [
+        subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
     results = [(p.wait(timeout=300), *p.communicate()) for p in runs]
     assert [(code, err) for code, _, err in results] == [(0, ""), (0, "")]
     reports = [json.loads(out) for _, out, _ in results]
@@ -389,29 +487,44 @@ def test_cli_search_output(sessions: Path, tmp_path: Path):
     db = tmp_path / "index.sqlite3"
     indexed = run_cli("index", str(sessions), "--db", str(db))
     assert indexed.returncode == 0
-    assert indexed.stderr == (f"rollout-lsp index: {sessions / 'not-a-rollout.jsonl'}: skipped: not a Codex rollout (no "
-                              "rollout record in its first 50 lines, and its name matches no rollout pattern such as "
-                              "rollout-*.jsonl)\n")
-    assert indexed.stdout == ("17 rollouts: 17 read whole, 0 appended to, 0 unchanged, 0 removed; 191 lines analysed, "
-                              f"114 calls added, 0 paired with a later output in {indexed.stdout.split(' in ')[1]}")
+    assert indexed.stderr == (
+        f"rollout-lsp index: {sessions / 'not-a-rollout.jsonl'}: skipped: not a Codex rollout (no "
+        "rollout record in its first 50 lines, and its name matches no rollout pattern such as "
+        "rollout-*.jsonl)\n"
+    )
+    assert indexed.stdout == (
+        "17 rollouts: 17 read whole, 0 appended to, 0 unchanged, 0 removed; 191 lines analysed, "
+        f"114 calls added, 0 paired with a later output in {indexed.stdout.split(' in ')[1]}"
+    )
     found = run_cli("search", "git push", "--db", str(db))
-    assert (found.returncode, found.stdout) == (0, (
-        f"{sessions / DEMO}:9:362: git push --force  [exec_command, dead, session {SESSION}, "
-        f"turn 1 (line 3) \"Fix the failing greeting test\", {TIME}]\n"))
+    assert (found.returncode, found.stdout) == (
+        0,
+        (
+            f"{sessions / DEMO}:9:362: git push --force  [exec_command, dead, session {SESSION}, "
+            f'turn 1 (line 3) "Fix the failing greeting test", {TIME}]\n'
+        ),
+    )
     failed = run_cli("search", "pytest", "--failed", "--json", "--db", str(db))
     [hit] = json.loads(failed.stdout)
     assert (hit["file"], hit["line"], hit["range"]["start"], hit["text"], hit["exit_code"]) == (
-        str(sessions / DEMO), 4, {"line": 4, "character": 207}, "pytest -q tests/test_greet.py", 1)
+        str(sessions / DEMO),
+        4,
+        {"line": 4, "character": 207},
+        "pytest -q tests/test_greet.py",
+        1,
+    )
     utf8 = run_cli("search", "echo 😀", "--position-encoding", "utf-8", "--db", str(db))
     line = split_lines(fixture("rollout-unicode.jsonl"))[2]
-    column = len(line[:line.index("tools.exec_command")].encode()) + 1
+    column = len(line[: line.index("tools.exec_command")].encode()) + 1
     assert utf8.stdout.startswith(f"{sessions / 'rollout-unicode.jsonl'}:3:{column}: echo 😀  [exec_command")
     assert run_cli("search", "no such command anywhere", "--db", str(db)).returncode == 1
     bad = run_cli("search", "git", "--since", "yesterday", "--db", str(db))
     assert bad.returncode == 2 and "--since 'yesterday' is not a date" in bad.stderr
     missing = run_cli("search", "git", "--db", str(tmp_path / "none.sqlite3"))
     assert (missing.returncode, missing.stderr) == (
-        2, f"rollout-lsp search: no index at {tmp_path / 'none.sqlite3'}: run `rollout-lsp index` first\n")
+        2,
+        f"rollout-lsp search: no index at {tmp_path / 'none.sqlite3'}: run `rollout-lsp index` first\n",
+    )
     nowhere = run_cli("index", str(tmp_path / "no-such-folder"), "--db", str(db))
     assert nowhere.returncode == 2 and "no such file or folder" in nowhere.stderr
 
@@ -421,8 +534,10 @@ def test_default_locations(monkeypatch, tmp_path: Path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     assert index_module.default_db_path() == tmp_path / "cache" / "codex-rollout-lsp" / "index.sqlite3"
-    assert index_module.default_session_dirs() == [str(tmp_path / "codex" / "sessions"),
-                                                   str(tmp_path / "codex" / "archived_sessions")]
+    assert index_module.default_session_dirs() == [
+        str(tmp_path / "codex" / "sessions"),
+        str(tmp_path / "codex" / "archived_sessions"),
+    ]
     monkeypatch.setenv("ROLLOUT_LSP_INDEX", str(tmp_path / "x.db"))
     assert index_module.default_db_path() == tmp_path / "x.db"
 
@@ -434,23 +549,35 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
     shutil.copy(FIXTURES / DEMO, codex / "sessions" / "2026" / "07" / "20" / DEMO)
     shutil.copy(FIXTURES / "rollout-patches.jsonl", codex / "archived_sessions" / "rollout-patches.jsonl")
     env = {**os.environ, "CODEX_HOME": str(codex), "ROLLOUT_LSP_INDEX": str(tmp_path / "i.sqlite3")}
-    done = subprocess.run([sys.executable, "-m", "lsp_server", "index", "--json"], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "index", "--json"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     report = json.loads(done.stdout)
     assert (report["database"], report["folders"], report["files"], report["indexed_calls"]) == (
-        str(tmp_path / "i.sqlite3"), [str(codex / "sessions"), str(codex / "archived_sessions")], 2, 14)
+        str(tmp_path / "i.sqlite3"),
+        [str(codex / "sessions"), str(codex / "archived_sessions")],
+        2,
+        14,
+    )
     # a folder indexed by name is remembered: `index` without DIR refreshes it too
     extra = tmp_path / "fixtures-copy"
     extra.mkdir()
     shutil.copy(FIXTURES / "rollout-toplevel.jsonl", extra / "rollout-toplevel.jsonl")
-    subprocess.run([sys.executable, "-m", "lsp_server", "index", str(extra)], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "lsp_server", "index", str(extra)], cwd=ROOT, env=env, check=True, capture_output=True
+    )
     (extra / "rollout-unicode.jsonl").write_text(fixture("rollout-unicode.jsonl"), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "lsp_server", "index", "--json"], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "index", "--json"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     report = json.loads(done.stdout)
     assert (report["folders"], report["files"], report["full"], report["unchanged"], report["indexed_calls"]) == (
-        [str(codex / "sessions"), str(codex / "archived_sessions"), str(extra)], 4, 1, 3, 14 + 4 + 3)
+        [str(codex / "sessions"), str(codex / "archived_sessions"), str(extra)],
+        4,
+        1,
+        3,
+        14 + 4 + 3,
+    )
 
 
 def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tmp_path: Path, monkeypatch):
@@ -492,38 +619,53 @@ def test_two_processes_creating_the_same_index_both_open_it(tmp_path: Path):
 
 # -- what is not a rollout, and what would not fit (issue 23) -----------------------------------------------
 
-NOT_A_ROLLOUT_LINE = ("skipped: not a Codex rollout (no rollout record in its first 50 lines, and its name matches "
-                      "no rollout pattern such as rollout-*.jsonl)")
+NOT_A_ROLLOUT_LINE = (
+    "skipped: not a Codex rollout (no rollout record in its first 50 lines, and its name matches "
+    "no rollout pattern such as rollout-*.jsonl)"
+)
 
 
 def test_index_of_the_fixtures_skips_the_two_json_lines_files_that_are_not_rollouts(tmp_path: Path):
     db = tmp_path / "index.sqlite3"
-    said = "".join(f"rollout-lsp index: {FIXTURES / name}: {NOT_A_ROLLOUT_LINE}\n"
-                   for name in ("not-a-rollout.jsonl", "session_index.jsonl"))
+    said = "".join(
+        f"rollout-lsp index: {FIXTURES / name}: {NOT_A_ROLLOUT_LINE}\n"
+        for name in ("not-a-rollout.jsonl", "session_index.jsonl")
+    )
     first = run_cli("index", str(FIXTURES), "--db", str(db))
     assert (first.returncode, first.stderr) == (0, said)
-    assert first.stdout == ("24 rollouts: 24 read whole, 0 appended to, 0 unchanged, 0 removed; 324 lines analysed, "
-                            f"120 calls added, 0 paired with a later output in {first.stdout.split(' in ')[1]}")
+    assert first.stdout == (
+        "24 rollouts: 24 read whole, 0 appended to, 0 unchanged, 0 removed; 324 lines analysed, "
+        f"120 calls added, 0 paired with a later output in {first.stdout.split(' in ')[1]}"
+    )
     again = run_cli("index", str(FIXTURES), "--db", str(db), "--json")
     report = json.loads(again.stdout)
     assert (again.returncode, again.stderr) == (0, said)
-    assert (report["files"], report["unchanged"], report["full"], report["not_rollouts"], report["indexed_files"],
-            report["indexed_calls"]) == (24, 24, 0, [str(FIXTURES / "not-a-rollout.jsonl"),
-                                                     str(FIXTURES / "session_index.jsonl")], 24, 120)
+    assert (
+        report["files"],
+        report["unchanged"],
+        report["full"],
+        report["not_rollouts"],
+        report["indexed_files"],
+        report["indexed_calls"],
+    ) == (24, 24, 0, [str(FIXTURES / "not-a-rollout.jsonl"), str(FIXTURES / "session_index.jsonl")], 24, 120)
     listed = {h["file"] for h in json.loads(run_cli("search", "", "--json", "--db", str(db)).stdout)}
-    assert len(listed) == 21 and not any(name.endswith(("not-a-rollout.jsonl", "session_index.jsonl"))
-                                         for name in listed)
+    assert len(listed) == 21 and not any(
+        name.endswith(("not-a-rollout.jsonl", "session_index.jsonl")) for name in listed
+    )
 
 
 def _notes(call: str) -> str:
     """A JSON Lines file that is no rollout (no rollout record in its first 50 lines) yet holds a call."""
-    return "".join(json.dumps({"n": n, "name": "row"}) + "\n" for n in range(50)) + record(
-        {"type": "function_call", "name": "exec_command", "call_id": "c1",
-         "arguments": json.dumps({"cmd": call})}) + "\n"
+    return (
+        "".join(json.dumps({"n": n, "name": "row"}) + "\n" for n in range(50))
+        + record(
+            {"type": "function_call", "name": "exec_command", "call_id": "c1", "arguments": json.dumps({"cmd": call})}
+        )
+        + "\n"
+    )
 
 
-def test_a_json_lines_file_that_is_not_a_rollout_is_skipped_remembered_and_never_searched(tmp_path: Path,
-                                                                                           monkeypatch):
+def test_a_json_lines_file_that_is_not_a_rollout_is_skipped_remembered_and_never_searched(tmp_path: Path, monkeypatch):
     import zstandard
 
     folder = tmp_path / "folder"
@@ -566,8 +708,13 @@ def _bomb(repeats: int) -> bytes:
     """A rollout whose output line is ``repeats`` times ``a``, a few KB compressed (tests/hostile.py)."""
     from tests.hostile import zstd_bomb
 
-    prefix = json.dumps({"timestamp": TIME, "type": "response_item",
-                         "payload": {"type": "function_call_output", "call_id": "c", "output": ""}})[:-3].encode()
+    prefix = json.dumps(
+        {
+            "timestamp": TIME,
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c", "output": ""},
+        }
+    )[:-3].encode()
     return zstd_bomb(prefix, b"a", repeats, b'"}}\n')
 
 
@@ -582,23 +729,35 @@ def test_a_zstd_bomb_is_reported_and_skipped_in_bounded_memory_and_the_rest_inde
     bomb = folder / "rollout-bomb.jsonl.zst"
     bomb.write_bytes(_bomb(300 << 20))  # 300 MiB decompressed, over the default 256 MiB
     assert len(bomb.read_bytes()) < 12_000
-    (folder / "rollout-z.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(
-        hostile_rollout("packed-one").encode()))
+    (folder / "rollout-z.jsonl.zst").write_bytes(
+        zstandard.ZstdCompressor().compress(hostile_rollout("packed-one").encode())
+    )
     db = tmp_path / "index.sqlite3"
     peak_file = tmp_path / "peak"
     env = {k: v for k, v in os.environ.items() if k != "ROLLOUT_LSP_MAX_DECOMPRESSED"}
-    result = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, "index", str(folder), "--db", str(db)], cwd=ROOT,
-                            capture_output=True, text=True, env={**env, "PEAK_FILE": str(peak_file)}, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, "index", str(folder), "--db", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**env, "PEAK_FILE": str(peak_file)},
+        timeout=600,
+    )
     assert result.returncode == 1
-    assert result.stderr == (f"rollout-lsp index: cannot index {bomb}: it decompresses to more than 268435456 bytes "
-                             "(the limit, ROLLOUT_LSP_MAX_DECOMPRESSED): skipped, not read whole\n")
-    assert result.stdout.startswith("3 rollouts: 2 read whole, 0 appended to, 0 unchanged, 0 removed; 10 lines "
-                                    "analysed, 4 calls added")
+    assert result.stderr == (
+        f"rollout-lsp index: cannot index {bomb}: it decompresses to more than 268435456 bytes "
+        "(the limit, ROLLOUT_LSP_MAX_DECOMPRESSED): skipped, not read whole\n"
+    )
+    assert result.stdout.startswith(
+        "3 rollouts: 2 read whole, 0 appended to, 0 unchanged, 0 removed; 10 lines analysed, 4 calls added"
+    )
     assert result.stdout.endswith(f"{db}: 2 files, 4 calls\n")
     assert int(peak_file.read_text()) < 200_000  # KB: the 300 MiB were never held (about 60 MB here)
     found = json.loads(run_cli("search", "echo", "--json", "--db", str(db)).stdout)
-    assert [(Path(h["file"]).name, h["text"]) for h in found] == [("rollout-a.jsonl", "echo plain-one"),
-                                                                 ("rollout-z.jsonl.zst", "echo packed-one")]
+    assert [(Path(h["file"]).name, h["text"]) for h in found] == [
+        ("rollout-a.jsonl", "echo plain-one"),
+        ("rollout-z.jsonl.zst", "echo packed-one"),
+    ]
 
 
 def test_a_zst_over_the_limit_is_not_measured_again_until_it_or_the_limit_changes(tmp_path: Path, monkeypatch):
@@ -608,8 +767,10 @@ def test_a_zst_over_the_limit_is_not_measured_again_until_it_or_the_limit_change
     bomb.write_bytes(_bomb(8 << 20))
     shutil.copy(FIXTURES / DEMO, folder / DEMO)
     monkeypatch.setenv("ROLLOUT_LSP_MAX_DECOMPRESSED", str(1 << 20))
-    said = [f"cannot index {bomb}: it decompresses to more than 1048576 bytes (the limit, "
-            "ROLLOUT_LSP_MAX_DECOMPRESSED): skipped, not read whole"]
+    said = [
+        f"cannot index {bomb}: it decompresses to more than 1048576 bytes (the limit, "
+        "ROLLOUT_LSP_MAX_DECOMPRESSED): skipped, not read whole"
+    ]
     db = tmp_path / "index.sqlite3"
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
@@ -617,8 +778,9 @@ def test_a_zst_over_the_limit_is_not_measured_again_until_it_or_the_limit_change
     assert (stats.files, stats.full, stats.errors) == (2, 1, said)
     measured: list[str] = []
     real = reading_module._decompressed_size
-    monkeypatch.setattr(reading_module, "_decompressed_size",
-                        lambda path, limit: measured.append(path) or real(path, limit))
+    monkeypatch.setattr(
+        reading_module, "_decompressed_size", lambda path, limit: measured.append(path) or real(path, limit)
+    )
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
     assert (stats.files, stats.unchanged, stats.errors, measured) == (2, 1, said, [])
@@ -644,7 +806,7 @@ def test_line_offsets_and_break_counts_are_those_of_split_lines(data, draw):
     lines = split_lines(data[base:].decode())
     offsets = planning_module._line_offsets(data, base)
     assert len(offsets) == len(lines)
-    assert [data[a:a + len(line)].decode() for a, line in zip(offsets, lines)] == lines
+    assert [data[a : a + len(line)].decode() for a, line in zip(offsets, lines)] == lines
     assert planning_module._breaks(data, base, end) == len(split_lines(data[base:end].decode())) - 1
 
 
@@ -653,18 +815,23 @@ def _tables(db: Path, folder: Path) -> dict[str, list[tuple]]:
     connection = sqlite3.connect(db)
     mtime = [d[0] for d in connection.execute("SELECT * FROM files").description].index("mtime_ns")
     try:
-        tables = {table: connection.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
-                  for table in ("files", "calls", "changes", "roots")}
+        tables = {
+            table: connection.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+            for table in ("files", "calls", "changes", "roots")
+        }
     finally:
         connection.close()
-    tables["files"] = [row[:mtime] + row[mtime + 1:] for row in tables["files"]]
-    return {table: [tuple(v.replace(str(folder), "<sessions>") if isinstance(v, str) else v for v in row)
-                    for row in found] for table, found in tables.items()}
+    tables["files"] = [row[:mtime] + row[mtime + 1 :] for row in tables["files"]]
+    return {
+        table: [tuple(v.replace(str(folder), "<sessions>") if isinstance(v, str) else v for v in row) for row in found]
+        for table, found in tables.items()
+    }
 
 
 def _stats(stats, folder: Path) -> dict:
-    return json.loads(json.dumps({k: v for k, v in stats.to_json().items() if k != "seconds"}).replace(
-        str(folder), "<sessions>"))
+    return json.loads(
+        json.dumps({k: v for k, v in stats.to_json().items() if k != "seconds"}).replace(str(folder), "<sessions>")
+    )
 
 
 def test_worker_processes_index_what_one_process_indexes(sessions: Path, tmp_path: Path):
@@ -685,7 +852,8 @@ def test_worker_processes_index_what_one_process_indexes(sessions: Path, tmp_pat
     assert built[2] == built[1]
     tables, first, second = built[1]
     assert first["full"] == 18 and first["errors"] == [
-        "cannot read <sessions>/rollout-broken.jsonl.zst: zstd decompressor error: Unknown frame descriptor"]
+        "cannot read <sessions>/rollout-broken.jsonl.zst: zstd decompressor error: Unknown frame descriptor"
+    ]
     assert (second["appended"], second["unchanged"], second["full"]) == (1, 17, 0)
     assert len(tables["calls"]) > 40 and tables["changes"]
 
@@ -698,6 +866,7 @@ def test_only_files_that_changed_go_to_the_workers(sessions: Path, tmp_path: Pat
     (sessions / "rollout-new.jsonl").write_text(fixture("rollout-patches.jsonl"), encoding="utf-8")
     given: list[str] = []
     import concurrent.futures
+
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(given, workers=2))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)], jobs=2)
@@ -750,6 +919,7 @@ def test_the_index_reads_lines_without_looking_for_secrets_and_still_stores_none
 
 def test_a_dead_worker_leaves_its_files_to_the_main_process(sessions: Path, tmp_path: Path, monkeypatch):
     import concurrent.futures
+
     with RolloutIndex.open(tmp_path / "one.sqlite3") as index:
         one = _stats(index.update([str(sessions)]), sessions)
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", inline_pool(broken=True))

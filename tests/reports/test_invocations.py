@@ -51,8 +51,12 @@ def run(tmp_path: Path):
     shim.chmod(0o755)
     for tool in ("uip", "curl"):
         (bin_dir / tool).symlink_to(shim)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "CLI_MOCKS": str(mocks),
-           "SHIM_EXIT_curl": "7"}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "CLI_MOCKS": str(mocks),
+        "SHIM_EXIT_curl": "7",
+    }
 
     def execute(commands: list[str]) -> str:
         lines = [meta(), turn(), user("Clean up the old IXP project")]
@@ -80,7 +84,11 @@ def test_every_invocation_is_matched_to_the_command_that_made_it(run):
     analysis = analyze_text(rollout)
     matched = match_invocations(analysis, log)
     assert [(m.invocation.line, m.command.located.line, m.command.line.text, m.exact) for m in matched.matches] == [
-        (0, 3, COMMANDS[0], True), (1, 5, COMMANDS[1], True), (2, 7, COMMANDS[2], True), (3, 9, COMMANDS[3], True)]
+        (0, 3, COMMANDS[0], True),
+        (1, 5, COMMANDS[1], True),
+        (2, 7, COMMANDS[2], True),
+        (3, 9, COMMANDS[3], True),
+    ]
     assert matched.unexplained == [] and matched.missing == []
     # curl exited 7 and the rollout shows 7: the sole command of its line (through bash -c)
     assert [m.command.exit_code for m in matched.matches] == [0, None, 7, 0]
@@ -101,30 +109,42 @@ def test_a_stale_log_a_lost_record_and_a_wrong_exit_are_findings(run):
     matched = match_invocations(analysis, log)
     assert [i.argv for i in matched.unexplained] == [("ixp", "projects", "delete", "proj-0")]
     assert [(c.located.line, c.command.argv) for c in matched.missing] == [
-        (5, ("uip", "ixp", "projects", "list", "--json"))]
+        (5, ("uip", "ixp", "projects", "list", "--json"))
+    ]
     assert [(f.code, f.span.line) for f in log.findings + matched.log_findings()] == [
-        ("invocation-exit", 1), ("unexplained-invocation", 0), ("exit-mismatch", 1)]
-    assert log.findings[0].message == "exit 256 is no process exit status (0..255): a raw wait status? " \
-                                      "256 is exit code 1"
-    assert matched.log_findings()[1].message == \
-        "recorded exit 256, but the rollout shows exit code 0 for `uip ixp projects delete proj-1` (line 4)"
+        ("invocation-exit", 1),
+        ("unexplained-invocation", 0),
+        ("exit-mismatch", 1),
+    ]
+    assert (
+        log.findings[0].message == "exit 256 is no process exit status (0..255): a raw wait status? 256 is exit code 1"
+    )
+    assert (
+        matched.log_findings()[1].message
+        == "recorded exit 256, but the rollout shows exit code 0 for `uip ixp projects delete proj-1` (line 4)"
+    )
     (missing,) = matched.rollout_findings()
     assert (missing.code, missing.span.line) == ("missing-invocation", 5)
 
 
 def test_log_lines_a_grader_would_skip_or_misread():
-    text = "\n".join([
-        '{"ts": 10.5, "tool": "uip", "argv": ["a"], "exit": 0}',
-        "not json",
-        '["ts", 1]',
-        '{"ts": "11", "tool": "uip", "argv": "a b", "exit": 0}',
-        '{"ts": 12, "tool": "../bin/uip", "argv": [], "exit": -1}',
-        '{"ts": 9, "tool": "uip", "argv": [], "exit": 0}',
-        '{"tool": "uip", "argv": [], "exit": true}',
-    ]) + "\n"
+    text = (
+        "\n".join(
+            [
+                '{"ts": 10.5, "tool": "uip", "argv": ["a"], "exit": 0}',
+                "not json",
+                '["ts", 1]',
+                '{"ts": "11", "tool": "uip", "argv": "a b", "exit": 0}',
+                '{"ts": 12, "tool": "../bin/uip", "argv": [], "exit": -1}',
+                '{"ts": 9, "tool": "uip", "argv": [], "exit": 0}',
+                '{"tool": "uip", "argv": [], "exit": true}',
+            ]
+        )
+        + "\n"
+    )
     log = read_invocation_log(text)
     lines = text.splitlines()
-    assert [(f.code, f.span.line, lines[f.span.line][f.span.start:f.span.end]) for f in log.findings] == [
+    assert [(f.code, f.span.line, lines[f.span.line][f.span.start : f.span.end]) for f in log.findings] == [
         ("invocation-invalid", 1, "not json"),
         ("invocation-invalid", 2, '["ts", 1]'),
         ("invocation-shape", 3, '"11"'),
@@ -136,28 +156,44 @@ def test_log_lines_a_grader_would_skip_or_misread():
         ("invocation-shape", 6, "true"),
     ]
     assert [f.message for f in log.findings if f.span.line == 3] == [
-        "field 'ts': \"11\" is not a number (seconds)", "field 'argv': \"a b\" is not an array of strings"]
+        "field 'ts': \"11\" is not a number (seconds)",
+        "field 'argv': \"a b\" is not an array of strings",
+    ]
     assert [i.line for i in log.invocations] == [0, 4, 5]
     empty = read_invocation_log("")
     assert [(f.code, f.severity.label) for f in empty.findings] == [("invocation-empty", "information")]
 
 
-@pytest.mark.parametrize("line, commands", [
-    ("cd /x && uip a 'b c' | tee o; env -i X=1 curl -s u", [("cd", "/x"), ("uip", "a", "b c"), ("tee", "o"),
-                                                          ("curl", "-s", "u")]),
-    ("X=1 Y=2 /usr/local/bin/uip a", [("/usr/local/bin/uip", "a")]),
-    ("bash -lc \"uip login && sh -c 'curl x'\"", [("uip", "login"), ("curl", "x")]),
-    ("for p in 1 2; do uip get $p; done", [("uip", "get", None)]),
-    ("echo $(uip token) \"a&&b\"", [("echo", None, "a&&b"), ("uip", "token")]),
-])
+@pytest.mark.parametrize(
+    "line, commands",
+    [
+        (
+            "cd /x && uip a 'b c' | tee o; env -i X=1 curl -s u",
+            [("cd", "/x"), ("uip", "a", "b c"), ("tee", "o"), ("curl", "-s", "u")],
+        ),
+        ("X=1 Y=2 /usr/local/bin/uip a", [("/usr/local/bin/uip", "a")]),
+        ("bash -lc \"uip login && sh -c 'curl x'\"", [("uip", "login"), ("curl", "x")]),
+        ("for p in 1 2; do uip get $p; done", [("uip", "get", None)]),
+        ('echo $(uip token) "a&&b"', [("echo", None, "a&&b"), ("uip", "token")]),
+    ],
+)
 def test_command_lines_split_as_a_shell_splits_them(line, commands):
     assert [c.argv for c in read_command_line(line).commands] == commands
 
 
 def test_a_word_that_is_an_expansion_matches_any_argument_but_says_so(tmp_path):
-    rollout = "\n".join([meta(), turn(), user("pages"), exec_call(
-        "call_1", 'await tools.exec_command({cmd: "for p in 1 2; do uip get $p; done"});\n'),
-        exec_output("call_1", result(0, ""))]) + "\n"
+    rollout = (
+        "\n".join(
+            [
+                meta(),
+                turn(),
+                user("pages"),
+                exec_call("call_1", 'await tools.exec_command({cmd: "for p in 1 2; do uip get $p; done"});\n'),
+                exec_output("call_1", result(0, "")),
+            ]
+        )
+        + "\n"
+    )
     log = read_invocation_log('{"ts": 1, "tool": "uip", "argv": ["get", "1"], "exit": 0}\n')
     (match,) = match_invocations(analyze_text(rollout), log).matches
     assert (match.command.located.line, match.exact) == (3, False)
@@ -178,14 +214,19 @@ def test_match_and_check_on_the_command_line(run, tmp_path):
     assert [(m["invocation"]["line"], m["command"]["line"], m["command"]["argv"]) for m in out["matches"]] == [
         (0, 3, ["uip", "ixp", "projects", "delete", "proj-1"]),
         (1, 5, ["uip", "ixp", "projects", "list", "--json"]),
-        (2, 7, ["curl", "-s", "https://example.invalid/health"])]
+        (2, 7, ["curl", "-s", "https://example.invalid/health"]),
+    ]
     assert out["unexplained"] == [] and out["missing"] == [] and out["findings"] == []
     with log_path.open("a") as handle:
         handle.write("oops\n")
     checked = run_cli("check", str(log_path))
     assert (checked.returncode, checked.stdout) == (
-        1, f"{log_path}:4:1: error invocation-invalid not a JSON object: a grader skips this line\n")
+        1,
+        f"{log_path}:4:1: error invocation-invalid not a JSON object: a grader skips this line\n",
+    )
     stale = run_cli("match", str(rollout_path), str(log_path))
     assert stale.returncode == 0  # a line the grader skips is a finding of the log, not an unmatched invocation
     assert stale.stdout.splitlines()[-2:] == [
-        "findings:", f"  {log_path}:4:1: error invocation-invalid not a JSON object: a grader skips this line"]
+        "findings:",
+        f"  {log_path}:4:1: error invocation-invalid not a JSON object: a grader skips this line",
+    ]

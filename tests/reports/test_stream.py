@@ -30,11 +30,23 @@ def _lines(path) -> tuple[list[str], list]:
     return [t for t, _ in out], [(f.code, f.message, f.span) for _, f in out if f is not None]
 
 
-@pytest.mark.parametrize("data", [
-    b"", b"\n", b"a", b"a\n", b"a\r\nb\rc\nd", b"a\r\n", b"\r\r\n\n", b"\xef\xbb\xbf{}\n{}",
-    b"\xef\xbb\xbf", "x\u2028y\u0085z\x1c\n".encode(), b"ok\n\xff\xfebad\nmore \xc3\n",
-    b"a" * 8191 + b"\r\n" + b"b" * 8190 + b"\r" + b"\n" * 3,  # a \r\n across the reader's chunks
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\n",
+        b"a",
+        b"a\n",
+        b"a\r\nb\rc\nd",
+        b"a\r\n",
+        b"\r\r\n\n",
+        b"\xef\xbb\xbf{}\n{}",
+        b"\xef\xbb\xbf",
+        "x\u2028y\u0085z\x1c\n".encode(),
+        b"ok\n\xff\xfebad\nmore \xc3\n",
+        b"a" * 8191 + b"\r\n" + b"b" * 8190 + b"\r" + b"\n" * 3,  # a \r\n across the reader's chunks
+    ],
+)
 def test_lines_are_those_of_the_whole_file(tmp_path, data):
     path = tmp_path / "r.jsonl"
     path.write_bytes(data)
@@ -80,7 +92,8 @@ def test_ranges_in_every_encoding(encoding):
 def test_only_web_searches_paired_by_distance_make_a_fixture_read_whole():
     read_whole = {path.rsplit("/", 1)[-1]: streamed(path)[1].whole for path in FIXTURE_FILES}
     assert {name: why for name, why in read_whole.items() if why} == {
-        "rollout-events.jsonl": "web searches paired by distance"}
+        "rollout-events.jsonl": "web searches paired by distance"
+    }
 
 
 def _counting_analyses(monkeypatch) -> list[str]:
@@ -94,6 +107,7 @@ def _counting_analyses(monkeypatch) -> list[str]:
         def analyze(line, *args):
             seen.append(line)
             return real(line, *args)
+
         return analyze
 
     monkeypatch.setattr(stream_module, "analyze_line", counted(stream_module.analyze_line))
@@ -149,10 +163,19 @@ def test_worker_processes_give_the_same_results(generated):
 
 def test_a_line_referring_back_to_a_settled_one_makes_the_file_read_whole(tmp_path):
     """An output long after its call: the call was settled as unpaired, so the file is read whole."""
-    call = {"type": "response_item", "payload": {"type": "function_call", "name": "exec_command",
-                                                 "call_id": "call_late", "arguments": "{\"cmd\": \"ls\"}"}}
-    output = {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "call_late",
-                                                   "output": "Exit code: 0\nOutput:\nx"}}
+    call = {
+        "type": "response_item",
+        "payload": {
+            "type": "function_call",
+            "name": "exec_command",
+            "call_id": "call_late",
+            "arguments": '{"cmd": "ls"}',
+        },
+    }
+    output = {
+        "type": "response_item",
+        "payload": {"type": "function_call_output", "call_id": "call_late", "output": "Exit code: 0\nOutput:\nx"},
+    }
     filler = {"type": "event_msg", "payload": {"type": "agent_message", "message": "…"}}
     path = tmp_path / "rollout-late.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in [call] + [filler] * 30 + [output]) + "\n")
@@ -197,14 +220,23 @@ def test_messages_name_the_files_lines_not_the_windows(tmp_path):
     """An event that contradicts dead code names its line in the message: the file's line, however far the
     window has moved (rollout-events.jsonl's first 16 lines, without its web searches, after 40 more lines)."""
     lines = (FIXTURES / "rollout-events.jsonl").read_text().split("\n")[:16]
-    padding = [json.dumps({"timestamp": "2026-07-20T10:00:00.000Z", "type": "event_msg",
-                           "payload": {"type": "agent_message", "message": f"note {i}"}}) for i in range(40)]
+    padding = [
+        json.dumps(
+            {
+                "timestamp": "2026-07-20T10:00:00.000Z",
+                "type": "event_msg",
+                "payload": {"type": "agent_message", "message": f"note {i}"},
+            }
+        )
+        for i in range(40)
+    ]
     path = tmp_path / "rollout-padded.jsonl"
     path.write_text("\n".join(lines[:1] + padding + lines[1:]) + "\n")
     got, _ = streamed(str(path), margin=0, chunk_chars=1)
     assert got == whole(str(path))
     assert [f["message"] for f in got["findings"] if f["code"] == "event-contradicts"] == [
-        "patch_apply_end on line 55 reports that apply_patch ran, but the analysis found it in dead code"]
+        "patch_apply_end on line 55 reports that apply_patch ran, but the analysis found it in dead code"
+    ]
 
 
 def test_nested_events_after_a_forced_settle_still_find_their_script(tmp_path):

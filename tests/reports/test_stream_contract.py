@@ -36,8 +36,10 @@ def test_every_field_of_a_line_analysis_is_classified_once():
     declared = KEPT + THINNED + DROPPED
     assert len(declared) == len(set(declared)), "a field is in two of KEPT, THINNED, DROPPED"
     unclassified = [name for name in FIELDS if name not in declared]
-    assert unclassified == [], "classify these LineAnalysis fields in analysis/reports/stream/thinning.py " \
-                               "(KEPT, THINNED or DROPPED): what does the stream read of them?"
+    assert unclassified == [], (
+        "classify these LineAnalysis fields in analysis/reports/stream/thinning.py "
+        "(KEPT, THINNED or DROPPED): what does the stream read of them?"
+    )
     assert [name for name in declared if name not in FIELDS] == []
 
 
@@ -69,14 +71,21 @@ def test_thinned_fields_keep_what_is_read_of_them(sessions):
         thinned = thin(la, sessions)
         assert len(thinned.calls) == len(la.calls)
         for before, after in zip(la.calls, thinned.calls):
-            assert (after.tool, after.kind, after.start, after.end) == (before.tool, before.kind, before.start,
-                                                                        before.end)
+            assert (after.tool, after.kind, after.start, after.end) == (
+                before.tool,
+                before.kind,
+                before.start,
+                before.end,
+            )
             assert (after.source, after.patch, after.computed_expression) == ("", None, None)
             assert after.arguments == ({} if la.is_exec else before.arguments)
         assert (thinned.output is None) == (la.output is None)
         if la.output is not None:
-            assert (thinned.output.status, thinned.output.exit_codes, thinned.output.kept_texts) == \
-                (la.output.status, la.output.exit_codes, ())
+            assert (thinned.output.status, thinned.output.exit_codes, thinned.output.kept_texts) == (
+                la.output.status,
+                la.output.exit_codes,
+                (),
+            )
         if la.kind == "message":
             assert isinstance(thinned.record, RecordStub)
             assert thinned.record.item.role == getattr(la.record.item, "role", None)

@@ -33,45 +33,51 @@ def assert_same_paths(source: str) -> bool:
     return short.straight_line
 
 
-@pytest.mark.parametrize("source, straight", [
-    ("const r = await tools.exec_command({cmd: 'ls'});\ntext(r);\n", True),
-    ("{ const t = tools; await t.exec_command({cmd: 'ls'}); }", True),
-    ("const {a, b} = await tools.x({});", False),  # a pattern (its defaults and computed keys may hold calls)
-    ("const [a] = [tools.x({})];", False),
-    ("if (x) tools.x({});", False),
-    ("x ? tools.x({}) : 0;", False),
-    ("a && tools.x({});", False),
-    ("a || tools.x({});", False),
-    ("a ?? tools.x({});", False),
-    ("a ||= tools.x({});", False),
-    ("a += tools.x({}); a = a + 1 - 2 * 3 === 4;", True),
-    ("(a) = tools.x({});", False),  # a target that is not a plain name or member
-    ("a.b = tools.x({}); a[0] = 1; a++;", True),
-    ("tools?.x({});", False),
-    ("for (const c of cs) tools.x({});", False),
-    ("while (0) tools.x({});", False),
-    ("do tools.x({}); while (0);", False),
-    ("switch (a) { case 1: tools.x({}); }", False),
-    ("try { tools.x({}); } finally {}", False),
-    ("throw tools.x({});", False),
-    ("l: tools.x({});", False),
-    ("const f = () => tools.x({});", False),
-    ("function f() {} tools.x({});", False),
-    ("class A {} tools.x({});", False),
-    ("tools.x({}); exit();", True),  # exit ends the script early, but is read by the short path as well
-    ("tools.x({}", False),  # an error in the tree
-    ("import {x} from 'tools.js'; export const y = await x({});", True),
-    ("import x from 'a' with {type: 'json'};", False),  # import attributes
-    ("`${tools.x({})}`; new A(tools.y({})); [...a]; ({a: 1, [b]: 2, c});", True),
-])
+@pytest.mark.parametrize(
+    "source, straight",
+    [
+        ("const r = await tools.exec_command({cmd: 'ls'});\ntext(r);\n", True),
+        ("{ const t = tools; await t.exec_command({cmd: 'ls'}); }", True),
+        ("const {a, b} = await tools.x({});", False),  # a pattern (its defaults and computed keys may hold calls)
+        ("const [a] = [tools.x({})];", False),
+        ("if (x) tools.x({});", False),
+        ("x ? tools.x({}) : 0;", False),
+        ("a && tools.x({});", False),
+        ("a || tools.x({});", False),
+        ("a ?? tools.x({});", False),
+        ("a ||= tools.x({});", False),
+        ("a += tools.x({}); a = a + 1 - 2 * 3 === 4;", True),
+        ("(a) = tools.x({});", False),  # a target that is not a plain name or member
+        ("a.b = tools.x({}); a[0] = 1; a++;", True),
+        ("tools?.x({});", False),
+        ("for (const c of cs) tools.x({});", False),
+        ("while (0) tools.x({});", False),
+        ("do tools.x({}); while (0);", False),
+        ("switch (a) { case 1: tools.x({}); }", False),
+        ("try { tools.x({}); } finally {}", False),
+        ("throw tools.x({});", False),
+        ("l: tools.x({});", False),
+        ("const f = () => tools.x({});", False),
+        ("function f() {} tools.x({});", False),
+        ("class A {} tools.x({});", False),
+        ("tools.x({}); exit();", True),  # exit ends the script early, but is read by the short path as well
+        ("tools.x({}", False),  # an error in the tree
+        ("import {x} from 'tools.js'; export const y = await x({});", True),
+        ("import x from 'a' with {type: 'json'};", False),  # import attributes
+        ("`${tools.x({})}`; new A(tools.y({})); [...a]; ({a: 1, [b]: 2, c});", True),
+    ],
+)
 def test_which_scripts_are_straight_line(source: str, straight: bool) -> None:
     assert ExecScript(source).straight_line is straight
     assert assert_same_paths(source) is straight
 
 
 def test_straight_types_are_the_grammars() -> None:
-    kinds = {JAVASCRIPT.node_kind_for_id(i) for i in range(JAVASCRIPT.node_kind_count)
-             if JAVASCRIPT.node_kind_is_named(i) and JAVASCRIPT.node_kind_is_visible(i)}
+    kinds = {
+        JAVASCRIPT.node_kind_for_id(i)
+        for i in range(JAVASCRIPT.node_kind_count)
+        if JAVASCRIPT.node_kind_is_named(i) and JAVASCRIPT.node_kind_is_visible(i)
+    }
     assert STRAIGHT_TYPES <= kinds
     captured = {STRUCTURE.capture_name(i) for i in range(STRUCTURE.capture_count)}
     assert "not_straight" in captured
@@ -84,7 +90,9 @@ def test_short_path_results() -> None:
     assert script.straight_line
     calls = find_calls(script).calls
     assert [(c.command, c.unconditional, c.executed, c.start, c.end) for c in calls] == [
-        ("ls", True, "unknown", 16, 47), ("pwd", False, "unknown", 63, 95)]
+        ("ls", True, "unknown", 16, 47),
+        ("pwd", False, "unknown", 63, 95),
+    ]
     assert source[16:47] == "tools.exec_command({cmd: 'ls'})" and source[63:95] == "tools.exec_command({cmd: 'pwd'})"
 
 

@@ -20,20 +20,23 @@ def test_the_settings_schema_has_no_references():
         if isinstance(value, list):
             return [r for v in value for r in refs(v)]
         return []
+
     assert refs(contributed()["configuration"]) == []
 
 
 def test_every_finding_code_has_a_severity_setting():
     severity = contributed()["configuration"]["properties"]["rolloutLsp.severity"]
     assert [code for code in CODES if code not in severity["properties"]] == []
-    assert all(p == {"type": "string", "enum": ["error", "warning", "information", "hint", "off"]}
-               for p in severity["properties"].values())
+    assert all(
+        p == {"type": "string", "enum": ["error", "warning", "information", "hint", "off"]}
+        for p in severity["properties"].values()
+    )
 
 
 def test_the_client_sends_every_code_it_offers():
     """settings.ts filters the severities it sends by its own list of codes: it must know every one."""
     source = (ROOT / "vscode-client" / "src" / "settings.ts").read_text(encoding="utf-8")
-    listed = source[source.index("export const CODES = ["):source.index("] as const;")]
+    listed = source[source.index("export const CODES = [") : source.index("] as const;")]
     severity = contributed()["configuration"]["properties"]["rolloutLsp.severity"]
     assert [code for code in severity["properties"] if f'"{code}"' not in listed] == []
 

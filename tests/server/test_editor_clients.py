@@ -49,7 +49,8 @@ async def refusing_client(lsp_client: LanguageClient):
     lsp_client.protocol.fm.features[types.WINDOW_SHOW_MESSAGE_REQUEST] = message_request
     caps = push_capabilities()
     caps.window.show_message = types.ShowMessageRequestClientCapabilities(
-        message_action_item=types.ClientShowMessageActionItemOptions(additional_properties_support=False))
+        message_action_item=types.ClientShowMessageActionItemOptions(additional_properties_support=False)
+    )
     await start(lsp_client, caps)
     yield
     await lsp_client.shutdown_session()
@@ -79,27 +80,33 @@ async def lenses_of(client: LanguageClient, name: str) -> tuple[str, list[types.
 
 async def test_a_lens_in_a_client_without_show_document_says_where_the_script_is(bare_client: LanguageClient):
     _, lenses = await lenses_of(bare_client, "rollout-demo.jsonl")
-    result = await bare_client.workspace_execute_command_async(types.ExecuteCommandParams(
-        lenses[0].command.command, lenses[0].command.arguments))
+    result = await bare_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(lenses[0].command.command, lenses[0].command.arguments)
+    )
     path = result["file"].removeprefix("file://")
     assert result["shown"] is False and path.endswith(".js")
     await wait_for(lambda: bare_client.messages)
     assert [(m.type, m.message) for m in bare_client.messages] == [
-        (types.MessageType.Info, f"The decoded script of line 5 is in {path}")]
+        (types.MessageType.Info, f"The decoded script of line 5 is in {path}")
+    ]
 
 
 async def test_a_refused_document_is_offered_to_open_outside(refusing_client: LanguageClient):
     client = refusing_client
     _, lenses = await lenses_of(client, "rollout-demo.jsonl")
-    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        lenses[0].command.command, lenses[0].command.arguments))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(lenses[0].command.command, lenses[0].command.arguments)
+    )
     path = result["file"].removeprefix("file://")
     assert result["shown"] is False
     await wait_for(lambda: len(client.shown_documents) == 2)
     assert [(r.message, [a.title for a in r.actions]) for r in client.requests] == [
-        (f"The decoded script of line 5 is in {path}", ["Open"])]
+        (f"The decoded script of line 5 is in {path}", ["Open"])
+    ]
     assert [(d.uri, bool(d.take_focus), bool(d.external)) for d in client.shown_documents] == [
-        (result["file"], True, False), (result["file"], False, True)]
+        (result["file"], True, False),
+        (result["file"], False, True),
+    ]
     assert client.messages == []
 
 
@@ -109,10 +116,13 @@ async def test_no_lens_has_an_empty_command(bare_client: LanguageClient):
     assert all(lens.command and lens.command.command for lens in lenses)
     info = [lens for lens in lenses if lens.command.command == "rollout-lsp.showInfo"]
     assert [(lens.range.start.line, list(lens.command.arguments)) for lens in info] == [
-        (0, [info[0].command.title]), (1, [f"inherited from session {build.PARENT_ID} · lines 2–7"])]
+        (0, [info[0].command.title]),
+        (1, [f"inherited from session {build.PARENT_ID} · lines 2–7"]),
+    ]
     session = info[0]
-    await bare_client.workspace_execute_command_async(types.ExecuteCommandParams(
-        session.command.command, session.command.arguments))
+    await bare_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(session.command.command, session.command.arguments)
+    )
     await wait_for(lambda: bare_client.messages)
     assert [m.message for m in bare_client.messages] == [session.command.title]
 
@@ -121,17 +131,38 @@ def korean_rollout() -> str:
     key = "sk-proj-" + "Ab12" * 8
     script = '// 테스트를 실행합니다\nawait tools.exec_command({cmd: "pytest -q"});'
     records = [
-        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": f"한국어 설명과 키 {key}"}]}},
-        {"type": "response_item", "payload": {"type": "custom_tool_call", "status": "completed", "call_id": "c1",
-                                              "name": "exec", "input": script}},
-        {"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c1", "output": [
-            {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"}]}}]
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": f"한국어 설명과 키 {key}"}],
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "c1",
+                "name": "exec",
+                "input": script,
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call_output",
+                "call_id": "c1",
+                "output": [{"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"}],
+            },
+        },
+    ]
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
 
 def byte_column(line: str, text: str) -> int:
-    return len(line[:line.index(text)].encode("utf-8"))
+    return len(line[: line.index(text)].encode("utf-8"))
 
 
 async def test_utf8_columns_for_a_client_that_sends_bytes(ale_client: LanguageClient):
@@ -142,11 +173,15 @@ async def test_utf8_columns_for_a_client_that_sends_bytes(ale_client: LanguageCl
     [secret] = [d for d in await diagnostics_of(ale_client, uri) if d.code == "secret"]
     start = byte_column(lines[0], "sk-proj-")
     assert (secret.range.start.line, secret.range.start.character, secret.range.end.character) == (
-        0, start, start + len("sk-proj-" + "Ab12" * 8))
+        0,
+        start,
+        start + len("sk-proj-" + "Ab12" * 8),
+    )
     assert start != lines[0].index("sk-proj-")  # the line has Korean before it: bytes and UTF-16 differ
     column = byte_column(lines[1], "tools.exec_command") + 2
-    hover = await ale_client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(1, column)))
+    hover = await ale_client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(1, column))
+    )
     assert "```sh\npytest -q\n```" in hover.contents.value
 
 
@@ -174,12 +209,18 @@ async def test_a_document_in_the_rollout_language_is_a_rollout_whatever_its_cont
     open_text(bare_client, plain, text)
     assert await diagnostics_of(bare_client, plain) == []
     bare_client.diagnostics.pop(treated, None)
-    bare_client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=treated, language_id="rollout", version=1, text=text)))
+    bare_client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=treated, language_id="rollout", version=1, text=text)
+        )
+    )
     assert [(d.range.start.line, d.code) for d in await diagnostics_of(bare_client, treated)] == [
-        (0, "record-shape"), (1, "invalid-json")]
-    symbols = await bare_client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        types.TextDocumentIdentifier(plain)))
+        (0, "record-shape"),
+        (1, "invalid-json"),
+    ]
+    symbols = await bare_client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(plain))
+    )
     assert symbols == []
 
 

@@ -21,13 +21,24 @@ from tests.lsp_support import diagnostics_of, open_text, start
 WORK = Path(tempfile.gettempdir()) / f"rollout-lsp-index-test-{os.getpid()}"
 DB = WORK / "index.sqlite3"
 CODEX_HOME = WORK / "codex"  # no Codex folders: a refresh reads only the folders indexed before
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server", "serve"],
-                            server_env={"PYTHONPATH": str(ROOT), "ROLLOUT_LSP_INDEX": str(DB),
-                                        "ROLLOUT_LSP_INDEX_REFRESH": "0", "CODEX_HOME": str(CODEX_HOME)})
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "lsp_server", "serve"],
+    server_env={
+        "PYTHONPATH": str(ROOT),
+        "ROLLOUT_LSP_INDEX": str(DB),
+        "ROLLOUT_LSP_INDEX_REFRESH": "0",
+        "CODEX_HOME": str(CODEX_HOME),
+    },
+)
 REFRESHING_WORK = WORK.with_name(WORK.name + "-refresh")
-REFRESHING = ClientServerConfig(server_command=SERVER.server_command, server_env={
-    **SERVER.server_env, "ROLLOUT_LSP_INDEX": str(REFRESHING_WORK / "index.sqlite3"),
-    "ROLLOUT_LSP_INDEX_REFRESH": "600"})
+REFRESHING = ClientServerConfig(
+    server_command=SERVER.server_command,
+    server_env={
+        **SERVER.server_env,
+        "ROLLOUT_LSP_INDEX": str(REFRESHING_WORK / "index.sqlite3"),
+        "ROLLOUT_LSP_INDEX_REFRESH": "600",
+    },
+)
 
 
 def indexed_sessions(work: Path) -> Path:
@@ -81,14 +92,22 @@ def _running_with(argument: bytes) -> bool:
 async def test_workspace_symbols_come_from_the_index(client: LanguageClient):
     demo = (WORK / "sessions" / "rollout-demo.jsonl").as_uri()
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="git push"))
-    assert [(s.name, s.kind, s.location.uri, s.location.range, s.container_name, list(s.tags or ())) for s in found] == [
-        ("[dead] exec_command: git push --force", types.SymbolKind.Event, demo,
-         types.Range(types.Position(8, 361), types.Position(8, 408)),
-         "019f0000-0000-7000-8000-000000000001 · line 9 · Fix the failing greeting test",
-         [types.SymbolTag.Deprecated])]
+    assert [
+        (s.name, s.kind, s.location.uri, s.location.range, s.container_name, list(s.tags or ())) for s in found
+    ] == [
+        (
+            "[dead] exec_command: git push --force",
+            types.SymbolKind.Event,
+            demo,
+            types.Range(types.Position(8, 361), types.Position(8, 408)),
+            "019f0000-0000-7000-8000-000000000001 · line 9 · Fix the failing greeting test",
+            [types.SymbolTag.Deprecated],
+        )
+    ]
     patches = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="d.py"))
     assert [(s.name, s.location.uri.rsplit("/", 1)[1], s.location.range.start.line) for s in patches] == [
-        ("apply_patch: update c.py → d.py", "rollout-patches.jsonl", 1)]
+        ("apply_patch: update c.py → d.py", "rollout-patches.jsonl", 1)
+    ]
     assert await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="")) == []
 
 
@@ -101,8 +120,10 @@ async def test_an_open_document_takes_precedence_over_the_index(client: Language
     pulled = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="git pull"))
     assert [(s.name, s.location.uri) for s in pulled] == [("[dead] exec_command: git pull --rebase", demo)]
     greet = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="greet"))
-    assert sorted(s.name for s in greet) == ["[exit 1] exec_command: pytest -q tests/test_greet.py",  # once each
-                                             "apply_patch: update src/greet.py"]
+    assert sorted(s.name for s in greet) == [
+        "[exit 1] exec_command: pytest -q tests/test_greet.py",  # once each
+        "apply_patch: update src/greet.py",
+    ]
 
 
 async def test_a_broken_index_leaves_the_open_documents_symbols(client: LanguageClient):
@@ -127,7 +148,8 @@ async def test_an_index_that_answers_is_refreshed_in_the_background(refreshing_c
         assert loop.time() < deadline, "the index was not refreshed"
         await asyncio.sleep(0.2)
     assert [(s.name, s.location.uri, s.location.range.start.line) for s in found] == [
-        ("[exit 2] shell: bash -lc 'ls -la'", later.as_uri(), 3)]
+        ("[exit 2] shell: bash -lc 'ls -la'", later.as_uri(), 3)
+    ]
     with RolloutIndex.open_existing(REFRESHING_WORK / "index.sqlite3") as index:
         assert index.roots() == [str(REFRESHING_WORK / "sessions")]
 

@@ -15,8 +15,9 @@ from lsp_server.transport import ReleasingStdin
 
 def test_body_is_read_whole_then_emptied_when_the_next_header_is_read():
     body = json.dumps({"text": "a\u2028b" * 10}).encode()
-    stdin = ReleasingStdin(io.BufferedReader(io.BytesIO(b"Content-Length: %d\r\n\r\n" % len(body) + body +
-                                                        b"Content-Type: x\r\n")))
+    stdin = ReleasingStdin(
+        io.BufferedReader(io.BytesIO(b"Content-Length: %d\r\n\r\n" % len(body) + body + b"Content-Type: x\r\n"))
+    )
     assert stdin.readline() == b"Content-Length: %d\r\n" % len(body)
     assert stdin.readline() == b"\r\n"
     read = stdin.read(len(body))
@@ -34,12 +35,12 @@ def test_a_short_body_at_the_end_of_the_stream():
 
 def test_opened_text_is_dropped_from_the_message_and_kept_as_lines():
     workspace = RolloutWorkspace(None)
-    text = '{"a":1}\r\n{"b":"\u2028"}\n\U0001F600\n'
+    text = '{"a":1}\r\n{"b":"\u2028"}\n\U0001f600\n'
     item = types.TextDocumentItem(uri="file:///tmp/r.jsonl", language_id="jsonl", version=3, text=text)
     workspace.put_text_document(item)
     assert item.text == ""
     document = workspace.get_text_document("file:///tmp/r.jsonl")
-    assert document.text_lines == ['{"a":1}', '{"b":"\u2028"}', "\U0001F600", ""]
+    assert document.text_lines == ['{"a":1}', '{"b":"\u2028"}', "\U0001f600", ""]
     assert document.source == text
     assert document.version == 3
 
@@ -120,8 +121,9 @@ def test_serving_on_stdio_writes_pieced_messages_through_the_locked_output(monke
         return made[-1]
 
     monkeypatch.setattr(server_module, "create_server", creating)
-    monkeypatch.setattr(server_module.RolloutLanguageServer, "start_io",
-                        lambda self, stdin, stdout: started.append((stdin, stdout)))
+    monkeypatch.setattr(
+        server_module.RolloutLanguageServer, "start_io", lambda self, stdin, stdout: started.append((stdin, stdout))
+    )
     monkeypatch.setattr(server_module, "configure_logging", lambda server, level: None)
     assert server_module.run() == 1  # input ended without shutdown: status 1, as the specification says
     [(stdin, stdout)] = started

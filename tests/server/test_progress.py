@@ -104,8 +104,9 @@ async def test_progress_of_a_superseded_analysis_ends_as_stopped(monkeypatch):
     store.shutdown()
 
 
-PROGRESS_NOW = ClientServerConfig(server_command=SERVER.server_command,
-                                  server_env={**SERVER.server_env, "ROLLOUT_LSP_PROGRESS_AFTER": "0"})
+PROGRESS_NOW = ClientServerConfig(
+    server_command=SERVER.server_command, server_env={**SERVER.server_env, "ROLLOUT_LSP_PROGRESS_AFTER": "0"}
+)
 
 
 @pytest_lsp.fixture(config=PROGRESS_NOW)
@@ -130,8 +131,7 @@ async def test_the_client_receives_begin_report_end_with_growing_percentages(pro
     open_text(progress_client, uri, text)
     await diagnostics_of(progress_client, uri, timeout=120)
     deadline = asyncio.get_running_loop().time() + 30
-    while not any(isinstance(v[-1], types.WorkDoneProgressEnd) for v in progress_client.progress_reports.values()
-                  if v):
+    while not any(isinstance(v[-1], types.WorkDoneProgressEnd) for v in progress_client.progress_reports.values() if v):
         assert asyncio.get_running_loop().time() < deadline, progress_client.progress_reports
         await asyncio.sleep(0.01)
     [(token, values)] = progress_client.progress_reports.items()
@@ -167,7 +167,9 @@ async def test_reading_a_file_from_disk_reports_progress(progress_client: Langua
     result = await progress_client.protocol.send_request_async("rollout/analyzeFile", {"path": str(path)})
     assert len(result.calls) == 500 * 5
     deadline = asyncio.get_running_loop().time() + 30
-    while not any(v and isinstance(v[-1], types.WorkDoneProgressEnd) for v in progress_client.progress_reports.values()):
+    while not any(
+        v and isinstance(v[-1], types.WorkDoneProgressEnd) for v in progress_client.progress_reports.values()
+    ):
         assert asyncio.get_running_loop().time() < deadline, progress_client.progress_reports
         await asyncio.sleep(0.01)
     [values] = progress_client.progress_reports.values()

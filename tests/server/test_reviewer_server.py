@@ -27,20 +27,27 @@ async def reader_client(lsp_client: LanguageClient):
 
 
 def computed(diagnostics: list[types.Diagnostic]) -> list[tuple]:
-    return [(d.range.start.line, d.code, d.severity, len(d.related_information or ()))
-            for d in diagnostics if d.code in ("computed-command", "expanded-command")]
+    return [
+        (d.range.start.line, d.code, d.severity, len(d.related_information or ()))
+        for d in diagnostics
+        if d.code in ("computed-command", "expanded-command")
+    ]
 
 
 async def test_a_fixture_is_read_as_an_author_and_a_session_as_a_reader(client: LanguageClient, tmp_path):
     uri = uri_of("rollout-demo.jsonl")
     open_text(client, uri, fixture("rollout-demo.jsonl"))
-    assert computed(await diagnostics_of(client, uri)) == [(8, "expanded-command", types.DiagnosticSeverity.Information, 0)]
+    assert computed(await diagnostics_of(client, uri)) == [
+        (8, "expanded-command", types.DiagnosticSeverity.Information, 0)
+    ]
     uri = uri_of("rollout-computed.jsonl")
     open_text(client, uri, fixture("rollout-computed.jsonl"))
     warning, information = types.DiagnosticSeverity.Warning, types.DiagnosticSeverity.Information
     assert computed(await diagnostics_of(client, uri)) == [(1, "computed-command", warning, 1)] * 4 + [
-        (2, "expanded-command", information, 1), (2, "computed-command", warning, 1),
-        (3, "computed-command", warning, 1)]
+        (2, "expanded-command", information, 1),
+        (2, "computed-command", warning, 1),
+        (3, "computed-command", warning, 1),
+    ]
     sessions = tmp_path / ".codex" / "sessions" / "2026" / "07" / "20"
     sessions.mkdir(parents=True)
     session = (sessions / "rollout-2026-07-20T10-00-00-x.jsonl").as_uri()
@@ -53,6 +60,8 @@ async def test_the_reader_profile_lowers_what_a_reader_cannot_act_on(reader_clie
     open_text(reader_client, uri, fixture("rollout-computed.jsonl"))
     hint = types.DiagnosticSeverity.Hint
     # hints without the link to the call's output (the Outline and the hover show it)
-    assert computed(await diagnostics_of(reader_client, uri)) == [
-        (1, "computed-command", hint, 0)] * 4 + [(2, "expanded-command", hint, 0), (2, "computed-command", hint, 0),
-                                                  (3, "computed-command", hint, 0)]
+    assert computed(await diagnostics_of(reader_client, uri)) == [(1, "computed-command", hint, 0)] * 4 + [
+        (2, "expanded-command", hint, 0),
+        (2, "computed-command", hint, 0),
+        (3, "computed-command", hint, 0),
+    ]

@@ -38,8 +38,13 @@ class RawClient:
 
     def __init__(self, *args: str, stderr=subprocess.DEVNULL) -> None:
         self.stderr = stderr
-        self.proc = subprocess.Popen([sys.executable, "-m", "lsp_server", "serve", *args], cwd=ROOT,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "lsp_server", "serve", *args],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+        )
         self.buffer = b""
 
     def close(self) -> None:
@@ -63,8 +68,13 @@ class RawClient:
         while True:
             head, sep, rest = self.buffer.partition(b"\r\n\r\n")
             if sep:
-                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                                  if line.lower().startswith(b"content-length")))
+                length = int(
+                    next(
+                        line.split(b":")[1]
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length")
+                    )
+                )
                 if len(rest) >= length:
                     self.buffer = rest[length:]
                     return json.loads(rest[:length])
@@ -95,22 +105,53 @@ def test_malformed_messages_do_not_stop_the_server():
         client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         client.send(b"{this is not json")
         client.send({"hello": "not json-rpc"})
-        client.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-            "textDocument": {"uri": "file:///never/opened.jsonl", "version": 2},
-            "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
-                                          "end": {"line": 0, "character": 0}}, "text": "x"}]}})
-        client.send({"jsonrpc": "2.0", "method": "textDocument/didClose",
-                     "params": {"textDocument": {"uri": "file:///never/opened.jsonl"}}})
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": "file:///never/opened.jsonl", "version": 2},
+                    "contentChanges": [
+                        {
+                            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                            "text": "x",
+                        }
+                    ],
+                },
+            }
+        )
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didClose",
+                "params": {"textDocument": {"uri": "file:///never/opened.jsonl"}},
+            }
+        )
         unknown = client.request(2, "rollout/noSuchMethod", {})
         assert unknown["error"]["code"] == -32601
         bad = client.request(3, "textDocument/hover", {"textDocument": {"uri": 5}, "position": "top"})
         assert "error" in bad
         uri = uri_of("rollout-demo.jsonl")
-        client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-            "uri": uri, "languageId": "jsonl", "version": 1, "text": fixture("rollout-demo.jsonl")}}})
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didOpen",
+                "params": {
+                    "textDocument": {
+                        "uri": uri,
+                        "languageId": "jsonl",
+                        "version": 1,
+                        "text": fixture("rollout-demo.jsonl"),
+                    }
+                },
+            }
+        )
         line = split_lines(fixture("rollout-demo.jsonl"))[4]
-        hover = client.request(4, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {
-            "line": 4, "character": line.index("tools.exec_command")}})
+        hover = client.request(
+            4,
+            "textDocument/hover",
+            {"textDocument": {"uri": uri}, "position": {"line": 4, "character": line.index("tools.exec_command")}},
+        )
         assert "pytest -q tests/test_greet.py" in hover["result"]["contents"]["value"]
         far = client.request(5, "textDocument/documentSymbol", {"textDocument": {"uri": "file:///nope.jsonl"}})
         assert far["result"] == []
@@ -152,8 +193,24 @@ async def test_soak_random_edits(soak_client: LanguageClient):
     text = fixture("rollout-demo.jsonl") + fixture("rollout-unicode.jsonl")
     open_text(client, uri, text)
     await diagnostics_of(client, uri)
-    pieces = ["x", " ", '"', "\\", "{", "}", "tools.exec_command({cmd: \\\"ls\\\"});", "\n", "\u2028", "😀", "é",
-              "sk-proj-" + "A1" * 12, "`", "${", "if (false) ", "\r\n"]
+    pieces = [
+        "x",
+        " ",
+        '"',
+        "\\",
+        "{",
+        "}",
+        'tools.exec_command({cmd: \\"ls\\"});',
+        "\n",
+        "\u2028",
+        "😀",
+        "é",
+        "sk-proj-" + "A1" * 12,
+        "`",
+        "${",
+        "if (false) ",
+        "\r\n",
+    ]
     pid = client._server.pid
     baseline = None
     slowest = 0.0
@@ -166,39 +223,61 @@ async def test_soak_random_edits(soak_client: LanguageClient):
         new = "".join(rng.choice(pieces) for _ in range(rng.choice([0, 1, 1, 2])))
         cols = LineColumns(lines[line])
         offset = sum(len(x) + 1 for x in lines[:line])  # the soak text ends its lines with \n only ...
-        text = text[:offset + start] + new + text[offset + end:]
+        text = text[: offset + start] + new + text[offset + end :]
         text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in new else text
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangePartial(
-                range=types.Range(types.Position(line, cols.to_units(start, PositionEncoding.UTF16)),
-                                  types.Position(line, cols.to_units(end, PositionEncoding.UTF16))), text=new)]))
-        if "\r" in new:  # ... so a CR is normalised by a full replacement, as an editor converting endings would
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(
+                            types.Position(line, cols.to_units(start, PositionEncoding.UTF16)),
+                            types.Position(line, cols.to_units(end, PositionEncoding.UTF16)),
+                        ),
+                        text=new,
+                    )
+                ],
+            )
+        )
+        if "\r" in new:  # ... so a CR is normalised by a full replacement, as an editor converting endings would
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                )
+            )
         if version % 10 == 0:
             started = time.monotonic()
             position = types.Position(rng.randrange(len(split_lines(text))), rng.randint(0, 300))
-            await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
-                types.TextDocumentIdentifier(uri), position)), 30)
-            await asyncio.wait_for(client.text_document_document_symbol_async(types.DocumentSymbolParams(
-                types.TextDocumentIdentifier(uri))), 30)
+            await asyncio.wait_for(
+                client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), position)), 30
+            )
+            await asyncio.wait_for(
+                client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+                ),
+                30,
+            )
             slowest = max(slowest, time.monotonic() - started)
         if version == 2 + SOAK_EDITS // 5:
             baseline = rss_kb(pid)
     client.diagnostics.pop(uri, None)
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=SOAK_EDITS + 2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=SOAK_EDITS + 2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
     final = await diagnostics_of(client, uri, timeout=60)
     expected = analyze_text(text)
     mask = Masker()
     assert [diagnostic_json(d) for d in final] == [masked(finding_json(expected, f), mask) for f in expected.findings]
-    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        types.TextDocumentIdentifier(uri)))
-    assert outline_calls(symbols) == [(call_name(c.call, mask), expected.range_of(c.span).to_json())
-                                      for c in expected.calls if c.record.is_exec]
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
+    assert outline_calls(symbols) == [
+        (call_name(c.call, mask), expected.range_of(c.span).to_json()) for c in expected.calls if c.record.is_exec
+    ]
     growth = rss_kb(pid) - baseline
     print(f"\nsoak: {SOAK_EDITS} edits, slowest hover+symbols {slowest:.3f} s, RSS growth {growth} kB")
     assert growth < 64 * 1024
@@ -206,11 +285,18 @@ async def test_soak_random_edits(soak_client: LanguageClient):
 
 def diagnostic_json(d: types.Diagnostic) -> dict:
     """A diagnostic in the shape ``check --json`` reports a finding."""
-    out = {"range": range_json(d.range), "severity": types.DiagnosticSeverity(d.severity).name.lower(),
-           "code": d.code, "message": d.message}
+    out = {
+        "range": range_json(d.range),
+        "severity": types.DiagnosticSeverity(d.severity).name.lower(),
+        "code": d.code,
+        "message": d.message,
+    }
     if d.related_information:
-        related = [{"range": range_json(r.location.range), "message": r.message} for r in d.related_information
-                   if not r.message.startswith("the output of this call")]
+        related = [
+            {"range": range_json(r.location.range), "message": r.message}
+            for r in d.related_information
+            if not r.message.startswith("the output of this call")
+        ]
         if related:
             out["related"] = related
     return out
@@ -225,8 +311,10 @@ def masked(finding: dict, mask) -> dict:
 
 
 def range_json(r: types.Range) -> dict:
-    return {"start": {"line": r.start.line, "character": r.start.character},
-            "end": {"line": r.end.line, "character": r.end.character}}
+    return {
+        "start": {"line": r.start.line, "character": r.start.character},
+        "end": {"line": r.end.line, "character": r.end.character},
+    }
 
 
 def outline_calls(symbols) -> list[tuple[str, dict]]:
@@ -239,6 +327,7 @@ def outline_calls(symbols) -> list[tuple[str, dict]]:
                 out.append((child.name, range_json(child.range)))
             else:
                 walk(child)
+
     for symbol in symbols:
         walk(symbol)
     return out
@@ -250,16 +339,24 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"processId": None, "rootUri": None, "capabilities": {}},
+}
+
 
 @contextlib.contextmanager
 def _serve(flag: str, *more: str) -> Iterator[int]:
     """``rollout-lsp serve FLAG 127.0.0.1:PORT`` for the time of the block: yields the port, then ends the
     server and waits for it, so no process or pipe outlives the test."""
     port = _free_port()
-    with subprocess.Popen([sys.executable, "-m", "lsp_server", "serve", flag, f"127.0.0.1:{port}", *more], cwd=ROOT,
-                          stderr=subprocess.DEVNULL) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-m", "lsp_server", "serve", flag, f"127.0.0.1:{port}", *more],
+        cwd=ROOT,
+        stderr=subprocess.DEVNULL,
+    ) as proc:
         try:
             yield port
         finally:
@@ -310,26 +407,40 @@ async def test_serve_over_websocket():
                     break
         assert message["result"]["serverInfo"]["name"] == "rollout-lsp"
 
+
 def test_serve_listens_on_loopback_only():
     """LSP has no authentication: another address needs --allow-remote."""
     for flag in ("--tcp", "--ws"):
-        result = subprocess.run([sys.executable, "-m", "lsp_server", "serve", flag, f"0.0.0.0:{_free_port()}"],
-                                cwd=ROOT, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-m", "lsp_server", "serve", flag, f"0.0.0.0:{_free_port()}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 2
-        assert result.stderr == ("rollout-lsp serve: refusing to listen on 0.0.0.0: only loopback addresses "
-                                 "(127.0.0.1, ::1, localhost) unless --allow-remote is given\n")
+        assert result.stderr == (
+            "rollout-lsp serve: refusing to listen on 0.0.0.0: only loopback addresses "
+            "(127.0.0.1, ::1, localhost) unless --allow-remote is given\n"
+        )
 
 
 def test_serve_on_another_address_with_allow_remote_warns():
     import socket
 
     port = _free_port()
-    with subprocess.Popen([sys.executable, "-m", "lsp_server", "serve", "--tcp", f"0.0.0.0:{port}",
-                           "--allow-remote"], cwd=ROOT, stderr=subprocess.PIPE, text=True) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-m", "lsp_server", "serve", "--tcp", f"0.0.0.0:{port}", "--allow-remote"],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
         try:
             first = proc.stderr.readline()
-            assert first.startswith("rollout-lsp serve: WARNING: listening on 0.0.0.0, reachable from other "
-                                    "machines; the language server protocol has no authentication")
+            assert first.startswith(
+                "rollout-lsp serve: WARNING: listening on 0.0.0.0, reachable from other "
+                "machines; the language server protocol has no authentication"
+            )
             deadline = time.time() + 20
             while True:
                 try:
@@ -346,8 +457,10 @@ def test_serve_on_another_address_with_allow_remote_warns():
 def test_loopback_addresses():
     from lsp_server.server import is_loopback
 
-    assert [is_loopback(h) for h in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "0.0.0.0", "::",
-                                     "192.168.1.5", "example.com")] == [True] * 5 + [False] * 4
+    assert [
+        is_loopback(h)
+        for h in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "0.0.0.0", "::", "192.168.1.5", "example.com")
+    ] == [True] * 5 + [False] * 4
 
 
 def test_no_warning_for_a_cancelled_request_that_was_already_answered(tmp_path):
@@ -355,8 +468,13 @@ def test_no_warning_for_a_cancelled_request_that_was_already_answered(tmp_path):
     log = tmp_path / "stderr.txt"
     with open(log, "wb") as stderr:
         client = RawClient.__new__(RawClient)
-        client.proc = subprocess.Popen([sys.executable, "-m", "lsp_server", "serve"], cwd=ROOT,
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+        client.proc = subprocess.Popen(
+            [sys.executable, "-m", "lsp_server", "serve"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
         client.buffer = b""
         try:
             client.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
@@ -376,6 +494,7 @@ def test_no_warning_for_a_cancelled_request_that_was_already_answered(tmp_path):
 
 
 # -- hostile clients (issue 23, points 3, 4 and 9) -------------------------------------------------------------
+
 
 async def _ws_connect(port: int, origin: str | None):
     import websockets
@@ -416,17 +535,24 @@ def _initialized(*args: str, stderr=subprocess.PIPE) -> RawClient:
     return client
 
 
-@pytest.mark.parametrize("header, reason", [
-    (b"Content-Length: 1000000000000\r\n", "Content-Length 1000000000000 is over the limit of 268435456 bytes "
-                                            "(serve --max-message-bytes)"),
-    (b"Content-Length: 4000000000\r\n", "Content-Length 4000000000 is over the limit of 268435456 bytes "
-                                         "(serve --max-message-bytes)"),
-    (b"Content-Length: -5\r\n", "Content-Length '-5' is not a number of bytes"),
-    (b"Content-Length: many\r\n", "Content-Length 'many' is not a number of bytes"),
-    (b"Content-Type: application/json\r\n", "a message without a Content-Length header"),
-    (b"garbage\r\n", "a malformed header line 'garbage'"),
-    (b"X-Long: " + b"a" * 10_000 + b"\r\n", "a header line longer than 8192 bytes"),
-])
+@pytest.mark.parametrize(
+    "header, reason",
+    [
+        (
+            b"Content-Length: 1000000000000\r\n",
+            "Content-Length 1000000000000 is over the limit of 268435456 bytes (serve --max-message-bytes)",
+        ),
+        (
+            b"Content-Length: 4000000000\r\n",
+            "Content-Length 4000000000 is over the limit of 268435456 bytes (serve --max-message-bytes)",
+        ),
+        (b"Content-Length: -5\r\n", "Content-Length '-5' is not a number of bytes"),
+        (b"Content-Length: many\r\n", "Content-Length 'many' is not a number of bytes"),
+        (b"Content-Type: application/json\r\n", "a message without a Content-Length header"),
+        (b"garbage\r\n", "a malformed header line 'garbage'"),
+        (b"X-Long: " + b"a" * 10_000 + b"\r\n", "a header line longer than 8192 bytes"),
+    ],
+)
 def test_a_bad_header_is_answered_and_the_connection_closed(header, reason):
     client = _initialized()
     try:
@@ -445,9 +571,16 @@ def test_a_bad_header_is_answered_and_the_connection_closed(header, reason):
 def test_the_message_limit_is_configurable():
     client = _initialized("--max-message-bytes", "1000")
     try:
-        hover = {"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover",
-                 "params": {"textDocument": {"uri": "file:///x.jsonl"}, "position": {"line": 0, "character": 0},
-                            "padding": "x" * 1000}}
+        hover = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "textDocument/hover",
+            "params": {
+                "textDocument": {"uri": "file:///x.jsonl"},
+                "position": {"line": 0, "character": 0},
+                "padding": "x" * 1000,
+            },
+        }
         client.send(hover)
         assert client.response(None)["error"]["message"].startswith("rollout-lsp: Content-Length 11")
         assert client.proc.wait(20) == 1
@@ -461,22 +594,28 @@ def test_the_lifecycle_of_the_specification():
     client = RawClient(stderr=subprocess.PIPE)
     try:
         early = client.request(0, "textDocument/hover", hover)
-        assert early["error"] == {"code": -32002,
-                                  "message": "textDocument/hover: the server is not initialized (initialize first)"}
+        assert early["error"] == {
+            "code": -32002,
+            "message": "textDocument/hover: the server is not initialized (initialize first)",
+        }
         assert "result" in client.request(1, "initialize", INITIALIZE["params"])
         refused = client.request(2, "rollout/analyzeFile", {"path": "/etc/passwd"})
         assert refused["error"]["code"] == -32602
         assert client.request(3, "shutdown", None)["result"] is None
         late = client.request(4, "textDocument/hover", hover)
-        assert late["error"] == {"code": -32600,
-                                 "message": "textDocument/hover: the server is shutting down (shutdown was received)"}
+        assert late["error"] == {
+            "code": -32600,
+            "message": "textDocument/hover: the server is shutting down (shutdown was received)",
+        }
         client.send({"jsonrpc": "2.0", "method": "exit"})
         assert client.proc.wait(20) == 0
         log = client.proc.stderr.read().decode()
         # quiet by default (warnings only): the refused request is one line, no traceback, no INFO
         assert log.splitlines() == [log.splitlines()[0]]
-        assert log.endswith(" WARNING pygls.protocol.json_rpc: request refused: refused to read /etc/passwd: "
-                            "nothing under the system folder /etc is read\n")
+        assert log.endswith(
+            " WARNING pygls.protocol.json_rpc: request refused: refused to read /etc/passwd: "
+            "nothing under the system folder /etc is read\n"
+        )
     finally:
         client.proc.stderr.close()
         client.close()
@@ -518,13 +657,27 @@ def test_show_decoded_script_takes_a_null_answer_as_not_shown():
     uri = (ROOT / "fixtures" / "rollout-demo.jsonl").as_uri()
     client = RawClient()
     try:
-        client.request(1, "initialize", {"processId": None, "rootUri": None,
-                                         "capabilities": {"window": {"showDocument": {"support": True}}}})
+        client.request(
+            1,
+            "initialize",
+            {"processId": None, "rootUri": None, "capabilities": {"window": {"showDocument": {"support": True}}}},
+        )
         client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        client.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-            "uri": uri, "languageId": "jsonl", "version": 1, "text": text}}})
-        client.send({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
-                     "params": {"command": "rollout-lsp.showDecodedScript", "arguments": [uri, 4]}})
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": uri, "languageId": "jsonl", "version": 1, "text": text}},
+            }
+        )
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "workspace/executeCommand",
+                "params": {"command": "rollout-lsp.showDecodedScript", "arguments": [uri, 4]},
+            }
+        )
         asked = False
         while True:
             message = client.read()
@@ -557,6 +710,8 @@ def test_a_bad_header_over_tcp_is_answered_and_the_connection_closed():
             if not chunk:
                 break  # closed by the server
             data += chunk
-        assert data.endswith(b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "rollout-lsp: '
-                             b'Content-Length 4000000000 is over the limit of 100000 bytes (serve --max-message-bytes); '
-                             b'closing the connection"}}')
+        assert data.endswith(
+            b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "rollout-lsp: '
+            b"Content-Length 4000000000 is over the limit of 100000 bytes (serve --max-message-bytes); "
+            b'closing the connection"}}'
+        )

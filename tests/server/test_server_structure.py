@@ -47,15 +47,20 @@ def test_each_document_is_of_one_kind_decided_in_one_place(tmp_path):
 def test_methods_several_features_answer_are_registered_once_and_fanned_out():
     server = create_server()
     handlers = server.protocol.fm.features
-    for method in (types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_CODE_LENS, types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
-                   types.TEXT_DOCUMENT_DEFINITION):
+    for method in (
+        types.TEXT_DOCUMENT_HOVER,
+        types.TEXT_DOCUMENT_CODE_LENS,
+        types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+        types.TEXT_DOCUMENT_DEFINITION,
+    ):
         doc = handlers[method].__doc__
         assert doc and doc.count(":") >= 1, method
     hover = handlers[types.TEXT_DOCUMENT_HOVER].__doc__
     assert hover.index("HoverFeature.hover") < hover.index("InvocationLogFeature.call_invocations")
     definition = handlers[types.TEXT_DOCUMENT_DEFINITION].__doc__
-    assert definition.index("InvocationLogFeature.invocation_locations") < \
-        definition.index("NavigationFeature.goto_definition")
+    assert definition.index("InvocationLogFeature.invocation_locations") < definition.index(
+        "NavigationFeature.goto_definition"
+    )
     assert set(server.features) == set(FEATURES)
 
 
@@ -93,12 +98,17 @@ def test_diagnostics_are_kept_per_source_and_published_merged():
     uri = "file:///r.jsonl"
     latest = {uri: _result(uri, 1)}
     sent = []
-    server = SimpleNamespace(store=SimpleNamespace(latest=latest.get),
-                             protocol=SimpleNamespace(notify_encoded=lambda m, body: sent.append(json.loads(body))),
-                             text_document_publish_diagnostics=lambda params: sent.append(params))
+    server = SimpleNamespace(
+        store=SimpleNamespace(latest=latest.get),
+        protocol=SimpleNamespace(notify_encoded=lambda m, body: sent.append(json.loads(body))),
+        text_document_publish_diagnostics=lambda params: sent.append(params),
+    )
     feature = DiagnosticsFeature(server, kinds=SimpleNamespace(of=lambda u: ROLLOUT))
-    first, second, other = _Source("rollout", (ROLLOUT,)), _Source("invocation-log", (ROLLOUT,)), \
-        _Source("blame", (WORKSPACE_FILE,))
+    first, second, other = (
+        _Source("rollout", (ROLLOUT,)),
+        _Source("invocation-log", (ROLLOUT,)),
+        _Source("blame", (WORKSPACE_FILE,)),
+    )
     for source in (first, second, other):
         feature.add_source(source)
     feature.publish(latest[uri])

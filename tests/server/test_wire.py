@@ -49,16 +49,20 @@ def test_the_private_parts_of_pygls_the_wire_overrides_are_there():
     assert protocol._shutdown is False and shut_down(protocol) is False
     assert isinstance(protocol._include_headers, bool)
     assert "_workspace" in vars(protocol)
-    assert Workspace("file:///w", types.TextDocumentSyncKind.Incremental)._sync_kind == types.TextDocumentSyncKind.Incremental
+    assert (
+        Workspace("file:///w", types.TextDocumentSyncKind.Incremental)._sync_kind
+        == types.TextDocumentSyncKind.Incremental
+    )
 
 
 def test_an_encoded_result_is_written_as_its_bytes():
     protocol, writer = _protocol()
     protocol._send_response(7, result=Encoded([b'[{"a":', b"1}]"]))
     protocol.notify_encoded("textDocument/publishDiagnostics", b'{"uri":"u","diagnostics":[]}')
-    assert writer.bodies() == [{"jsonrpc": "2.0", "id": 7, "result": [{"a": 1}]},
-                               {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
-                                "params": {"uri": "u", "diagnostics": []}}]
+    assert writer.bodies() == [
+        {"jsonrpc": "2.0", "id": 7, "result": [{"a": 1}]},
+        {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": "u", "diagnostics": []}},
+    ]
 
 
 def test_a_plain_result_is_not_converted_again():
@@ -90,11 +94,15 @@ def test_the_workspace_is_swapped_for_the_line_exact_one():
 
 
 def test_encode_tree_is_the_json_of_the_tree_with_fragments_in_place():
-    child = types.DocumentSymbol(name="c", kind=types.SymbolKind.Event, range=types.Range(
-        types.Position(1, 0), types.Position(1, 2)), selection_range=types.Range(types.Position(1, 0),
-                                                                                   types.Position(1, 2)))
-    root = types.DocumentSymbol(name="r", kind=types.SymbolKind.Module, range=child.range,
-                                selection_range=child.range, children=[child])
+    child = types.DocumentSymbol(
+        name="c",
+        kind=types.SymbolKind.Event,
+        range=types.Range(types.Position(1, 0), types.Position(1, 2)),
+        selection_range=types.Range(types.Position(1, 0), types.Position(1, 2)),
+    )
+    root = types.DocumentSymbol(
+        name="r", kind=types.SymbolKind.Module, range=child.range, selection_range=child.range, children=[child]
+    )
     expected = default_converter().unstructure([root])
     pieces: list[bytes] = []
     encode_tree([root], pieces)

@@ -18,8 +18,10 @@ def _all_slots(obj: object) -> dict:
 
 
 def test_line_analysis_copy_is_replace() -> None:
-    line = ('{"type":"response_item","payload":{"type":"custom_tool_call","name":"exec","call_id":"c1",'
-            '"input":"await tools.exec_command({cmd: \\"ls\\"});"}}')
+    line = (
+        '{"type":"response_item","payload":{"type":"custom_tool_call","name":"exec","call_id":"c1",'
+        '"input":"await tools.exec_command({cmd: \\"ls\\"});"}}'
+    )
     la = analyze_line(line)
     assert la.is_exec and la.calls and la.script
     changes = dict(record=None, script=None, script_map=None, text=None, prompt=None, calls=())
@@ -28,7 +30,7 @@ def test_line_analysis_copy_is_replace() -> None:
     assert type(copy) is LineAnalysis
     assert copy == expected and _all_slots(copy) == _all_slots(expected)
     assert copy.call_id == "c1" and copy.name == "exec" and copy.script is None and copy.calls == ()
-    assert copy is not la and la.script == "await tools.exec_command({cmd: \"ls\"});"  # the original is untouched
+    assert copy is not la and la.script == 'await tools.exec_command({cmd: "ls"});'  # the original is untouched
     with pytest.raises(dataclasses.FrozenInstanceError):
         copy.kind = "other"  # type: ignore[misc]
 

@@ -29,11 +29,20 @@ from lsp_server.store import AnalysisStore
 from tests.helpers import fixture
 from tests.lsp_support import SERVER, diagnostics_of, open_text, start, uri_of
 
-FIXTURES = ["rollout-demo.jsonl", "rollout-events.jsonl", "rollout-outputs.jsonl", "rollout-records.jsonl",
-            "rollout-crlf.jsonl", "rollout-secrets.jsonl", "rollout-toplevel.jsonl", "rollout-unicode.jsonl"]
+FIXTURES = [
+    "rollout-demo.jsonl",
+    "rollout-events.jsonl",
+    "rollout-outputs.jsonl",
+    "rollout-records.jsonl",
+    "rollout-crlf.jsonl",
+    "rollout-secrets.jsonl",
+    "rollout-toplevel.jsonl",
+    "rollout-unicode.jsonl",
+]
 
 
 # -- the lines of a document ----------------------------------------------------------------------------------
+
 
 def _offset(text: str, line: int, column: int) -> int:
     """The offset of a position as LSP clamps it: past the last line is the end of the text."""
@@ -48,9 +57,19 @@ _CHARS = st.sampled_from(["a", "{", "\n", "\r", "\r\n", "\u2028", "\u0085", "é"
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_CHARS, max_size=12).map("".join),
-       st.lists(st.tuples(st.integers(0, 5), st.integers(0, 4), st.integers(0, 5), st.integers(0, 4),
-                          st.lists(_CHARS, max_size=4).map("".join)), max_size=5))
+@given(
+    st.lists(_CHARS, max_size=12).map("".join),
+    st.lists(
+        st.tuples(
+            st.integers(0, 5),
+            st.integers(0, 4),
+            st.integers(0, 5),
+            st.integers(0, 4),
+            st.lists(_CHARS, max_size=4).map("".join),
+        ),
+        max_size=5,
+    ),
+)
 def test_line_list_edits_equal_a_fresh_split(text, edits):
     document = LineList(text)
     assert document.lines == split_lines(text) and document.text() == text
@@ -79,6 +98,7 @@ def test_an_edit_replaces_only_the_lines_it_touches():
 
 # -- the analysis -----------------------------------------------------------------------------------------------
 
+
 def _record(record) -> tuple:
     """A line analysis as values (its escape map has no equality of its own)."""
     out = []
@@ -91,13 +111,21 @@ def _record(record) -> tuple:
 
 
 def canonical(analysis: RolloutAnalysis) -> dict:
-    return {"lines": analysis.lines, "records": [_record(r) for r in analysis.records],
-            "calls": [(c.line, c.index, c.call, _record(c.record), c.output, c.event) for c in analysis.calls],
-            "findings": analysis.findings, "outputs_by_call_id": analysis.outputs_by_call_id,
-            "calls_by_call_id": analysis.calls_by_call_id, "turns": analysis.turns,
-            "call_records": analysis.call_records, "record_outputs": analysis.record_outputs,
-            "events": analysis.events, "matched_events": analysis.matched_events,
-            "unknown": unknown_records(analysis), "is_rollout": analysis.is_rollout}
+    return {
+        "lines": analysis.lines,
+        "records": [_record(r) for r in analysis.records],
+        "calls": [(c.line, c.index, c.call, _record(c.record), c.output, c.event) for c in analysis.calls],
+        "findings": analysis.findings,
+        "outputs_by_call_id": analysis.outputs_by_call_id,
+        "calls_by_call_id": analysis.calls_by_call_id,
+        "turns": analysis.turns,
+        "call_records": analysis.call_records,
+        "record_outputs": analysis.record_outputs,
+        "events": analysis.events,
+        "matched_events": analysis.matched_events,
+        "unknown": unknown_records(analysis),
+        "is_rollout": analysis.is_rollout,
+    }
 
 
 def edits_for(text: str) -> list[tuple[int, int, int, int, str]]:
@@ -151,7 +179,7 @@ def test_editing_a_long_line_again_and_again_keeps_few_of_its_versions(monkeypat
     monkeypatch.setattr(memo, "STALE_CHARS", 100_000)
     lines = split_lines(fixture("rollout-demo.jsonl"))
     output = next(n for n, line in enumerate(lines) if '"custom_tool_call_output"' in line)
-    long = lines[output].replace('Output:\\n"', 'Output:\\n' + "x" * 600_000 + '"', 1)
+    long = lines[output].replace('Output:\\n"', "Output:\\n" + "x" * 600_000 + '"', 1)
     assert long != lines[output]
     cache = LineCache()
     most = 0
@@ -200,11 +228,13 @@ async def test_the_store_hands_on_what_it_knows_before_the_end():
     for _, known in partials:
         count = len(known.analysis.records)
         assert not known.complete and known.version == 1 and 0 < count < len(whole.records)
-        assert known.analysis.findings == [f.moved_to(n) for n, r in enumerate(whole.records[:count])
-                                           for f in r.findings]
+        assert known.analysis.findings == [
+            f.moved_to(n) for n, r in enumerate(whole.records[:count]) for f in r.findings
+        ]
 
 
 # -- through the server -------------------------------------------------------------------------------------------
+
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient):
@@ -225,8 +255,9 @@ async def _diagnostics(client: LanguageClient, uri: str) -> list[dict]:
 
 
 async def _outline(client: LanguageClient, uri: str) -> list[dict]:
-    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        types.TextDocumentIdentifier(uri)))
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
     plain = client.protocol._converter.unstructure(symbols)
     plain[0]["name"] = "ROOT" if not plain[0]["name"].startswith("session") else plain[0]["name"]
     return plain
@@ -245,12 +276,22 @@ async def test_edited_diagnostics_and_outline_equal_a_fresh_open(client: Languag
         def units(line: int, column: int) -> int:
             line_text = document.lines[line] if line < len(document.lines) else ""
             return len(line_text[:column].encode("utf-16-le")) // 2
+
         client.diagnostics.pop(uri, None)
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangePartial(range=types.Range(
-                types.Position(start_line, units(start_line, start_column)),
-                types.Position(end_line, units(end_line, end_column))), text=new)]))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(
+                            types.Position(start_line, units(start_line, start_column)),
+                            types.Position(end_line, units(end_line, end_column)),
+                        ),
+                        text=new,
+                    )
+                ],
+            )
+        )
         document.replace(start_line, start_column, end_line, end_column, new)
         edited = await _diagnostics(client, uri)
         edited_outline = await _outline(client, uri)

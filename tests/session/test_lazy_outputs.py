@@ -19,41 +19,101 @@ from lsp_server.features.hover import HoverFeature
 
 SERVER = SimpleNamespace(masker=lambda text: text, settings=SimpleNamespace(hover_output_lines=10_000))
 TIME = "2026-07-20T10:00:00.000Z"
-BIG = "".join(f"line {n}: caf\u00e9 \u2603 \"quoted\" \\ tab\t\n" for n in range(200))  # escapes, non-ASCII
+BIG = "".join(f'line {n}: caf\u00e9 \u2603 "quoted" \\ tab\t\n' for n in range(200))  # escapes, non-ASCII
 SMALL_RESULT = '{"chunk_id":"b","wall_time_seconds":0.1,"exit_code":0,"output":"ok\\n"}'
 BIG_RESULT = json.dumps({"chunk_id": "a", "wall_time_seconds": 0.5, "exit_code": 2, "output": BIG})
 CHILD = "019f7ef8-0010-7000-8000-0000000000c1"
 
 
 def line(payload: dict, kind: str = "response_item") -> str:
-    return json.dumps({"timestamp": TIME, "type": kind, "payload": payload}, ensure_ascii=False,
-                      separators=(",", ":"))
+    return json.dumps({"timestamp": TIME, "type": kind, "payload": payload}, ensure_ascii=False, separators=(",", ":"))
 
 
 def rollout() -> str:
     script = 'text(await tools.exec_command({cmd: "make test"}));\n'
-    return "\n".join([
-        line({"id": "019f0000-0000-7000-8000-000000000001", "cwd": "/p", "cli_version": "0.157.1"}, "session_meta"),
-        line({"type": "custom_tool_call", "status": "completed", "call_id": "c1", "name": "exec",
-              "namespace": "functions", "input": script}),
-        line({"type": "custom_tool_call_output", "call_id": "c1", "output": [
-            {"type": "input_text", "text": "Script completed\nWall time 0.6 seconds\nOutput:\n"},
-            {"type": "input_text", "text": BIG_RESULT}, {"type": "input_text", "text": "after \u00e9"},
-            {"type": "input_text", "text": "Script error:\nError: late"}]}),
-        line({"type": "custom_tool_call", "status": "completed", "call_id": "c2", "name": "exec",
-              "namespace": "functions", "input": script}),
-        line({"type": "custom_tool_call_output", "call_id": "c2", "output": [
-            {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
-            {"type": "input_text", "text": SMALL_RESULT}]}),
-        line({"type": "function_call", "name": "exec_command", "call_id": "c3",
-              "arguments": json.dumps({"cmd": "cat log"})}),
-        line({"type": "function_call_output", "call_id": "c3",
-              "output": json.dumps({"output": BIG, "metadata": {"exit_code": 0, "duration_seconds": 0.2}})}),
-        line({"type": "function_call", "name": "spawn_agent", "call_id": "c4",
-              "arguments": json.dumps({"task_name": "audit"})}),
-        line({"type": "function_call_output", "call_id": "c4",
-              "output": json.dumps({"agent_id": CHILD, "note": "x" * (KEPT_TEXT + 1)})}),
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                line(
+                    {"id": "019f0000-0000-7000-8000-000000000001", "cwd": "/p", "cli_version": "0.157.1"},
+                    "session_meta",
+                ),
+                line(
+                    {
+                        "type": "custom_tool_call",
+                        "status": "completed",
+                        "call_id": "c1",
+                        "name": "exec",
+                        "namespace": "functions",
+                        "input": script,
+                    }
+                ),
+                line(
+                    {
+                        "type": "custom_tool_call_output",
+                        "call_id": "c1",
+                        "output": [
+                            {"type": "input_text", "text": "Script completed\nWall time 0.6 seconds\nOutput:\n"},
+                            {"type": "input_text", "text": BIG_RESULT},
+                            {"type": "input_text", "text": "after \u00e9"},
+                            {"type": "input_text", "text": "Script error:\nError: late"},
+                        ],
+                    }
+                ),
+                line(
+                    {
+                        "type": "custom_tool_call",
+                        "status": "completed",
+                        "call_id": "c2",
+                        "name": "exec",
+                        "namespace": "functions",
+                        "input": script,
+                    }
+                ),
+                line(
+                    {
+                        "type": "custom_tool_call_output",
+                        "call_id": "c2",
+                        "output": [
+                            {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+                            {"type": "input_text", "text": SMALL_RESULT},
+                        ],
+                    }
+                ),
+                line(
+                    {
+                        "type": "function_call",
+                        "name": "exec_command",
+                        "call_id": "c3",
+                        "arguments": json.dumps({"cmd": "cat log"}),
+                    }
+                ),
+                line(
+                    {
+                        "type": "function_call_output",
+                        "call_id": "c3",
+                        "output": json.dumps({"output": BIG, "metadata": {"exit_code": 0, "duration_seconds": 0.2}}),
+                    }
+                ),
+                line(
+                    {
+                        "type": "function_call",
+                        "name": "spawn_agent",
+                        "call_id": "c4",
+                        "arguments": json.dumps({"task_name": "audit"}),
+                    }
+                ),
+                line(
+                    {
+                        "type": "function_call_output",
+                        "call_id": "c4",
+                        "output": json.dumps({"agent_id": CHILD, "note": "x" * (KEPT_TEXT + 1)}),
+                    }
+                ),
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_a_large_output_keeps_only_its_line_and_reads_its_texts_again():
@@ -85,7 +145,7 @@ def test_a_line_with_a_byte_order_mark_is_read_again_as_it_was_read():
 def test_what_is_shown_is_the_same_as_when_every_output_kept_its_texts(monkeypatch):
     lazy = analyze_text(rollout())
     # every output keeping its texts, as before outputs were read again on demand
-    monkeypatch.setattr(outputs, "KEPT_TEXT", 10 ** 9)
+    monkeypatch.setattr(outputs, "KEPT_TEXT", 10**9)
     kept = analyze_text(rollout())
     assert [r.output.kept_texts is None for r in kept.records if r.output] == [False] * 4
     assert [r.output.kept_texts is None for r in lazy.records if r.output] == [True, False, True, True]
@@ -100,8 +160,9 @@ def test_what_is_shown_is_the_same_as_when_every_output_kept_its_texts(monkeypat
             else:
                 assert (a.contents.value, a.range) == (b.contents.value, b.range)
     [call] = lazy.calls_on(1)
-    assert feature.hover_of(lazy, types.Position(1, call.call.start + 1), PositionEncoding.UTF32).contents.value \
-        .endswith(f"```text\n{BIG.rstrip()}\n```")  # the call's own result block, read again
+    assert feature.hover_of(
+        lazy, types.Position(1, call.call.start + 1), PositionEncoding.UTF32
+    ).contents.value.endswith(f"```text\n{BIG.rstrip()}\n```")  # the call's own result block, read again
     for fmt in ("md", "html"):
         assert export(lazy, "r.jsonl", fmt) == export(kept, "r.jsonl", fmt)
     assert [(s.call_id, s.child, s.child_line) for s in lineage(lazy).spawns] == [("c4", CHILD, 8)]
@@ -130,10 +191,18 @@ def test_streaming_keeps_neither_texts_nor_the_line():
 
 def _nested_output(depth: int) -> str:
     """An output line whose item holds, beside its text, a list nested ``depth`` deep."""
-    item = '{"type":"input_text","text":"Exit code: 0\\nOutput:\\n' + "x" * 300 + '","extra":' + \
-        "[" * depth + "]" * depth + "}"
-    return '{"timestamp":"%s","type":"response_item","payload":{"type":"function_call_output","call_id":"c1",' \
-           '"output":[%s]}}' % (TIME, item)
+    item = (
+        '{"type":"input_text","text":"Exit code: 0\\nOutput:\\n'
+        + "x" * 300
+        + '","extra":'
+        + "[" * depth
+        + "]" * depth
+        + "}"
+    )
+    return (
+        '{"timestamp":"%s","type":"response_item","payload":{"type":"function_call_output","call_id":"c1",'
+        '"output":[%s]}}' % (TIME, item)
+    )
 
 
 def test_a_line_nested_almost_to_the_recursion_limit_is_read_again_from_deeper_in_the_stack():

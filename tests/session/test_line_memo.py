@@ -88,8 +88,12 @@ def test_an_edit_of_one_line_reanalyses_that_line_only_and_relinks_only_what_it_
     lines = demo()
     cache = LineCache()
     before = analyze_lines(list(lines), cache)
-    made, paired, corrected, turns = (dict(cache.outputs_made), dict(cache.calls_paired),
-                                      dict(cache.outputs_corrected), cache.turns_made)
+    made, paired, corrected, turns = (
+        dict(cache.outputs_made),
+        dict(cache.calls_paired),
+        dict(cache.outputs_corrected),
+        cache.turns_made,
+    )
     assert sorted(made) == [(4, 5), (6, 7)] and sorted(paired) == [4, 6, 8] and corrected == {}
     assert all(isinstance(v, MadeOutput) for v in made.values())
     assert all(isinstance(v, PairedCalls) for v in paired.values()) and isinstance(turns, TurnsMade)

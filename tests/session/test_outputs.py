@@ -7,17 +7,21 @@ def items(*texts):
 
 
 def test_exec_status_header_and_result_blocks():
-    out = read_exec_output(items("Script completed\nWall time 0.3 seconds\nOutput:\n",
-                                 '{"chunk_id":"x","wall_time_seconds":0.1,"exit_code":0,"output":"a"}',
-                                 '{"chunk_id":"y","wall_time_seconds":0.1,"exit_code":2,"output":"b"}', "plain"))
+    out = read_exec_output(
+        items(
+            "Script completed\nWall time 0.3 seconds\nOutput:\n",
+            '{"chunk_id":"x","wall_time_seconds":0.1,"exit_code":0,"output":"a"}',
+            '{"chunk_id":"y","wall_time_seconds":0.1,"exit_code":2,"output":"b"}',
+            "plain",
+        )
+    )
     assert (out.status, out.wall_time, out.exit_codes, out.texts[-1]) == ("completed", 0.3, [0, 2], "plain")
     assert [out.result_output(r) for r in out.results] == ["a", "b"]
 
 
 def test_running_failed_terminated():
     running = read_exec_output("Script running with cell ID k3x\nWall time 10.0 seconds\nOutput:\npartial")
-    assert (running.status, running.cell_id, running.wall_time, running.texts) == ("running", "k3x", 10.0,
-                                                                                 ("partial",))
+    assert (running.status, running.cell_id, running.wall_time, running.texts) == ("running", "k3x", 10.0, ("partial",))
     failed = read_exec_output(items("Script failed\nWall time 0.1 seconds\nOutput:\n", "Script error:\nError: x"))
     assert (failed.status, failed.error) == ("failed", "Error: x")
     assert read_exec_output(items("Script terminated\nWall time 0.2 seconds\nOutput:\n")).status == "terminated"
@@ -50,8 +54,10 @@ def test_exit_codes_come_from_the_header_only():
 
 
 def test_a_running_process_names_its_session():
-    out = read_call_output("Chunk ID: 315b93\nWall time: 1.0030 seconds\nProcess running with session ID 66506\n"
-                           "Original token count: 0\nOutput:\n")
+    out = read_call_output(
+        "Chunk ID: 315b93\nWall time: 1.0030 seconds\nProcess running with session ID 66506\n"
+        "Original token count: 0\nOutput:\n"
+    )
     assert (out.status, out.session_id, out.wall_time) == ("running", "66506", 1.003)
     done = read_call_output("Chunk ID: 1\nWall time: 0.2 seconds\nProcess exited with code 130\nOutput:\n^C\n")
     assert (done.status, done.session_id, done.exit_code) == ("completed", None, 130)

@@ -13,8 +13,19 @@ from analysis.session.records import (
 
 
 def test_known_payloads_are_typed():
-    record = parse_record({"timestamp": "t", "type": "response_item", "payload": {
-        "type": "custom_tool_call", "name": "exec", "input": "x", "call_id": "c", "namespace": "functions"}})
+    record = parse_record(
+        {
+            "timestamp": "t",
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "name": "exec",
+                "input": "x",
+                "call_id": "c",
+                "namespace": "functions",
+            },
+        }
+    )
     assert isinstance(record.item, CustomToolCall)
     assert (record.kind, record.item.name, record.item.call_id) == ("custom_tool_call", "exec", "c")
     meta = parse_record({"type": "session_meta", "payload": {"id": "s", "cwd": "/w", "cli_version": "0.157.1"}})
@@ -26,37 +37,72 @@ def test_unknown_types_and_fields_are_kept():
     assert record.kind == "world_state" and record.item == {"x": 1} and record.envelope.ordinal == 7
     item = parse_record({"type": "response_item", "payload": {"type": "web_search_call", "new": True}}).item
     assert isinstance(item, OtherItem) and item.model_extra == {"new": True}
-    message = parse_record({"type": "response_item", "payload": {
-        "type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}], "later": 1}}).item
+    message = parse_record(
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "hi"}],
+                "later": 1,
+            },
+        }
+    ).item
     assert isinstance(message, Message) and message.text() == "hi" and message.model_extra == {"later": 1}
 
 
 def test_outputs_take_strings_and_item_lists():
-    a = parse_record({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c",
-                                                           "output": "plain"}}).item
-    b = parse_record({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c",
-                                                           "output": [{"type": "input_text", "text": "t"}]}}).item
+    a = parse_record(
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c", "output": "plain"}}
+    ).item
+    b = parse_record(
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": "c",
+                "output": [{"type": "input_text", "text": "t"}],
+            },
+        }
+    ).item
     assert isinstance(a, FunctionCallOutput) and a.output == "plain"
     assert b.output[0].text == "t"
 
 
 def test_local_shell_call():
-    item = parse_record({"type": "response_item", "payload": {
-        "type": "local_shell_call", "call_id": "c", "status": "completed",
-        "action": {"type": "exec", "command": ["ls", "-l"], "working_directory": "/w"}}}).item
+    item = parse_record(
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "local_shell_call",
+                "call_id": "c",
+                "status": "completed",
+                "action": {"type": "exec", "command": ["ls", "-l"], "working_directory": "/w"},
+            },
+        }
+    ).item
     assert isinstance(item, LocalShellCall) and item.action.command == ["ls", "-l"]
 
 
-@pytest.mark.parametrize("value, message, loc", [
-    ({"type": "response_item", "payload": {"type": "custom_tool_call", "name": "exec", "input": 3}},
-     "payload.input: input should be a valid string (got a number)", ("payload", "input")),
-    ({"type": "response_item", "payload": "text"}, "payload must be an object, not a string", ("payload",)),
-    ({"type": "session_meta", "payload": []}, "payload must be an object, not an array", ("payload",)),
-    ({"payload": {}}, "type: field required (got an object)", ("type",)),
-    ([1], "a rollout line must be a JSON object, not an array", ()),
-    ({"type": "response_item", "payload": {"type": "function_call_output", "output": 5}},
-     "payload.output: wrong type (got a number)", ("payload", "output")),
-])
+@pytest.mark.parametrize(
+    "value, message, loc",
+    [
+        (
+            {"type": "response_item", "payload": {"type": "custom_tool_call", "name": "exec", "input": 3}},
+            "payload.input: input should be a valid string (got a number)",
+            ("payload", "input"),
+        ),
+        ({"type": "response_item", "payload": "text"}, "payload must be an object, not a string", ("payload",)),
+        ({"type": "session_meta", "payload": []}, "payload must be an object, not an array", ("payload",)),
+        ({"payload": {}}, "type: field required (got an object)", ("type",)),
+        ([1], "a rollout line must be a JSON object, not an array", ()),
+        (
+            {"type": "response_item", "payload": {"type": "function_call_output", "output": 5}},
+            "payload.output: wrong type (got a number)",
+            ("payload", "output"),
+        ),
+    ],
+)
 def test_wrong_types_are_record_shape_errors(value, message, loc):
     with pytest.raises(RecordShapeError) as caught:
         parse_record(value)
@@ -72,20 +118,38 @@ def test_an_unconditional_call_ran_when_its_script_completed():
     from analysis.session.record_analysis import analyze_line
     from analysis.session.rollout import CallOutput, pair_call
 
-    record = analyze_line(json.dumps({"type": "response_item", "payload": {
-        "type": "custom_tool_call", "name": "exec", "call_id": "c", "input": 'await tools.exec_command({cmd: "ls"});'}}))
+    record = analyze_line(
+        json.dumps(
+            {
+                "type": "response_item",
+                "payload": {
+                    "type": "custom_tool_call",
+                    "name": "exec",
+                    "call_id": "c",
+                    "input": 'await tools.exec_command({cmd: "ls"});',
+                },
+            }
+        )
+    )
     call = replace(record.calls[0], unconditional=True)  # as the script reading marks a call that always runs
 
     def paired(header, *texts, call=call):
         body = [{"type": "input_text", "text": header}] + [{"type": "input_text", "text": t} for t in texts]
-        output = read_exec_output(parse_record({"type": "response_item", "payload": {
-            "type": "custom_tool_call_output", "call_id": "c", "output": body}}).item.output)
+        output = read_exec_output(
+            parse_record(
+                {
+                    "type": "response_item",
+                    "payload": {"type": "custom_tool_call_output", "call_id": "c", "output": body},
+                }
+            ).item.output
+        )
         return pair_call(0, 0, call, record, CallOutput(1, output.status, None, output.wall_time, output), None)
 
     assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n").call.executed == "yes"
     assert paired("Script failed\nWall time 0.1 seconds\nOutput:\n").call.executed == "unknown"
-    assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n", "Script error:\nboom").call.executed == \
-        "unknown"
+    assert (
+        paired("Script completed\nWall time 0.1 seconds\nOutput:\n", "Script error:\nboom").call.executed == "unknown"
+    )
     assert paired("Script running with cell ID 3\nWall time 10.0 seconds\nOutput:\n").call.executed == "unknown"
     conditional = replace(record.calls[0], unconditional=False)
     assert paired("Script completed\nWall time 0.1 seconds\nOutput:\n", call=conditional).call.executed == "unknown"
@@ -97,15 +161,28 @@ def test_values_pydantic_converts_are_read_as_it_reads_them():
     assert record.envelope.ordinal == 3 and type(record.envelope.ordinal) is int
     with pytest.raises(RecordShapeError) as caught:
         parse_record({"type": "t", "ordinal": 3.5})
-    assert str(caught.value) == "ordinal: input should be a valid integer, got a number with a fractional part " \
-                                "(got a number)"
+    assert (
+        str(caught.value) == "ordinal: input should be a valid integer, got a number with a fractional part "
+        "(got a number)"
+    )
 
 
 def test_extra_fields_read_as_attributes_and_dumped_after_the_declared_ones():
     meta = parse_record({"type": "session_meta", "payload": {"id": "s", "type": "x", "later": [1]}}).item
     assert meta.type == "x" and meta.model_extra == {"type": "x", "later": [1]}
-    assert list(meta.model_dump()) == ["id", "timestamp", "cwd", "originator", "cli_version", "source",
-                                       "model_provider", "git", "history_mode", "type", "later"]
+    assert list(meta.model_dump()) == [
+        "id",
+        "timestamp",
+        "cwd",
+        "originator",
+        "cli_version",
+        "source",
+        "model_provider",
+        "git",
+        "history_mode",
+        "type",
+        "later",
+    ]
     with pytest.raises(AttributeError):
         meta.missing  # noqa: B018
     with pytest.raises(AttributeError):
@@ -132,9 +209,30 @@ def _loop_plain(cls, value):
     return out, {k: v for k, v in value.items() if k not in cls._names} or None
 
 
-_VALUES = [None, "", "message", "function_call", "reasoning", "local_shell_call", "input_text", 0, 7, True, 1.5,
-           [], ["ls", "-l"], ["ls", 1], [{"type": "input_text", "text": "t"}], [{"type": 1}], [{"text": "t"}],
-           {}, {"command": ["ls"]}, {"command": "ls", "timeout_ms": 5}, {"command": 3}, {"content": "x"}]
+_VALUES = [
+    None,
+    "",
+    "message",
+    "function_call",
+    "reasoning",
+    "local_shell_call",
+    "input_text",
+    0,
+    7,
+    True,
+    1.5,
+    [],
+    ["ls", "-l"],
+    ["ls", 1],
+    [{"type": "input_text", "text": "t"}],
+    [{"type": 1}],
+    [{"text": "t"}],
+    {},
+    {"command": ["ls"]},
+    {"command": "ls", "timeout_ms": 5},
+    {"command": 3},
+    {"content": "x"},
+]
 
 
 def _cases(cls):
@@ -185,8 +283,13 @@ def test_a_typed_payload_is_not_kept_in_the_envelope():
 
 
 def test_a_record_without_its_item_keeps_its_kind():
-    a = parse_record({"type": "response_item", "timestamp": "t", "payload": {
-        "type": "function_call_output", "call_id": "c", "output": "x", "more": 1}})
+    a = parse_record(
+        {
+            "type": "response_item",
+            "timestamp": "t",
+            "payload": {"type": "function_call_output", "call_id": "c", "output": "x", "more": 1},
+        }
+    )
     b = parse_record({"type": "response_item", "payload": {"type": "function_call_output", "output": "y"}})
     bare_a, bare_b = a.without_item(), b.without_item()
     assert bare_a.kind == bare_b.kind == "function_call_output"

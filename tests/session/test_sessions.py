@@ -17,8 +17,9 @@ CHILD = build.SESSIONS + f"rollout-2026-07-20T10-00-10-{build.CHILD_ID}.jsonl"
 
 
 def usage(d: dict) -> TokenUsage:
-    return TokenUsage(d["input_tokens"], d["cached_input_tokens"], d["output_tokens"], d["reasoning_output_tokens"],
-                      d["total_tokens"])
+    return TokenUsage(
+        d["input_tokens"], d["cached_input_tokens"], d["output_tokens"], d["reasoning_output_tokens"], d["total_tokens"]
+    )
 
 
 A, B, P2, C1, C2 = (usage(u) for u in (build.USAGE_A, build.USAGE_B, build.USAGE_P2, build.USAGE_C1, build.USAGE_C2))
@@ -28,13 +29,19 @@ def test_each_response_counts_once_and_a_repeated_total_adds_nothing():
     analysis = analyze_text(fixture(PARENT))
     result = session_usage(analysis)
     assert [(r.line, r.new, r.counted) for r in result.records] == [
-        (4, True, A), (8, True, B), (9, False, TokenUsage()), (19, True, P2)]
+        (4, True, A),
+        (8, True, B),
+        (9, False, TokenUsage()),
+        (19, True, P2),
+    ]
     assert result.own == A + B + P2 and result.requests == 3
     assert result.inherited == TokenUsage()
     assert result.reported == A + B + P2
     assert [line for line in (r.line for r in result.limits)] == [16]  # info null: rate limits only
-    assert result.rate_limits == {"primary": {"used_percent": 15.0, "window_minutes": 300},
-                                  "secondary": {"used_percent": 3.0, "window_minutes": 10080}}
+    assert result.rate_limits == {
+        "primary": {"used_percent": 15.0, "window_minutes": 300},
+        "secondary": {"used_percent": 3.0, "window_minutes": 10080},
+    }
 
 
 def test_usage_per_turn_and_the_context_it_ended_with():
@@ -43,7 +50,9 @@ def test_usage_per_turn_and_the_context_it_ended_with():
     # one usage per turn, whichever record a turn starts at (its task_started, or the user's message)
     assert [(t.line, t.end_line) for t in turns] == [(t.line, t.end_line) for t in analysis.turns]
     assert [(t.usage, t.requests, t.context, t.window) for t in turns] == [
-        (A + B, 2, B.total, 258400), (P2, 1, P2.total, 258400)]
+        (A + B, 2, B.total, 258400),
+        (P2, 1, P2.total, 258400),
+    ]
     assert round(turns[1].context_share, 4) == round(15250 / 258400, 4)
 
 
@@ -61,7 +70,13 @@ def test_the_inherited_history_of_a_subagent():
     facts = lineage(analysis)
     ident = facts.identity
     assert (ident.id, ident.parent, ident.forked_from, ident.nickname, ident.role, ident.depth) == (
-        build.CHILD_ID, build.PARENT_ID, build.PARENT_ID, "Ada", "explorer", 1)
+        build.CHILD_ID,
+        build.PARENT_ID,
+        build.PARENT_ID,
+        "Ada",
+        "explorer",
+        1,
+    )
     region = facts.inherited
     assert (region.start, region.end, region.session_id, region.turns) == (1, 6, build.PARENT_ID, 1)
     assert region.label() == f"inherited from session {build.PARENT_ID}"
@@ -79,7 +94,8 @@ def test_a_resumed_session_is_not_an_inheritance():
 def test_spawn_agent_names_its_child_and_the_child_is_found():
     facts = lineage(analyze_text(fixture(PARENT)))
     assert [(s.line, s.call_id, s.task, s.child, s.child_line) for s in facts.spawns] == [
-        (5, "call_spawn1", "timer_audit", build.CHILD_ID, 6)]
+        (5, "call_spawn1", "timer_audit", build.CHILD_ID, 6)
+    ]
     assert facts.links_at(5) == [build.CHILD_ID] and facts.links_at(6) == [build.CHILD_ID]
     roots = search_roots(str(FIXTURES / PARENT))
     # fixtures/sessions is a sessions tree: the Codex home is fixtures/, wherever CODEX_HOME pointed
@@ -93,7 +109,10 @@ def test_sessions_folder_of_codex_is_searched_whole(tmp_path):
     day = tmp_path / ".codex" / "sessions" / "2026" / "07" / "20"
     day.mkdir(parents=True)
     assert search_roots(str(day / "rollout-x.jsonl"), ["/work"]) == [
-        str(tmp_path / ".codex" / "sessions"), str(tmp_path / ".codex" / "archived_sessions"), "/work"]
+        str(tmp_path / ".codex" / "sessions"),
+        str(tmp_path / ".codex" / "archived_sessions"),
+        "/work",
+    ]
 
 
 def test_unknown_record_types_get_one_finding_per_type():
@@ -101,14 +120,23 @@ def test_unknown_record_types_get_one_finding_per_type():
     analysis = analyze_text(text)
     found = [f for f in analysis.findings if f.code == "unknown-record"]
     assert [(f.span.line, f.severity.label, f.message) for f in found] == [
-        (10, "information", "record type event_msg/frobnicated is unknown to this version of rollout-lsp "
-                            "(2 records in this file): listed, not read"),
-        (18, "information", "record type future_record is unknown to this version of rollout-lsp "
-                            "(1 record in this file): listed, not read")]
+        (
+            10,
+            "information",
+            "record type event_msg/frobnicated is unknown to this version of rollout-lsp "
+            "(2 records in this file): listed, not read",
+        ),
+        (
+            18,
+            "information",
+            "record type future_record is unknown to this version of rollout-lsp "
+            "(1 record in this file): listed, not read",
+        ),
+    ]
     line = text.split("\n")[10]
-    assert line[found[0].span.start:found[0].span.end] == '"frobnicated"'
+    assert line[found[0].span.start : found[0].span.end] == '"frobnicated"'
     line = text.split("\n")[18]
-    assert line[found[1].span.start:found[1].span.end] == '"future_record"'
+    assert line[found[1].span.start : found[1].span.end] == '"future_record"'
 
 
 def test_known_types_that_are_skipped_are_not_unknown():
@@ -120,13 +148,17 @@ def test_export_markdown_follows_the_session():
     out = export(analyze_text(fixture(CHILD)), CHILD, "md")
     assert out.startswith(f"# Codex session {build.CHILD_ID}\n\n- **file**: {CHILD}\n")
     assert f"- **subagent of**: {build.PARENT_ID} (Ada)\n" in out
-    assert f"> Lines 2–7 replay the history of session {build.PARENT_ID} (1 turn); it is not repeated here, " \
-           "and its 22,800 tokens count for that session." in out  # a note, not a copy
+    assert (
+        f"> Lines 2–7 replay the history of session {build.PARENT_ID} (1 turn); it is not repeated here, "
+        "and its 22,800 tokens count for that session." in out
+    )  # a note, not a copy
     assert "Audit the timers" not in out
     analysis = analyze_text(fixture(CHILD))
     own = analysis.turns[-1]  # the subagent's own turn: the one before it is the parent's, replayed
-    assert f"## Turn {len(analysis.turns)} (line {own.line + 1})\n\n> Look at the timers\n\n*Usage: in 41k " \
-           "(cached 29k) · out 1.1k (reasoning 400) · context 8% of 258.4k*" in out
+    assert (
+        f"## Turn {len(analysis.turns)} (line {own.line + 1})\n\n> Look at the timers\n\n*Usage: in 41k "
+        "(cached 29k) · out 1.1k (reasoning 400) · context 8% of 258.4k*" in out
+    )
     assert "- exec\\_command: grep -rn setInterval src\n\n  ```sh\n  grep -rn setInterval src\n  ```" in out
     assert "Output:\n\n```text\n[exit 0]\nsrc/clock.js:3: setInterval(tick, 1000)\n```" in out
 
@@ -147,14 +179,17 @@ def test_export_marks_failures_and_lists_the_files_changed():
 def test_export_shows_every_chunk_of_a_continued_process():
     document = build_document(analyze_text(fixture("rollout-records.jsonl")), "r")
     [part] = [p for t in document.turns for p in t.parts if getattr(p, "line", None) == 8 and hasattr(p, "entries")]
-    assert (part.name, part.status) == ("[interrupted (exit 130)] exec_command",
-                                        "interrupted (exit 130) · 6.2 s · after 2 write_stdin calls")
+    assert (part.name, part.status) == (
+        "[interrupted (exit 130)] exec_command",
+        "interrupted (exit 130) · 6.2 s · after 2 write_stdin calls",
+    )
     assert part.output == "..\n^C"  # each chunk's output, its header left out
 
 
 def test_export_markdown_shows_transcript_text_as_text():
-    text = fixture("rollout-demo.jsonl").replace("Fix the failing greeting test",
-                                                 "1. see [this](http://e.x) <b>now</b>\\n# not a heading")
+    text = fixture("rollout-demo.jsonl").replace(
+        "Fix the failing greeting test", "1. see [this](http://e.x) <b>now</b>\\n# not a heading"
+    )
     out = export(analyze_text(text), "demo", "md")
     assert "> 1\\. see \\[this\\](http://e.x) \\<b\\>now\\</b\\>\n> \\# not a heading\n" in out
 
@@ -164,10 +199,12 @@ def test_export_patches_as_diffs_and_outputs_trimmed():
     parts = [p for t in document.turns for p in t.parts if hasattr(p, "entries")]
     patch = parts[1].entries[0]
     assert (patch.title, patch.language) == ("apply_patch: update src/greet.py", "diff")
-    assert patch.body.startswith("*** Begin Patch\n*** Update File: src/greet.py\n@@\n-    return \"hello\"")
+    assert patch.body.startswith('*** Begin Patch\n*** Update File: src/greet.py\n@@\n-    return "hello"')
     assert parts[0].output == "[exit 1]\n… (2 more lines)"
-    assert [e.note for e in parts[2].entries] == ["computed from a list: `git diff --stat -- ${f}`",
-                                                   "never runs: it is in dead code"]
+    assert [e.note for e in parts[2].entries] == [
+        "computed from a list: `git diff --stat -- ${f}`",
+        "never runs: it is in dead code",
+    ]
 
 
 def test_export_redacts_secrets_unless_asked_not_to():
@@ -182,8 +219,9 @@ def test_export_redacts_secrets_unless_asked_not_to():
 
 
 def test_export_html_is_escaped_self_contained_and_collapsible():
-    text = fixture("rollout-demo.jsonl").replace("Fix the failing greeting test",
-                                                 "Fix <script>alert(1)</script> & the test")
+    text = fixture("rollout-demo.jsonl").replace(
+        "Fix the failing greeting test", "Fix <script>alert(1)</script> & the test"
+    )
     out = export(analyze_text(text), "demo", "html")
     assert out.startswith("<!DOCTYPE html>")
     assert "<script" not in out and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; the test" in out
@@ -206,10 +244,17 @@ def test_export_command_line(tmp_path):
 def test_census_token_totals_and_unknown_types(tmp_path):
     out = json.loads(run_cli("census", "--json", "--jobs", "1", "fixtures/sessions/2026/07/20").stdout)
     own = A + B + P2 + C1 + C2
-    assert out["tokens"] == {"input": own.input, "cached": own.cached, "output": own.output,
-                             "reasoning": own.reasoning, "total": own.total, "inherited_total": (A + B).total,
-                             "reported_total": (A + B + P2).total + (A + B + C1 + C2).total,
-                             "sessions_with_usage": 2, "cache_write": 0}
+    assert out["tokens"] == {
+        "input": own.input,
+        "cached": own.cached,
+        "output": own.output,
+        "reasoning": own.reasoning,
+        "total": own.total,
+        "inherited_total": (A + B).total,
+        "reported_total": (A + B + P2).total + (A + B + C1 + C2).total,
+        "sessions_with_usage": 2,
+        "cache_write": 0,
+    }
     assert out["unknown_types_by_cli_version"] == {"0.157.1": {"event_msg/frobnicated": 2, "future_record": 1}}
 
 
