@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from analysis.jsonl.findings import EXIT_MISMATCH, Finding
+from analysis.jsonl.findings import EXIT_MISMATCH, Finding, log_finding_sort_key
 from analysis.jsonl.positions import LineColumns
 from analysis.reports.invocations import (
     InvocationLog,
@@ -203,7 +203,7 @@ class InvocationLinks:
         if link is not None:
             findings += link.match.log_findings()
             made_by = {m.invocation.line: m for m in link.match.matches}
-        findings.sort(key=lambda f: (f.span.line, f.span.start, f.code))
+        findings.sort(key=log_finding_sort_key)
         out = []
         for finding in findings:
             diagnostic = self._diagnostic(result, finding)

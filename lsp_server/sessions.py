@@ -13,7 +13,7 @@ from pygls.uris import to_fs_path
 from analysis.jsonl.positions import PositionEncoding
 from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
-from analysis.session.references import Parent, parent_findings, parents, references
+from analysis.session.references import Parent, parents, references
 from analysis.session.rollout import RolloutAnalysis
 from analysis.session.settings import record_settings_changes
 from analysis.session.thread_names import thread_name
@@ -148,11 +148,6 @@ def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: list
     if not references(analysis):
         return []
     return parents(analysis, path, search_roots(path, workspace) if path else list(workspace))
-
-
-def parent_finding_list(analysis: RolloutAnalysis, uri: str, workspace: list[str] = ()) -> list:
-    """``parent-missing`` findings of a rollout (a fork or segment whose parent's rollout is not found)."""
-    return parent_findings(analysis, session_parents(analysis, uri_path(uri), workspace))
 
 
 def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, workspace: list[str] = ()) -> str | None:
@@ -435,7 +430,6 @@ def uri_path(uri: str) -> str | None:
 __all__ = [
     "SessionOutline",
     "session_parents",
-    "parent_finding_list",
     "turn_hover",
     "usage_hover",
     "session_markdown",

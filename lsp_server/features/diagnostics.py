@@ -22,12 +22,13 @@ from typing import Protocol
 from lsprotocol import types
 
 from analysis.jsonl.findings import Finding
+from analysis.session.finish import missing_parents
 from analysis.session.profiles import quiet_findings, severity_in
 from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import output_of_call_record, to_diagnostic
 from ..kinds import ROLLOUT, DocumentKinds
-from ..sessions import parent_finding_list, uri_path, workspace_paths
+from ..sessions import uri_path, workspace_paths
 from ..store import DocumentAnalysis
 from ..wire import CONVERTER, Encoded, compact
 from .base import Feature, guarded
@@ -233,7 +234,7 @@ class RolloutFindings:
         cached.items = fresh
         if not result.complete:  # a partial analysis: the parents are looked for with the whole one
             return out
-        for finding in parent_finding_list(analysis, result.uri, workspace_paths(server.workspace)):
+        for finding in missing_parents(analysis, uri_path(result.uri), workspace_paths(server.workspace)):
             diagnostic = to_diagnostic(
                 analysis, finding, result.uri, server.encoding, server.settings.severity, server.masker, None
             )
