@@ -34,6 +34,7 @@ from analysis.reports.invocations import (
     read_invocation_log,
     rollout_commands,
 )
+from analysis.session.memo import same
 
 from .calls import call_at
 from .convert import to_diagnostic, to_range
@@ -91,7 +92,7 @@ class InvocationLinks:
     def log_of(self, result: DocumentAnalysis) -> InvocationLog:
         """The log read from an analysis's text (once per analysis)."""
         cached = self._logs.get(result.uri)
-        if cached is not None and cached[0] is result:
+        if cached is not None and same(cached, result):
             return cached[1]
         read = read_invocation_log("\n".join(result.analysis.lines))
         self._logs[result.uri] = (result, read)
@@ -100,7 +101,7 @@ class InvocationLinks:
     def match(self, rollout: DocumentAnalysis, log_result: DocumentAnalysis) -> MatchResult:
         key = (rollout.uri, log_result.uri)
         cached = self._matches.get(key)
-        if cached is not None and cached[0] is rollout and cached[1] is log_result:
+        if cached is not None and same(cached, rollout, log_result):
             return cached[2]
         found = match_invocations(rollout.analysis, self.log_of(log_result), self.commands_of(rollout))
         self._matches[key] = (rollout, log_result, found)
@@ -109,7 +110,7 @@ class InvocationLinks:
     def commands_of(self, rollout: DocumentAnalysis) -> list[RolloutCommand]:
         """Every command of a rollout, split as a shell splits it (once per analysis)."""
         cached = self._commands.get(rollout.uri)
-        if cached is not None and cached[0] is rollout:
+        if cached is not None and same(cached, rollout):
             return cached[1]
         commands = rollout_commands(rollout.analysis)
         self._commands[rollout.uri] = (rollout, commands)
@@ -124,7 +125,7 @@ class InvocationLinks:
         rollouts = self.open_rollouts() if is_log else [result] if result.is_rollout else []
         for rollout in rollouts:
             cached = self._commands.get(rollout.uri)
-            if cached is None or cached[0] is not rollout:
+            if cached is None or not same(cached, rollout):
                 commands = await asyncio.to_thread(rollout_commands, rollout.analysis)
                 self._commands[rollout.uri] = (rollout, commands)
 

@@ -23,6 +23,7 @@ from lsprotocol import types
 
 from analysis.jsonl.findings import Finding
 from analysis.session.finish import missing_parents
+from analysis.session.memo import same
 from analysis.session.profiles import quiet_findings, severity_in
 from analysis.session.rollout import RolloutAnalysis
 
@@ -106,7 +107,7 @@ class DiagnosticsFeature(Feature):
         out: list[str] = []
         for source in self.sources_of(result.uri):
             known = kept.get(source.name)
-            if known is None or known[0] is not result:
+            if known is None or not same(known, result):
                 known = kept[source.name] = (result, source.diagnostics(result))
             out += known[1]
         return out
