@@ -187,11 +187,12 @@ class InvocationLinks:
             for finding in link.match.rollout_findings():
                 diagnostic = self._diagnostic(result, finding)
                 if diagnostic is not None:
-                    diagnostic.related_information = (diagnostic.related_information or []) + [
+                    diagnostic.related_information = [
+                        *(diagnostic.related_information or []),
                         types.DiagnosticRelatedInformation(
                             types.Location(link.log_uri, types.Range(types.Position(0, 0), types.Position(0, 0))),
                             f"the invocation log {log_name(link.log_uri)}",
-                        )
+                        ),
                     ]
                     out.append(diagnostic)
         return out
@@ -213,13 +214,14 @@ class InvocationLinks:
             match = made_by.get(finding.span.line) if finding.code == EXIT_MISMATCH else None
             if match is not None and link is not None:
                 located = match.command.located
-                diagnostic.related_information = (diagnostic.related_information or []) + [
+                diagnostic.related_information = [
+                    *(diagnostic.related_information or []),
                     types.DiagnosticRelatedInformation(
                         types.Location(
                             link.rollout.uri, to_range(link.rollout.analysis, located.span, self.server.encoding)
                         ),
                         f"the command that made it (line {located.line + 1} of {log_name(link.rollout.uri)})",
-                    )
+                    ),
                 ]
             out.append(diagnostic)
         return out

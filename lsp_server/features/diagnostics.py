@@ -41,7 +41,10 @@ class DiagnosticSource(Protocol):
     """Diagnostics of some document kinds, as JSON texts."""
 
     name: str
-    kinds: tuple[str, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The document kinds it has diagnostics for."""
 
     async def prepare(self, result: DocumentAnalysis) -> None:
         """Before a document's diagnostics are computed (in the background, off the event loop)."""
