@@ -5,6 +5,7 @@ vocabulary)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from lsprotocol import types
@@ -13,7 +14,7 @@ from pygls.uris import to_fs_path
 from analysis.jsonl.positions import PositionEncoding
 from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
-from analysis.session.references import Parent, parent_findings, parents, references
+from analysis.session.references import Parent, parents, references
 from analysis.session.rollout import RolloutAnalysis
 from analysis.session.settings import record_settings_changes
 from analysis.session.thread_names import thread_name
@@ -38,7 +39,11 @@ class SessionOutline:
     """What the outline adds for one analysis: details with usage, the inherited node, unknown records."""
 
     def __init__(
-        self, analysis: RolloutAnalysis, encoding: PositionEncoding, path: str | None = None, workspace: list[str] = ()
+        self,
+        analysis: RolloutAnalysis,
+        encoding: PositionEncoding,
+        path: str | None = None,
+        workspace: Sequence[str] = (),
     ) -> None:
         self.analysis = analysis
         self.encoding = encoding
@@ -142,7 +147,7 @@ class SessionOutline:
         )
 
 
-def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: list[str] = ()) -> list[Parent]:
+def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: Sequence[str] = ()) -> list[Parent]:
     """The histories a rollout continues by reference, resolved from where it is (none for a rollout without
     a file)."""
     if not references(analysis):
@@ -150,12 +155,9 @@ def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: list
     return parents(analysis, path, search_roots(path, workspace) if path else list(workspace))
 
 
-def parent_finding_list(analysis: RolloutAnalysis, uri: str, workspace: list[str] = ()) -> list:
-    """``parent-missing`` findings of a rollout (a fork or segment whose parent's rollout is not found)."""
-    return parent_findings(analysis, session_parents(analysis, uri_path(uri), workspace))
-
-
-def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, workspace: list[str] = ()) -> str | None:
+def usage_hover(
+    analysis: RolloutAnalysis, line: int, path: str | None = None, workspace: Sequence[str] = ()
+) -> str | None:
     """Markdown for a ``token_count`` record, the first line of a turn, the session line (``path``: where the
     rollout is, for its thread name and the history it continues), a settings change, a compacted record."""
     usage = session_usage(analysis)
@@ -172,6 +174,7 @@ def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, w
             parts.append(escape("A response already counted: it adds nothing."))
         return "\n\n".join(parts)
     if record is not None:
+        assert record.total is not None  # a token_count record is kept only with the thread's running total
         parts = [
             f"**token count**{' (inherited from the parent session)' if record.inherited else ''}",
             escape(f"This response: {sentence(record.last)}."),
@@ -271,7 +274,7 @@ def compacted_markdown(analysis: RolloutAnalysis, line: int) -> str | None:
     return "**compacted**\n\n" + escape(summary.sentence())
 
 
-def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspace: list[str] = ()) -> str:
+def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspace: Sequence[str] = ()) -> str:
     facts = lineage(analysis)
     ident = facts.identity
     usage = session_usage(analysis)
@@ -363,7 +366,7 @@ def inherited_folding(analysis: RolloutAnalysis) -> list[types.FoldingRange]:
 
 
 def session_definitions(
-    analysis: RolloutAnalysis, uri: str, line: int, workspace: list[str] = ()
+    analysis: RolloutAnalysis, uri: str, line: int, workspace: Sequence[str] = ()
 ) -> list[types.Location]:
     """From a ``spawn_agent`` call (or the event naming its thread) to the child's rollout; from the
     session line (``forked_from_id``, ``parent_thread_id``) or a replayed parent ``session_meta`` to the
@@ -435,7 +438,6 @@ def uri_path(uri: str) -> str | None:
 __all__ = [
     "SessionOutline",
     "session_parents",
-    "parent_finding_list",
     "turn_hover",
     "usage_hover",
     "session_markdown",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsprotocol import types
 
 from analysis.jsonl.positions import PositionEncoding
@@ -45,7 +47,7 @@ class NavigationFeature(Feature):
         )
 
     def definition(
-        self, analysis: RolloutAnalysis, uri: str, line: int, encoding: PositionEncoding, workspace: list[str] = ()
+        self, analysis: RolloutAnalysis, uri: str, line: int, encoding: PositionEncoding, workspace: Sequence[str] = ()
     ) -> list[types.Location]:
         """From a call record to its output record(s); from an output back to its call; to the rollout of a
         parent, forked-from or spawned session."""
