@@ -15,10 +15,10 @@ from ..jsonl.source import load
 from ..reports.report import call_json, outline_text, record_json
 from ..reports.stream import stream_rollout
 from ..session.files_changed import touches_of
+from ..session.finish import missing_parents, sorted_findings, with_parent_findings
 from ..session.lineage import lineage, search_roots
-from ..session.references import parent_findings, parents
+from ..session.references import parents
 from ..session.thread_names import thread_name
-from .check import with_parent_findings
 from .common import analyze, encoding_option
 
 
@@ -50,10 +50,7 @@ def run(args: argparse.Namespace) -> int:
     head: list[str] = []
     if args.file != "-":
         resolved = parents(analysis, args.file, search_roots(args.file))
-        findings = sorted(
-            findings + parent_findings(analysis, resolved),
-            key=lambda f: (f.span.line, f.span.start, f.span.end, f.code),
-        )
+        findings = sorted_findings(findings, missing_parents(analysis, args.file))
         head = [
             f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else "its rollout is not found")
             for p in resolved

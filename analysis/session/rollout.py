@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..jsonl.findings import TURN_FAILED, UNPAIRED_CALL, Finding
+from ..jsonl.findings import TURN_FAILED, UNPAIRED_CALL, Finding, finding_sort_key
 from ..jsonl.jsonspans import locate
 from ..jsonl.lines import split_lines
 from ..jsonl.memo import cached_property
@@ -150,7 +150,7 @@ def analyze_lines(
     _link(analysis, cache, _index(analysis))
     analysis.findings = sorted(
         analysis.findings + unknown_record_findings(analysis, cache.unknown_type),
-        key=lambda f: (f.span.line, f.span.start, f.span.end, f.code),
+        key=finding_sort_key,
     )
     return analysis
 
@@ -245,7 +245,7 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
         paired[number] = found
         calls.extend(found.calls)
     cache.calls_paired = paired
-    analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+    analysis.findings = sorted(findings, key=finding_sort_key)
 
 
 def failed_turn_findings(analysis: RolloutAnalysis) -> list[Finding]:
