@@ -92,11 +92,12 @@ def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None
             and row["size"] == stat.st_size
             and row["mtime_ns"] == stat.st_mtime_ns
         )
-        if unchanged and row["skipped"] == NOT_A_ROLLOUT_ROW:
+        skipped = row["skipped"] if row is not None else None
+        if unchanged and skipped == NOT_A_ROLLOUT_ROW:
             raise _Skip(stat.st_size, stat.st_mtime_ns, NOT_A_ROLLOUT_ROW, None, remembered=True)
-        if unchanged and limit is not None and row["skipped"] == _over_limit(limit)[0]:
+        if unchanged and limit is not None and skipped == _over_limit(limit)[0]:
             raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=True)
-        if unchanged and row["skipped"] is None:
+        if unchanged and skipped is None:
             return stat.st_size, stat.st_mtime_ns, None
         if limit is not None:
             if _decompressed_size(path, limit) > limit:
