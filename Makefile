@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 # `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus;
 # `make vsix-all` builds the .vsix of every platform and tests what is inside (tests/packaging)
-.PHONY: demo test test-corpus test-acorn install bench bench-smoke fuzz fidelity e2e e2e-nvim e2e-emacs e2e-vim vscode vsix-all clean
+.PHONY: demo lint test test-corpus test-acorn install bench bench-smoke fuzz fidelity e2e e2e-nvim e2e-emacs e2e-vim vscode vsix-all clean
 TARGETS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
 E2E_VSIX := vscode-client/dist/codex-rollout-lsp-linux-x64.vsix
 
@@ -21,6 +21,12 @@ demo: $(VENV)/.installed
 	$(BIN)/rollout-lsp outline fixtures/rollout-demo.jsonl
 	@echo
 	$(BIN)/rollout-lsp check --fail-on error fixtures/rollout-demo.jsonl
+
+# the guardrails: ruff's lint and format check, then mypy as pyproject.toml's [tool.mypy] says (.ci/lint runs the same)
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m mypy
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 2 --ignore=tests/corpus --ignore=tests/packaging tests

@@ -7,7 +7,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
@@ -128,8 +128,8 @@ def _outcomes(
         work = partial(_outcomes_of, encoding=encoding, profile=profile)
         tasks: dict[str, Future] = {}
         for task in file_tasks(order, sizes, jobs):
-            future = pool.submit(work, task)
-            tasks.update((path, future) for path in task)
+            submitted = pool.submit(work, task)
+            tasks.update((path, submitted) for path in task)
         done: dict[Future, dict[str, Outcome]] = {}
         for path in paths:
             future = tasks.get(path)
@@ -220,7 +220,7 @@ def _findings(
     )
 
 
-def _profiled(findings: list[tuple[Finding, dict]], profile: str, quiet) -> list[tuple[Finding, dict]]:
+def _profiled(findings: Iterable[tuple[Finding, dict]], profile: str, quiet) -> list[tuple[Finding, dict]]:
     """Findings at their severity in ``profile``."""
     out = []
     for finding, row in findings:

@@ -54,12 +54,11 @@ def non_negative(text: str) -> int:
 
 
 def analyze(loaded: LoadedFile) -> tuple[RolloutAnalysis, list[Finding]]:
+    from ..session.finish import sorted_findings
     from ..session.rollout import analyze_text  # here: --help, --version and index's unchanged files need none
 
     analysis = analyze_text(loaded.text)
-    findings = sorted(
-        loaded.findings + analysis.findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code)
-    )
+    findings = sorted_findings(loaded.findings, analysis.findings)
     return analysis, findings
 
 

@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from ..jsonl.source import NOT_A_ROLLOUT, find_rollout_files, is_rollout_path, load
+from ..jsonl.source import NOT_A_ROLLOUT, find_rollout_files, load
 from ..session.files_changed import changed_files
+from ..session.finish import is_rollout_file
 from ..session.labels import turn_label
 from ..session.rollout import RolloutAnalysis
 from .common import analyze, error
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             status = 2
             continue
         analysis, _ = analyze(loaded)
-        if not (is_rollout_path(path) or analysis.is_rollout):
+        if not is_rollout_file(path, analysis.is_rollout):
             error(f"{path}: {NOT_A_ROLLOUT}")
             continue
         sessions.append(session_files(path, analysis))

@@ -1,4 +1,4 @@
-"""``rollout-lsp index``: bring the session index (analysis/index.py) up to date with rollout folders."""
+"""``rollout-lsp index``: bring the session index (analysis/reports/index/) up to date with rollout folders."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..jsonl.findings import EXIT_MISMATCH, Finding
+from ..jsonl.findings import EXIT_MISMATCH, Finding, log_finding_sort_key
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import load
 from ..reports.invocations import (
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     analysis, _ = analyze(rollout_file)
     log = read_invocation_log(log_file.text)
     result = match_invocations(analysis, log)
-    log_findings = sorted(log.findings + result.log_findings(), key=lambda f: (f.span.line, f.span.start, f.code))
+    log_findings = sorted(log.findings + result.log_findings(), key=log_finding_sort_key)
     rollout_findings = result.rollout_findings()
     if args.json:
         out = _json(args, analysis, log, result, log_findings, rollout_findings, encoding)

@@ -14,11 +14,13 @@ from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import load
 from ..reports.report import call_json, outline_text, record_json
 from ..reports.stream import stream_rollout
+from ..session.continuations import CallOutput
 from ..session.files_changed import touches_of
+from ..session.finish import missing_parents, sorted_findings, with_parent_findings
 from ..session.lineage import lineage, search_roots
-from ..session.references import parent_findings, parents
+from ..session.record_analysis import LineAnalysis
+from ..session.references import parents
 from ..session.thread_names import thread_name
-from .check import with_parent_findings
 from .common import analyze, encoding_option
 
 
@@ -50,10 +52,7 @@ def run(args: argparse.Namespace) -> int:
     head: list[str] = []
     if args.file != "-":
         resolved = parents(analysis, args.file, search_roots(args.file))
-        findings = sorted(
-            findings + parent_findings(analysis, resolved),
-            key=lambda f: (f.span.line, f.span.start, f.span.end, f.code),
-        )
+        findings = sorted_findings(findings, missing_parents(analysis, args.file))
         head = [
             f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else "its rollout is not found")
             for p in resolved
@@ -144,9 +143,9 @@ class _Spool:
 class _RecordView:
     """One call record and its output, as :func:`analysis.reports.report.record_json` reads an analysis."""
 
-    def __init__(self, line: int, record, output) -> None:
+    def __init__(self, line: int, record: LineAnalysis, output: CallOutput | None) -> None:
         self.records = {line: record}
         self.output = output
 
-    def record_output(self, line: int):
+    def record_output(self, call_line: int) -> CallOutput | None:
         return self.output

@@ -70,7 +70,7 @@ def _binary(path: str, sniff: bool) -> io.BufferedReader:
 
 def read_lines(
     path: str, name: str | None = None, sniff: bool = False, chunk_size: int = READ_BUFFER
-) -> Iterator[tuple[str, Finding | None]]:
+) -> Generator[tuple[str, Finding | None], None, None]:
     """Each line of ``path`` (its text, and the finding for a byte that is not UTF-8, on its line).
 
     ``name`` is how errors name the file (``standard input``); ``sniff`` reads a zstd file whatever its

@@ -29,6 +29,7 @@ from ..jsonl.findings import (
     UNEXPLAINED_INVOCATION,
     Finding,
     Related,
+    log_finding_sort_key,
 )
 from ..jsonl.jsonspans import locate
 from ..jsonl.lines import first_lines, split_lines
@@ -119,7 +120,7 @@ def read_invocation_log(text: str) -> InvocationLog:
                 Span(0, 0, 0),
             )
         )
-    log.findings.sort(key=lambda f: (f.span.line, f.span.start, f.code))
+    log.findings.sort(key=log_finding_sort_key)
     return log
 
 

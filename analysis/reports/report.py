@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
+from ..session.continuations import CallOutput
 from ..session.files_changed import ChangedFile, call_touches, changed_files
 from ..session.finish import finding_json  # re-exported: where it was defined before
 from ..session.labels import (
@@ -22,6 +24,7 @@ from ..session.labels import (
     turn_label,
     turn_status,
 )
+from ..session.record_analysis import LineAnalysis
 from ..session.rollout import LocatedCall, RolloutAnalysis
 from ..session.settings import record_settings_changes
 
@@ -51,7 +54,17 @@ def call_json(
     }
 
 
-def record_json(analysis: RolloutAnalysis, line: int) -> dict[str, Any]:
+class CallRecords(Protocol):
+    """What :func:`record_json` reads: the call records by line and their outputs (an analysis, or the one
+    record the streamed outline has at hand)."""
+
+    @property
+    def records(self) -> Sequence[LineAnalysis] | Mapping[int, LineAnalysis]: ...
+
+    def record_output(self, call_line: int) -> CallOutput | None: ...
+
+
+def record_json(analysis: CallRecords, line: int) -> dict[str, Any]:
     """One call record: what it names and what its output (followed through wait / write_stdin) says."""
     record = analysis.records[line]
     output = analysis.record_output(line)
@@ -78,7 +91,7 @@ def outline_json(
 
 
 def outline_text(
-    path: str, analysis: RolloutAnalysis, findings: list[Finding], encoding: PositionEncoding, head: list[str] = ()
+    path: str, analysis: RolloutAnalysis, findings: list[Finding], encoding: PositionEncoding, head: Sequence[str] = ()
 ) -> str:
     """The outline for people; ``head`` are lines about the session as a whole (its name, its parent)."""
     out = [path, *head]
@@ -123,7 +136,7 @@ def outline_text(
             call = located.call
             branch = "└─" if i == len(calls) - 1 else "├─"
             outcome = call_outcome(analysis, located) if located.record.is_exec else None
-            marks = "".join(
+            call_marks = "".join(
                 f" ({m})"
                 for m in (
                     "computed" if call.computed else None,
@@ -133,7 +146,7 @@ def outline_text(
             )
             where = f"  in {call.workdir}" if call.workdir else ""
             mark = outcome.mark if outcome else ""
-            out.append(f"      {branch} {mark}{_one_line(call_label(call, limit=10_000), 110)}{where}{marks}")
+            out.append(f"      {branch} {mark}{_one_line(call_label(call, limit=10_000), 110)}{where}{call_marks}")
             for shown, ended in zip(expansion_labels(call, limit=10_000), expansion_outcomes(analysis, located)):
                 mark = ended.mark if ended is not None and ended.failed else ""
                 ran = " (ran)" if ended is not None and not ended.failed else ""

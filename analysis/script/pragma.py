@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 _PRAGMA = re.compile(r"[ \t\f\v]*// @exec:([^\n]*)")  # the first line, up to its \n (a \r is trimmed)
 PRAGMA_KEYS = frozenset({"yield_time_ms", "max_output_tokens"})
 _MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def read_pragma(source: str) -> tuple[dict, str | None, int] | None:
+def read_pragma(source: str) -> tuple[dict[str, Any], str | None, int] | None:
     """Codex's own reading of the first line (``parse_exec_source`` in code-mode's description.rs): the
     first line, whitespace trimmed at its start, begins with ``// @exec:``; the rest of it is a JSON object
     with only ``yield_time_ms`` and ``max_output_tokens``, each null or a non-negative safe integer; and

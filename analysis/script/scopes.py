@@ -9,6 +9,7 @@ part of :class:`~analysis.script.script.ExecScript` that reads them from the scr
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -116,7 +117,7 @@ class Scopes:
         """True when no other declaration of the name shares the binding's scope."""
         return sum(1 for b in self.bindings.get(binding.name, ()) if b.scope == binding.scope) == 1
 
-    def _bindings_of(self, captures: dict[str, list[Node]]):
+    def _bindings_of(self, captures: dict[str, list[Node]]) -> Iterator[Binding]:
         if "declarator" in captures:
             declarator = captures["declarator"][0]
             kind = captures["kind"][0].type if "kind" in captures else "var"
@@ -158,15 +159,15 @@ class Scopes:
         elif "loop" in captures:
             loop = captures["loop"][0]
             kind_node = loop.child_by_field_name("kind")
-            kind = self.text(kind_node) if kind_node is not None else None
-            if kind in ("const", "let", "var"):  # without one, the loop assigns an existing name
-                scope = self._scope(loop, function_scoped=True) if kind == "var" else loop
+            loop_kind = self.text(kind_node) if kind_node is not None else None
+            if loop_kind in ("const", "let", "var"):  # without one, the loop assigns an existing name
+                scope = self._scope(loop, function_scoped=True) if loop_kind == "var" else loop
                 for ident, _ in self._pattern_names(captures["name"][0]):
-                    yield Binding(self.name_of(ident), kind, ident, scope)
+                    yield Binding(self.name_of(ident), loop_kind, ident, scope)
         elif "import" in captures:
             yield from self._import_bindings(captures["import"][0])
 
-    def _import_bindings(self, statement: Node):
+    def _import_bindings(self, statement: Node) -> Iterator[Binding]:
         source = statement.child_by_field_name("source")
         module = self.text(source)[1:-1] if source is not None else ""
         for clause in statement.named_children:
@@ -263,7 +264,7 @@ class Scopes:
         return found if found is not None else self.root
 
 
-def _innermost(bindings, at: int) -> Binding | None:
+def _innermost(bindings: Iterable[Binding], at: int) -> Binding | None:
     """Of the bindings of one name, the one whose scope is the innermost around byte ``at``."""
     best: Binding | None = None
     for binding in bindings:

@@ -16,6 +16,7 @@ to :attr:`ExecScript.tree_problem` for the second, so a script V8 would refuse i
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tree_sitter import Node, QueryCursor
 
@@ -124,15 +125,16 @@ class ExecScript(Scopes):
                     arguments = head.child_by_field_name("arguments")
                     starts[call.id] = arguments.start_byte if arguments is not None else head.start_byte
             if callee.id in fake:
-                callee = fake[callee.id]
-                if callee is None:
+                inner = fake[callee.id]
+                if inner is None:
                     continue
+                callee = inner
             sites.append((call, callee))
         return sites, starts
 
     # -- pragma and syntax ------------------------------------------------------------------
     @cached_property
-    def pragma(self) -> dict | None:
+    def pragma(self) -> dict[str, Any] | None:
         """The ``// @exec: {…}`` object of the first line when Codex accepts it; None without a pragma or with
         one it refuses (see :attr:`pragma_problem`)."""
         found = self._pragma
@@ -145,7 +147,7 @@ class ExecScript(Scopes):
         return (found[2], found[1]) if found is not None and found[1] is not None else None
 
     @cached_property
-    def _pragma(self) -> tuple[dict, str | None, int] | None:
+    def _pragma(self) -> tuple[dict[str, Any], str | None, int] | None:
         """(value, problem, end of the pragma): :func:`~analysis.script.pragma.read_pragma` of the source."""
         return read_pragma(self.source)
 
@@ -159,7 +161,8 @@ class ExecScript(Scopes):
         while True:
             if depth > MAX_DEPTH:
                 return True
-            if cursor.node.type not in OPAQUE and cursor.goto_first_child():
+            node = cursor.node  # never None: the cursor walks a tree from its root
+            if node is not None and node.type not in OPAQUE and cursor.goto_first_child():
                 depth += 1
                 continue
             while not cursor.goto_next_sibling():
@@ -215,7 +218,7 @@ class ExecScript(Scopes):
     @cached_property
     def structure(self) -> dict[str, list[dict[str, list[Node]]]]:
         """The matches of :data:`STRUCTURE`, by group (``call``, ``if``, ``declarator``…), in source order."""
-        groups: dict[str, list] = {g: [] for g in ALL_GROUPS}
+        groups: dict[str, list[dict[str, list[Node]]]] = {g: [] for g in ALL_GROUPS}
         cursor = QueryCursor(STRUCTURE)
         cursor.set_max_start_depth(MAX_DEPTH)
         pattern_group = PATTERN_GROUP
@@ -234,7 +237,7 @@ class ExecScript(Scopes):
         return not self.too_deep and is_straight_line(self.structure)
 
 
-def _decode_name_escape(match: re.Match) -> str:
+def _decode_name_escape(match: re.Match[str]) -> str:
     code = int(match.group(1) or match.group(2), 16)
     return chr(code) if code <= 0x10FFFF else match.group(0)  # out of range: the module check rejects it
 

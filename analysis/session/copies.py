@@ -24,7 +24,8 @@ def replacer(cls: type[T]) -> Callable[..., T]:
     ``cls`` (not a subclass), and only field names are accepted."""
     if not dataclasses.is_dataclass(cls) or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__}: a dataclass with slots is needed")
-    declared = cls.__dataclass_fields__  # type: ignore[attr-defined]
+    declared = cls.__dataclass_fields__
+    # dataclasses has no public way to tell an InitVar among the fields: its private marker is read
     if any(f._field_type is dataclasses._FIELD_INITVAR for f in declared.values()):  # type: ignore[attr-defined]
         raise TypeError(f"{cls.__name__}: an InitVar must be given to replace: not copied")
     fields = dataclasses.fields(cls)

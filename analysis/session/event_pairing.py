@@ -91,8 +91,8 @@ def _target(
     exec_line = windows.enclosing(line)
     if exec_line is None:
         return None
-    calls = list(analysis.records[exec_line].calls)
-    index = pick_call(event, calls, taken.get(exec_line, set()))
+    exec_calls = list(analysis.records[exec_line].calls)
+    index = pick_call(event, exec_calls, taken.get(exec_line, set()))
     return None if index is None else (exec_line, index)
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeGuard, TypeVar
 
 from ..script.calls import COMMAND, ToolCall
 from .continuations import CallOutput, MadeOutput
@@ -41,11 +41,12 @@ if TYPE_CHECKING:
 
 K = TypeVar("K")
 V = TypeVar("V")
+E = TypeVar("E", bound=tuple)  # a memo entry
 
 STALE_CHARS = 1 << 20  # stale lines' text a line cache keeps beyond a tenth of its document's, before pruning
 
 
-def same(entry: tuple | None, *sources: Any) -> bool:
+def same(entry: E | None, *sources: Any) -> TypeGuard[E]:
     """Whether ``entry`` (a memo entry, its sources first) was derived from these very ``sources``: a hit."""
     if entry is None:
         return False

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..jsonl.findings import TURN_FAILED, UNPAIRED_CALL, Finding
+from ..jsonl.findings import TURN_FAILED, UNPAIRED_CALL, Finding, finding_sort_key
 from ..jsonl.jsonspans import locate
 from ..jsonl.lines import split_lines
 from ..jsonl.memo import cached_property
@@ -150,7 +150,7 @@ def analyze_lines(
     _link(analysis, cache, _index(analysis))
     analysis.findings = sorted(
         analysis.findings + unknown_record_findings(analysis, cache.unknown_type),
-        key=lambda f: (f.span.line, f.span.start, f.span.end, f.code),
+        key=finding_sort_key,
     )
     return analysis
 
@@ -219,13 +219,14 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
             )
     cache.outputs_made = continuations.made
     matched = match_events(analysis, findings)
-    corrected, made = {}, cache.outputs_corrected
-    for (number, _), (_, event) in matched.items():
+    corrected: dict[int, CorrectedOutput] = {}
+    made = cache.outputs_corrected
+    for (number, _), (_, own_event) in matched.items():
         output = analysis.record_outputs.get(number)
         if output is not None and not analysis.records[number].is_exec:  # a top-level call: the event is its own
             found = made.get(number)
-            if not same(found, output) or found.event != event:
-                found = CorrectedOutput(output, event, _corrected(output, event))
+            if not same(found, output) or found.event != own_event:
+                found = CorrectedOutput(output, own_event, _corrected(output, own_event))
             corrected[number] = found
             analysis.record_outputs[number] = found.corrected
     cache.outputs_corrected = corrected
@@ -234,18 +235,19 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
     for (number, index), event in matched.items():
         events_at.setdefault(number, {})[index] = event
     # a record whose output and events are the same as at the previous linking keeps its paired calls
-    paired, reuse = {}, cache.calls_paired
+    paired: dict[int, PairedCalls] = {}
+    reuse = cache.calls_paired
     for number in analysis.call_records:
         record = records[number]
         output = record_outputs.get(number)
         events = events_at.get(number)
-        found = reuse.get(number)
-        if not same(found, record, output) or found.events != events:
-            found = PairedCalls(record, output, events, _paired_calls(number, record, output, events or {}, cache))
-        paired[number] = found
-        calls.extend(found.calls)
+        kept = reuse.get(number)
+        if not same(kept, record, output) or kept.events != events:
+            kept = PairedCalls(record, output, events, _paired_calls(number, record, output, events or {}, cache))
+        paired[number] = kept
+        calls.extend(kept.calls)
     cache.calls_paired = paired
-    analysis.findings = sorted(findings, key=lambda f: (f.span.line, f.span.start, f.span.end, f.code))
+    analysis.findings = sorted(findings, key=finding_sort_key)
 
 
 def failed_turn_findings(analysis: RolloutAnalysis) -> list[Finding]:
@@ -280,8 +282,8 @@ def failure_groups(records: list[LineAnalysis]) -> list[tuple[int, int]]:
             (
                 n
                 for n in range(number + 1, len(records))
-                if records[n].turn_end is not None
-                and records[n].turn_end.kind in ("complete", "aborted")
+                if (later := records[n].turn_end) is not None
+                and later.kind in ("complete", "aborted")
                 or records[n].turn_start
                 and records[n].kind == "event_msg"
             ),

@@ -30,8 +30,9 @@ def _plan(
         append = digest.hexdigest() == row["prefix_hash"]
         if not append:
             digest = hashlib.sha256()
-    base_bytes = row["stable_bytes"] if append else 0
-    base_line = row["stable_lines"] if append else 0
+    indexed: dict[str, Any] = row or {}  # what was indexed, read only when appending (so there is a row)
+    base_bytes = indexed["stable_bytes"] if append else 0
+    base_line = indexed["stable_lines"] if append else 0
     stable_lines = base_line + _breaks(data, base_bytes, cut) if cut > base_bytes else base_line
     digest.update(view[base_bytes : max(cut, base_bytes)])
     work = _Work(
@@ -44,14 +45,14 @@ def _plan(
         max(cut, base_bytes),
         stable_lines,
         digest.hexdigest(),
-        row["session_id"] if append else None,
-        row["session_time"] if append else None,
-        row["turn_line"] if append else None,
-        row["turn_title"] if append else None,
-        row["turn_number"] if append else None,
-        row["cwd"] if append else None,
-        row["repo_root"] if append else None,
-        row["repo_url"] if append else None,
+        indexed["session_id"] if append else None,
+        indexed["session_time"] if append else None,
+        indexed["turn_line"] if append else None,
+        indexed["turn_title"] if append else None,
+        indexed["turn_number"] if append else None,
+        indexed["cwd"] if append else None,
+        indexed["repo_root"] if append else None,
+        indexed["repo_url"] if append else None,
     )
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
     # the index reports no findings, and what it stores is redacted by _clean: no line is scanned for secrets
@@ -110,7 +111,7 @@ def _pair_late_outputs(
     is among the new lines: the call's line, its earlier output and those new lines are analysed together,
     so the analysis pairs them exactly as it would in the whole file."""
     waits = [n for n, r in enumerate(tail.records) if r.kind == "function_call" and r.name == "wait"]
-    patch_events = [n for n, r in enumerate(tail.records) if r.event is not None and r.event.kind == PATCH]
+    patch_events = {n: r.event for n, r in enumerate(tail.records) if r.event is not None and r.event.kind == PATCH}
     wait_outputs = [n for w in waits for n in tail.outputs_by_call_id.get(tail.records[w].call_id or "", [])]
     by_line: dict[int, dict[str, Any]] = {}
     for call in pending:
@@ -124,8 +125,8 @@ def _pair_late_outputs(
         # the patch events before the output tell whether a patch applied (a nested one's id is exec-…)
         relevant += [
             n
-            for n in patch_events
-            if n < max(relevant) and (tail.records[n].event.call_id == call["call_id"] or tail.records[n].event.nested)
+            for n, event in patch_events.items()
+            if n < max(relevant) and (event.call_id == call["call_id"] or event.nested)
         ]
         texts = [_line_at(path, data, call["line_offset"])]
         where = [(line, call["line_offset"])]

@@ -7,7 +7,8 @@ import os
 from typing import Any
 
 from ...jsonl.line_stream import Unreadable, read_lines
-from ...jsonl.source import MAX_BYTES, ZstdReader, is_rollout_path, open_regular
+from ...jsonl.source import MAX_BYTES, ZstdReader, open_regular
+from ...session.finish import is_rollout_file
 from ...session.sniff import looks_like_rollout
 
 DECOMPRESSED_ENV = "ROLLOUT_LSP_MAX_DECOMPRESSED"
@@ -65,15 +66,17 @@ def _decompressed_size(path: str, limit: int) -> int:
 def _is_rollout(path: str) -> bool:
     """Whether ``path`` is indexed as a rollout: its name matches a rollout pattern (it is read whatever it
     holds), or one of its first records is a rollout record, the rule ``check`` and the server follow."""
-    if is_rollout_path(path):
-        return True
-    lines = read_lines(path)
-    try:
-        return looks_like_rollout(text for text, _ in lines)
-    except Unreadable as error:  # say why as every other unreadable file does: "cannot read PATH: why"
-        raise (error.__cause__ or error) from None
-    finally:
-        lines.close()
+
+    def content() -> bool:  # read only when the name does not decide
+        lines = read_lines(path)
+        try:
+            return looks_like_rollout(text for text, _ in lines)
+        except Unreadable as error:  # say why as every other unreadable file does: "cannot read PATH: why"
+            raise (error.__cause__ or error) from None
+        finally:
+            lines.close()
+
+    return is_rollout_file(path, content)
 
 
 def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None]:
@@ -89,11 +92,12 @@ def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None
             and row["size"] == stat.st_size
             and row["mtime_ns"] == stat.st_mtime_ns
         )
-        if unchanged and row["skipped"] == NOT_A_ROLLOUT_ROW:
+        skipped = row["skipped"] if row is not None else None
+        if unchanged and skipped == NOT_A_ROLLOUT_ROW:
             raise _Skip(stat.st_size, stat.st_mtime_ns, NOT_A_ROLLOUT_ROW, None, remembered=True)
-        if unchanged and limit is not None and row["skipped"] == _over_limit(limit)[0]:
+        if unchanged and limit is not None and skipped == _over_limit(limit)[0]:
             raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=True)
-        if unchanged and row["skipped"] is None:
+        if unchanged and skipped is None:
             return stat.st_size, stat.st_mtime_ns, None
         if limit is not None:
             if _decompressed_size(path, limit) > limit:

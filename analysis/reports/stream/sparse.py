@@ -25,7 +25,7 @@ class _SparseRecords:
 
     def __getitem__(self, line: int) -> LineAnalysis:
         if isinstance(line, slice):
-            return [self[i] for i in range(*line.indices(self.count))]  # type: ignore[return-value]
+            return [self[i] for i in range(*line.indices(self.count))]
         if line < 0:
             line += self.count
         if not 0 <= line < self.count:
@@ -45,7 +45,9 @@ def _sparse_analysis(
     """What :class:`analysis.reports.session_census.SessionCensus` reads of a rollout: session metas, turn starts,
     token counts and unknown record types (turns are not counted there, and are left empty)."""
     analysis = RolloutAnalysis([], _SparseRecords(count, kept, blank))  # type: ignore[arg-type]
-    unknown_records.keep(analysis, {name: _Lines(entry[0], entry[3]) for name, entry in unknown.items()})
+    # a _Lines stands in for the list of lines: session counts read only its first line and its length
+    lines = {name: _Lines(entry[0], entry[3]) for name, entry in unknown.items()}
+    unknown_records.keep(analysis, lines)  # type: ignore[arg-type]
     return analysis
 
 

@@ -61,8 +61,8 @@ class _Stream:
         for i, (text, record) in enumerate(zip(texts, facts.records)):
             number = base + i
             self._check(record, count=True)
-            if bad[i] is not None:
-                finding = bad[i]
+            finding = bad[i]
+            if finding is not None:
                 self.loaded.append((finding, _Stored(finding, _Window([text], [number]), self.encoding)))
             if i in facts.unknown:
                 self._unknown(number, text, *facts.unknown[i])
@@ -248,11 +248,11 @@ class _Stream:
         for call_id, outputs in a.outputs_by_call_id.items():
             if outputs[0] < cut:
                 self.released.add(hash(call_id))
-        for line, event in a.events:
+        for line, tool_event in a.events:
             if line >= cut:
                 break
-            if line not in a.matched_events and event.call_id and not event.nested:
-                self.released.add(hash(event.call_id))
+            if line not in a.matched_events and tool_event.call_id and not tool_event.nested:
+                self.released.add(hash(tool_event.call_id))
 
     def finish(self, result: Streamed) -> None:
         """Settles what is left and gives ``result`` its findings (those of the lines read, the window's and the
