@@ -90,6 +90,7 @@ export class SessionsView implements vscode.TreeDataProvider<Row> {
       }
     })().finally(() => {
       this.loading = undefined;
+      if (this.stale) this.changed.fire(undefined);  // refreshed while the server answered: ask again
     });
     await this.loading;
     this.applyFilter();
