@@ -54,7 +54,7 @@ export function isSessionList(value: unknown): value is Session[] {
 export function sessionsErrorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : typeof error === "object" && error !== null
     && typeof (error as { message?: unknown }).message === "string" ? (error as { message: string }).message : String(error);
-  if (/not defined|unknown|not found|unsupported|no such command|not registered/i.test(message) && message.includes(SESSIONS_COMMAND)) {
+  if (/is not defined|unknown command|no such command|command not found/i.test(message) && message.includes(SESSIONS_COMMAND)) {
     return `This rollout-lsp server has no ${SESSIONS_COMMAND} command: update rollout-lsp to list sessions.`;
   }
   return `Could not list the sessions: ${message}`;

@@ -143,6 +143,9 @@ test("the server's answer, and its error when it has no sessions command", () =>
   assert.equal(sessionsErrorMessage({ code: -32603, message: "database is locked" }),
     "Could not list the sessions: database is locked");
   assert.equal(sessionsErrorMessage("boom"), "Could not list the sessions: boom");
+  // the command's own failure (the index unreadable) is shown as it is
+  assert.equal(sessionsErrorMessage(new Error("rollout-lsp.sessions: error: /x/index.sqlite3: file not found")),
+    "Could not list the sessions: rollout-lsp.sessions: error: /x/index.sqlite3: file not found");
 });
 
 test("the index database watched for a refresh is the server's", () => {
