@@ -8,7 +8,8 @@ its lenses from the status bar; a 60 MB one is read into the Large Rollout view 
 it closes; a row opens a window of it); an invocation log is linked to a rollout from the palette; a rollout
 under another name is found by its content; the editable script view with auto-save on writes nothing into the
 rollout, completes `tools.`, and Ctrl+S refuses a script that does not parse and writes a valid one; a file two
-generated sessions patched shows the blame lens, its quick pick and the hover of an attributed line.
+generated sessions patched shows the blame lens, its quick pick and the hover of an attributed line; the Codex Sessions view lists a
+session as project → day → session, opens and reveals its rollout, and filters.
 Screenshots go to docs/images/.  Run with `make e2e`.
 """
 
@@ -785,3 +786,77 @@ def test_a_20mb_rollout_gets_lenses_in_the_editor_once_the_user_turns_the_optimi
         command(page, "View: Close All Editor Groups")
     finally:
         settings.write_text(before, encoding="utf-8")
+
+
+def test_the_codex_sessions_view_lists_opens_reveals_and_filters(page: Page):
+    """Issue 32 in VS Code: a session under $CODEX_HOME/sessions (named in session_index.jsonl) is listed in the
+    Codex Sessions view as project → day → session; clicking its row opens the rollout at its first line;
+    "Reveal in Codex Sessions" from the rollout's tab selects the row; a filter that matches nothing empties the
+    view and Clear Filter brings the row back."""
+    from datetime import datetime
+
+    from analysis.reports.index import RolloutIndex
+    from tests.blame_support import Session
+
+    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    codex, index = folder.parent / "codex", folder.parent / "index.sqlite3"  # CODEX_HOME and the server's index
+    project = folder.parent / "sessions-demo"
+    day_folder = codex / "sessions" / "2026" / "01" / "07"
+    project.mkdir()
+    day_folder.mkdir(parents=True)
+    demo = Session("019e0000-0000-7000-8000-0000000000c3", "2026-01-07", str(project))
+    demo.turn("count the greetings in the demo")
+    demo.script("call_c1", 'text(await tools.exec_command({cmd: "grep -c hello greet.txt"}));\n')
+    rollout = demo.save(day_folder)
+    named = {"id": demo.id, "thread_name": "Greeting census", "updated_at": "2026-01-07T10:05:00Z"}
+    (codex / "session_index.jsonl").write_text(json.dumps(named) + "\n", encoding="utf-8")
+    day = datetime.fromisoformat("2026-01-07T10:00:01+00:00").astimezone().strftime("%Y-%m-%d")  # the local day
+    with RolloutIndex.open(index) as built:
+        assert built.update([str(codex / "sessions")]).errors == []
+    try:
+        command(page, "Rollout: Show Codex Sessions")
+        view = page.locator(".pane").filter(has=page.locator(".pane-header", has_text="Codex Sessions"))
+        rows = view.locator(".monaco-list-row")
+        session_row = rows.filter(has_text="Greeting census").first
+        at = [view.locator(f'.monaco-list-row[data-index="{n}"]') for n in range(3)]  # rows by place, not DOM order
+        expect(session_row).to_be_visible(timeout=120_000)
+        # project → day → session, one level deeper each
+        expect(at[0].locator(".label-name").first).to_have_text("sessions-demo")
+        expect(at[0]).to_contain_text(re.compile(r"1 session · (.+ · )?" + re.escape(str(project))))
+        expect(at[1].locator(".label-name").first).to_have_text(day)
+        expect(at[2].locator(".label-name").first).to_have_text("Greeting census")
+        assert [at[n].get_attribute("aria-level") for n in range(3)] == ["1", "2", "3"]
+        # the duration (when the session has one), then the cost ("no price": the fixture's model has none)
+        expect(at[2].locator(".label-description").first).to_have_text(re.compile(r"^(\d+s · )?(no price|<?\$\d+\.\d\d)"))
+        page.screenshot(path=str(IMAGES / "codex-sessions.png"))
+
+        session_row.click()
+        expect(page.locator(".tab.active").filter(has_text=rollout.name).first).to_be_visible(timeout=30_000)
+        expect(page.locator(".statusbar")).to_contain_text("Ln 1, Col 1", timeout=30_000)
+
+        at[0].click()  # the project collapsed: Reveal expands it again and selects the row
+        expect(session_row).to_have_count(0, timeout=10_000)
+        command(page, "Rollout: Reveal in Codex Sessions")
+        selected = view.locator(".monaco-list-row.selected")
+        expect(selected).to_contain_text("Greeting census", timeout=60_000)
+
+        command(page, "Codex Sessions: Filter Sessions")
+        type_in_quick_input(page, "nothing like this")
+        page.keyboard.press("Enter")
+        expect(view).to_contain_text('No session matches "nothing like this".', timeout=30_000)
+        expect(session_row).to_have_count(0)
+        command(page, "Codex Sessions: Clear Filter")
+        expect(session_row).to_be_visible(timeout=30_000)
+        command(page, "Codex Sessions: Filter Sessions")
+        type_in_quick_input(page, f"census {day}")
+        page.keyboard.press("Enter")
+        expect(session_row).to_be_visible(timeout=30_000)
+        expect(view.locator(".pane-header")).to_contain_text(f"filter: census {day}")
+        command(page, "Codex Sessions: Clear Filter")
+        command(page, "View: Close All Editor Groups")
+    finally:
+        shutil.rmtree(project)
+        shutil.rmtree(codex / "sessions")
+        (codex / "session_index.jsonl").unlink()
+        for path in (index, Path(f"{index}-wal"), Path(f"{index}-shm")):
+            path.unlink(missing_ok=True)

@@ -13,6 +13,7 @@ import { registerInvocationLogLinking } from "./invocationLogs";
 import { registerLargeDocuments } from "./largeDocuments";
 import { registerLargeRollouts } from "./largeRollout";
 import { registerScriptEditing } from "./scriptFs";
+import { SessionsView, registerSessionsView } from "./sessionsView";
 import {
   MARKDOWN_OPTIONS, ROLLOUT_LANGUAGE, SERVER_SHOW_INFO, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions,
   needsRestart, parseScriptUri, scriptUri,
@@ -20,6 +21,7 @@ import {
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
+let sessionsView: SessionsView | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("Rollout LSP");
@@ -41,7 +43,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerInvocationLogLinking(context, () => client);
   registerLargeDocuments(context);  // before the server starts: opening a 10-50 MB rollout needs none
   const openLargeTabs = registerLargeRollouts(context, () => client);
+  sessionsView = registerSessionsView(context, () => client);
   await start(context);
+  sessionsView.refresh();  // shown before the server ran: ask it now
   openLargeTabs();  // a rollout over 50 MB already in a tab when VS Code (re)starts
 }
 
@@ -151,6 +155,7 @@ async function restart(context: vscode.ExtensionContext): Promise<void> {
     output.appendLine(`Stopping the server failed: ${error}`);
   }
   await start(context);
+  sessionsView?.refresh();
 }
 
 async function reportStartFailure(launch: ServerLaunch, error: string): Promise<void> {
