@@ -38,6 +38,11 @@ def _settle_journal(home: str, apply: bool, out: TextIO) -> Journal:
     return journal
 
 
+def _staying(count: int, out: TextIO) -> None:
+    verb = "stays" if count == 1 else "stay"
+    print(f"{_plural(count, 'other session')} {verb} (newer, or of another project).", file=out)
+
+
 def _held_lines(home: str, held: list[Held], out: TextIO) -> None:
     if held:
         print(f"kept back {len(held)}:", file=out)
@@ -72,7 +77,7 @@ def archive(
         for session in plan.moves:
             print(f"  {_shown(home, session.path)}  {session.size} bytes", file=out)
         _held_lines(home, held, out)
-        print(f"{_plural(plan.staying, 'other session')} stay (newer, or of another project).", file=out)
+        _staying(plan.staying, out)
         print("dry run: nothing was moved; run again with --apply to move them.", file=out)
         return 0
     moved, moved_bytes, failed = 0, 0, False
@@ -92,7 +97,7 @@ def archive(
         moved_bytes += session.size
         print(f"moved {_shown(home, session.path)} → {_shown(home, target)}  {session.size} bytes", file=out)
     _held_lines(home, held, out)
-    print(f"{_plural(plan.staying, 'other session')} stay (newer, or of another project).", file=out)
+    _staying(plan.staying, out)
     print(
         f"moved {_plural(moved, 'rollout')} ({moved_bytes} bytes) to {ARCHIVED}/; journal: {journal.path}; "
         "`rollout-lsp archive --restore --apply` puts them back.",
