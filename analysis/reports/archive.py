@@ -61,8 +61,8 @@ def archive(
 ) -> int:
     """Prints what would move (and, with ``apply``, moves it); 0 when every planned move was made, 1 otherwise."""
     print(f"Codex home: {home}", file=out)
-    if apply:
-        os.makedirs(os.path.join(home, ARCHIVED), exist_ok=True)
+    if apply and not os.path.lexists(os.path.join(home, ARCHIVED)):
+        os.makedirs(os.path.join(home, ARCHIVED))
     journal = _settle_journal(home, apply, out)
     plan = make_plan(home, older_than_days, project, live_minutes=live_minutes)
     archived_dir = os.path.join(home, ARCHIVED)
@@ -114,7 +114,10 @@ def restore(home: str, apply: bool, out: TextIO, db: str | None = None) -> int:
     journal = _settle_journal(home, apply, out)
     sessions_dir, archived_dir = os.path.join(home, SESSIONS), os.path.join(home, ARCHIVED)
     planned, held = [], []
-    for entry in journal.archived():
+    linked = [f for f in (sessions_dir, archived_dir) if os.path.islink(f)]
+    if linked:  # never followed: nothing is moved out of or into it
+        held = [Held(f, "a symbolic link (never followed): nothing is moved") for f in linked]
+    for entry in [] if linked else journal.archived():
         reason = None
         if not _below(entry.target, archived_dir) or not _below(entry.source, sessions_dir):
             reason = f"the journal names a place outside {SESSIONS}/ or {ARCHIVED}/ (not touched)"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..jsonl.line_stream import Unreadable, read_lines
-from ..session.references import HISTORY_BASE, head_parents
+from ..session.references import HISTORY_BASE, head_parents, may_refer
 from ..session.turns import scan_turns
 from .index import find_repository_root
 
@@ -148,6 +148,8 @@ def read_session(path: str, st: os.stat_result, now: float, live_minutes: float)
     session = Session(
         path, st.st_size, st.st_mtime_ns, st.st_dev, last if last is not None else st.st_mtime, live, project
     )
+    if head and not any(may_refer(line) for line in head[:16]):
+        return session  # no line of its head can name a parent: nothing to resolve
     _, parents = head_parents(path, head=head or None)
     for parent in parents:
         if parent.path is not None:
@@ -190,6 +192,8 @@ def make_plan(
     if not os.path.isdir(sessions_dir) or os.path.islink(sessions_dir):
         reason = "a symbolic link (never followed)" if os.path.islink(sessions_dir) else "no such folder"
         return Plan(home, [], [Held(sessions_dir, reason)], 0)
+    if os.path.islink(archived_dir):
+        return Plan(home, [], [Held(archived_dir, "a symbolic link (never followed): nothing is moved into it")], 0)
     archive_dev = _device(archived_dir) or _device(home)
     for folder, dirs, files in os.walk(sessions_dir):  # never follows a link to a folder
         dirs.sort()

@@ -392,3 +392,16 @@ def test_usage_errors_and_a_second_run_at_once(tmp_path):
     assert busy.stderr == (
         f"rollout-lsp archive: {home / JOURNAL_NAME} is held by another `rollout-lsp archive --apply`\n"
     )
+
+
+def test_an_archive_folder_that_is_a_link_is_not_used(tmp_path):
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    old = datetime(2025, 4, 1, 8, tzinfo=timezone.utc)
+    write(place(home, "A", old), lines_of(IDS["A"], old, repo))
+    (tmp_path / "far").mkdir()
+    (home / "archived_sessions").symlink_to(tmp_path / "far")
+    before = snapshot(tmp_path)
+    for args in (("--older-than", "30", "--apply"), ("--restore", "--apply")):
+        result = cli(home, *args)
+        assert "  archived_sessions: a symbolic link (never followed): nothing is moved" in result.stdout
+    assert snapshot(tmp_path) == before and list((tmp_path / "far").iterdir()) == []
