@@ -17,7 +17,8 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -119,20 +120,29 @@ def read_session(path: str, st: os.stat_result, now: float, live_minutes: float)
     last: float | None = None
     live = False
     head: list[str] = []
-    if recent or path.endswith(".zst"):  # read whole: a live file's turns, or a compressed file's last line
-        lines = []
-        try:
-            lines = [line for line, _ in read_lines(path)]
-        except Unreadable:
-            pass
-        head = lines[:16]
-        for line in reversed(lines):
+    if recent or path.endswith(".zst"):  # read whole, as a stream: a live file's turns, a compressed file's end
+        stamped: deque[str] = deque(maxlen=8)  # the last lines naming a timestamp (the very last may be cut)
+
+        def lines() -> Iterator[str]:
+            try:
+                for line, _ in read_lines(path):
+                    if len(head) < 16:
+                        head.append(line)
+                    if '"timestamp"' in line:
+                        stamped.append(line)
+                    yield line
+            except Unreadable:
+                return
+
+        if recent:
+            turns = scan_turns(lines())
+            live = not turns or turns[-1].status is None
+        else:
+            deque(lines(), maxlen=0)
+        for line in reversed(stamped):
             last = _timestamp(line)
             if last is not None:
                 break
-        if recent:
-            turns = scan_turns(lines)
-            live = not turns or turns[-1].status is None
     else:
         with open(path, "rb") as handle:
             head = [raw.decode("utf-8", "replace") for raw in _first_lines(handle, 16)]

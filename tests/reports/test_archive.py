@@ -405,3 +405,22 @@ def test_an_archive_folder_that_is_a_link_is_not_used(tmp_path):
         result = cli(home, *args)
         assert "  archived_sessions: a symbolic link (never followed): nothing is moved" in result.stdout
     assert snapshot(tmp_path) == before and list((tmp_path / "far").iterdir()) == []
+
+
+def test_a_compressed_rollout_is_dated_by_its_last_line(tmp_path):
+    import zstandard
+
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    old, young = datetime(2025, 4, 1, 8, tzinfo=timezone.utc), NOW - timedelta(days=3)
+    packed = {}
+    for key, start in (("A", old), ("B", young)):
+        plain = write(place(home, key, start), lines_of(IDS[key], start, repo))
+        packed[key] = plain.with_name(plain.name + ".zst")
+        packed[key].write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+        plain.unlink()
+    result = cli(home, "--older-than", "30")
+    assert result.stdout.splitlines()[1:4] == [
+        f"would move 1 rollout ({size(packed['A'])} bytes) of the sessions older than 30 days to archived_sessions/:",
+        f"  {rel(home, packed['A'])}  {size(packed['A'])} bytes",
+        "1 other session stays (newer, or of another project).",
+    ]
