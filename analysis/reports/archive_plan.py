@@ -193,7 +193,7 @@ def make_plan(
     now: float | None = None,
     live_minutes: float = LIVE_MINUTES,
 ) -> Plan:
-    """The files :func:`analysis.reports.archive.apply` would move, and those it keeps back with the reason."""
+    """The files :func:`analysis.reports.archive.archive` would move, and those it keeps back with the reason."""
     now = time.time() if now is None else now
     sessions_dir, archived_dir = os.path.join(home, SESSIONS), os.path.join(home, ARCHIVED)
     wanted = os.path.realpath(project) if project is not None else None
@@ -254,7 +254,7 @@ def make_plan(
             held[s.path] = "on another file system than archived_sessions/ (a rename cannot move it)"
     _hold_needed(found, asked, held, home)
     moving = [s for s in found if s.path in asked and s.path not in held]
-    staying = sum(1 for s in found if s.path not in asked)
+    staying = sum(1 for s in found if s.path not in asked and s.path not in held)
     ordered_held = [Held(p, held[p]) for p in sorted(held)]
     return Plan(home, _readers_first(moving), ordered_held, staying)
 
