@@ -208,3 +208,27 @@ def test_shown_cuts_with_a_count():
     assert shown("a\r\nb", 20) == "a⏎ b"
     assert shown("x" * 25, 20) == "x" * 20 + "… (+5 chars)"
     assert shown("y" * 1_000_001, 10) == "y" * 10 + "… (+999,991 chars)"
+
+
+def test_names_of_thousands_of_characters_in_check_and_census(tmp_path):
+    """A finding's message quotes a call id or a record type: cut in check's text; census cuts tool names."""
+    records = [
+        {"type": "session_meta", "payload": {"id": "s", "cwd": "/tmp"}},
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call", "name": "t" * 5000 + RLO, "call_id": "c" * 3000, "arguments": "{}"},
+        },
+        {"type": "response_item", "payload": {"type": "nonsense_" + "z" * 5000}},
+    ]
+    path = tmp_path / "rollout-long.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    check = run_cli("check", "--fail-on", "error", str(path))
+    assert check.stdout.splitlines() == [
+        f"{path}:2:5093: hint unpaired-call no output record for call " + "c" * 374 + "… (+2,626 chars)",
+        f"{path}:3:47: information unknown-record record type response_item/nonsense_" + "z" * 365 + "… (+4,719 chars)",
+    ]
+    exact = json.loads(run_cli("check", "--json", str(path)).stdout)
+    assert exact[0]["message"] == "no output record for call " + "c" * 3000
+    census = run_cli("census", "--jobs", "1", str(path)).stdout.splitlines()
+    assert "  " + "t" * 80 + "… (+4,921 chars) 1" in census
+    assert "  (no version) response_item/nonsense_" + "z" * 44 + "… (+4,956 chars) 1" in census

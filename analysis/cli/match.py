@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..jsonl.display import COMMAND_LIMIT, NAME_LIMIT, shown
+from ..jsonl.display import COMMAND_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, shown
 from ..jsonl.findings import EXIT_MISMATCH, Finding
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import load
@@ -104,7 +104,9 @@ def _text(
         out.append("findings:")
         for path, document, f in findings:
             r = document.range_of(f.span, encoding)
-            out.append(f"  {path}:{r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {f.message}")
+            out.append(
+                f"  {path}:{r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {shown(f.message, MESSAGE_LIMIT)}"
+            )
     return "\n".join(out)
 
 

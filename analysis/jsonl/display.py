@@ -44,6 +44,7 @@ NAME_LIMIT = 80  # a session id, a tool's name, a call id
 TITLE_LIMIT = 100  # a thread name, a turn's request
 PATH_LIMIT = 200  # a file's path, a parent's label
 COMMAND_LIMIT = 160  # a command, as search prints it
+MESSAGE_LIMIT = 400  # a finding's message, which may quote a name or a command (the longest on the corpus: 165)
 
 
 def for_people(text: str) -> str:
@@ -82,4 +83,14 @@ def storable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-__all__ = ["COMMAND_LIMIT", "NAME_LIMIT", "PATH_LIMIT", "TITLE_LIMIT", "for_people", "json_exact", "shown", "storable"]
+__all__ = [
+    "COMMAND_LIMIT",
+    "MESSAGE_LIMIT",
+    "NAME_LIMIT",
+    "PATH_LIMIT",
+    "TITLE_LIMIT",
+    "for_people",
+    "json_exact",
+    "shown",
+    "storable",
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..jsonl.display import NAME_LIMIT, PATH_LIMIT, shown
+from ..jsonl.display import MESSAGE_LIMIT, NAME_LIMIT, PATH_LIMIT, shown
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
 from ..session.files_changed import ChangedFile, call_touches, changed_files
@@ -149,7 +149,9 @@ def outline_text(
         out.append("findings:")
         for f in findings:
             r = analysis.range_of(f.span, encoding)
-            out.append(f"  {r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {f.message}")
+            out.append(
+                f"  {r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {shown(f.message, MESSAGE_LIMIT)}"
+            )
     return "\n".join(out)
 
 
