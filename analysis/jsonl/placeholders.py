@@ -89,9 +89,7 @@ STOP_WORDS = (
     "redacted",
     "xxx",
     "0000",
-    "fake",
-    "mock",
-)
+)  # not "fake" nor "mock" as parts: test fixtures spell keys FAKEsigningKEY123 (as words they are placeholders)
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _RUNS = re.compile(r"[a-z]+|[0-9]+")
 
