@@ -8,10 +8,11 @@ import json
 import sys
 from typing import Any
 
+from ..jsonl.display import NAME_LIMIT, PATH_LIMIT, shown
 from ..reports.blame import Change, LineBlame, attribute_lines, file_history, read_lines, sessions_of, target_of
 from ..reports.index import IndexUnavailable, RolloutIndex, default_db_path
 from .index import db_option
-from .search import one_line, shown_path
+from .search import shown_path
 
 
 def register(sub) -> None:
@@ -85,13 +86,17 @@ def print_history(path: str, history: list[Change]) -> None:
 def change_line(change: Change) -> str:
     """``2026-03-29T20:16:02Z  update  applied  session 019d…  turn 12 "fix the parser"  rollout.jsonl:68:5``."""
     state = {"yes": "applied", "no": "FAILED", "unknown": "applied?"}.get(change.applied, change.applied)
-    about = [change.when or "(no time)", change.action_label, state]
+    about = [
+        shown(change.when, NAME_LIMIT) if change.when else "(no time)",
+        shown(change.action_label, PATH_LIMIT),
+        state,
+    ]
     if change.session_id:
-        about.append(f"session {change.session_id}")
+        about.append(f"session {shown(change.session_id, NAME_LIMIT)}")
     if change.turn_line is not None:
-        about.append(f'turn {change.turn_line + 1} "{one_line(change.turn_title or "", 60)}"')
+        about.append(f'turn {change.turn_line + 1} "{shown(change.turn_title or "", 60)}"')
     if change.matched_by == "repository":
-        about.append(f"as {change.absolute or change.path}")
+        about.append(f"as {shown(change.absolute or change.path, PATH_LIMIT)}")
     return "  ".join(about) + f"  {shown_path(change.rollout)}:{change.line + 1}:{change.start + 1}"
 
 
@@ -103,5 +108,5 @@ def print_lines(lines: list[str], blamed: list[LineBlame | None]) -> None:
             about = " " * 30
         else:
             change = found.change
-            about = f"{(change.when or '')[:19]:19} {(change.session_id or '')[:8]:8} "[:30].ljust(30)
+            about = f"{shown(change.when or '', 19)[:19]:19} {shown(change.session_id or '', 8)[:8]:8} "[:30].ljust(30)
         print(f"{number + 1:>{width}} {about}│ {text}")

@@ -7,6 +7,7 @@ import json
 import sys
 import time
 
+from ..jsonl.display import NAME_LIMIT, shown
 from ..jsonl.source import STDIN, find_rollout_files
 from ..reports.census import COUNT_KEYS, census_of_file, run_census
 from .common import error, jobs_option
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{key:44} {census.counts.get(key, 0)}")
     print("calls by tool:")
     for tool, n in result["calls_by_tool"].items():
-        print(f"  {tool:42} {n}")
+        print(f"  {shown(tool, NAME_LIMIT):42} {n}")
     print("findings by code:")
     for code, n in result["findings_by_code"].items():
         print(f"  {code:42} {n}")

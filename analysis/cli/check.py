@@ -13,6 +13,7 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from itertools import chain, islice
 
+from ..jsonl.display import MESSAGE_LIMIT, shown
 from ..jsonl.findings import Finding, Severity
 from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
@@ -93,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
                 rows.append({"file": path, **out})
             else:
                 start = out["range"]["start"]
-                print(f"{path}:{start['line'] + 1}:{start['character'] + 1}: {severity.label} {code} {message}")
+                where = f"{path}:{start['line'] + 1}:{start['character'] + 1}"
+                print(f"{where}: {severity.label} {code} {shown(message, MESSAGE_LIMIT)}")
     if args.json:
         # one write: json.dump writes each of its many small pieces through the pipe guard
         sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")

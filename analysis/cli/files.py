@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ..jsonl.display import NAME_LIMIT, PATH_LIMIT, shown
 from ..jsonl.source import NOT_A_ROLLOUT, find_rollout_files, load
 from ..session.files_changed import changed_files
 from ..session.finish import is_rollout_file
@@ -89,7 +90,7 @@ def files_text(session: dict) -> str:
     """``FILE (session ID): 3 files changed``, then each turn's files, one a line."""
     changed = sum(f["final"] != "not applied" for f in session["files"])
     failed = len(session["files"]) - changed
-    head = session["file"] + (f" (session {session['session']})" if session["session"] else "")
+    head = session["file"] + (f" (session {shown(session['session'], NAME_LIMIT)})" if session["session"] else "")
     out = [
         f"{head}: {changed} file{'s' if changed != 1 else ''} changed" + (f", {failed} not applied" if failed else "")
     ]
@@ -98,7 +99,7 @@ def files_text(session: dict) -> str:
         out.extend(f"    {_row(f)}" for f in session["outside_turns"])
     for turn in session["turns"]:
         title = " ".join(turn["title"].split())
-        out.append(f"  {turn_label(turn['turn'], turn['line'])}: {title[:70] + ('…' if len(title) > 70 else '')}")
+        out.append(f"  {turn_label(turn['turn'], turn['line'])}: {shown(title, 70)}")
         out.extend(f"    {_row(f)}" for f in turn["files"])
     return "\n".join(out)
 
@@ -106,8 +107,8 @@ def files_text(session: dict) -> str:
 def _row(changed: dict) -> str:
     """``src/a.py: added (lines 171, 216)``."""
     lines = list(dict.fromkeys(t["line"] + 1 for t in changed["touches"]))
-    shown = ", ".join(map(str, lines))
-    return f"{changed['path']}: {changed['final']} (line{'s' if len(lines) > 1 else ''} {shown})"
+    numbers = ", ".join(map(str, lines))
+    return f"{shown(changed['path'], PATH_LIMIT)}: {changed['final']} (line{'s' if len(lines) > 1 else ''} {numbers})"
 
 
 __all__ = ["files_text", "register", "run", "session_files"]

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ..jsonl.display import COMMAND_LIMIT, MESSAGE_LIMIT, NAME_LIMIT, shown
 from ..jsonl.findings import EXIT_MISMATCH, Finding, log_finding_sort_key
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import load
@@ -69,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _where(command: RolloutCommand) -> str:
-    return f"line {command.located.line + 1}, {command.located.call.tool}: {command.line.text}"
+    tool = shown(command.located.call.tool or "", NAME_LIMIT)
+    return f"line {command.located.line + 1}, {tool}: {shown(command.line.text, COMMAND_LIMIT)}"
 
 
 def _text(
@@ -84,15 +86,17 @@ def _text(
     out = [f"{args.log} ↔ {args.rollout}"]
     for m in result.matches:
         exact = "" if m.exact else "  (an argument filled an expansion)"
-        out.append(f"  {args.log}:{m.invocation.line + 1}: {m.invocation.command}  (exit {m.invocation.exit})")
+        out.append(
+            f"  {args.log}:{m.invocation.line + 1}: {shown(m.invocation.command, COMMAND_LIMIT)}  (exit {m.invocation.exit})"
+        )
         out.append(f"    ← {args.rollout}:{_where(m.command)}{exact}")
     if result.unexplained:
         out.append("invocations no rollout command explains:")
-        out.extend(f"  {args.log}:{i.line + 1}: {i.command}" for i in result.unexplained)
+        out.extend(f"  {args.log}:{i.line + 1}: {shown(i.command, COMMAND_LIMIT)}" for i in result.unexplained)
     if result.missing:
         out.append("commands of recorded tools with no invocation:")
         out.extend(
-            f"  {args.rollout}:{c.located.line + 1}: {' '.join(a or '…' for a in c.command.argv)}"
+            f"  {args.rollout}:{c.located.line + 1}: {shown(' '.join(a or '…' for a in c.command.argv), COMMAND_LIMIT)}"
             for c in result.missing
         )
     findings = [(args.log, log, f) for f in log_findings] + [(args.rollout, analysis, f) for f in rollout_findings]
@@ -100,7 +104,9 @@ def _text(
         out.append("findings:")
         for path, document, f in findings:
             r = document.range_of(f.span, encoding)
-            out.append(f"  {path}:{r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {f.message}")
+            out.append(
+                f"  {path}:{r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {shown(f.message, MESSAGE_LIMIT)}"
+            )
     return "\n".join(out)
 
 

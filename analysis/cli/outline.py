@@ -9,6 +9,7 @@ import sys
 import tempfile
 from typing import TextIO
 
+from ..jsonl.display import PATH_LIMIT, TITLE_LIMIT, shown
 from ..jsonl.line_stream import Unreadable
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import load
@@ -54,12 +55,13 @@ def run(args: argparse.Namespace) -> int:
         resolved = parents(analysis, args.file, search_roots(args.file))
         findings = sorted_findings(findings, missing_parents(analysis, args.file))
         head = [
-            f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else "its rollout is not found")
+            f"  {shown(p.label(), PATH_LIMIT)}: "
+            + (f"{shown(p.path, PATH_LIMIT)}, lines 1–{p.lines}" if p.path else "its rollout is not found")
             for p in resolved
         ]
         name = thread_name(args.file, lineage(analysis).identity)
         if name:
-            head.insert(0, f"  thread name: {name}")
+            head.insert(0, f"  thread name: {shown(name, TITLE_LIMIT)}")
     print(outline_text(args.file, analysis, findings, encoding, head))
     return 0
 

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from ..jsonl.display import COMMAND_LIMIT, NAME_LIMIT, PATH_LIMIT, shown
 from ..jsonl.positions import PositionEncoding
 from ..reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
 from ..session.labels import turn_label
@@ -14,7 +15,7 @@ from ..session.thread_names import name_of
 from .common import encoding_option, positive
 from .index import db_option
 
-TEXT_LIMIT = 160
+TEXT_LIMIT = COMMAND_LIMIT
 
 
 def register(sub) -> None:
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
     """``file:line:column: command  [tool, exit N, session S, turn N (line L) "title", time]``, 1-based like
     compilers."""
-    about = [hit.tool or "computed tool"]
+    about = [shown(hit.tool, NAME_LIMIT) if hit.tool else "computed tool"]
     if hit.executed == "no":
         about.append("dead")
     if hit.exit_code is not None:
@@ -84,21 +85,18 @@ def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
         about.append(hit.status)
     if hit.session_id:
         named = name_of(hit.path, hit.session_id)
-        about.append(f"session {hit.session_id}" + (f' "{one_line(named, 60)}"' if named else ""))
+        about.append(f"session {shown(hit.session_id, NAME_LIMIT)}" + (f' "{shown(named, 60)}"' if named else ""))
     if hit.turn_line is not None:  # "turn 2 (line 125)", as outline and export number turns
         turn = turn_label(hit.turn_number, hit.turn_line) if hit.turn_number else f"turn (line {hit.turn_line + 1})"
-        about.append(f'{turn} "{one_line(hit.turn_title or "", 60)}"')
+        about.append(f'{turn} "{shown(hit.turn_title or "", 60)}"')
     if hit.timestamp:
-        about.append(hit.timestamp)
-    return f"{shown_path(hit.path)}:{hit.line + 1}:{hit.start(encoding) + 1}: {one_line(hit.text, TEXT_LIMIT)}  [{', '.join(about)}]"
+        about.append(shown(hit.timestamp, NAME_LIMIT))
+    place = f"{shown_path(hit.path)}:{hit.line + 1}:{hit.start(encoding) + 1}"
+    return f"{place}: {shown(hit.text, TEXT_LIMIT)}  [{', '.join(about)}]"
 
 
 def shown_path(path: str) -> str:
-    """Relative to the current folder when below it (as grep prints), else absolute."""
+    """Relative to the current folder when below it (as grep prints), else absolute; cut to
+    :data:`~analysis.jsonl.display.PATH_LIMIT` characters."""
     here = os.getcwd().rstrip(os.sep) + os.sep
-    return path[len(here) :] if path.startswith(here) else path
-
-
-def one_line(text: str, limit: int) -> str:
-    text = text.replace("\r", "").replace("\n", "⏎ ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shown(path[len(here) :] if path.startswith(here) else path, PATH_LIMIT)

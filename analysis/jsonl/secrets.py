@@ -5,7 +5,9 @@ document.  Every pattern is a sequence of character classes with bounded or
 possessive-free single quantifiers: none can backtrack catastrophically.
 Redaction replaces letters and digits with ``x`` and leaves escapes,
 punctuation and the identifying prefix alone, so the line stays valid JSON of
-the same length.
+the same length.  Whether the value of a generic match (a credential field, an
+assignment, a URL password) is a placeholder rather than a secret is
+:mod:`analysis.jsonl.placeholders`' to say.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from functools import partial
 
 from .jsonspans import Path
 from .pattern_set import PatternSet
+from .placeholders import MIN_VALUE, is_placeholder
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,45 +102,6 @@ FIELD_NAMES = frozenset(
 _FIELD_VALUE = re.compile(r"[:=][ \t]{0,8}(?:\\?[\"'])")
 _STRING_END = re.compile(r'(?<!\\)(?:\\\\)*"')
 _PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY-----")
-# values that name a secret rather than hold one: documentation, templates, demo logins, translations
-PLACEHOLDERS = frozenset(
-    {
-        "password",
-        "passwd",
-        "changeme",
-        "changeit",
-        "secret",
-        "example",
-        "placeholder",
-        "redacted",
-        "dummy",
-        "sample",
-        "test",
-        "testing",
-        "null",
-        "none",
-        "undefined",
-        "true",
-        "false",
-        "yourpassword",
-        "mypassword",
-        "yoursecret",
-        "yourtoken",
-        "yourapikey",
-        "apikey",
-        "token",
-        "value",
-        "hidden",
-        "masked",
-        "notset",
-        "empty",
-        "default",
-        "bearer",
-        "basic",  # an auth scheme's name, the credential after it is matched alone
-        "remotessh",
-    }
-)  # the fixed --connection-token of VS Code Remote-SSH's server
-MIN_VALUE = 6  # a shorter value is no credential worth the name (and most often a placeholder)
 # the end of a value that is not quoted: a space, a quote, a JSON escape, shell punctuation
 _BARE_VALUE = re.compile(r"[^\s\\\"'`;&|<>(){}\[\],$=]{%d,512}" % MIN_VALUE)  # base64 padding aside
 _MAX_NAME = 64
@@ -156,25 +120,6 @@ _ASSIGNMENT_WORDS = (
 _URL_CREDENTIALS = re.compile(r"([^\s:/@\\\"'`<>]{1,256}):([^\s@/\\\"'`<>]{1,256})@[A-Za-z0-9\[]")
 _MYSQL = re.compile(r"\bmysql(?:dump|admin|sh)?\b[^\n|;&\\]{0,200}?[ \t]-p([^\s\\\"'`;&|]{%d,256})" % MIN_VALUE)
 _CURL_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t]+([^\s:\\\"'`]{1,128}):([^\s\\\"'`]{%d,256})" % MIN_VALUE)
-
-
-def is_placeholder(value: str, name: str = "") -> bool:
-    """Whether a credential's ``value`` is a stand-in (``password``, ``changeme``, ``<token>``, ``${PASS}``,
-    ``****``, ``xxx``, anything with ``example``, the field's own ``name``, under :data:`MIN_VALUE`
-    characters) rather than a secret."""
-    plain = value.strip().strip("\\\"'")
-    folded = plain.lower().replace("_", "").replace("-", "")
-    if len(plain) < MIN_VALUE or folded in PLACEHOLDERS:
-        return True
-    if plain[0] in "<$%{*[" or plain.startswith(("{{", "$(", "%(")):
-        return True
-    if "example" in folded or "xxx" in folded or "***" in plain or "..." in plain or "…" in plain:
-        return True
-    if folded.startswith(("your", "insert", "replace", "enter")):  # your-service-key, <insert token>
-        return True
-    if name and folded == name.lower().replace("_", "").replace("-", ""):
-        return True  # "password": "Password" in a translation table, API_KEY=API_KEY
-    return len(set(folded)) <= 2  # aaaaaaa, 0000000, abababab
 
 
 @dataclass(frozen=True, slots=True)

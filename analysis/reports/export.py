@@ -16,6 +16,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..jsonl.display import NAME_LIMIT, PATH_LIMIT, TITLE_LIMIT, shown
 from ..jsonl.secrets import redact_all
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..session.files_changed import ChangedFile, changed_files
@@ -104,18 +105,19 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
     usage = session_usage(analysis)
     facts: list[tuple[str, str]] = [("file", path)]
     if ident is not None:
-        facts.append(("session", ident.id or "?"))
+        facts.append(("session", shown(ident.id or "?", NAME_LIMIT)))
         named = thread_name(path, ident)
         if named:
-            facts.append(("thread name", clean(named)))
+            facts.append(("thread name", clean(shown(named, TITLE_LIMIT))))
         if ident.parent:
-            facts.append(("subagent of", ident.parent + (f" ({ident.nickname})" if ident.nickname else "")))
+            nickname = f" ({ident.nickname})" if ident.nickname else ""
+            facts.append(("subagent of", shown(ident.parent + nickname, NAME_LIMIT)))
         elif ident.forked_from:
-            facts.append(("forked from", ident.forked_from))
+            facts.append(("forked from", shown(ident.forked_from, NAME_LIMIT)))
         meta = analysis.records[ident.line].session
         if meta is not None:
             facts += [
-                (k, clean(v))
+                (k, clean(shown(v, PATH_LIMIT)))
                 for k, v in (("folder", meta.cwd), ("Codex version", meta.cli_version), ("started", meta.timestamp))
                 if v
             ]
@@ -188,7 +190,9 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
             part.files = [clean(_file_row(f)) for f in changed_files(analysis, start, end)]
         if index or part.parts:  # records outside any turn appear only when they hold something
             turns.append(part)
-    title = f"Codex session {ident.id}" if ident is not None and ident.id else f"Codex rollout {path}"
+    title = (
+        f"Codex session {shown(ident.id, NAME_LIMIT)}" if ident is not None and ident.id else f"Codex rollout {path}"
+    )
     return Document(title, facts, notes, turns, [clean(_file_row(f)) for f in changed_files(analysis)])
 
 
@@ -200,7 +204,7 @@ def _failed(failed: list[tuple[int, str]]) -> str | None:
 def _file_row(changed: ChangedFile) -> str:
     """``src/a.py: added (lines 171, 216)``."""
     lines = list(dict.fromkeys(t.line + 1 for t in changed.touches))
-    return f"{changed.path}: {changed.final} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
+    return f"{shown(changed.path, PATH_LIMIT)}: {changed.final} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
 
 
 def _gaps(covered: set[int], count: int) -> list[tuple[int, int]]:
@@ -236,7 +240,10 @@ def _call_part(analysis: RolloutAnalysis, line: int, record: LineAnalysis, optio
     calls = analysis.calls_on(line)
     name = record.name or record.kind
     part = CallPart(
-        line, (outcome.mark if outcome else "") + name, record.call_id, failed=bool(outcome and outcome.failed)
+        line,
+        (outcome.mark if outcome else "") + shown(name, NAME_LIMIT),
+        record.call_id,
+        failed=bool(outcome and outcome.failed),
     )
     for located in calls:
         nested = call_outcome(analysis, located) if record.is_exec else None

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from ..jsonl.display import MESSAGE_LIMIT, NAME_LIMIT, PATH_LIMIT, shown
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
 from ..session.continuations import CallOutput
@@ -116,19 +117,19 @@ def outline_text(
             count = failed_count(analysis, current.line, current.end_line)
             marks = [m for m in (turn_status(current), current.timing(), f"{count} failed" if count else None) if m]
             out.append(
-                f"  {turn_label(ordinal, number)}: {_one_line(current.title, 70)}"
+                f"  {turn_label(ordinal, number)}: {shown(current.title, 70)}"
                 + (f"  [{' · '.join(marks)}]" if marks else "")
             )
         if number in changes:
             change = changes[number]
             folded = f" (and {change.records - 1} more the same)" if change.records > 1 else ""
-            out.append(f"    settings changed (line {number + 1}): {_one_line(change.text(), 100)}{folded}")
+            out.append(f"    settings changed (line {number + 1}): {shown(change.text(), 100)}{folded}")
         if record.compacted is not None:
-            out.append(f"    compacted (line {number + 1}): {_one_line(record.compacted.sentence(), 140)}")
+            out.append(f"    compacted (line {number + 1}): {shown(record.compacted.sentence(), 140)}")
         if not record.is_call:
             continue
         calls = by_line.get(number, [])
-        names = " ".join(n for n in (record.name or record.kind, record.call_id) if n)
+        names = " ".join(shown(n, NAME_LIMIT) for n in (record.name or record.kind, record.call_id) if n)
         out.append(f"    line {number + 1}: {names}{_state(analysis, number, chunks.get(number))}")
         if not calls and record.is_exec:
             out.append("      (no tool call)")
@@ -144,13 +145,13 @@ def outline_text(
                 )
                 if m
             )
-            where = f"  in {call.workdir}" if call.workdir else ""
+            where = f"  in {shown(call.workdir, PATH_LIMIT)}" if call.workdir else ""
             mark = outcome.mark if outcome else ""
-            out.append(f"      {branch} {mark}{_one_line(call_label(call, limit=10_000), 110)}{where}{call_marks}")
-            for shown, ended in zip(expansion_labels(call, limit=10_000), expansion_outcomes(analysis, located)):
+            out.append(f"      {branch} {mark}{shown(call_label(call, limit=10_000), 110)}{where}{call_marks}")
+            for label, ended in zip(expansion_labels(call, limit=10_000), expansion_outcomes(analysis, located)):
                 mark = ended.mark if ended is not None and ended.failed else ""
                 ran = " (ran)" if ended is not None and not ended.failed else ""
-                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {mark}{_one_line(shown, 100)}{ran}")
+                out.append(f"      {'  ' if branch == '└─' else '│ '}   · {mark}{shown(label, 100)}{ran}")
     if current is not None:
         _files_text(out, analysis, current, "    ")
     changed = changed_files(analysis)
@@ -161,7 +162,9 @@ def outline_text(
         out.append("findings:")
         for f in findings:
             r = analysis.range_of(f.span, encoding)
-            out.append(f"  {r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {f.message}")
+            out.append(
+                f"  {r.start.line + 1}:{r.start.character + 1}: {f.severity.label} {f.code} {shown(f.message, MESSAGE_LIMIT)}"
+            )
     return "\n".join(out)
 
 
@@ -175,7 +178,7 @@ def _files_text(out: list[str], analysis: RolloutAnalysis, turn, indent: str) ->
 def _file_row(changed: ChangedFile, indent: str) -> str:
     """``  src/a.py: added (line 171, 216)``; the lines of the calls that touched it."""
     lines = ", ".join(str(n) for n in dict.fromkeys(t.line + 1 for t in changed.touches))
-    return f"{indent}{changed.path}: {changed.final} (line{'s' if ',' in lines else ''} {lines})"
+    return f"{indent}{shown(changed.path, PATH_LIMIT)}: {changed.final} (line{'s' if ',' in lines else ''} {lines})"
 
 
 def _ran(located: LocatedCall) -> str | None:
@@ -208,11 +211,6 @@ def _state(analysis: RolloutAnalysis, line: int, continues: int | None = None) -
 def arguments_text(arguments: dict) -> str:
     """A call's arguments in one line: ``query: "…"``, ``cell_id: "8", yield_time_ms: 20000``."""
     return ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-
-
-def _one_line(text: str, limit: int) -> str:
-    text = text.replace("\r", "").replace("\n", "⏎ ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 __all__ = ["arguments_text", "call_json", "finding_json", "outline_json", "outline_text", "record_json"]

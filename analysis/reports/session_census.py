@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..jsonl.display import NAME_LIMIT, shown
 from ..session.lineage import lineage
 from ..session.rollout import RolloutAnalysis
 from ..session.usage import ZERO, TokenUsage, session_usage
@@ -72,5 +73,5 @@ class SessionCensus:
             out.append("unknown record types by cli_version:")
             for version, counts in sorted(self.unknown.items()):
                 for name, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])):
-                    out.append(f"  {version + ' ' + name:42} {n}")
+                    out.append(f"  {shown(version + ' ' + name, NAME_LIMIT):42} {n}")
         return out

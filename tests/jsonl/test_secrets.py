@@ -133,3 +133,93 @@ def test_credential_fields_are_the_leftmost_matches_of_the_field_pattern(text):
     lowered = text.lower()
     assert [m.span() for m in _field_matches(lowered)] == [m.span() for m in _FIELD.finditer(lowered)]
     assert [m.span() for m in _FIELD.finditer(lowered)]  # each example holds a field
+
+
+# -- placeholders are not secrets (issue 31, point 6) -------------------------------------------------------
+# values seen reported on real rollouts of other people, and their kin: words, a language's words for "your
+# key", templates, stop words (gitleaks' allowlist), too few distinct characters to be random
+PLACEHOLDER_VALUES = [
+    "你的_key",
+    "ключ_api",
+    "votre_clé",
+    "test-key",
+    "changeme",
+    "changeme123",
+    "dummy-key-123",
+    "placeholder_value",
+    "my-secret-key",
+    "fake-api-key",
+    "mock_api_key",
+    "sk-test-key",
+    "sk-your-key-here",
+    "your-api-key-here",
+    "YourApiKeyHere",
+    "password123",
+    "django-insecure-abc",
+    "xxxxxxxxxxxxxxxx",
+    "xxx-xxx-xxx",
+    "<your-api-key>",
+    "${OPENAI_API_KEY}",
+    "%API_KEY%",
+    "aaaa1111",
+    "sample-token-0000",
+]
+# credential-shaped values that are random: still found, even beside a placeholder
+REAL_VALUES = [
+    "hunter2hunter2",
+    "Xk9mQ2vL8pR4wZ",
+    "gaokao_pass",
+    "a8Fj3kLm9QpZ",
+    "eb92251b-416d-4190-a2fa-6dad8548b52f",
+]
+CONTEXTS = [
+    "AI_API_KEY={v}",
+    '{{"api_key": "{v}"}}',  # a JSON text inside the line's JSON string: \\"api_key\\": \\"…\\"
+    "client_secret: '{v}'",
+    "postgres://app:{v}@db:5432/app",
+    "mysql -u root -p{v} app",
+    "curl -u admin:{v} https://api.internal",
+]
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("value", PLACEHOLDER_VALUES)
+def test_a_placeholder_is_not_a_secret(value, context):
+    line = json.dumps({"text": context.format(v=value)}, ensure_ascii=False)
+    assert find_secrets(line) == []
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("value", REAL_VALUES)
+def test_a_real_value_beside_placeholders_is_still_found(value, context):
+    text = f"AI_API_KEY=你的_key TOKEN=test-key {context.format(v=value)} PASSWORD=changeme"
+    line = json.dumps({"text": text}, ensure_ascii=False)
+    found = find_secrets(line)
+    assert len(found) == 1
+    assert value in line[found[0].start : found[0].end] or line[found[0].start : found[0].end] in value
+    assert value not in redact_all(line)
+
+
+def test_placeholders_in_a_rollout_are_no_finding_and_the_real_key_is(tmp_path):
+    """As a reviewer meets it: ``check`` of a rollout whose commands hold both."""
+    from tests.helpers import run_cli
+
+    commands = [f"export AI_API_KEY={v}" for v in PLACEHOLDER_VALUES] + ["export DB_PASSWORD=Xk9mQ2vL8pR4wZ"]
+    records = [{"type": "session_meta", "payload": {"id": "s1", "cwd": "/tmp"}}] + [
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": f"c{n}",
+                "arguments": json.dumps({"cmd": command}, ensure_ascii=False),
+            },
+        }
+        for n, command in enumerate(commands)
+    ]
+    path = tmp_path / "rollout-placeholders.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    found = json.loads(run_cli("check", "--json", str(path)).stdout)
+    assert [(f["code"], f["range"]["start"]["line"]) for f in found if f["code"] == "secret"] == [
+        ("secret", len(commands))
+    ]
