@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 MARGIN = 64  # lines at the end of the window that always wait (an event may follow its call's output)
 FORCE_LINES = 20_000  # a line unsettled this many lines ago is settled anyway (and checked)
 CHUNK_CHARS = 1 << 20  # a chunk of lines is about this many characters
+# and holds at most this many lines: a line's analysis costs about 1 KB whatever its length, so a chunk of
+# short lines (a bomb of `{}` lines, 2 characters each) must not hold half a million of them
+CHUNK_LINES = 8192
 PARALLEL_BYTES = 2 << 20  # a file this large is worth analysing in worker processes
 
 
@@ -37,7 +40,7 @@ def _chunks(lines: Iterator[tuple[str, Finding | None]], chunk_chars: int) -> It
         texts.append(text)
         bad.append(finding)
         size += len(text)
-        if size >= chunk_chars:
+        if size >= chunk_chars or len(texts) >= CHUNK_LINES:
             yield texts, bad
             texts, bad, size = [], [], 0
     if texts:
