@@ -12,8 +12,10 @@ limit                             default (variable)               what it bound
                                                                    rollout seen has 3,089)
 :data:`DEFAULT_MAX_FINDINGS`      10,000 (ROLLOUT_LSP_MAX_FINDINGS)  the findings kept of one file (the rest are
                                                                    counted in one more finding)
-:data:`DEFAULT_MAX_PARENT_BYTES`  64 MiB (ROLLOUT_LSP_MAX_PARENT_  the bytes of a parent rollout read to count its
+:data:`DEFAULT_MAX_PARENT_BYTES`  16 MiB (ROLLOUT_LSP_MAX_PARENT_  the bytes of a parent rollout read to count its
                                   BYTES)                           inherited lines and turns
+:data:`DEFAULT_MAX_PARENT_LINES`  50,000 (ROLLOUT_LSP_MAX_PARENT_  the lines of a parent rollout read
+                                  LINES)
 ================================  ===============================  ===========================================
 
 The longest line (``ROLLOUT_LSP_MAX_LINE``, analysis.jsonl.source) is the fifth limit; it predates this module.
@@ -30,6 +32,7 @@ DECOMPRESSED_ENV = "ROLLOUT_LSP_MAX_DECOMPRESSED"
 LINES_ENV = "ROLLOUT_LSP_MAX_LINES"
 FINDINGS_ENV = "ROLLOUT_LSP_MAX_FINDINGS"
 PARENT_BYTES_ENV = "ROLLOUT_LSP_MAX_PARENT_BYTES"
+PARENT_LINES_ENV = "ROLLOUT_LSP_MAX_PARENT_LINES"
 
 # bytes: 64 times the largest real rollout seen (4 MB), twice the longest line allowed
 DEFAULT_MAX_DECOMPRESSED = 256 * 1024 * 1024
@@ -38,9 +41,11 @@ DEFAULT_MAX_DECOMPRESSED = 256 * 1024 * 1024
 DEFAULT_MAX_LINES = 200_000
 # findings of one file: far more than anyone reads; each one kept costs about 1 KB with its ranges
 DEFAULT_MAX_FINDINGS = 10_000
-# bytes of a parent rollout (read whole to count its lines and turns): a parent is found through the child,
-# which anyone may have written; 16 times the largest real rollout seen
-DEFAULT_MAX_PARENT_BYTES = 64 * 1024 * 1024
+# a parent rollout is read whole, and each of its lines analysed, to count its lines and turns; it is found
+# through the child, which anyone may have written: bytes, 4 times the largest real rollout seen (4 MB) ...
+DEFAULT_MAX_PARENT_BYTES = 16 * 1024 * 1024
+# ... and lines, 16 times the longest real rollout seen (3,089 lines); a parent cut there is counted up to it
+DEFAULT_MAX_PARENT_LINES = 50_000
 
 _HARD_MAX = 2 * 1024**3  # no limit is raised above 2 GiB, whatever the environment says
 
@@ -66,15 +71,20 @@ def max_findings() -> int:
 
 
 def max_parent_bytes() -> int:
-    """The most bytes of a parent rollout read: ``$ROLLOUT_LSP_MAX_PARENT_BYTES``, else 64 MiB."""
+    """The most bytes of a parent rollout read: ``$ROLLOUT_LSP_MAX_PARENT_BYTES``, else 16 MiB."""
     return _setting(PARENT_BYTES_ENV, DEFAULT_MAX_PARENT_BYTES)
 
 
-def over_lines(line: int, limit: int) -> Finding:
+def max_parent_lines() -> int:
+    """The most lines of a parent rollout read: ``$ROLLOUT_LSP_MAX_PARENT_LINES``, else 50,000."""
+    return _setting(PARENT_LINES_ENV, DEFAULT_MAX_PARENT_LINES)
+
+
+def over_lines(line: int, limit: int, variable: str = LINES_ENV) -> Finding:
     """The finding on line ``line`` (the first not read, shown empty) of a file of more than ``limit`` lines."""
     return Finding(
         FILE_LIMIT,
-        f"more than {limit} lines (the limit, {LINES_ENV}): the lines from here on are not read",
+        f"more than {limit} lines (the limit, {variable}): what follows is not read",
         Span(line, 0, 0),
     )
 
@@ -84,7 +94,7 @@ def over_bytes(line: int, limit: int, variable: str = DECOMPRESSED_ENV) -> Findi
     than ``limit`` bytes."""
     return Finding(
         FILE_LIMIT,
-        f"more than {limit} bytes of lines (the limit, {variable}): the lines from here on are not read",
+        f"more than {limit} bytes of lines (the limit, {variable}): what follows is not read",
         Span(line, 0, 0),
     )
 

@@ -13,7 +13,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 from .findings import INVALID_JSON, Finding
-from .limits import DECOMPRESSED_ENV, max_decompressed, max_lines, over_bytes, over_lines
+from .limits import (
+    DECOMPRESSED_ENV,
+    LINES_ENV,
+    PARENT_BYTES_ENV,
+    PARENT_LINES_ENV,
+    max_decompressed,
+    max_lines,
+    over_bytes,
+    over_lines,
+)
 from .lines import split_lines, strip_bom
 from .positions import Span
 
@@ -188,18 +197,18 @@ def long_line(number: int, size: int, limit: int) -> Finding:
     )
 
 
-def load(path: str, max_bytes: int | None = None) -> LoadedFile:
+def load(path: str, max_bytes: int | None = None, most_lines: int | None = None) -> LoadedFile:
     """The text of ``path`` (``-``: standard input), never raising: an unreadable file is ``error``.  A
     compressed file, or one larger than the line limit, is read line by line, so that a line over the limit
     (:func:`max_line`) is skipped with a finding instead of read (its text is an empty line).
 
     Bounded (analysis.jsonl.limits): no more than :func:`~analysis.jsonl.limits.max_lines` lines are read, nor,
-    of a ``.zst``, more than :func:`~analysis.jsonl.limits.max_decompressed` bytes; ``max_bytes`` bounds the
-    bytes of any file (a parent rollout's).  Past a limit the text ends with an empty line that holds a
+    of a ``.zst``, more than :func:`~analysis.jsonl.limits.max_decompressed` bytes; ``max_bytes`` and
+    ``most_lines`` bound the bytes and lines of any file (a parent rollout's: their own variables).  Past a limit the text ends with an empty line that holds a
     ``file-limit`` finding."""
     try:
         if path != STDIN and (path.endswith(".zst") or os.path.getsize(path) > min(max_line(), max_bytes or MAX_BYTES)):
-            return _load_lines(path, max_bytes)
+            return _load_lines(path, max_bytes, most_lines)
         data, cut = _read_bytes(path)
     except Exception as error:  # any I/O or decompression failure is reported, never raised
         name = "standard input" if path == STDIN else path
@@ -208,12 +217,12 @@ def load(path: str, max_bytes: int | None = None) -> LoadedFile:
     if cut:  # standard input's zstd bomb: the text up to its last whole line
         loaded.text = loaded.text[: loaded.text.rfind("\n") + 1]
         loaded.findings.append(over_bytes(loaded.text.count("\n"), max_decompressed()))
-    return _within_lines(loaded)
+    return _within_lines(loaded, most_lines)
 
 
-def _within_lines(loaded: LoadedFile) -> LoadedFile:
+def _within_lines(loaded: LoadedFile, most_lines: int | None) -> LoadedFile:
     """``loaded`` cut after :func:`~analysis.jsonl.limits.max_lines` lines, with a ``file-limit`` finding."""
-    limit = max_lines()
+    limit = max_lines() if most_lines is None else most_lines
     text = loaded.text
     if text.count("\n") + text.count("\r") < limit:  # fewer breaks than the limit: fewer lines than it + 1
         return loaded
@@ -222,7 +231,8 @@ def _within_lines(loaded: LoadedFile) -> LoadedFile:
         return loaded
     kept = "".join(line + "\n" for line in lines[:limit])
     loaded.text = kept
-    loaded.findings = [f for f in loaded.findings if f.span.line < limit] + [over_lines(limit, limit)]
+    variable = LINES_ENV if most_lines is None else PARENT_LINES_ENV
+    loaded.findings = [f for f in loaded.findings if f.span.line < limit] + [over_lines(limit, limit, variable)]
     return loaded
 
 
@@ -263,18 +273,20 @@ def capped_binary(handle: io.BufferedReader, compressed: bool, max_bytes: int | 
     return io.BufferedReader(Capped(source, min(limit, MAX_BYTES)), 1 << 20)
 
 
-def _load_lines(path: str, max_bytes: int | None = None) -> LoadedFile:
+def _load_lines(path: str, max_bytes: int | None = None, most_lines: int | None = None) -> LoadedFile:
     limit = max_line()
-    most_lines = max_lines()
+    variable = LINES_ENV if most_lines is None else PARENT_LINES_ENV
+    most_lines = max_lines() if most_lines is None else most_lines
     pieces: list[str] = []
     findings: list[Finding] = []
+    bytes_variable = DECOMPRESSED_ENV if max_bytes is None else PARENT_BYTES_ENV
     with open_regular(path) as handle:
         binary = capped_binary(handle, path.endswith(".zst"), max_bytes)
         capped = cast(Capped, binary.raw)
         with io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="") as text:
             for number, (raw, skipped) in enumerate(raw_lines(text, limit)):
                 if number == most_lines:  # a line after the last one allowed
-                    findings.append(over_lines(number, most_lines))
+                    findings.append(over_lines(number, most_lines, variable))
                     break
                 if skipped:
                     findings.append(long_line(number, skipped, limit))
@@ -284,10 +296,9 @@ def _load_lines(path: str, max_bytes: int | None = None) -> LoadedFile:
             if capped.over:  # the last piece is a line the limit cut: it is not read
                 if pieces and not pieces[-1].endswith("\n"):
                     pieces.pop()
-                variable = DECOMPRESSED_ENV if max_bytes is None else "ROLLOUT_LSP_MAX_PARENT_BYTES"
                 limit_bytes = max_bytes if max_bytes is not None else max_decompressed()
                 findings = [f for f in findings if f.span.line < len(pieces)]
-                findings.append(over_bytes(len(pieces), limit_bytes, variable))
+                findings.append(over_bytes(len(pieces), limit_bytes, bytes_variable))
     loaded = decode_text(path, "".join(pieces))
     loaded.findings = sorted(findings + loaded.findings, key=lambda f: f.span.line)
     return loaded

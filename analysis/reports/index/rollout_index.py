@@ -176,6 +176,8 @@ class RolloutIndex(IndexDatabase):
             ) as error:  # a value SQLite refuses: this file is skipped, the others indexed
                 stats.errors.append(f"cannot index {storable(path)}: {type(error).__name__}: {error}")
                 return
+            if outcome.limited is not None:  # indexed up to the limit: said, as an error (exit 1)
+                stats.errors.append(f"{storable(path)}: {outcome.limited}")
             stats.lines_analysed += work.lines_analysed
             stats.lines_reread += work.lines_reread
             stats.calls_added += len(work.calls)
