@@ -41,6 +41,10 @@ def register(sub) -> None:
 
 def _index(path, dirs: list[str], timeout: float, rebuild: bool, jobs: int = 1):
     with RolloutIndex.open(path, timeout=timeout, rebuild=rebuild) as index:
+        if index.kept is not None:
+            print(
+                f"rollout-lsp index: {path} was corrupt: rebuilt; the old file is kept as {index.kept}", file=sys.stderr
+            )
         if not dirs:  # Codex's folders and every folder indexed before
             dirs = [d for d in default_session_dirs() if os.path.isdir(d)]
             dirs += [r for r in index.roots() if r not in dirs]
@@ -64,14 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.dirs and len(missing) == len(args.dirs):
         return 2
     path = args.db or default_db_path()
-    try:
-        try:
-            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild, args.jobs)
-        except IndexUnavailable as error:
-            if not error.broken:
-                raise
-            print(f"rollout-lsp index: {error}; rebuilding the index", file=sys.stderr)
-            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, True, args.jobs)
+    try:  # the index alone decides what may be rebuilt (analysis.reports.index.database): nothing is retried here
+        dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild, args.jobs)
     except IndexUnavailable as error:
         print(f"rollout-lsp index: {error}", file=sys.stderr)
         return 2
