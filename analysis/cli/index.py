@@ -9,6 +9,7 @@ import sys
 
 from ..jsonl.source import NOT_A_ROLLOUT
 from ..reports.index import IndexUnavailable, RolloutIndex, default_db_path, default_session_dirs
+from ..reports.spread import die_with_parent_from_environment
 from .common import jobs_option
 
 
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"rollout-lsp index: {path}: no such file or folder", file=sys.stderr)
     if args.dirs and len(missing) == len(args.dirs):
         return 2
+    die_with_parent_from_environment()  # the server's background index dies with the server
     path = args.db or default_db_path()
     try:  # the index alone decides what may be rebuilt (analysis.reports.index.database): nothing is retried here
         dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild, args.jobs)
