@@ -14,6 +14,7 @@ from functools import partial
 from itertools import chain, islice
 
 from ..jsonl.findings import Finding, Severity
+from ..jsonl.limits import capped
 from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, load
@@ -213,6 +214,7 @@ def _findings(
         log = read_invocation_log(loaded.text)
         return [(f, finding_json(log, f, encoding)) for f in loaded.findings + log.findings]
     analysis, findings = analyze(loaded)
+    findings = capped(findings)  # analysis.jsonl.limits
     if not is_rollout_file(path, analysis.is_rollout):
         return None
     return _profiled(

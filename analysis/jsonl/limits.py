@@ -117,13 +117,15 @@ def capped(findings: list[Finding], limit: int | None = None) -> list[Finding]:
     kept: list[Finding] = []
     count = dropped = 0
     first = 0  # the line of the first finding not kept
+    place = 0  # where in ``kept`` it was: the finding that counts them goes there
     for finding in findings:
         if finding.code == FILE_LIMIT or count < limit:
             kept.append(finding)
             count += finding.code != FILE_LIMIT
         else:
-            first = finding.span.line if not dropped else first
+            if not dropped:
+                first, place = finding.span.line, len(kept)
             dropped += 1
     if dropped:
-        kept.append(over_findings(first, dropped, limit))
+        kept.insert(place, over_findings(first, dropped, limit))
     return kept

@@ -217,10 +217,10 @@ def load(path: str, max_bytes: int | None = None, most_lines: int | None = None)
     if cut:  # standard input's zstd bomb: the text up to its last whole line
         loaded.text = loaded.text[: loaded.text.rfind("\n") + 1]
         loaded.findings.append(over_bytes(loaded.text.count("\n"), max_decompressed()))
-    return _within_lines(loaded, most_lines)
+    return within_lines(loaded, most_lines)
 
 
-def _within_lines(loaded: LoadedFile, most_lines: int | None) -> LoadedFile:
+def within_lines(loaded: LoadedFile, most_lines: int | None = None) -> LoadedFile:
     """``loaded`` cut after :func:`~analysis.jsonl.limits.max_lines` lines, with a ``file-limit`` finding."""
     limit = max_lines() if most_lines is None else most_lines
     text = loaded.text

@@ -9,9 +9,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ...jsonl.findings import Finding
+from ...jsonl.limits import capped
 from ...jsonl.line_stream import Unreadable, opened, read_lines, reason
 from ...jsonl.positions import PositionEncoding
-from ...jsonl.source import STDIN, decode, decompressed_if_zstd, load
+from ...jsonl.source import STDIN, decode, decompressed_if_zstd, load, within_lines
 from ...session.finish import sorted_findings
 from ...session.record_analysis import LineAnalysis
 from ...session.rollout import LineCache, analyze_text
@@ -143,7 +144,7 @@ def _whole(
         try:
             with open(readable, "rb") as handle:
                 data = handle.read()
-            loaded = decode(path, decompressed_if_zstd(data))
+            loaded = within_lines(decode(path, decompressed_if_zstd(data)))
         except Exception as error:
             raise Unreadable(f"cannot read {name}: {reason(error)}") from error
     else:
@@ -151,7 +152,7 @@ def _whole(
         if loaded.error:
             raise Unreadable(loaded.error)
     analysis = analyze_text(loaded.text, cache)
-    findings = sorted_findings(loaded.findings, analysis.findings)
+    findings = capped(sorted_findings(loaded.findings, analysis.findings))  # analysis.jsonl.limits
     result = Streamed(
         path,
         Reports([(f, analysis) for f in findings], encoding),

@@ -67,8 +67,8 @@ class _Stream:
         for i, (text, record) in enumerate(zip(texts, facts.records)):
             number = base + i
             self._check(record, count=True)
-            if bad[i] is not None:
-                finding = bad[i]
+            finding = bad[i]
+            if finding is not None:
                 if self._keeps(finding, _Window([text], [number])):
                     self.loaded.append((finding, _Stored(finding, _Window([text], [number]), self.encoding)))
             if i in facts.unknown:
@@ -264,7 +264,9 @@ class _Stream:
 
     def _keeps(self, finding: Finding, window: _Window) -> bool:
         """Whether ``finding`` is kept (a ``file-limit`` one always is); one not kept is counted."""
-        if finding.code == FILE_LIMIT or self.kept < self.most_findings:
+        if finding.code == FILE_LIMIT:
+            return True
+        if self.kept < self.most_findings:
             self.kept += 1
             return True
         if self.first_dropped is None:
