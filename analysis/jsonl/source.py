@@ -334,7 +334,7 @@ def _read_bytes(path: str) -> tuple[bytes, bool]:
     """The bytes of ``path`` (never a ``.zst``: :func:`load` reads those by lines), and whether standard input's
     zstd was cut at :func:`~analysis.jsonl.limits.max_decompressed`."""
     if path == STDIN:
-        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        data = read_at_most(sys.stdin.buffer, MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
             raise ValueError("standard input over 2 GiB")
         if not data.startswith(ZSTD_MAGIC):
@@ -343,7 +343,20 @@ def _read_bytes(path: str) -> tuple[bytes, bool]:
         out = ZstdReader(io.BytesIO(data)).read_up_to(limit + 1)
         return out[:limit], len(out) > limit
     with open_regular(path) as handle:
-        return handle.read(MAX_BYTES + 1), False
+        return handle.read(), False  # no larger than the line limit (load reads a larger file by lines)
+
+
+def read_at_most(handle: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``handle``, read a piece at a time (``read(limit)`` would reserve them all)."""
+    pieces: list[bytes] = []
+    total = 0
+    while total < limit:
+        piece = handle.read(min(1 << 20, limit - total))
+        if not piece:
+            break
+        pieces.append(piece)
+        total += len(piece)
+    return b"".join(pieces)
 
 
 def open_regular(path: str) -> io.BufferedReader:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ...jsonl.limits import DECOMPRESSED_ENV, LINES_ENV, max_decompressed, max_lines
 from ...jsonl.line_stream import Unreadable, read_lines
-from ...jsonl.source import MAX_BYTES, ZstdReader, is_rollout_path, open_regular
+from ...jsonl.source import MAX_BYTES, ZstdReader, is_rollout_path, open_regular, read_at_most
 from ...session.sniff import looks_like_rollout
 
 # a .jsonl.zst is held whole to be indexed, so one that decompresses to more than max_decompressed() (a zstd
@@ -45,9 +45,7 @@ def within_lines(data: bytes) -> tuple[bytes, str | None]:
             end = found.end()
             if end == len(data):
                 return data, None
-            return data[:end], (
-                f"more than {limit} lines (the limit, {LINES_ENV}): only the first {limit} are indexed"
-            )
+            return data[:end], (f"more than {limit} lines (the limit, {LINES_ENV}): only the first {limit} are indexed")
     return data, None
 
 
@@ -116,7 +114,7 @@ def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None
             if len(data) > limit:  # it changed since it was measured
                 raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=False)
             return stat.st_size, stat.st_mtime_ns, data
-        data = handle.read(MAX_BYTES + 1)
+        data = read_at_most(handle, MAX_BYTES + 1)  # read(MAX_BYTES + 1) would reserve 2 GiB at once
         if len(data) > MAX_BYTES:
             raise ValueError("file over 2 GiB")
         # what was read is what is indexed: a file that grows meanwhile is seen as changed next time
