@@ -61,7 +61,7 @@ def opened(path: str) -> Iterator[str]:
         os.unlink(spool.name)
 
 
-def _binary(path: str, sniff: bool, max_bytes: int | None) -> io.BufferedReader:
+def _binary(path: str, sniff: bool, max_bytes: int | None = None) -> io.BufferedReader:
     """The file's bytes, decompressed when it is zstd (by its name, or by its first bytes when ``sniff``),
     through a :class:`Capped` reader (its ``raw``) at the limit (:func:`analysis.jsonl.source.capped_binary`)."""
     handle = open_regular(path)

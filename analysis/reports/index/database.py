@@ -170,7 +170,7 @@ def _other_database(path: Path) -> bool:
     return app != APPLICATION_ID and (app != 0 or names > 0)
 
 
-def _refuse_if_foreign(path: Path) -> None:
+def _refuse_if_foreign(path: Path, rebuild: bool = False) -> None:
     """Raises :class:`IndexUnavailable` when ``path`` holds something that is not ours: another SQLite
     database (another application id, or tables without an id), or any other file that is not empty.  An
     SQLite file without id or tables (an index whose making was interrupted) is ours to make."""
@@ -183,7 +183,7 @@ def _refuse_if_foreign(path: Path) -> None:
         raise IndexUnavailable(f"{path}: cannot read it: {error.strerror or error}") from error
     if not head or is_ours(path):
         return
-    if head != SQLITE_HEADER:
+    if head != SQLITE_HEADER or rebuild:
         raise IndexUnavailable(f"{path} is not a rollout-lsp index; not overwriting it")
     if _other_database(path):
         raise IndexUnavailable(f"{path} is an SQLite database of something else; not overwriting it")
@@ -217,7 +217,7 @@ class IndexDatabase:
         why = unwritable(path)
         if why is not None:
             raise IndexUnavailable(f"{path}: cannot write the index ({why}); nothing was changed")
-        _refuse_if_foreign(path)  # before any connection: opening for writing changes the header (WAL)
+        _refuse_if_foreign(path, rebuild)  # before any connection: opening for writing changes the header (WAL)
         replaced = _move_aside(path, "old") if rebuild and path.exists() else None
         try:
             index = cls._connect_writer(path, timeout)
