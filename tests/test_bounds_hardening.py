@@ -360,3 +360,42 @@ def test_workers_die_when_their_parent_is_killed_with_sigkill(tmp_path, command)
     while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [pid for pid in workers if _running(pid)] == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from /proc")
+def test_the_servers_background_index_dies_when_the_server_is_killed_with_sigkill(tmp_path):
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    bomb = empty_objects_bomb(tmp_path / "bomb.jsonl.zst")
+    for n in range(4):
+        shutil.copy(bomb, slow / f"rollout-2025-01-01T00-00-0{n}-bomb.jsonl.zst")
+    # a stand-in for the server: starts `index` as lsp_server/indexed_symbols.py does (its own session, the
+    # server's pid in ROLLOUT_LSP_PARENT_PID), says its pid, and waits
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, subprocess, sys\n"
+            "from analysis.reports.spread import PARENT_ENV\n"
+            "index = subprocess.Popen([sys.executable, '-m', 'lsp_server', 'index', '--jobs', '1', '--db', "
+            f"{str(tmp_path / 'index.sqlite3')!r}, {str(slow)!r}], start_new_session=True, "
+            "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, PARENT_ENV: str(os.getpid())})\n"
+            "print(index.pid, flush=True)\n"
+            "index.wait()\n",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    index = int(server.stdout.readline())
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (tmp_path / "index.sqlite3").exists():  # it is indexing
+        time.sleep(0.05)
+    os.kill(server.pid, signal.SIGKILL)
+    server.wait()
+    server.stdout.close()
+    deadline = time.monotonic() + 10
+    while _running(index) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(index)

@@ -71,15 +71,17 @@ def pool_options() -> dict[str, Any]:
     return {"initializer": die_with_parent, "initargs": (os.getpid(),)}
 
 
-def die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int, kernel: bool = True) -> None:
     """Makes this process exit when its parent (pid ``parent``) is gone: on Linux the kernel kills it
     (``prctl(PR_SET_PDEATHSIG, SIGKILL)``); on every platform a thread waits for the parent's end of the pipe
     multiprocessing gives a child (its sentinel) to close, or, for a process not started by multiprocessing,
     looks every second whether it was given another parent.
 
     PR_SET_PDEATHSIG fires when the *thread* that forked the worker ends: a ``ProcessPoolExecutor`` forks its
-    workers from the thread that calls ``submit``, the main thread in ``check``, ``census`` and ``index``."""
-    if sys.platform.startswith("linux"):
+    workers from the thread that calls ``submit``, the main thread in ``check``, ``census`` and ``index``.  A
+    process started from any other thread (the server's background ``index``) passes ``kernel=False``: the
+    thread alone watches."""
+    if kernel and sys.platform.startswith("linux"):
         try:
             import ctypes
 
@@ -113,4 +115,4 @@ def die_with_parent_from_environment() -> None:
     ``index``, started in a session of its own so that a signal to the editor's group spares it)."""
     value = os.environ.get(PARENT_ENV, "")
     if value.isdigit():
-        die_with_parent(int(value))
+        die_with_parent(int(value), kernel=False)  # the server starts it from one of its worker threads
