@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
+from analysis.jsonl.findings import RECORD_SHAPE, Finding
+from analysis.jsonl.positions import Span
 from analysis.reports.index.schema import APPLICATION_ID
 from tests.helpers import PEAK_SCRIPT, ROOT, run_cli
 
@@ -399,3 +401,21 @@ def test_the_servers_background_index_dies_when_the_server_is_killed_with_sigkil
     while _running(index) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _running(index)
+
+
+def test_a_document_of_more_lines_than_the_limit_is_analysed_up_to_it_in_the_server(monkeypatch):
+    from analysis.jsonl.limits import capped, over_findings, over_lines
+    from lsp_server.store import within_lines
+
+    monkeypatch.setenv("ROLLOUT_LSP_MAX_LINES", "3")
+    assert within_lines(["{}", "{}", "{}", ""]) == (["{}", "{}", "{}", ""], None)  # a final line break
+    lines, cut = within_lines(["{}"] * 5)
+    assert (lines, cut) == (["{}", "{}", "{}", "", ""], over_lines(3, 3))  # the document keeps its 5 lines
+    assert cut is not None and cut.message == (
+        "more than 3 lines (the limit, ROLLOUT_LSP_MAX_LINES): what follows is not read"
+    )
+    monkeypatch.setenv("ROLLOUT_LSP_MAX_FINDINGS", "2")
+    findings = [over_findings(n, 0, 0) for n in range(3)] + [over_lines(3, 3)]  # file-limit ones: always kept
+    assert capped(findings) == findings
+    shapes = [Finding(RECORD_SHAPE, "type: field required", Span(n, 0, 2)) for n in range(5)]
+    assert capped([*shapes, over_lines(5, 5)]) == [*shapes[:2], over_findings(2, 3, 2), over_lines(5, 5)]

@@ -23,7 +23,10 @@ def register(sub) -> None:
         "grew has only its new lines read. A JSON Lines file that is not a rollout "
         "is skipped, as `check` skips it, unless its name matches a rollout pattern "
         "(rollout-*.jsonl); a .jsonl.zst that decompresses to more than 256 MiB "
-        "($ROLLOUT_LSP_MAX_DECOMPRESSED bytes) is reported and skipped.",
+        "($ROLLOUT_LSP_MAX_DECOMPRESSED bytes) is reported and skipped, and a file of more than 200,000 "
+        "lines ($ROLLOUT_LSP_MAX_LINES) is indexed up to that line and reported (exit 1). A database that "
+        "cannot be written, or that is not a rollout-lsp index, is an error (exit 2) and left as it is; only "
+        "a corrupt rollout-lsp index is rebuilt, the old file kept beside it as PATH.corrupt-TIME-PID.",
     )
     index.add_argument("dirs", nargs="*", metavar="DIR", help="folders (or files) of rollouts")
     db_option(index)
