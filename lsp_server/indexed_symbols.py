@@ -25,6 +25,7 @@ from pygls.uris import to_fs_path
 
 from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
+from analysis.reports.spread import PARENT_ENV
 from analysis.session.labels import DEAD, FAILED, exit_outcome
 
 log = logging.getLogger("rollout_lsp")
@@ -88,6 +89,7 @@ class IndexedSymbols:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
+                env={**os.environ, PARENT_ENV: str(os.getpid())},  # it dies with this server (reports/spread.py)
                 cwd=Path(__file__).resolve().parents[2],
             )  # where `analysis` is
         except OSError as error:

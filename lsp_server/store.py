@@ -36,6 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from analysis.jsonl.findings import Finding
+from analysis.jsonl.limits import capped, max_lines, over_lines
 from analysis.jsonl.lines import split_lines
 from analysis.session.finish import is_rollout_file
 from analysis.session.outputs import forget_read_again
@@ -200,9 +202,13 @@ class AnalysisStore:
                     read = split_lines(text) if isinstance(text, str) else text
                     if self.content_decides is not None and self.content_decides(uri) and not looks_like_rollout(read):
                         read = []  # not a rollout: a look at its first lines, not an analysis of all of them
+                    read, cut = within_lines(read)
                     result = analyze_lines(
                         read, cache, stale, lines.update, partial if self.on_partial is not None else None
                     )
+                    if cut is not None:
+                        result.findings.append(cut)
+                    result.findings = capped(result.findings)  # analysis.jsonl.limits
                     cache.keep_only(result.lines)
                     return result
 
@@ -257,3 +263,12 @@ class AnalysisStore:
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def within_lines(lines: list[str]) -> tuple[list[str], Finding | None]:
+    """``lines``, those after :func:`~analysis.jsonl.limits.max_lines` left blank (not analysed: the document
+    keeps its lines, its features stop there), and the ``file-limit`` finding saying so."""
+    limit = max_lines()
+    if len(lines) <= limit or len(lines) == limit + 1 and lines[-1] == "":
+        return lines, None
+    return lines[:limit] + [""] * (len(lines) - limit), over_lines(limit, limit)

@@ -78,7 +78,7 @@ def inline_pool(given: list | None = None, broken: bool = False, workers: int | 
     from concurrent.futures.process import BrokenProcessPool
 
     class InlinePool:
-        def __init__(self, max_workers: int) -> None:
+        def __init__(self, max_workers: int, **options) -> None:  # initializer: nothing to set up here
             assert workers is None or max_workers == workers
 
         def __enter__(self) -> InlinePool:

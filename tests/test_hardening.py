@@ -695,7 +695,9 @@ def _run_limited(*args: str, limit: int) -> subprocess.CompletedProcess:
 
     with tempfile.TemporaryDirectory() as folder:
         peak_file = os.path.join(folder, "peak")
-        env = {**os.environ, "ROLLOUT_LSP_MAX_LINE": str(limit), "PEAK_FILE": peak_file}
+        # a 300 MiB line: over the default decompressed limit (256 MiB, analysis/jsonl/limits.py), raised here
+        env = {**os.environ, "ROLLOUT_LSP_MAX_LINE": str(limit), "ROLLOUT_LSP_MAX_DECOMPRESSED": str(1 << 30)}
+        env["PEAK_FILE"] = peak_file
         result = subprocess.run(
             [sys.executable, "-c", PEAK_SCRIPT, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600
         )

@@ -15,11 +15,12 @@ from itertools import chain, islice
 
 from ..jsonl.display import MESSAGE_LIMIT, shown
 from ..jsonl.findings import Finding, Severity
+from ..jsonl.limits import capped
 from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, load
 from ..reports.invocations import looks_like_invocation_log, read_invocation_log
-from ..reports.spread import file_tasks, spread_by_lines
+from ..reports.spread import file_tasks, pool_options, spread_by_lines
 from ..reports.stream import parallel_worth_it, stream_rollout
 from ..session.finish import finding_json, is_rollout_file, with_parent_findings
 from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
@@ -126,7 +127,7 @@ def _outcomes(
     sizes = {path: _size(path) for path in remote}
     large = set(spread_by_lines(sizes, jobs))
     order = sorted({p for p in remote if p not in large}, key=lambda path: (-sizes[path], path))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, **pool_options()) as pool:
         work = partial(_outcomes_of, encoding=encoding, profile=profile)
         tasks: dict[str, Future] = {}
         for task in file_tasks(order, sizes, jobs):
@@ -215,6 +216,7 @@ def _findings(
         log = read_invocation_log(loaded.text)
         return [(f, finding_json(log, f, encoding)) for f in loaded.findings + log.findings]
     analysis, findings = analyze(loaded)
+    findings = capped(findings)  # analysis.jsonl.limits
     if not is_rollout_file(path, analysis.is_rollout):
         return None
     return _profiled(

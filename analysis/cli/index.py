@@ -9,6 +9,7 @@ import sys
 
 from ..jsonl.source import NOT_A_ROLLOUT
 from ..reports.index import IndexUnavailable, RolloutIndex, default_db_path, default_session_dirs
+from ..reports.spread import die_with_parent_from_environment
 from .common import jobs_option
 
 
@@ -22,7 +23,10 @@ def register(sub) -> None:
         "grew has only its new lines read. A JSON Lines file that is not a rollout "
         "is skipped, as `check` skips it, unless its name matches a rollout pattern "
         "(rollout-*.jsonl); a .jsonl.zst that decompresses to more than 256 MiB "
-        "($ROLLOUT_LSP_MAX_DECOMPRESSED bytes) is reported and skipped.",
+        "($ROLLOUT_LSP_MAX_DECOMPRESSED bytes) is reported and skipped, and a file of more than 200,000 "
+        "lines ($ROLLOUT_LSP_MAX_LINES) is indexed up to that line and reported (exit 1). A database that "
+        "cannot be written, or that is not a rollout-lsp index, is an error (exit 2) and left as it is; only "
+        "a corrupt rollout-lsp index is rebuilt, the old file kept beside it as PATH.corrupt-TIME-PID.",
     )
     index.add_argument("dirs", nargs="*", metavar="DIR", help="folders (or files) of rollouts")
     db_option(index)
@@ -41,6 +45,10 @@ def register(sub) -> None:
 
 def _index(path, dirs: list[str], timeout: float, rebuild: bool, jobs: int = 1):
     with RolloutIndex.open(path, timeout=timeout, rebuild=rebuild) as index:
+        if index.kept is not None:
+            print(
+                f"rollout-lsp index: {path} was corrupt: rebuilt; the old file is kept as {index.kept}", file=sys.stderr
+            )
         if not dirs:  # Codex's folders and every folder indexed before
             dirs = [d for d in default_session_dirs() if os.path.isdir(d)]
             dirs += [r for r in index.roots() if r not in dirs]
@@ -63,15 +71,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"rollout-lsp index: {path}: no such file or folder", file=sys.stderr)
     if args.dirs and len(missing) == len(args.dirs):
         return 2
+    die_with_parent_from_environment()  # the server's background index dies with the server
     path = args.db or default_db_path()
-    try:
-        try:
-            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild, args.jobs)
-        except IndexUnavailable as error:
-            if not error.broken:
-                raise
-            print(f"rollout-lsp index: {error}; rebuilding the index", file=sys.stderr)
-            dirs, stats, files, calls = _index(path, args.dirs, args.timeout, True, args.jobs)
+    try:  # the index alone decides what may be rebuilt (analysis.reports.index.database): nothing is retried here
+        dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild, args.jobs)
     except IndexUnavailable as error:
         print(f"rollout-lsp index: {error}", file=sys.stderr)
         return 2

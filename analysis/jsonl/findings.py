@@ -52,6 +52,7 @@ UNMATCHED_EVENT = "unmatched-event"
 EVENT_CONTRADICTS = "event-contradicts"
 TURN_FAILED = "turn-failed"
 PARENT_MISSING = "parent-missing"
+FILE_LIMIT = "file-limit"  # a limit of analysis/jsonl/limits.py was reached: part of the file is not read
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     INVALID_JSON: Severity.ERROR,
@@ -79,6 +80,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     EVENT_CONTRADICTS: Severity.WARNING,
     TURN_FAILED: Severity.INFORMATION,
     PARENT_MISSING: Severity.INFORMATION,
+    FILE_LIMIT: Severity.WARNING,
 }
 CODES = tuple(DEFAULT_SEVERITY)
 

@@ -18,11 +18,13 @@ import tempfile
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from itertools import repeat
+from typing import cast
 
 from .findings import INVALID_JSON, Finding
+from .limits import DECOMPRESSED_ENV, PARENT_BYTES_ENV, max_decompressed, max_lines, over_bytes, over_lines
 from .lines import BOM
 from .positions import Span
-from .source import STDIN, ZSTD_MAGIC, ZstdReader, long_line, max_line, open_regular
+from .source import STDIN, ZSTD_MAGIC, Capped, capped_binary, long_line, max_line, open_regular
 
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 _BREAK = re.compile(rb"\r\n|\r|\n")
@@ -59,17 +61,16 @@ def opened(path: str) -> Iterator[str]:
         os.unlink(spool.name)
 
 
-def _binary(path: str, sniff: bool) -> io.BufferedReader:
-    """The file's bytes, decompressed when it is zstd (by its name, or by its first bytes when ``sniff``)."""
+def _binary(path: str, sniff: bool, max_bytes: int | None = None) -> io.BufferedReader:
+    """The file's bytes, decompressed when it is zstd (by its name, or by its first bytes when ``sniff``),
+    through a :class:`Capped` reader (its ``raw``) at the limit (:func:`analysis.jsonl.source.capped_binary`)."""
     handle = open_regular(path)
     compressed = path.endswith(".zst") or sniff and handle.peek(4)[:4] == ZSTD_MAGIC
-    if not compressed:
-        return handle
-    return io.BufferedReader(ZstdReader(handle), READ_BUFFER)  # a truncated file is an error
+    return capped_binary(handle, compressed, max_bytes)  # a truncated file is an error
 
 
 def read_lines(
-    path: str, name: str | None = None, sniff: bool = False, chunk_size: int = READ_BUFFER
+    path: str, name: str | None = None, sniff: bool = False, chunk_size: int = READ_BUFFER, max_bytes: int | None = None
 ) -> Generator[tuple[str, Finding | None], None, None]:
     """Each line of ``path`` (its text, and the finding for a byte that is not UTF-8, on its line).
 
@@ -79,17 +80,51 @@ def read_lines(
     Bytes are read up to ``chunk_size`` at a time; the whole lines in them are split as bytes and each is
     decoded strictly, and only a line that fails (a byte that is not UTF-8 in it) is decoded again with
     ``surrogateescape`` and cleaned by :func:`_clean`.  Since ``\\r`` and ``\\n`` never occur inside a UTF-8
-    sequence, a line decodes alone exactly as it does inside the whole file."""
+    sequence, a line decodes alone exactly as it does inside the whole file.
+
+    Bounded (analysis.jsonl.limits): after :func:`~analysis.jsonl.limits.max_lines` lines, or the bytes of a
+    ``.zst`` past :func:`~analysis.jsonl.limits.max_decompressed` (``max_bytes``: of any file), the last line
+    given is an empty one with a ``file-limit`` finding, and nothing more is read."""
     name = name or path
     try:
-        binary = _binary(path, sniff)
+        binary = _binary(path, sniff, max_bytes)
     except Exception as error:
         raise Unreadable(f"cannot read {name}: {reason(error)}") from error
     try:
         with binary:
-            yield from _lines(binary.read1, chunk_size, max_line())
+            capped = cast(Capped, binary.raw)
+            yield from _bounded(_lines(binary.read1, chunk_size, max_line()), capped, max_bytes)
     except Exception as error:  # any I/O or decompression failure is reported, never raised
         raise Unreadable(f"cannot read {name}: {reason(error)}") from error
+
+
+def _bounded(
+    lines: Iterator[tuple[str, Finding | None]], capped: Capped, max_bytes: int | None
+) -> Iterator[tuple[str, Finding | None]]:
+    """``lines`` up to the limits: the line after the last allowed, or the line the byte limit cut, is given
+    as an empty line with a ``file-limit`` finding, and ends them."""
+    most = max_lines()
+    held: tuple[str, Finding | None] | None = None  # the last line: the byte limit may have cut it
+    number = -1
+    for number, line in enumerate(lines):
+        if number == most:
+            if line == ("", None) and next(lines, None) is None:  # the empty line after the last terminator
+                yield from (*([held] if held is not None else []), line)
+                return
+            if held is not None:
+                yield held
+            yield "", over_lines(number, most)
+            return
+        if held is not None:
+            yield held
+        held = line
+    if held is None:
+        return
+    if capped.over:
+        limit = max_bytes if max_bytes is not None else max_decompressed()
+        yield "", over_bytes(number, limit, DECOMPRESSED_ENV if max_bytes is None else PARENT_BYTES_ENV)
+    else:
+        yield held
 
 
 def _lines(read: Callable[[int], bytes], chunk_size: int, limit: int) -> Iterator[tuple[str, Finding | None]]:

@@ -13,6 +13,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 from .findings import INVALID_JSON, Finding
+from .limits import (
+    DECOMPRESSED_ENV,
+    LINES_ENV,
+    PARENT_BYTES_ENV,
+    PARENT_LINES_ENV,
+    max_decompressed,
+    max_lines,
+    over_bytes,
+    over_lines,
+)
 from .lines import split_lines, strip_bom
 from .positions import Span
 
@@ -187,37 +197,108 @@ def long_line(number: int, size: int, limit: int) -> Finding:
     )
 
 
-def load(path: str) -> LoadedFile:
+def load(path: str, max_bytes: int | None = None, most_lines: int | None = None) -> LoadedFile:
     """The text of ``path`` (``-``: standard input), never raising: an unreadable file is ``error``.  A
     compressed file, or one larger than the line limit, is read line by line, so that a line over the limit
-    (:func:`max_line`) is skipped with a finding instead of read (its text is an empty line)."""
+    (:func:`max_line`) is skipped with a finding instead of read (its text is an empty line).
+
+    Bounded (analysis.jsonl.limits): no more than :func:`~analysis.jsonl.limits.max_lines` lines are read, nor,
+    of a ``.zst``, more than :func:`~analysis.jsonl.limits.max_decompressed` bytes; ``max_bytes`` and
+    ``most_lines`` bound the bytes and lines of any file (a parent rollout's: their own variables).  Past a limit the text ends with an empty line that holds a
+    ``file-limit`` finding."""
     try:
-        if path != STDIN and (path.endswith(".zst") or os.path.getsize(path) > max_line()):
-            return _load_lines(path)
-        data = _read_bytes(path)
+        if path != STDIN and (path.endswith(".zst") or os.path.getsize(path) > min(max_line(), max_bytes or MAX_BYTES)):
+            return _load_lines(path, max_bytes, most_lines)
+        data, cut = _read_bytes(path)
     except Exception as error:  # any I/O or decompression failure is reported, never raised
         name = "standard input" if path == STDIN else path
         return LoadedFile(path, error=f"cannot read {name}: {_reason(error)}")
-    return decode(path, data)
+    loaded = decode(path, data)
+    if cut:  # standard input's zstd bomb: the text up to its last whole line
+        loaded.text = loaded.text[: loaded.text.rfind("\n") + 1]
+        loaded.findings.append(over_bytes(loaded.text.count("\n"), max_decompressed()))
+    return within_lines(loaded, most_lines)
 
 
-def _load_lines(path: str) -> LoadedFile:
+def within_lines(loaded: LoadedFile, most_lines: int | None = None) -> LoadedFile:
+    """``loaded`` cut after :func:`~analysis.jsonl.limits.max_lines` lines, with a ``file-limit`` finding."""
+    limit = max_lines() if most_lines is None else most_lines
+    text = loaded.text
+    if text.count("\n") + text.count("\r") < limit:  # fewer breaks than the limit: fewer lines than it + 1
+        return loaded
+    lines = split_lines(text)
+    if len(lines) <= limit or len(lines) == limit + 1 and lines[-1] == "":
+        return loaded
+    kept = "".join(line + "\n" for line in lines[:limit])
+    loaded.text = kept
+    variable = LINES_ENV if most_lines is None else PARENT_LINES_ENV
+    loaded.findings = [f for f in loaded.findings if f.span.line < limit] + [over_lines(limit, limit, variable)]
+    return loaded
+
+
+class Capped(io.RawIOBase):
+    """The first ``limit`` bytes of ``source``; ``over`` tells, once they have been read, whether there was
+    more (one byte past them is read to know)."""
+
+    def __init__(self, source: io.RawIOBase | io.BufferedIOBase | BinaryIO, limit: int) -> None:
+        self._source, self._left, self.over = source, limit, False
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._source.close()
+        super().close()
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        if self._left <= 0:
+            self.over = self.over or bool(self._source.read(1))
+            return 0
+        data = self._source.read(min(len(view), self._left))
+        if not data:
+            return 0
+        view[: len(data)] = data
+        self._left -= len(data)
+        return len(data)
+
+
+def capped_binary(handle: io.BufferedReader, compressed: bool, max_bytes: int | None = None) -> io.BufferedReader:
+    """The bytes of ``handle`` (decompressed when ``compressed``), read through a :class:`Capped` reader (its
+    ``raw``) that stops at ``max_bytes``, or at :func:`~analysis.jsonl.limits.max_decompressed` for a
+    compressed file (a plain one is only bounded by ``max_bytes``)."""
+    source: io.RawIOBase | io.BufferedReader = ZstdReader(handle) if compressed else handle
+    limit = max_bytes if max_bytes is not None else max_decompressed() if compressed else MAX_BYTES
+    return io.BufferedReader(Capped(source, min(limit, MAX_BYTES)), 1 << 20)
+
+
+def _load_lines(path: str, max_bytes: int | None = None, most_lines: int | None = None) -> LoadedFile:
     limit = max_line()
+    variable = LINES_ENV if most_lines is None else PARENT_LINES_ENV
+    most_lines = max_lines() if most_lines is None else most_lines
     pieces: list[str] = []
     findings: list[Finding] = []
-    total = 0
+    bytes_variable = DECOMPRESSED_ENV if max_bytes is None else PARENT_BYTES_ENV
     with open_regular(path) as handle:
-        binary = io.BufferedReader(ZstdReader(handle), 1 << 20) if path.endswith(".zst") else handle
+        binary = capped_binary(handle, path.endswith(".zst"), max_bytes)
+        capped = cast(Capped, binary.raw)
         with io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline="") as text:
             for number, (raw, skipped) in enumerate(raw_lines(text, limit)):
+                if number == most_lines:  # a line after the last one allowed
+                    findings.append(over_lines(number, most_lines, variable))
+                    break
                 if skipped:
                     findings.append(long_line(number, skipped, limit))
                 body = raw.rstrip("\r\n")
                 # every terminator as \n: a skipped line's own must not join a \r before it into one \r\n
                 pieces.append(body + "\n" if len(body) < len(raw) else body)
-                total += len(raw)
-                if total > MAX_BYTES:
-                    raise ValueError("decompressed size over 2 GiB")
+            if capped.over:  # the last piece is a line the limit cut: it is not read
+                if pieces and not pieces[-1].endswith("\n"):
+                    pieces.pop()
+                limit_bytes = max_bytes if max_bytes is not None else max_decompressed()
+                findings = [f for f in findings if f.span.line < len(pieces)]
+                findings.append(over_bytes(len(pieces), limit_bytes, bytes_variable))
     loaded = decode_text(path, "".join(pieces))
     loaded.findings = sorted(findings + loaded.findings, key=lambda f: f.span.line)
     return loaded
@@ -249,16 +330,33 @@ def decode_text(path: str, text: str) -> LoadedFile:
     return loaded
 
 
-def _read_bytes(path: str) -> bytes:
+def _read_bytes(path: str) -> tuple[bytes, bool]:
+    """The bytes of ``path`` (never a ``.zst``: :func:`load` reads those by lines), and whether standard input's
+    zstd was cut at :func:`~analysis.jsonl.limits.max_decompressed`."""
     if path == STDIN:
-        return decompressed_if_zstd(sys.stdin.buffer.read())
+        data = read_at_most(sys.stdin.buffer, MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            raise ValueError("standard input over 2 GiB")
+        if not data.startswith(ZSTD_MAGIC):
+            return data, False
+        limit = max_decompressed()
+        out = ZstdReader(io.BytesIO(data)).read_up_to(limit + 1)
+        return out[:limit], len(out) > limit
     with open_regular(path) as handle:
-        if path.endswith(".zst"):
-            data = ZstdReader(handle).read_up_to(MAX_BYTES + 1)
-            if len(data) > MAX_BYTES:
-                raise ValueError("decompressed size over 2 GiB")
-            return data
-        return handle.read()
+        return handle.read(), False  # no larger than the line limit (load reads a larger file by lines)
+
+
+def read_at_most(handle: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``handle``, read a piece at a time (``read(limit)`` would reserve them all)."""
+    pieces: list[bytes] = []
+    total = 0
+    while total < limit:
+        piece = handle.read(min(1 << 20, limit - total))
+        if not piece:
+            break
+        pieces.append(piece)
+        total += len(piece)
+    return b"".join(pieces)
 
 
 def open_regular(path: str) -> io.BufferedReader:
@@ -363,9 +461,10 @@ def decompressed_if_zstd(data: bytes) -> bytes:
 
 
 def _decompressed(data: bytes) -> bytes:
-    out = ZstdReader(io.BytesIO(data)).read_up_to(MAX_BYTES + 1)
-    if len(out) > MAX_BYTES:
-        raise ValueError("decompressed size over 2 GiB")
+    limit = max_decompressed()
+    out = ZstdReader(io.BytesIO(data)).read_up_to(limit + 1)
+    if len(out) > limit:
+        raise ValueError(f"it decompresses to more than {limit} bytes (the limit, {DECOMPRESSED_ENV})")
     return out
 
 

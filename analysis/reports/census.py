@@ -24,7 +24,7 @@ from ..session.finish import is_rollout_file
 from ..session.record_analysis import LineAnalysis
 from ..session.rollout import LocatedCall, RolloutAnalysis
 from .session_census import SessionCensus
-from .spread import CHUNK_BYTES, TASKS_IN_FLIGHT, file_tasks, in_window, spread_by_lines
+from .spread import CHUNK_BYTES, TASKS_IN_FLIGHT, file_tasks, in_window, pool_options, spread_by_lines
 from .stream import stream_rollout
 
 COUNT_KEYS = (
@@ -162,7 +162,7 @@ def run_census(paths: Iterable[str], jobs: int = 1, scheduler: str | None = None
     # large file while the others are idle
     order = sorted((p for p in paths if p not in large), key=lambda path: (-sizes[path], path))
     listed: dict[str, Census] = {}  # the lists of files that have any, added in the order of ``paths`` at the end
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, **pool_options()) as pool:
         for part in in_window(pool, census_of_files, file_tasks(order, sizes, jobs), jobs * TASKS_IN_FLIGHT):
             for path, census in part:
                 if census.unreadable or census.skipped or census.problems:

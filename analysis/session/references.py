@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..jsonl.findings import PARENT_MISSING, Finding
+from ..jsonl.findings import FILE_LIMIT, PARENT_MISSING, Finding
 from ..jsonl.jsonspans import locate
+from ..jsonl.limits import max_parent_bytes, max_parent_lines
 from ..jsonl.lines import split_lines
 from ..jsonl.memo import once_per_object
 from ..jsonl.positions import Span
@@ -177,9 +178,11 @@ def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent
             found = find_rollout(session_id, roots, exclude=path)
     if found is None:
         return Parent(reference, None, problem="no rollout of it in this sessions tree")
-    loaded = load(found)
+    loaded = load(found, max_parent_bytes(), max_parent_lines())  # a parent is anyone's: read within limits
     if loaded.error:
         return Parent(reference, None, problem=loaded.error)
+    # a parent over a limit is counted up to it, and said (a file-limit finding on the reference)
+    limited = next((f.message for f in loaded.findings if f.code == FILE_LIMIT), None)
     text = loaded.text
     if reference.end_byte_offset is not None:
         data = text.encode("utf-8", "surrogateescape")[: reference.end_byte_offset]
@@ -196,7 +199,7 @@ def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent
         kept = turns[: reference.nth_user_message]
         lines = lines[: kept[-1].end_line + 1] if kept and len(kept) < len(turns) else lines
         turns = kept
-    return Parent(reference, found, len(lines), len(turns))
+    return Parent(reference, found, len(lines), len(turns), problem=limited)
 
 
 def parents(analysis: RolloutAnalysis, path: str | None, roots: Iterable[str]) -> list[Parent]:
@@ -210,10 +213,11 @@ def parents(analysis: RolloutAnalysis, path: str | None, roots: Iterable[str]) -
 
 
 def parent_findings(analysis: RolloutAnalysis, resolved: list[Parent]) -> list[Finding]:
-    """A ``parent-missing`` finding on each reference whose parent was not found."""
+    """A ``parent-missing`` finding on each reference whose parent was not found (a ``file-limit`` one on each
+    whose parent was read up to a limit only)."""
     out = []
     for parent in resolved:
-        if parent.path is not None:
+        if parent.path is not None and parent.problem is None:
             continue
         ref = parent.reference
         text = analysis.lines[ref.line]
@@ -221,6 +225,10 @@ def parent_findings(analysis: RolloutAnalysis, resolved: list[Parent]) -> list[F
         found = locate(text, [path]).get(path)
         span = Span(ref.line, *found) if found else Span(ref.line, 0, len(text))
         what = "fork" if ref.kind == HISTORY_BASE else "segment"
+        if parent.path is not None:
+            message = f"the parent rollout of this {what} ({parent.path}) is read up to a limit: {parent.problem}"
+            out.append(Finding(FILE_LIMIT, message, span))
+            continue
         out.append(
             Finding(
                 PARENT_MISSING,

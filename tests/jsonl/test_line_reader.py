@@ -228,7 +228,9 @@ ORPHAN = FIXTURES / "sessions/2026/09/01/rollout-2026-09-01T11-01-40-01a05ca1-c2
 def _opened_while(monkeypatch, run) -> tuple[list[str], object]:
     opened: list[str] = []
     real = line_stream._binary
-    monkeypatch.setattr(line_stream, "_binary", lambda path, sniff: opened.append(path) or real(path, sniff))
+    monkeypatch.setattr(
+        line_stream, "_binary", lambda path, sniff, *limit: opened.append(path) or real(path, sniff, *limit)
+    )
     return opened, run()
 
 

@@ -5,7 +5,7 @@ export const CODES = [
   "unresolved-patch-path", "patch-syntax", "unpaired-call", "secret", "dynamic-code",
   "invocation-invalid", "invocation-shape", "invocation-exit", "invocation-tool", "invocation-order", "invocation-empty",
   "unexplained-invocation", "missing-invocation", "exit-mismatch", "unknown-record", "unmatched-event",
-  "event-contradicts", "turn-failed", "parent-missing",
+  "event-contradicts", "turn-failed", "parent-missing", "file-limit",
 ] as const;
 
 export const DEFAULT_FILES = ["**/rollout-*.jsonl", "**/.codex/{sessions,archived_sessions}/**/*.jsonl"];

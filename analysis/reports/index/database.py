@@ -1,10 +1,17 @@
 """The index's database file: where it lives, opening it (WAL, the schema made or rebuilt), transactions, and
-telling a locked database from a corrupt one and a corrupt one that may be deleted from another file."""
+telling a locked database from a corrupt one and a corrupt one that may be rebuilt from another file.
+
+No data is lost (issue 31): a database that cannot be written is an error and is left as it is (same bytes,
+mode and owner); only a file that is ours (:data:`APPLICATION_ID` in its header) and corrupt is rebuilt, and
+then the old file (with its ``-wal`` and ``-shm``) is first renamed ``PATH.corrupt-<time>`` and kept; a file
+that is not ours is never touched.  ``--rebuild`` renames the old index ``PATH.old-<time>`` and deletes it only
+once the new one is complete (the indexing finished)."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +34,47 @@ class IndexUnavailable(Exception):
 
 def _failure(path: Path, error: sqlite3.Error, hint: str = "") -> IndexUnavailable:
     locked = _is_locked(error)
-    return IndexUnavailable(f"{path}: {_describe(error)}" + ("" if locked else hint), broken=not locked)
+    return IndexUnavailable(f"{path}: {_describe(error)}" + ("" if locked else hint), broken=_is_corruption(error))
+
+
+def unwritable(path: Path) -> str | None:
+    """Why the index at ``path`` cannot be written (None: it can): the file, or its folder (where SQLite makes
+    the ``-wal`` and ``-shm`` files), is not writable by this user, or grants no one write access (even to
+    root, who may write anything: a file made read-only is meant to stay as it is)."""
+    for place, what in ((path, "the index file"), (path.parent, "its folder")):
+        try:
+            mode = os.stat(place).st_mode
+        except FileNotFoundError:
+            continue  # a file not made yet (its folder is looked at next)
+        except OSError as error:
+            return f"cannot examine {what}: {error.strerror or error}"
+        if place == path and not stat.S_ISREG(mode):
+            return f"{what} is not a regular file"
+        if not os.access(place, os.W_OK) or not mode & 0o222:
+            return f"{what} is read-only"
+    return None
+
+
+def is_ours(path: Path) -> bool:
+    """Whether ``path`` is a rollout-lsp index by its header: an SQLite file whose application id (bytes 68 to
+    71, big-endian) is :data:`APPLICATION_ID` (read from the bytes, so a corrupt file can be told too)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(72)
+    except OSError:
+        return False
+    return head.startswith(SQLITE_HEADER) and len(head) == 72 and int.from_bytes(head[68:72], "big") == APPLICATION_ID
+
+
+def _move_aside(path: Path, kind: str) -> Path:
+    """Renames ``path`` and its ``-wal`` and ``-shm`` to ``PATH.<kind>-<time>`` (the set SQLite opens together)."""
+    aside = path.with_name(f"{path.name}.{kind}-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    for suffix in ("-wal", "-shm", "-journal", ""):  # the main file last: a crash leaves it where it was
+        try:
+            os.rename(str(path) + suffix, str(aside) + suffix)
+        except FileNotFoundError:
+            pass
+    return aside
 
 
 def default_db_path() -> Path:
@@ -80,7 +127,7 @@ def _is_locked(error: sqlite3.Error) -> bool:
     return "locked" in str(error) or "busy" in str(error)
 
 
-def _is_corruption(error: sqlite3.DatabaseError) -> bool:
+def _is_corruption(error: sqlite3.Error) -> bool:
     if _is_locked(error):
         return False
     code = getattr(error, "sqlite_errorcode", None)
@@ -104,19 +151,6 @@ def _remove_database(path: Path) -> None:
             pass
 
 
-def _may_rebuild(path: Path) -> bool:
-    """Whether a corrupt ``path`` may be deleted: an SQLite file, an empty file, or the default location
-    (never some other file a mistyped ``--db`` names)."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return head in (b"", SQLITE_HEADER) or path.resolve().parent == default_cache_dir().resolve()
-
-
 def _other_database(path: Path) -> bool:
     """Whether ``path`` is a readable SQLite database of something else (another application's id, or
     tables without ours): ``--rebuild`` must not delete it, as opening it without ``--rebuild`` does not."""
@@ -130,10 +164,29 @@ def _other_database(path: Path) -> bool:
         app = db.execute("PRAGMA application_id").fetchone()[0]
         names = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.Error:
-        return False  # corrupt: what _may_rebuild allows may be rebuilt
+        return False  # corrupt: rebuilt when ours (is_ours)
     finally:
         db.close()
     return app != APPLICATION_ID and (app != 0 or names > 0)
+
+
+def _refuse_if_foreign(path: Path, rebuild: bool = False) -> None:
+    """Raises :class:`IndexUnavailable` when ``path`` holds something that is not ours: another SQLite
+    database (another application id, or tables without an id), or any other file that is not empty.  An
+    SQLite file without id or tables (an index whose making was interrupted) is ours to make."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise IndexUnavailable(f"{path}: cannot read it: {error.strerror or error}") from error
+    if not head or is_ours(path):
+        return
+    if head != SQLITE_HEADER or rebuild:
+        raise IndexUnavailable(f"{path} is not a rollout-lsp index; not overwriting it")
+    if _other_database(path):
+        raise IndexUnavailable(f"{path} is an SQLite database of something else; not overwriting it")
 
 
 _Index = TypeVar("_Index", bound="IndexDatabase")  # the class opened (RolloutIndex)
@@ -146,33 +199,42 @@ class IndexDatabase:
     def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
         self.db = connection
+        self.kept: Path | None = None  # the corrupt index moved aside (kept), when this one replaced it
+        self._replaced: Path | None = None  # the old index ``--rebuild`` moved aside: deleted once this is complete
 
     # -- opening ----------------------------------------------------------------------------------------
     @classmethod
     def open(cls: type[_Index], path: Path | str | None = None, timeout: float = 30.0, rebuild: bool = False) -> _Index:
-        """The index at ``path`` for writing: created when missing, rebuilt when of another schema version,
-        when corrupt (see :func:`_may_rebuild`) or when ``rebuild``.  Raises :class:`IndexUnavailable`."""
+        """The index at ``path`` for writing: created when missing, its tables made again when of another
+        schema version, rebuilt when ours and corrupt (the old file kept beside it) or when ``rebuild``.
+        Raises :class:`IndexUnavailable` (an index that cannot be written, or a file that is not ours, is
+        left as it is)."""
         path = Path(path) if path is not None else default_db_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise IndexUnavailable(f"cannot create {path.parent}: {error.strerror or error}") from error
-        if rebuild:
-            if not _may_rebuild(path) or _other_database(path):
-                raise IndexUnavailable(f"{path} is not a rollout-lsp index; not overwriting it")
-            _remove_database(path)
+        why = unwritable(path)
+        if why is not None:
+            raise IndexUnavailable(f"{path}: cannot write the index ({why}); nothing was changed")
+        _refuse_if_foreign(path, rebuild)  # before any connection: opening for writing changes the header (WAL)
+        replaced = _move_aside(path, "old") if rebuild and path.exists() else None
         try:
-            return cls._connect_writer(path, timeout)
+            index = cls._connect_writer(path, timeout)
+            index._replaced = replaced
+            return index
         except sqlite3.DatabaseError as error:
             if not _is_corruption(error):
                 raise _failure(path, error) from error
-            if not _may_rebuild(path):
+            if not is_ours(path):
                 raise IndexUnavailable(f"{path} is not a rollout-lsp index ({error}); not overwriting it") from error
-        _remove_database(path)  # corrupt: start again
+        kept = _move_aside(path, "corrupt")  # ours and corrupt: kept beside the new one
         try:
-            return cls._connect_writer(path, timeout)
+            index = cls._connect_writer(path, timeout)
         except sqlite3.DatabaseError as error:
             raise _failure(path, error) from error
+        index.kept, index._replaced = kept, replaced
+        return index
 
     @classmethod
     def _connect_writer(cls: type[_Index], path: Path, timeout: float) -> _Index:
@@ -255,11 +317,16 @@ class IndexDatabase:
     def _reading(self) -> IndexDatabase._Txn:
         return IndexDatabase._Txn(self.db, "BEGIN")
 
-    def close(self) -> None:
+    def close(self, complete: bool = True) -> None:
+        """Closes the index; when ``complete`` (nothing failed), the old index ``--rebuild`` replaced is
+        deleted (until then it is kept, ``PATH.old-<time>``)."""
         self.db.close()
+        if complete and self._replaced is not None:
+            _remove_database(self._replaced)
+            self._replaced = None
 
     def __enter__(self: _Index) -> _Index:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, value, tb) -> None:
+        self.close(complete=kind is None)

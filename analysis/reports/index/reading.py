@@ -4,17 +4,18 @@ for a ``.jsonl.zst``, decompresses within the limit, measured before it is held 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
+from ...jsonl.limits import DECOMPRESSED_ENV, LINES_ENV, max_decompressed, max_lines
 from ...jsonl.line_stream import Unreadable, read_lines
-from ...jsonl.source import MAX_BYTES, ZstdReader, open_regular
+from ...jsonl.source import MAX_BYTES, ZstdReader, open_regular, read_at_most
 from ...session.finish import is_rollout_file
 from ...session.sniff import looks_like_rollout
 
-DECOMPRESSED_ENV = "ROLLOUT_LSP_MAX_DECOMPRESSED"
-# bytes: a .jsonl.zst is held whole to be indexed, so one that decompresses to more (a zstd bomb) is refused,
-# found out in constant memory; 64 times the largest real rollout seen (4 MB), twice the longest line allowed
-DEFAULT_MAX_DECOMPRESSED = 256 * 1024 * 1024
+# a .jsonl.zst is held whole to be indexed, so one that decompresses to more than max_decompressed() (a zstd
+# bomb) is refused, found out in constant memory (analysis.jsonl.limits: DECOMPRESSED_ENV, DEFAULT_MAX_DECOMPRESSED)
+_BREAK = re.compile(rb"\r\n|\r|\n")
 NOT_A_ROLLOUT_ROW = "not a rollout"  # files.skipped of a JSON Lines file that is not a rollout
 
 
@@ -34,11 +35,19 @@ class _Skip(Exception):
         self.size, self.mtime_ns, self.reason, self.error, self.remembered = size, mtime_ns, reason, error, remembered
 
 
-def max_decompressed() -> int:
-    """The largest decompressed ``.zst`` indexed (bytes): ``$ROLLOUT_LSP_MAX_DECOMPRESSED``, else
-    :data:`DEFAULT_MAX_DECOMPRESSED`; never above the 2 GiB any file is limited to."""
-    value = os.environ.get(DECOMPRESSED_ENV, "")
-    return min(int(value), MAX_BYTES) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_DECOMPRESSED
+def within_lines(data: bytes) -> tuple[bytes, str | None]:
+    """``data`` up to the end of its line :func:`~analysis.jsonl.limits.max_lines`, and, when that cut it,
+    what to say (the lines after are not indexed)."""
+    limit = max_lines()
+    if data.count(b"\n") + data.count(b"\r") < limit:
+        return data, None
+    for number, found in enumerate(_BREAK.finditer(data), 1):
+        if number == limit:
+            end = found.end()
+            if end == len(data):
+                return data, None
+            return data[:end], (f"more than {limit} lines (the limit, {LINES_ENV}): only the first {limit} are indexed")
+    return data, None
 
 
 def _over_limit(limit: int) -> tuple[str, str]:
@@ -109,7 +118,7 @@ def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None
             if len(data) > limit:  # it changed since it was measured
                 raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=False)
             return stat.st_size, stat.st_mtime_ns, data
-        data = handle.read(MAX_BYTES + 1)
+        data = read_at_most(handle, MAX_BYTES + 1)  # read(MAX_BYTES + 1) would reserve 2 GiB at once
         if len(data) > MAX_BYTES:
             raise ValueError("file over 2 GiB")
         # what was read is what is indexed: a file that grows meanwhile is seen as changed next time

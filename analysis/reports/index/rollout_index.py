@@ -14,6 +14,7 @@ from typing import Any
 
 from ...jsonl.display import storable
 from ...jsonl.source import find_rollout_files
+from ..spread import pool_options
 from .database import IndexDatabase, _failure
 from .results import _HIT_COLUMNS, Hit, IndexStats, _hit
 from .rows import _Work
@@ -60,7 +61,7 @@ class RolloutIndex(IndexDatabase):
             if len(changed) > 1:
                 from concurrent.futures import ProcessPoolExecutor  # only when there is work to share
 
-                pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs))
+                pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs, **pool_options()))
                 ahead = iter(changed)
 
                 def submit_next() -> None:
@@ -176,6 +177,8 @@ class RolloutIndex(IndexDatabase):
             ) as error:  # a value SQLite refuses: this file is skipped, the others indexed
                 stats.errors.append(f"cannot index {storable(path)}: {type(error).__name__}: {error}")
                 return
+            if outcome.limited is not None:  # indexed up to the limit: said, as an error (exit 1)
+                stats.errors.append(f"{storable(path)}: {outcome.limited}")
             stats.lines_analysed += work.lines_analysed
             stats.lines_reread += work.lines_reread
             stats.calls_added += len(work.calls)

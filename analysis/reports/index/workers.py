@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .planning import _plan
-from .reading import _read, _reason, _Skip
+from .reading import _read, _reason, _Skip, within_lines
 from .rows import _Work
 
 FILES_IN_FLIGHT = 4  # files given to the worker processes ahead of the one written, per worker
@@ -25,6 +25,7 @@ class Prepared:
     skip: _Skipped | None = None
     unreadable: str | None = None
     failed: str | None = None
+    limited: str | None = None  # a limit cut the file (analysis.jsonl.limits): what is indexed is its start
 
 
 @dataclass
@@ -52,6 +53,7 @@ def prepare_file(path: str, row: dict[str, Any] | None, pending: list[dict[str, 
         return prepared
     if data is None:
         return prepared
+    data, prepared.limited = within_lines(data)
     try:
         prepared.work = _plan(path, row, pending, size, mtime_ns, data)
     except Exception as error:  # the analysis never fails on bad input; should it, one file is lost

@@ -9,9 +9,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ...jsonl.findings import Finding
+from ...jsonl.limits import capped
 from ...jsonl.line_stream import Unreadable, opened, read_lines, reason
 from ...jsonl.positions import PositionEncoding
-from ...jsonl.source import STDIN, decode, decompressed_if_zstd, load
+from ...jsonl.source import STDIN, decode, decompressed_if_zstd, load, within_lines
 from ...session.finish import sorted_findings
 from ...session.record_analysis import LineAnalysis
 from ...session.rollout import LineCache, analyze_text
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 MARGIN = 64  # lines at the end of the window that always wait (an event may follow its call's output)
 FORCE_LINES = 20_000  # a line unsettled this many lines ago is settled anyway (and checked)
 CHUNK_CHARS = 1 << 20  # a chunk of lines is about this many characters
+# and holds at most this many lines: a line's analysis costs about 1 KB whatever its length, so a chunk of
+# short lines (a bomb of `{}` lines, 2 characters each) must not hold half a million of them
+CHUNK_LINES = 8192
 PARALLEL_BYTES = 2 << 20  # a file this large is worth analysing in worker processes
 
 
@@ -37,7 +41,7 @@ def _chunks(lines: Iterator[tuple[str, Finding | None]], chunk_chars: int) -> It
         texts.append(text)
         bad.append(finding)
         size += len(text)
-        if size >= chunk_chars:
+        if size >= chunk_chars or len(texts) >= CHUNK_LINES:
             yield texts, bad
             texts, bad, size = [], [], 0
     if texts:
@@ -140,7 +144,7 @@ def _whole(
         try:
             with open(readable, "rb") as handle:
                 data = handle.read()
-            loaded = decode(path, decompressed_if_zstd(data))
+            loaded = within_lines(decode(path, decompressed_if_zstd(data)))
         except Exception as error:
             raise Unreadable(f"cannot read {name}: {reason(error)}") from error
     else:
@@ -148,7 +152,7 @@ def _whole(
         if loaded.error:
             raise Unreadable(loaded.error)
     analysis = analyze_text(loaded.text, cache)
-    findings = sorted_findings(loaded.findings, analysis.findings)
+    findings = capped(sorted_findings(loaded.findings, analysis.findings))  # analysis.jsonl.limits
     result = Streamed(
         path,
         Reports([(f, analysis) for f in findings], encoding),

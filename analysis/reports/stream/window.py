@@ -12,7 +12,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import replace
 
-from ...jsonl.findings import Finding
+from ...jsonl.findings import FILE_LIMIT, Finding
+from ...jsonl.limits import max_findings, over_findings
 from ...jsonl.positions import PositionEncoding, Span
 from ...session.events import WEB_END
 from ...session.finish import known_in_head, sorted_pairs
@@ -38,6 +39,11 @@ class _Stream:
         self.numbers: list[int] = []
         self.findings: list[tuple[Finding, _Stored]] = []
         self.loaded: list[tuple[Finding, _Stored]] = []
+        # at most max_findings() findings are kept (3 million bad lines are as many findings); the others are
+        # counted, and one more finding, on the line of the first not kept, says how many
+        self.most_findings = max_findings()
+        self.kept = self.dropped = 0
+        self.first_dropped: _Stored | None = None
         self.unknown: dict[str, list] = {}  # type → [first line, span, range json, count]
         # call ids settled (of calls, outputs and unmatched events), as hashes: a line with one of them
         # refers back (a hash met by chance only makes the file be read whole, never a wrong result)
@@ -63,7 +69,8 @@ class _Stream:
             self._check(record, count=True)
             finding = bad[i]
             if finding is not None:
-                self.loaded.append((finding, _Stored(finding, _Window([text], [number]), self.encoding)))
+                if self._keeps(finding, _Window([text], [number])):
+                    self.loaded.append((finding, _Stored(finding, _Window([text], [number]), self.encoding)))
             if i in facts.unknown:
                 self._unknown(number, text, *facts.unknown[i])
             if self.sessions:
@@ -209,7 +216,8 @@ class _Stream:
             if finding.span.line >= cut:
                 break
             finding = _glob_finding(finding, g)
-            self.findings.append((finding, _Stored(finding, window, self.encoding)))
+            if self._keeps(finding, window):
+                self.findings.append((finding, _Stored(finding, window, self.encoding)))
         for c in a.call_records:
             if c >= cut:
                 break
@@ -254,6 +262,19 @@ class _Stream:
             if line not in a.matched_events and tool_event.call_id and not tool_event.nested:
                 self.released.add(hash(tool_event.call_id))
 
+    def _keeps(self, finding: Finding, window: _Window) -> bool:
+        """Whether ``finding`` is kept (a ``file-limit`` one always is); one not kept is counted."""
+        if finding.code == FILE_LIMIT:
+            return True
+        if self.kept < self.most_findings:
+            self.kept += 1
+            return True
+        if self.first_dropped is None:
+            place = over_findings(finding.span.line, 0, self.most_findings)
+            self.first_dropped = _Stored(place, window, self.encoding)
+        self.dropped += 1
+        return False
+
     def finish(self, result: Streamed) -> None:
         """Settles what is left and gives ``result`` its findings (those of the lines read, the window's and the
         unknown record types', in the one order), its counts and whether the file is a rollout."""
@@ -262,6 +283,9 @@ class _Stream:
         for name, (_first, span, where, count) in self.unknown.items():
             finding = unknown_record_finding(name, count, span)
             unknown.append((finding, _Stored(finding, _Known(where), self.encoding)))
+        if self.first_dropped is not None:
+            line = self.first_dropped.spans[0].line
+            unknown.append((over_findings(line, self.dropped, self.most_findings), self.first_dropped))
         result.findings = Reports(sorted_pairs(self.loaded, sorted_pairs(self.findings, unknown)), self.encoding)
         result.lines, result.held = self.count, self.held
         result.last_line_empty = self.last_text == ""
