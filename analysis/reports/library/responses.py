@@ -68,6 +68,12 @@ def counted_responses(db: sqlite3.Connection) -> list[Response]:
         f"SELECT {', '.join(_COLUMNS)} FROM responses r JOIN files f ON f.id = r.file_id "
         "WHERE f.skipped IS NULL AND f.error IS NULL ORDER BY r.file_id, r.line"
     ).fetchall()
+    return count_rows(rows)
+
+
+def count_rows(rows: list[tuple]) -> list[Response]:
+    """The responses of ``rows`` (the ``responses`` table's columns, then the file's session id; in file and line
+    order) that count."""
     chosen: dict[tuple, tuple] = {}  # (thread, response) → the record row that counts
     reports: dict[tuple[int, str], int] = {}  # (file, usage) → records of the file reporting that usage
     for row in rows:
