@@ -35,7 +35,7 @@ def _table() -> Any:
     """The ``genai_prices`` module, imported once when first needed (0.8 s), or the reason it is missing."""
     try:
         import genai_prices
-    except ImportError:
+    except Exception:  # not installed, or an interpreter it does not run on (3.10: its syntax, its typing)
         return None
     return genai_prices
 
