@@ -159,7 +159,8 @@ def _record_row(
     if usage is None:
         return
     thread = _clean(_text(payload.get("thread_id"))) or own_id
-    attribution = payload.get("attribution") if isinstance(payload.get("attribution"), dict) else {}
+    found = payload.get("attribution")
+    attribution: dict = found if isinstance(found, dict) else {}
     completed = payload.get("completed_at_ms")
     if isinstance(completed, int) and not isinstance(completed, bool) and completed > 0:
         from datetime import datetime, timezone
@@ -229,7 +230,7 @@ def _count_row(
     )
 
 
-def write_session(db: sqlite3.Connection, file_id: int, work: _Work) -> None:
+def write_session(db: sqlite3.Connection, file_id: int | None, work: _Work) -> None:
     """Writes what :func:`plan_session` planned for the file ``file_id`` (rows from ``work.first_line`` on
     replaced)."""
     if work.session is None:
