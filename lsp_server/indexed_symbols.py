@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -27,6 +28,7 @@ from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
 from analysis.reports.spread import PARENT_ENV
 from analysis.session.labels import DEAD, FAILED, exit_outcome
+from analysis.session.thread_names import name_of
 
 log = logging.getLogger("rollout_lsp")
 _KINDS = {"command": types.SymbolKind.Event, "patch": types.SymbolKind.File}
@@ -50,8 +52,10 @@ class IndexedSymbols:
         if not query.strip() or limit <= 0:
             return []
         exclude = frozenset(p for p in (_path_of(u) for u in open_uris) if p)
-        hits = await asyncio.get_running_loop().run_in_executor(None, self._search, query, exclude, limit)
-        return [self.symbol(hit, encoding, mask) for hit in hits]
+        loop = asyncio.get_running_loop()
+        sessions = await loop.run_in_executor(None, indexed_sessions, query, exclude, limit, mask)
+        hits = await loop.run_in_executor(None, self._search, query, exclude, limit - len(sessions))
+        return sessions + [self.symbol(hit, encoding, mask) for hit in hits]
 
     def _search(self, query: str, exclude: frozenset[str], limit: int) -> list[Hit]:
         path = default_db_path()
@@ -130,6 +134,47 @@ class IndexedSymbols:
             container_name=" · ".join(where),
             tags=[types.SymbolTag.Deprecated] if hit.executed == "no" else None,
         )
+
+
+def indexed_sessions(
+    query: str, exclude: frozenset[str], limit: int, mask: Callable[[str], str] = str
+) -> list[types.WorkspaceSymbol]:
+    """Indexed sessions (outside the open documents) whose thread name (session_index.jsonl) or first request
+    contains ``query`` (case-insensitive), newest first: a symbol at the rollout's first line."""
+    path = default_db_path()
+    needle = query.strip().lower()
+    if not needle or limit <= 0 or not path.is_file():
+        return []
+    try:
+        with RolloutIndex.open_existing(path, timeout=0.5) as index:
+            rows = index.db.execute(
+                "SELECT path, session_id, request, coalesce(started, session_time) FROM files "
+                "WHERE skipped IS NULL AND error IS NULL AND session_id IS NOT NULL ORDER BY 4 DESC"
+            ).fetchall()
+    except (IndexUnavailable, sqlite3.Error):
+        return []
+    out = []
+    for rollout, session_id, request, started in rows:
+        if rollout in exclude:
+            continue
+        named = name_of(rollout, session_id)
+        words = " ".join(mask(request or "").split())
+        if not ((named and needle in named.lower()) or needle in words.lower()):
+            continue
+        label = named or words or session_id
+        label = label if len(label) <= 100 else label[:99] + "…"
+        start = types.Position(0, 0)
+        out.append(
+            types.WorkspaceSymbol(
+                name=f"session: {label}",
+                kind=types.SymbolKind.Module,
+                location=types.Location(Path(rollout).as_uri(), types.Range(start, start)),
+                container_name=" · ".join(x for x in (session_id, started) if x),
+            )
+        )
+        if len(out) >= limit:
+            break
+    return out
 
 
 def _refresh_seconds() -> float:

@@ -12,6 +12,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from analysis.jsonl.positions import PositionEncoding
+from analysis.reports.library.document import document_cost
 from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.references import Parent, parents, references
@@ -326,6 +327,11 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
                     "during the session)."
                 )
             )
+    priced = document_cost(analysis)
+    if priced is not None and (priced.responses or priced.subagents):
+        parts.append(escape(f"Cost: {priced.text()}, priced with {priced.cost['prices_as_of']} (docs/cost.md)."))
+        if priced.subagents:
+            parts.append("Subagents: " + ", ".join(inline_code(s) for s in priced.subagents))
     return "\n\n".join(parts)
 
 

@@ -17,7 +17,20 @@ from .common import ClosedPipeGuard, version
 # alone does not pay for the others' imports: census's process pool, the index's database, the server)
 COMMANDS = {
     name: f"{__name__}.{name}"
-    for name in ("check", "outline", "files", "census", "match", "index", "search", "blame", "export", "archive")
+    for name in (
+        "check",
+        "outline",
+        "files",
+        "census",
+        "match",
+        "index",
+        "search",
+        "sessions",
+        "cost",
+        "archive",
+        "blame",
+        "export",
+    )
 }
 
 

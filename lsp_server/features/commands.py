@@ -9,6 +9,9 @@
 - ``rollout-lsp.showInfo [text]``: the command of an informational lens (a session's totals): shows its
   text with ``window/showMessage``, so no lens has an empty command.
 - ``rollout-lsp.decodedScript [uri, line]``: the script (masked), its call_id and line.
+- ``rollout-lsp.sessions [filters]``: the sessions library, exactly ``rollout-lsp sessions --json`` (the index
+  brought up to date first); ``filters`` is an optional object with ``project``, ``since``, ``older_than``
+  (days), ``paths`` (a list) and ``db``.
 - ``rollout-lsp.callCommand [uri, line, character]``: the exact command, patch or arguments of the call at a
   position, unmasked: it is what "Copy Command" puts on the clipboard to run again.
 """
@@ -17,16 +20,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import os
 import re
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from analysis.jsonl.positions import LineColumns
@@ -40,6 +45,8 @@ log = logging.getLogger("rollout_lsp")
 SHOW_SCRIPT = "rollout-lsp.showDecodedScript"
 DECODED_SCRIPT = "rollout-lsp.decodedScript"
 CALL_COMMAND = "rollout-lsp.callCommand"
+SESSIONS = "rollout-lsp.sessions"
+SESSIONS_TIMEOUT = 600.0  # seconds the command may take (a first index of hundreds of sessions)
 OPEN = "Open"
 SHOW_TIMEOUT = 10.0  # seconds a client has to answer window/showDocument
 
@@ -118,6 +125,23 @@ class CommandFeature(Feature):
         result = await self.rollout(uri)
         return self.decoded_script(result.analysis, line) if result else None
 
+    @lsp_command(SESSIONS)
+    async def sessions(self, *arguments: Any) -> list:
+        """The ``sessions --json`` list, from the command line in a process of its own (what it prints is the
+        answer, byte for byte the same list)."""
+        command = [sys.executable, "-m", "lsp_server", *sessions_arguments(arguments)]
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        try:
+            out, err = await asyncio.wait_for(process.communicate(), SESSIONS_TIMEOUT)
+        except asyncio.TimeoutError:
+            process.kill()
+            raise JsonRpcInternalError(f"{SESSIONS}: no answer in {SESSIONS_TIMEOUT:.0f} s") from None
+        if process.returncode != 0:
+            raise JsonRpcInternalError(f"{SESSIONS}: {err.decode('utf-8', 'replace').strip()}")
+        return json.loads(out)
+
     @lsp_command(CALL_COMMAND)
     async def call_command_command(self, *arguments: Any) -> dict | None:
         """The exact command (or patch, or list of commands) of the call at a position."""
@@ -158,6 +182,27 @@ class CommandFeature(Feature):
             "expansion": list(call.expansion) if call.expansion else None,
             "patch": call.patch,
         }
+
+
+def sessions_arguments(arguments: tuple) -> list[str]:
+    """The ``sessions --json`` command line of the command's optional filters object."""
+    filters = arguments[0] if arguments else None
+    if filters is None:
+        filters = {}
+    if not isinstance(filters, dict):
+        raise JsonRpcInvalidParams(f"{SESSIONS}: expected an optional object of filters")
+    out = ["sessions", "--json"]
+    for key, option in (("project", "--project"), ("since", "--since"), ("older_than", "--older-than"), ("db", "--db")):
+        value = filters.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise JsonRpcInvalidParams(f"{SESSIONS}: {key} must be a string or a number")
+        out += [option, str(value)]
+    paths = filters.get("paths") or []
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise JsonRpcInvalidParams(f"{SESSIONS}: paths must be a list of strings")
+    return out + ["--", *paths] if paths else out
 
 
 def _uri_and_line(arguments: tuple) -> tuple[str, int]:

@@ -9,12 +9,14 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.jsonl.positions import PositionEncoding
+from analysis.reports.library.document import document_cost
 from analysis.session.labels import failures
+from analysis.session.lineage import lineage
 from analysis.session.rollout import RolloutAnalysis
 
 from ..calls import summarize
 from ..kinds import ROLLOUT
-from ..sessions import inherited_folding, session_lenses
+from ..sessions import SHOW_INFO, inherited_folding, session_lenses
 from .base import Feature, lsp_command, lsp_method
 from .commands import SHOW_SCRIPT
 
@@ -35,6 +37,7 @@ class LensFeature(Feature):
 
     def code_lenses(self, analysis: RolloutAnalysis, uri: str, encoding: PositionEncoding) -> list[types.CodeLens]:
         lenses = session_lenses(analysis)  # the session's totals, an inherited history
+        lenses += cost_lenses(analysis)  # its exact cost and subagents
         for number, record in enumerate(analysis.records):
             if not record.is_exec:
                 continue
@@ -78,6 +81,17 @@ class LensFeature(Feature):
                 types.ShowDocumentParams(uri=uri, take_focus=True, selection=where)
             )
         return {"line": line, "outcome": outcome}
+
+
+def cost_lenses(analysis: RolloutAnalysis) -> list[types.CodeLens]:
+    """Above the session line: ``cost: $0.1234 · 12 responses · 2 subagents`` (docs/cost.md)."""
+    found = document_cost(analysis)
+    ident = lineage(analysis).identity
+    if found is None or ident is None or not (found.responses or found.subagents):
+        return []
+    title = f"cost: {found.text()}"
+    at = types.Position(ident.line, 0)
+    return [types.CodeLens(types.Range(at, at), types.Command(title=title, command=SHOW_INFO, arguments=[title]))]
 
 
 def next_failure_after(analysis: RolloutAnalysis, line: int) -> tuple[int, str] | None:

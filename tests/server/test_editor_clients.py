@@ -118,7 +118,9 @@ async def test_no_lens_has_an_empty_command(bare_client: LanguageClient):
     assert [(lens.range.start.line, list(lens.command.arguments)) for lens in info] == [
         (0, [info[0].command.title]),
         (1, [f"inherited from session {build.PARENT_ID} · lines 2–7"]),
+        (0, [info[2].command.title]),  # the session's cost (docs/cost.md)
     ]
+    assert info[2].command.title.startswith("cost: $")
     session = info[0]
     await bare_client.workspace_execute_command_async(
         types.ExecuteCommandParams(session.command.command, session.command.arguments)

@@ -14,6 +14,7 @@ from ...session.changes import applied, cwd_at, session_place
 from ...session.rollout import LineCache, RolloutAnalysis, analyze_text
 from .repositories import repository_of
 from .rows import _TITLE_LIMIT, _call_row, _change_rows, _clean, _Work
+from .session_rows import plan_session
 
 _BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.jsonl.lines.split_lines, on bytes
 
@@ -86,6 +87,7 @@ def _plan(
             )
     if append:
         _pair_late_outputs(path, data, analysis, base_line, offsets, pending, work)
+    plan_session(analysis, work, base_line, stable_lines, row)
     within = [c for n, c in enumerate(cwds) if base_line + n < stable_lines]
     work.cwd = within[-1] if within else work.cwd
     earlier = [t for t in turns if t[0] < stable_lines]

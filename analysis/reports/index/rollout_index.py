@@ -19,6 +19,7 @@ from .database import IndexDatabase, _failure
 from .results import _HIT_COLUMNS, Hit, IndexStats, _hit
 from .rows import _Work
 from .schema import _FILE_COLUMNS, _INSERT_CALL, _INSERT_CHANGE
+from .session_rows import write_session
 from .workers import FILES_IN_FLIGHT, Prepared, _Skipped, prepare_file
 
 
@@ -272,6 +273,7 @@ class RolloutIndex(IndexDatabase):
             "WHERE file_id = ? AND line = ? AND call_index = ?",
             [(*update, file_id, line, index) for line, index, update in work.paired],
         )
+        write_session(self.db, file_id, work)  # the sessions library's rows (session_rows)
 
     # -- queries ----------------------------------------------------------------------------------------
     def search(

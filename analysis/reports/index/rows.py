@@ -44,6 +44,9 @@ class _Work:
     applied: list[tuple[int, int, str]] = field(default_factory=list)  # (line, call index, applied) of late outputs
     lines_analysed: int = 0
     lines_reread: int = 0
+    session: dict | None = None  # the files columns of the sessions library (index.session_rows)
+    responses: list[tuple] = field(default_factory=list)  # rows of the responses table
+    links: list[tuple[str, str | None]] = field(default_factory=list)  # (kind, target) rows of the links table
 
 
 def _integer(value: int | None) -> int | None:

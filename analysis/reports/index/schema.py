@@ -1,7 +1,22 @@
 """The index's SQLite schema: its tables, columns and version, and the statements that insert rows."""
 
-SCHEMA_VERSION = 5  # 3: the changes table (files changed by patches) and the files' cwd and repository;
-# 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere); 5: files.skipped
+SCHEMA_VERSION = 6  # 3: the changes table (files changed by patches) and the files' cwd and repository;
+# 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere); 5: files.skipped;
+# 6: the sessions library (files' lineage, request, start, end, model; the responses and links tables)
+SESSION_COLUMNS = (  # what the sessions library keeps of a file (carried over when it grows by appending)
+    "root_id",
+    "forked_from",
+    "parent_thread",
+    "agent_path",
+    "nickname",
+    "started",
+    "ended",
+    "open_turn",
+    "request",
+    "model",
+    "service_tier",
+    "provider",
+)
 APPLICATION_ID = 0x524C5350  # "RLSP": marks a database as this project's index
 
 _SCHEMA = """
@@ -22,8 +37,56 @@ CREATE TABLE files(
   cwd TEXT,                       -- the working directory in effect at the end of the stable lines
   repo_root TEXT,                 -- the session's repository: its folder, and its remote when session_meta has one
   repo_url TEXT,
-  skipped TEXT                    -- why the file at this size and time is not indexed (see _Skip); NULL: indexed
+  skipped TEXT,                   -- why the file at this size and time is not indexed (see _Skip); NULL: indexed
+  root_id TEXT,                   -- session_meta.session_id: the root thread of a v2 subagent tree (else the id)
+  forked_from TEXT,               -- session_meta.forked_from_id
+  parent_thread TEXT,             -- the thread that spawned this subagent (parent_thread_id)
+  agent_path TEXT,
+  nickname TEXT,
+  started TEXT,                   -- the first timestamp outside a replayed history
+  ended TEXT,                     -- the last timestamp of the stable lines
+  open_turn INTEGER,              -- 1 while the last turn has neither ended nor been aborted
+  request TEXT,                   -- the first request in the user's words (redacted, at most 500 characters)
+  model TEXT,                     -- the model, service tier and provider in force at the end of the stable lines
+  service_tier TEXT,
+  provider TEXT
 );
+CREATE TABLE responses(           -- one row per model response's usage (analysis.reports.index.session_rows)
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  line INTEGER NOT NULL,
+  thread_id TEXT,                 -- the thread the usage is of (a token_usage_record's thread_id, else the file's)
+  response_id TEXT,
+  source TEXT NOT NULL,           -- record (token_usage_record) or count (token_count)
+  total_key TEXT NOT NULL,        -- count: the running total (a repeat adds nothing); record: the usage
+  model TEXT,
+  service_tier TEXT,
+  provider TEXT,
+  timestamp TEXT,
+  input INTEGER NOT NULL,
+  cached INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  reasoning INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  inherited INTEGER NOT NULL      -- 1: a replayed history's, or another thread's copied record: never counted
+);
+CREATE INDEX responses_by_file ON responses(file_id, line);
+CREATE INDEX responses_by_response ON responses(thread_id, response_id);
+CREATE TABLE links(               -- sessions this file names: spawned (a child), history_base, rollout_reference
+  file_id INTEGER NOT NULL REFERENCES files(id),
+  kind TEXT NOT NULL,
+  target TEXT NOT NULL,
+  UNIQUE(file_id, kind, target)
+);
+CREATE INDEX links_by_target ON links(target);
+CREATE TRIGGER files_ad AFTER DELETE ON files BEGIN
+  DELETE FROM responses WHERE file_id = old.id;
+  DELETE FROM links WHERE file_id = old.id;
+END;
+CREATE TRIGGER files_unread AFTER UPDATE OF stable_bytes ON files WHEN new.stable_bytes = 0 BEGIN
+  DELETE FROM responses WHERE file_id = old.id;
+  DELETE FROM links WHERE file_id = old.id;
+END;
 CREATE TABLE calls(
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL REFERENCES files(id),
@@ -91,7 +154,7 @@ CREATE TRIGGER calls_ad AFTER DELETE ON calls BEGIN
   INSERT INTO calls_fts(calls_fts, rowid, text, tool) VALUES ('delete', old.id, old.text, coalesce(old.tool, ''));
 END;
 """
-_TABLES = ("calls_fts", "calls", "changes", "files", "roots")
+_TABLES = ("calls_fts", "calls", "changes", "responses", "links", "files", "roots")
 _CALL_COLUMNS = (
     "file_id",
     "line",
@@ -140,6 +203,7 @@ _FILE_COLUMNS = (
     "repo_root",
     "repo_url",
     "skipped",
+    *SESSION_COLUMNS,
 )
 _CHANGE_COLUMNS = (
     "file_id",
