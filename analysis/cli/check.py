@@ -13,6 +13,7 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from itertools import chain, islice
 
+from ..jsonl.access import CODEX_HOME_HELP, configure_codex_home
 from ..jsonl.findings import Finding, Severity
 from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
@@ -56,6 +57,7 @@ def register(sub) -> None:
         "docs/findings.md)",
     )
     jobs_option(check, "processes to analyse the lines of a large file in (default: the number of cores)")
+    check.add_argument("--codex-home", metavar="DIR", help=CODEX_HOME_HELP)
     check.add_argument(
         "paths",
         nargs="+",
@@ -67,6 +69,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    configure_codex_home(args.codex_home)
     encoding = PositionEncoding(args.position_encoding)
     fail_on = Severity.parse(args.fail_on)
     worst = Severity.HINT + 1

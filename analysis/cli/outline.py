@@ -9,6 +9,7 @@ import sys
 import tempfile
 from typing import TextIO
 
+from ..jsonl.access import CODEX_HOME_HELP, configure_codex_home
 from ..jsonl.line_stream import Unreadable
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import load
@@ -34,11 +35,13 @@ def register(sub) -> None:
     outline.add_argument(
         "--json", action="store_true", help="one JSON object: file, records, calls, files, diagnostics"
     )
+    outline.add_argument("--codex-home", metavar="DIR", help=CODEX_HOME_HELP)
     outline.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst); - reads standard input")
     outline.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    configure_codex_home(args.codex_home)
     encoding = PositionEncoding(args.position_encoding)
     if args.json:
         return _json(args.file, encoding)
@@ -54,10 +57,7 @@ def run(args: argparse.Namespace) -> int:
             findings + parent_findings(analysis, resolved),
             key=lambda f: (f.span.line, f.span.start, f.span.end, f.code),
         )
-        head = [
-            f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else "its rollout is not found")
-            for p in resolved
-        ]
+        head = [f"  {p.label()}: " + (f"{p.path}, lines 1–{p.lines}" if p.path else p.missing()) for p in resolved]
         name = thread_name(args.file, lineage(analysis).identity)
         if name:
             head.insert(0, f"  thread name: {name}")
