@@ -195,6 +195,10 @@ class Access:
         real = os.path.realpath(path)
         return real if os.path.isfile(real) else None
 
+    def workspace_file(self, path: str) -> bool:
+        """Whether ``path`` is a regular file that may be read as a workspace file."""
+        return self.readable_file(path, WORKSPACE_FILE) is not None
+
     def _granted(self, real: str, kind: str) -> bool:
         rollout = real.endswith(ROLLOUT_SUFFIXES)
         in_sessions = rollout and any(_under(real, s) for s in self._sessions)
