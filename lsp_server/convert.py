@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lsprotocol import types
 
 from analysis.jsonl.findings import DEAD_BRANCH, INVALID_JSON, RECORD_SHAPE, SECRET, UNPAIRED_CALL, Finding, Severity
@@ -42,7 +44,7 @@ def to_diagnostic(
     finding: Finding,
     uri: str,
     encoding: PositionEncoding,
-    severity_names: dict[str, str],
+    severity_names: Mapping[str, str],
     masker: Masker | None = None,
     version: int | None = None,
     profiled: Severity | None = None,

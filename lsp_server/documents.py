@@ -101,6 +101,15 @@ def document_lines(document: TextDocument) -> list[str]:
     return lines if lines is not None else split_lines(document.source)
 
 
+def line_text(document: TextDocument, line: int) -> str:
+    """One line of any document without its terminator ('' past the end): a :class:`RolloutDocument`'s from
+    the lines it keeps, another's split from its text."""
+    if isinstance(document, RolloutDocument):
+        return document.line_text(line)
+    lines = document_lines(document)
+    return lines[line] if 0 <= line < len(lines) else ""
+
+
 def snapshot_lines(document: TextDocument) -> list[str] | str:
     """What an analysis of ``document`` reads: a copy of its lines (a :class:`RolloutDocument` edits its own
     list in place while the analysis runs in another thread), or the text of any other document."""

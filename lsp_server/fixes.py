@@ -112,6 +112,8 @@ def wrap_patch(analysis: RolloutAnalysis, finding: Finding) -> list[Edit] | None
     if len(patches) != 1:
         return None
     text = patches[0].call.patch
+    if text is None:  # never: only calls with a patch text were kept
+        return None
     before = BEGIN + "\n"
     after = END + "\n" if text.endswith("\n") else "\n" + END
     raw = analysis.lines[line]

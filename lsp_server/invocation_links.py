@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from analysis.jsonl.findings import EXIT_MISMATCH, Finding
+from analysis.jsonl.findings import EXIT_MISMATCH, Finding, log_finding_sort_key
 from analysis.jsonl.positions import LineColumns
 from analysis.reports.invocations import (
     InvocationLog,
@@ -34,6 +34,7 @@ from analysis.reports.invocations import (
     read_invocation_log,
     rollout_commands,
 )
+from analysis.session.memo import same
 
 from .calls import call_at
 from .convert import to_diagnostic, to_range
@@ -91,7 +92,7 @@ class InvocationLinks:
     def log_of(self, result: DocumentAnalysis) -> InvocationLog:
         """The log read from an analysis's text (once per analysis)."""
         cached = self._logs.get(result.uri)
-        if cached is not None and cached[0] is result:
+        if cached is not None and same(cached, result):
             return cached[1]
         read = read_invocation_log("\n".join(result.analysis.lines))
         self._logs[result.uri] = (result, read)
@@ -100,7 +101,7 @@ class InvocationLinks:
     def match(self, rollout: DocumentAnalysis, log_result: DocumentAnalysis) -> MatchResult:
         key = (rollout.uri, log_result.uri)
         cached = self._matches.get(key)
-        if cached is not None and cached[0] is rollout and cached[1] is log_result:
+        if cached is not None and same(cached, rollout, log_result):
             return cached[2]
         found = match_invocations(rollout.analysis, self.log_of(log_result), self.commands_of(rollout))
         self._matches[key] = (rollout, log_result, found)
@@ -109,7 +110,7 @@ class InvocationLinks:
     def commands_of(self, rollout: DocumentAnalysis) -> list[RolloutCommand]:
         """Every command of a rollout, split as a shell splits it (once per analysis)."""
         cached = self._commands.get(rollout.uri)
-        if cached is not None and cached[0] is rollout:
+        if cached is not None and same(cached, rollout):
             return cached[1]
         commands = rollout_commands(rollout.analysis)
         self._commands[rollout.uri] = (rollout, commands)
@@ -124,7 +125,7 @@ class InvocationLinks:
         rollouts = self.open_rollouts() if is_log else [result] if result.is_rollout else []
         for rollout in rollouts:
             cached = self._commands.get(rollout.uri)
-            if cached is None or cached[0] is not rollout:
+            if cached is None or not same(cached, rollout):
                 commands = await asyncio.to_thread(rollout_commands, rollout.analysis)
                 self._commands[rollout.uri] = (rollout, commands)
 
@@ -186,11 +187,12 @@ class InvocationLinks:
             for finding in link.match.rollout_findings():
                 diagnostic = self._diagnostic(result, finding)
                 if diagnostic is not None:
-                    diagnostic.related_information = (diagnostic.related_information or []) + [
+                    diagnostic.related_information = [
+                        *(diagnostic.related_information or []),
                         types.DiagnosticRelatedInformation(
                             types.Location(link.log_uri, types.Range(types.Position(0, 0), types.Position(0, 0))),
                             f"the invocation log {log_name(link.log_uri)}",
-                        )
+                        ),
                     ]
                     out.append(diagnostic)
         return out
@@ -203,7 +205,7 @@ class InvocationLinks:
         if link is not None:
             findings += link.match.log_findings()
             made_by = {m.invocation.line: m for m in link.match.matches}
-        findings.sort(key=lambda f: (f.span.line, f.span.start, f.code))
+        findings.sort(key=log_finding_sort_key)
         out = []
         for finding in findings:
             diagnostic = self._diagnostic(result, finding)
@@ -212,13 +214,14 @@ class InvocationLinks:
             match = made_by.get(finding.span.line) if finding.code == EXIT_MISMATCH else None
             if match is not None and link is not None:
                 located = match.command.located
-                diagnostic.related_information = (diagnostic.related_information or []) + [
+                diagnostic.related_information = [
+                    *(diagnostic.related_information or []),
                     types.DiagnosticRelatedInformation(
                         types.Location(
                             link.rollout.uri, to_range(link.rollout.analysis, located.span, self.server.encoding)
                         ),
                         f"the command that made it (line {located.line + 1} of {log_name(link.rollout.uri)})",
-                    )
+                    ),
                 ]
             out.append(diagnostic)
         return out

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from pygls.lsp.server import LanguageServer
@@ -23,27 +23,31 @@ from .wire import RolloutProtocol
 VERSION = "0.1.0"
 ROLLOUT_LANGUAGE = "rollout"
 F = TypeVar("F")
+Ready = Callable[[DocumentAnalysis], Awaitable[None]]  # an analysis is ready (awaited before the next)
+Partial = Callable[[DocumentAnalysis], None]  # part of a running analysis is known
 
 
 class RolloutLanguageServer(LanguageServer):
     """The server's state: settings, the analyses of open documents, and the features."""
 
+    protocol: RolloutProtocol  # made by pygls from ``protocol_cls``
+
     def __init__(self) -> None:
         super().__init__("rollout-lsp", VERSION, protocol_cls=RolloutProtocol)
-        self.settings = Settings()
+        self.settings = Settings.model_validate({})  # the defaults (mypy sees only the fields' aliases)
         self.masker = Masker()
         self.edits = EditBuilder()
         self.paths = PathPolicy()
         self._store: AnalysisStore | None = None
         self.configured: asyncio.Event | None = None  # set once the client's configuration is known
         self.features: dict[type, Any] = {}  # each feature class and its one instance (see lsp_server.server)
-        self._analysis_listeners: tuple[Callable, Callable | None] | None = None
+        self._analysis_listeners: tuple[Ready, Partial | None] | None = None
 
     def add_feature(self, feature: F) -> F:
         self.features[type(feature)] = feature
         return feature
 
-    def listen_to_analyses(self, ready: Callable, partial: Callable | None) -> None:
+    def listen_to_analyses(self, ready: Ready, partial: Partial | None) -> None:
         """What an analysis calls when it is ready, and when part of it is (the diagnostics feature's)."""
         self._analysis_listeners = (ready, partial)
 
@@ -55,7 +59,7 @@ class RolloutLanguageServer(LanguageServer):
     def store(self) -> AnalysisStore:
         """The analyses of open documents (made on first use: it needs the running event loop)."""
         if self._store is None:
-            ready, partial = self._analysis_listeners or (lambda result: None, None)
+            ready, partial = self._analysis_listeners or (None, None)
             self._store = AnalysisStore(ready, self.settings_is_rollout_path, partial, self.content_decides)
             self._store.reset_caches(self.settings.compiled_secret_patterns())
             self._store.progress = ClientProgress(self)

@@ -10,9 +10,11 @@ features answer is registered once and fanned out to the features marked for the
 from __future__ import annotations
 
 import inspect
+import io
 import ipaddress
 import logging
 import sys
+from typing import BinaryIO, cast
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
@@ -98,7 +100,7 @@ def create_server() -> RolloutLanguageServer:
 
 def _wanted(feature_class: type, collaborators: dict) -> dict:
     """The collaborators a feature's constructor names (its keyword-only parameters)."""
-    parameters = inspect.signature(feature_class.__init__).parameters.values()
+    parameters = inspect.signature(feature_class).parameters.values()
     return {p.name: collaborators[p.name] for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 
@@ -146,6 +148,7 @@ class OneLineRefusals(logging.Filter):
         elif (
             isinstance(record.msg, str)
             and record.msg == "%s"
+            and isinstance(record.args, tuple)
             and record.args
             and isinstance(record.args[0], JsonRpcException)
             and not isinstance(record.args[0], JsonRpcInternalError)
@@ -230,7 +233,10 @@ def run(
             except OSError:
                 pass
 
-        server.start_io(ReleasingStdin(sys.stdin.buffer, max_message, refused), stdout)
+        # the standard input's buffer is a BufferedReader (typeshed says BinaryIO, which has no readinto); pygls
+        # types its streams as BinaryIO and calls only readline/read and write/flush, which these two have
+        stdin = ReleasingStdin(cast(io.BufferedReader, sys.stdin.buffer), max_message, refused)
+        server.start_io(cast(BinaryIO, stdin), cast(BinaryIO, stdout))
     return 0 if shut_down(server.protocol) else 1
 
 

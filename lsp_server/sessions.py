@@ -15,7 +15,7 @@ from analysis.jsonl.access import Access
 from analysis.jsonl.positions import PositionEncoding
 from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
-from analysis.session.references import Parent, parent_findings, parents, references
+from analysis.session.references import Parent, parents, references
 from analysis.session.rollout import RolloutAnalysis
 from analysis.session.settings import record_settings_changes
 from analysis.session.thread_names import thread_name
@@ -171,11 +171,6 @@ def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: Work
     return parents(analysis, path, search_roots(path, folders) if path else folders, access)
 
 
-def parent_finding_list(analysis: RolloutAnalysis, uri: str, workspace: Workspace = ()) -> list:
-    """``parent-missing`` findings of a rollout (a fork or segment whose parent's rollout is not found)."""
-    return parent_findings(analysis, session_parents(analysis, uri_path(uri), workspace))
-
-
 def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, workspace: Workspace = ()) -> str | None:
     """Markdown for a ``token_count`` record, the first line of a turn, the session line (``path``: where the
     rollout is, for its thread name and the history it continues), a settings change, a compacted record."""
@@ -193,6 +188,7 @@ def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, w
             parts.append(escape("A response already counted: it adds nothing."))
         return "\n\n".join(parts)
     if record is not None:
+        assert record.total is not None  # a token_count record is kept only with the thread's running total
         parts = [
             f"**token count**{' (inherited from the parent session)' if record.inherited else ''}",
             escape(f"This response: {sentence(record.last)}."),
@@ -465,7 +461,6 @@ def uri_path(uri: str) -> str | None:
 __all__ = [
     "SessionOutline",
     "session_parents",
-    "parent_finding_list",
     "turn_hover",
     "usage_hover",
     "session_markdown",

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from analysis.jsonl.lines import split_lines
+from analysis.session.finish import is_rollout_file
 from analysis.session.outputs import forget_read_again
 from analysis.session.rollout import AnalysisCancelled, LineCache, RolloutAnalysis, analyze_lines
 from analysis.session.sniff import looks_like_rollout
@@ -222,7 +223,7 @@ class AnalysisStore:
             return
         if state.generation != generation:
             return
-        is_rollout = analysis.is_rollout or self.is_rollout_path(uri)
+        is_rollout = is_rollout_file(uri, analysis.is_rollout, named=self.is_rollout_path)
         if not is_rollout and (state.latest is None or state.latest.is_rollout):
             log.info(
                 "%s is not a Codex rollout (no rollout records in its first 50 lines, and its path "
@@ -246,7 +247,7 @@ class AnalysisStore:
         """On the event loop: hand on what an analysis still running knows, unless a newer one has come."""
         if state.generation != generation or state.ready.done() or self.on_partial is None:
             return
-        is_rollout = known.is_rollout or self.is_rollout_path(uri)
+        is_rollout = is_rollout_file(uri, known.is_rollout, named=self.is_rollout_path)
         try:
             self.on_partial(
                 DocumentAnalysis(uri, version, known, is_rollout, time.perf_counter() - started, complete=False)

@@ -12,6 +12,7 @@ decoded and handled.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 import re
@@ -80,7 +81,10 @@ class ReleasingStdin:
     error and logs one line) and the stream then reads as ended, so the server stops cleanly."""
 
     def __init__(
-        self, stream: BinaryIO, max_message: int = DEFAULT_MAX_MESSAGE, on_refused: Callable[[str], None] | None = None
+        self,
+        stream: io.BufferedIOBase,
+        max_message: int = DEFAULT_MAX_MESSAGE,
+        on_refused: Callable[[str], None] | None = None,
     ) -> None:
         self.stream = stream
         self.max_message = max_message

@@ -14,6 +14,7 @@ shows one entry per fix, each distinguishable, and each fix once.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from lsprotocol import types
 
@@ -22,7 +23,7 @@ from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import to_range
 from ..documents import RolloutDocument
-from ..fixes import ADD_OUTPUT, REDACT, WRAP_PATCH, Edit, fix_data, output_record, redaction, wrap_patch
+from ..fixes import ADD_OUTPUT, REDACT, WRAP_PATCH, Edit, fix_data, kept_prefix, output_record, redaction, wrap_patch
 from ..store import DocumentAnalysis
 from .base import Feature, lsp_method
 
@@ -68,7 +69,9 @@ class ActionFeature(Feature):
                 )
             )
         if len(secrets) > 1 and redacts:
-            edits = [redaction(analysis, f.span, fix_data(analysis, f, extra)["keep"]) for f in secrets]
+            edits = [
+                redaction(analysis, f.span, kept_prefix(analysis.lines[f.span.line], f.span, extra)) for f in secrets
+            ]
             actions.append(
                 types.CodeAction(
                     title=f"Redact all {len(secrets)} secrets in this file",
@@ -133,5 +136,5 @@ def _decoded(raw: str) -> str:
         return raw
 
 
-def _matching(diagnostics: list[types.Diagnostic], finding: Finding) -> list[types.Diagnostic]:
+def _matching(diagnostics: Sequence[types.Diagnostic], finding: Finding) -> list[types.Diagnostic]:
     return [d for d in diagnostics if d.code == finding.code and d.range.start.line == finding.span.line][:1]

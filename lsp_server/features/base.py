@@ -175,15 +175,15 @@ def _fan_out(method_name: str, answers: list[tuple[tuple[str, ...], Callable]], 
         for kind in answer_kinds:
             by_kind.setdefault(kind, []).append(answer)
 
-    async def answer(params):
+    async def fanned(params):
         found = by_kind.get(kinds.of(params.text_document.uri))
         if not found:
             return empty() if callable(empty) else None if empty is ... else empty
         return gather([await part(params) for part in found])
 
-    answer.__doc__ = "\n\n".join(f"{getattr(a, '__qualname__', '')}: {a.__doc__}" for _, a in answers)
-    answer.__qualname__ = method_name
-    return answer
+    fanned.__doc__ = "\n\n".join(f"{getattr(a, '__qualname__', '')}: {a.__doc__}" for _, a in answers)
+    fanned.__qualname__ = method_name
+    return fanned
 
 
 def _handler(bound: Callable) -> Callable:

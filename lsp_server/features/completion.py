@@ -11,6 +11,7 @@ from analysis.authoring.completion import Completion, complete, script_completio
 from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.session.rollout import RolloutAnalysis
 
+from ..documents import line_text
 from .base import Feature, lsp_command, lsp_method
 
 SCRIPT_COMPLETION = "rollout-lsp.scriptCompletion"
@@ -45,7 +46,7 @@ class CompletionFeature(Feature):
         result = await self.rollout(uri)
         if result is None:
             return None
-        line = self.server.workspace.get_text_document(uri).line_text(params.position.line)
+        line = line_text(self.server.workspace.get_text_document(uri), params.position.line)
         return self.completions(
             result.analysis, params.position.line, line, params.position.character, self.server.encoding
         )
@@ -100,13 +101,15 @@ class CompletionFeature(Feature):
             types.Position(line_number, columns.to_units(completion.start, encoding)),
             types.Position(line_number, columns.to_units(completion.end, encoding)),
         )
-        use_snippet = self.snippets and completion.snippet is not None
+        snippet = completion.snippet if self.snippets else None
         return types.CompletionItem(
             label=completion.label,
             kind=_KINDS[completion.kind],
             detail=completion.detail,
             sort_text=completion.sort,
             filter_text=completion.label if completion.kind != "snippet" else None,
-            text_edit=types.TextEdit(rng, completion.snippet if use_snippet else completion.text),
-            insert_text_format=types.InsertTextFormat.Snippet if use_snippet else types.InsertTextFormat.PlainText,
+            text_edit=types.TextEdit(rng, snippet if snippet is not None else completion.text),
+            insert_text_format=types.InsertTextFormat.Snippet
+            if snippet is not None
+            else types.InsertTextFormat.PlainText,
         )

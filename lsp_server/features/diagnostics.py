@@ -22,12 +22,14 @@ from typing import Protocol
 from lsprotocol import types
 
 from analysis.jsonl.findings import Finding
+from analysis.session.finish import missing_parents
+from analysis.session.memo import same
 from analysis.session.profiles import quiet_findings, severity_in
 from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import output_of_call_record, to_diagnostic
 from ..kinds import ROLLOUT, DocumentKinds
-from ..sessions import parent_finding_list, uri_path, workspace_paths
+from ..sessions import uri_path, workspace_paths
 from ..store import DocumentAnalysis
 from ..wire import CONVERTER, Encoded, compact
 from .base import Feature, guarded
@@ -39,7 +41,10 @@ class DiagnosticSource(Protocol):
     """Diagnostics of some document kinds, as JSON texts."""
 
     name: str
-    kinds: tuple[str, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The document kinds it has diagnostics for."""
 
     async def prepare(self, result: DocumentAnalysis) -> None:
         """Before a document's diagnostics are computed (in the background, off the event loop)."""
@@ -105,7 +110,7 @@ class DiagnosticsFeature(Feature):
         out: list[str] = []
         for source in self.sources_of(result.uri):
             known = kept.get(source.name)
-            if known is None or known[0] is not result:
+            if known is None or not same(known, result):
                 known = kept[source.name] = (result, source.diagnostics(result))
             out += known[1]
         return out
@@ -233,7 +238,7 @@ class RolloutFindings:
         cached.items = fresh
         if not result.complete:  # a partial analysis: the parents are looked for with the whole one
             return out
-        for finding in parent_finding_list(analysis, result.uri, workspace_paths(server)):
+        for finding in missing_parents(analysis, uri_path(result.uri), workspace_paths(server)):
             diagnostic = to_diagnostic(
                 analysis, finding, result.uri, server.encoding, server.settings.severity, server.masker, None
             )

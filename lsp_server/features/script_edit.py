@@ -25,7 +25,7 @@ from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.script.module_syntax import syntax_problem
 from analysis.script.script import ExecScript
 
-from ..documents import document_lines
+from ..documents import document_lines, line_text
 from .base import Feature, lsp_command
 
 SCRIPT_SOURCE = "rollout-lsp.scriptSource"
@@ -83,7 +83,7 @@ class ScriptEditFeature(Feature):
         answer = await self.server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(
                 self.server.edits.edit(
-                    uri, document.version, [edit_of(number, document.line_text(number), edit, self.server.encoding)]
+                    uri, document.version, [edit_of(number, line_text(document, number), edit, self.server.encoding)]
                 ),
                 label="Write the exec script back",
             )
@@ -112,9 +112,9 @@ class ScriptEditFeature(Feature):
 
     def source(self, lines: list[str], line: int, call_id: str | None, version: int | None) -> dict | None:
         number = self.find(lines, line, call_id)
-        if number is None:
+        payload = None if number is None else exec_record(lines[number])  # found: an exec record's payload
+        if payload is None:
             return None
-        payload = exec_record(lines[number])
         return {
             "script": payload["input"],
             "language": "javascript",

@@ -9,6 +9,7 @@ text, so they are kept by line text and an edit recomputes only the lines it cha
 from __future__ import annotations
 
 import asyncio
+import builtins
 import threading
 
 from lsprotocol import types
@@ -81,7 +82,9 @@ class SemanticTokensFeature(Feature):
                 self._by_uri.setdefault(uri, {})[text] = found
         return found
 
-    def _encode(self, uri: str, analysis: RolloutAnalysis, lines: range, encoding: PositionEncoding) -> list[int]:
+    def _encode(
+        self, uri: str, analysis: RolloutAnalysis, lines: builtins.range, encoding: PositionEncoding
+    ) -> list[int]:
         data: list[int] = []
         previous_line = previous_start = 0
         for number in lines:

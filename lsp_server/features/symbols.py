@@ -21,6 +21,7 @@ from analysis.session.labels import (
     turn_label,
 )
 from analysis.session.lineage import find_session_file, lineage, search_roots
+from analysis.session.memo import same
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
 
 from ..calls import summarize
@@ -244,7 +245,7 @@ class SymbolFeature(Feature):
             tuple((c.call.executed, call_outcome(analysis, c)) for c in analysis.calls_on(line)),
         )
         cached = self._fragments.get((line, id(record)))
-        if cached is None or cached[0] is not record or cached[1] != key:
+        if cached is None or not same(cached, record) or cached[1] != key:
             symbol = self.converter.unstructure(self.record_symbol(analysis, line, encoding))
             cached = (record, key, Fragment(dumps(symbol)))
         fresh[(line, id(record))] = cached
