@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from pygls.uris import to_fs_path
+
 from analysis.jsonl.access import CLIENT_ROLLOUT, Access, PathRefused
 
 from .kinds import workspace_folders
@@ -27,17 +29,20 @@ class PathPolicy:
     def __init__(self) -> None:
         self._made: tuple[tuple, Access] | None = None
 
-    def access(self, server: RolloutLanguageServer, *, anywhere: bool = False) -> Access:
-        """What the server may read for this client: its workspace folders (too wide ones grant nothing), the
-        Codex homes (``codexHome``, ``$CODEX_HOME``, ``~/.codex``); ``anywhere``: workspace files anywhere not
-        denied (blame with ``blameOutsideWorkspace``)."""
+    def access(self, server: RolloutLanguageServer, *, anywhere: bool = False, root: bool = True) -> Access:
+        """What the server may read for this client: its workspace folders (too wide ones grant nothing; with
+        ``root``, its root when it declared no folder), the Codex homes (``codexHome``, ``$CODEX_HOME``,
+        ``~/.codex``); ``anywhere``: workspace files anywhere not denied (blame with ``blameOutsideWorkspace``).
+        Other sessions are looked for in the declared folders only (``root`` false): a client's root is often
+        the folder it was started in."""
         settings = server.settings
-        folders = tuple(workspace_folders(server))
+        folders = tuple(workspace_folders(server) if root else declared_folders(server))
         key = (
             folders,
             settings.codex_home,
             tuple(settings.files),
             anywhere,
+            root,
             os.environ.get("CODEX_HOME"),
             os.path.expanduser("~"),
         )
@@ -53,4 +58,10 @@ class PathPolicy:
         return self.access(server).check(os.path.expanduser(path), CLIENT_ROLLOUT)
 
 
-__all__ = ["PathPolicy", "PathRefused"]
+def declared_folders(server: RolloutLanguageServer) -> list[str]:
+    """The workspace folders the client declared (not its root), as paths."""
+    folders = getattr(server.workspace, "folders", None) or {}
+    return [p for p in (to_fs_path(f.uri) for f in folders.values()) if p]
+
+
+__all__ = ["PathPolicy", "PathRefused", "declared_folders"]

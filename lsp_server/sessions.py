@@ -449,7 +449,7 @@ def workspace_paths(server) -> Workspace:
     environment); for a bare pygls workspace, its folders."""
     paths = getattr(server, "paths", None)
     if paths is not None and getattr(server, "settings", None) is not None:
-        return paths.access(server)
+        return paths.access(server, root=False)
     folders = [to_fs_path(f.uri) for f in getattr(server, "folders", {}).values()]
     return [p for p in folders if p]
 
