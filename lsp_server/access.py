@@ -11,16 +11,13 @@ client declared (its workspace folders, or its root) and the settings (``codexHo
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import Any
 
 from pygls.uris import to_fs_path
 
 from analysis.jsonl.access import CLIENT_ROLLOUT, Access, PathRefused
 
-from .kinds import workspace_folders
-
-if TYPE_CHECKING:
-    from .language_server import RolloutLanguageServer
+RolloutLanguageServer = Any  # the server (not imported: lsp_server.language_server imports this module)
 
 
 class PathPolicy:
@@ -56,6 +53,11 @@ class PathPolicy:
         """The real path of a rollout a client asks for by path (``rollout/analyzeFile``); raises
         :class:`PathRefused` naming the rule."""
         return self.access(server).check(os.path.expanduser(path), CLIENT_ROLLOUT)
+
+
+def workspace_folders(server: RolloutLanguageServer) -> list[str]:
+    """The workspace's folders on this machine (its root when the client named no folder)."""
+    return declared_folders(server) or [p for p in [to_fs_path(server.workspace.root_uri or "")] if p]
 
 
 def declared_folders(server: RolloutLanguageServer) -> list[str]:

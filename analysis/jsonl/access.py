@@ -231,9 +231,9 @@ class Access:
         if kind == CODEX_INDEX:
             return "only a Codex home's session_index.jsonl is read"
         return (
-            f"a path is read only when it is under a workspace folder ({folders}), a rollout under a Codex "
-            f"sessions folder ({sessions}), or a .jsonl or .jsonl.zst file that matches the rollout file patterns "
-            "(setting rolloutLsp.files); a workspace folder that is the filesystem root or a home folder counts "
+            f"a path is read only when it is under a workspace folder ({folders}), under a Codex sessions "
+            f"folder ({sessions}) for a rollout, or a .jsonl or .jsonl.zst file that matches the rollout file patterns "
+            "(setting rolloutLsp.files); a workspace folder that is the filesystem root or the whole home folder counts "
             "for nothing"
         )
 

@@ -69,9 +69,9 @@ def test_the_rules(tmp_path, home):
     codex = home / ".codex"
     assert reason == (
         f"refused to read {tmp_path / 'notes.jsonl'}: a path is read only when it is under a workspace folder "
-        f"({workspace}), a rollout under a Codex sessions folder ({codex / 'sessions'}, "
-        f"{codex / 'archived_sessions'}), or a .jsonl or .jsonl.zst file that matches the rollout file patterns "
-        "(setting rolloutLsp.files); a workspace folder that is the filesystem root or a home folder counts for "
+        f"({workspace}), under a Codex sessions folder ({codex / 'sessions'}, "
+        f"{codex / 'archived_sessions'}) for a rollout, or a .jsonl or .jsonl.zst file that matches the rollout file patterns "
+        "(setting rolloutLsp.files); a workspace folder that is the filesystem root or the whole home folder counts for "
         "nothing"
     )
     with pytest.raises(PathRefused):
