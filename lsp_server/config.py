@@ -37,6 +37,8 @@ class Settings(BaseModel):
     # blame (lsp_server/features/blame.py): a lens and hovers in the workspace's files, from the session index
     blame: bool = Field(True, alias="blame")
     blame_outside_workspace: bool = Field(False, alias="blameOutsideWorkspace")
+    # a Codex home whose sessions folders parents and segments are read from, besides $CODEX_HOME and ~/.codex
+    codex_home: str | None = Field(default=None, alias="codexHome")
     # the findings profile (docs/findings.md): None is reader under a Codex sessions folder, author elsewhere
     findings: Literal["reader", "author"] | None = Field(None, alias="findings")
 

@@ -5,12 +5,13 @@ vocabulary)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from analysis.jsonl.access import Access
 from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.library.document import document_cost
 from analysis.session.compaction import compacted_summary
@@ -44,12 +45,13 @@ class SessionOutline:
         analysis: RolloutAnalysis,
         encoding: PositionEncoding,
         path: str | None = None,
-        workspace: Sequence[str] = (),
+        workspace: Workspace = (),
     ) -> None:
         self.analysis = analysis
         self.encoding = encoding
         self.path = path
-        self.parents = session_parents(analysis, path, workspace)
+        self.access = reader(workspace)
+        self.parents = session_parents(analysis, path, self.access)
         self.usage = session_usage(analysis)
         self.lineage = lineage(analysis)
         self.inherited = self.lineage.inherited
@@ -62,7 +64,7 @@ class SessionOutline:
         if ident is None or ident.id is None:
             return default
         who = f" ({ident.nickname})" if ident.nickname else ""
-        name = thread_name(self.path, ident)
+        name = thread_name(self.path, ident, _home(self.access))
         return f"{name} · session {ident.id}{who}" if name else f"session {ident.id}{who}"
 
     def parent_symbols(self) -> list[types.DocumentSymbol]:
@@ -71,7 +73,7 @@ class SessionOutline:
         out = []
         for parent in self.parents:
             rng = line_range(self.analysis, parent.reference.line, self.encoding)
-            detail = f"{Path(parent.path).name} · lines 1–{parent.lines}" if parent.path else "its rollout is not found"
+            detail = f"{Path(parent.path).name} · lines 1–{parent.lines}" if parent.path else parent.missing()
             out.append(
                 types.DocumentSymbol(
                     name=parent.label(),
@@ -148,17 +150,29 @@ class SessionOutline:
         )
 
 
-def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: Sequence[str] = ()) -> list[Parent]:
+Workspace = Access | Iterable[str]  # the server's Access (workspace_paths), or bare folders (tests)
+
+
+def reader(workspace: Workspace) -> Access:
+    """What may be read for a rollout: the server's :class:`Access`, or one whose workspace is ``workspace``."""
+    return workspace if isinstance(workspace, Access) else Access.create(workspace)
+
+
+def _home(access: Access) -> str | None:
+    return access.codex_homes[0] if access.codex_homes else None
+
+
+def session_parents(analysis: RolloutAnalysis, path: str | None, workspace: Workspace = ()) -> list[Parent]:
     """The histories a rollout continues by reference, resolved from where it is (none for a rollout without
-    a file)."""
+    a file), read only where the path rule lets them be (analysis/jsonl/access.py)."""
     if not references(analysis):
         return []
-    return parents(analysis, path, search_roots(path, workspace) if path else list(workspace))
+    access = reader(workspace)
+    folders = list(access.workspace)
+    return parents(analysis, path, search_roots(path, folders) if path else folders, access)
 
 
-def usage_hover(
-    analysis: RolloutAnalysis, line: int, path: str | None = None, workspace: Sequence[str] = ()
-) -> str | None:
+def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, workspace: Workspace = ()) -> str | None:
     """Markdown for a ``token_count`` record, the first line of a turn, the session line (``path``: where the
     rollout is, for its thread name and the history it continues), a settings change, a compacted record."""
     usage = session_usage(analysis)
@@ -212,7 +226,7 @@ def usage_hover(
     facts = lineage(analysis)
     if facts.identity is not None and facts.identity.line == line:
         return session_markdown(analysis, path, workspace)
-    for parent in session_parents(analysis, path, list(workspace)):
+    for parent in session_parents(analysis, path, reader(workspace)):
         if parent.reference.line == line:
             return parent_markdown(parent)
     compacted = compacted_markdown(analysis, line)
@@ -275,11 +289,12 @@ def compacted_markdown(analysis: RolloutAnalysis, line: int) -> str | None:
     return "**compacted**\n\n" + escape(summary.sentence())
 
 
-def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspace: Sequence[str] = ()) -> str:
+def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspace: Workspace = ()) -> str:
     facts = lineage(analysis)
     ident = facts.identity
     usage = session_usage(analysis)
-    named = thread_name(path, ident)
+    workspace = reader(workspace)
+    named = thread_name(path, ident, _home(workspace))
     parts = [
         f"**session** {inline_code(ident.id) if ident and ident.id else ''}" + (f" · {escape(named)}" if named else "")
     ]
@@ -301,7 +316,7 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
                 "for that session."
             )
         )
-    for parent in session_parents(analysis, path, list(workspace)):
+    for parent in session_parents(analysis, path, reader(workspace)):
         parts.append(parent_markdown(parent))
     if facts.resumes:
         parts.append(
@@ -372,24 +387,27 @@ def inherited_folding(analysis: RolloutAnalysis) -> list[types.FoldingRange]:
 
 
 def session_definitions(
-    analysis: RolloutAnalysis, uri: str, line: int, workspace: Sequence[str] = ()
+    analysis: RolloutAnalysis, uri: str, line: int, workspace: Workspace = ()
 ) -> list[types.Location]:
     """From a ``spawn_agent`` call (or the event naming its thread) to the child's rollout; from the
     session line (``forked_from_id``, ``parent_thread_id``) or a replayed parent ``session_meta`` to the
     parent's; found under the same sessions folder or a workspace folder."""
     ids = lineage(analysis).links_at(line)
     path = uri_path(uri)
+    workspace = reader(workspace)
     out = []
-    for parent in session_parents(analysis, path, list(workspace)):
+    for parent in session_parents(analysis, path, reader(workspace)):
         if parent.reference.line == line and parent.path is not None:
             at = types.Position(parent.fork_line, 0)
             out.append(types.Location(Path(parent.path).resolve().as_uri(), types.Range(at, at)))
             ids = [i for i in ids if i not in (parent.reference.rollout_id, parent.reference.thread_id)]
     if not ids:
         return out
-    roots = search_roots(path, workspace) if path else list(workspace)
+    folders = list(workspace.workspace)
+    roots = search_roots(path, folders) if path else folders
+    access = workspace.with_home_of(path)
     for session_id in ids:
-        found = find_session_file(session_id, roots, exclude=path)
+        found = find_session_file(session_id, roots, exclude=path, access=access)
         if found is not None:
             start = types.Position(0, 0)
             out.append(types.Location(Path(found).resolve().as_uri(), types.Range(start, start)))
@@ -431,10 +449,15 @@ def session_workspace_symbols(analyses: list[tuple[str, RolloutAnalysis]], query
     return out
 
 
-def workspace_paths(workspace) -> list[str]:
-    """The folders of the editor's workspace, as paths (where other sessions' rollouts are looked for)."""
-    paths = [to_fs_path(f.uri) for f in getattr(workspace, "folders", {}).values()]
-    return [p for p in paths if p]
+def workspace_paths(server) -> Workspace:
+    """Where other sessions' rollouts are looked for and what of them may be read: the server's
+    :class:`~analysis.jsonl.access.Access` (its workspace folders, the Codex homes of the settings and the
+    environment); for a bare pygls workspace, its folders."""
+    paths = getattr(server, "paths", None)
+    if paths is not None and getattr(server, "settings", None) is not None:
+        return paths.access(server, root=False)
+    folders = [to_fs_path(f.uri) for f in getattr(server, "folders", {}).values()]
+    return [p for p in folders if p]
 
 
 def uri_path(uri: str) -> str | None:

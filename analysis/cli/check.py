@@ -13,6 +13,7 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from itertools import chain, islice
 
+from ..jsonl.access import CODEX_HOME_HELP, configure_codex_home
 from ..jsonl.display import MESSAGE_LIMIT, shown
 from ..jsonl.findings import Finding, Severity
 from ..jsonl.limits import capped
@@ -58,6 +59,7 @@ def register(sub) -> None:
         "docs/findings.md)",
     )
     jobs_option(check, "processes to analyse the lines of a large file in (default: the number of cores)")
+    check.add_argument("--codex-home", metavar="DIR", help=CODEX_HOME_HELP)
     check.add_argument(
         "paths",
         nargs="+",
@@ -69,6 +71,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    configure_codex_home(args.codex_home)
     encoding = PositionEncoding(args.position_encoding)
     fail_on = Severity.parse(args.fail_on)
     worst = Severity.HINT + 1

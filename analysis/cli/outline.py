@@ -9,6 +9,7 @@ import sys
 import tempfile
 from typing import TextIO
 
+from ..jsonl.access import CODEX_HOME_HELP, configure_codex_home
 from ..jsonl.display import PATH_LIMIT, TITLE_LIMIT, shown
 from ..jsonl.line_stream import Unreadable
 from ..jsonl.positions import PositionEncoding
@@ -17,10 +18,10 @@ from ..reports.report import call_json, outline_text, record_json
 from ..reports.stream import stream_rollout
 from ..session.continuations import CallOutput
 from ..session.files_changed import touches_of
-from ..session.finish import missing_parents, sorted_findings, with_parent_findings
+from ..session.finish import sorted_findings, with_parent_findings
 from ..session.lineage import lineage, search_roots
 from ..session.record_analysis import LineAnalysis
-from ..session.references import parents
+from ..session.references import parent_findings, parents
 from ..session.thread_names import thread_name
 from .common import analyze, encoding_option
 
@@ -37,11 +38,13 @@ def register(sub) -> None:
     outline.add_argument(
         "--json", action="store_true", help="one JSON object: file, records, calls, files, diagnostics"
     )
+    outline.add_argument("--codex-home", metavar="DIR", help=CODEX_HOME_HELP)
     outline.add_argument("file", metavar="FILE", help="a rollout (.jsonl or .jsonl.zst); - reads standard input")
     outline.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    configure_codex_home(args.codex_home)
     encoding = PositionEncoding(args.position_encoding)
     if args.json:
         return _json(args.file, encoding)
@@ -53,10 +56,10 @@ def run(args: argparse.Namespace) -> int:
     head: list[str] = []
     if args.file != "-":
         resolved = parents(analysis, args.file, search_roots(args.file))
-        findings = sorted_findings(findings, missing_parents(analysis, args.file))
+        findings = sorted_findings(findings, parent_findings(analysis, resolved))
         head = [
             f"  {shown(p.label(), PATH_LIMIT)}: "
-            + (f"{shown(p.path, PATH_LIMIT)}, lines 1–{p.lines}" if p.path else "its rollout is not found")
+            + (f"{shown(p.path, PATH_LIMIT)}, lines 1–{p.lines}" if p.path else shown(p.missing(), PATH_LIMIT))
             for p in resolved
         ]
         name = thread_name(args.file, lineage(analysis).identity)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsonl.access import denied
 from ..session.changes import NO, Hunk, is_windows_path, path_key, relative_key
 from .index import IndexUnavailable, RolloutIndex, find_repository_root
 
@@ -151,9 +152,13 @@ def target_of(path: str) -> Target:
 
 
 def _origin_url(root: str) -> str | None:
-    """``remote "origin"``'s url in ``.git/config`` (a worktree's ``.git`` file is not followed)."""
+    """``remote "origin"``'s url in ``.git/config`` (a worktree's ``.git`` file is not followed); never of a
+    checkout in a folder the path rule denies (analysis.jsonl.access: ``/etc``, ``~/.ssh``, …)."""
+    config = os.path.join(root, ".git", "config")
+    if denied(os.path.normpath(config)) or denied(os.path.realpath(config)):
+        return None
     try:
-        with open(os.path.join(root, ".git", "config"), encoding="utf-8", errors="replace") as handle:
+        with open(config, encoding="utf-8", errors="replace") as handle:
             text = handle.read(1 << 16)
     except OSError:
         return None

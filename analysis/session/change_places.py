@@ -15,6 +15,7 @@ import os
 import posixpath
 from collections.abc import Callable, Sequence
 
+from ..jsonl.access import Access
 from .changes import FileChange, Hunk, call_changes, cwd_at, is_windows_path
 from .files_changed import call_touches, relative
 from .rollout import RolloutAnalysis
@@ -51,7 +52,7 @@ def local_target(
     cwd: str | None,
     folders: Sequence[str],
     same_repository: Callable[[str, str], bool] = lambda candidate, target: True,
-    exists: Callable[[str], bool] = os.path.isfile,
+    exists: Callable[[str], bool] | None = None,
 ) -> str | None:
     """Where the file ``change`` left is on this machine: its own path when that file exists; else, for a
     session of another machine (or another checkout), the same path relative to the session's cwd, or to one
@@ -59,7 +60,12 @@ def local_target(
     that exists and that ``same_repository(candidate, target)`` accepts (``target``: the session's own path
     of the file; the caller knows how repositories compare).  The highest folder is tried first: the longest
     path below it is the most specific (a package's ``package.json`` in a monorepo, not the root's).  None
-    when none does."""
+    when none does.  ``exists`` says whether a file may be read and is there: by default, a regular file the
+    path rule lets be read as a workspace file (inside ``folders``: analysis.jsonl.access), so a patch naming
+    ``/etc/passwd``, ``../outside`` or a link out of the workspace finds nothing (the file is not even looked
+    at)."""
+    if exists is None:
+        exists = Access.create(folders).workspace_file
     target = change.target
     if not target:
         return None

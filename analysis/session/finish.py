@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ..jsonl.access import Access
 from ..jsonl.findings import Finding, finding_sort_key
 from ..jsonl.positions import PositionEncoding, Range, Span
 from ..jsonl.source import is_rollout_path
@@ -74,16 +75,23 @@ def sorted_pairs(*groups: Iterable[tuple[Finding, _T]]) -> list[tuple[Finding, _
 # -- parent-missing ------------------------------------------------------------------------------------------
 
 
-def missing_parents(analysis: RolloutAnalysis, path: str | None, workspace: Iterable[str] = ()) -> list[Finding]:
+def missing_parents(
+    analysis: RolloutAnalysis, path: str | None, workspace: Iterable[str] | Access = ()
+) -> list[Finding]:
     """The ``parent-missing`` findings of a rollout analysed whole: a fork or segment whose parent's rollout is
     found neither in the sessions tree ``path`` is in nor in the ``workspace`` folders (only there for a
-    rollout without a file)."""
+    rollout without a file).  ``workspace``: the folders, or the reader's whole
+    :class:`~analysis.jsonl.access.Access` (the server's: its Codex homes too)."""
     from .lineage import search_roots
 
     if not references(analysis):
         return []
-    workspace = list(workspace)
-    return parent_findings(analysis, parents(analysis, path, search_roots(path, workspace) if path else workspace))
+    access: Access | None = None
+    if isinstance(workspace, Access):
+        access, folders = workspace, list(workspace.workspace)
+    else:
+        folders = list(workspace)
+    return parent_findings(analysis, parents(analysis, path, search_roots(path, folders) if path else folders, access))
 
 
 def head_parent_findings(path: str, head: list[str] | None = None) -> tuple[RolloutAnalysis | None, list[Finding]]:

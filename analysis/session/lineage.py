@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..jsonl.access import ROLLOUT_BY_ID, Access
 from ..jsonl.memo import once_per_object
 from .record_analysis import bare_tool_name
 from .records import SessionMeta
@@ -257,18 +258,24 @@ def _child_in_output(analysis: RolloutAnalysis, call_id: str | None) -> tuple[st
     return None
 
 
-def find_session_file(session_id: str, roots: Iterable[str], exclude: str | None = None) -> str | None:
+def find_session_file(
+    session_id: str, roots: Iterable[str], exclude: str | None = None, access: Access | None = None
+) -> str | None:
     """The rollout of ``session_id`` below one of ``roots``: Codex names every rollout
-    ``rollout-<time>-<id>.jsonl`` (``.jsonl.zst`` when compressed)."""
+    ``rollout-<time>-<id>.jsonl`` (``.jsonl.zst`` when compressed).  Only one ``access`` lets be read (by
+    default: inside ``roots``, too wide ones aside; a link out of them is not followed)."""
     if not session_id or any(c in session_id for c in "*?[]/\\"):
         return None
+    roots = list(roots)
+    access = access if access is not None else Access.create(roots)
     skip = os.path.realpath(exclude) if exclude else None
     for root in dict.fromkeys(roots):
-        if not root or not os.path.isdir(root):
+        if not root or not access.searchable(root) or not os.path.isdir(root):
             continue
         for pattern in (f"*{session_id}*.jsonl", f"*{session_id}*.jsonl.zst"):
             for path in sorted(Path(root).rglob(pattern)):
-                if path.is_file() and os.path.realpath(path) != skip:
+                readable = access.readable_file(str(path), ROLLOUT_BY_ID)
+                if readable is not None and readable != skip:
                     return str(path)
     return None
 

@@ -9,8 +9,9 @@ after the thread's id).  A segmented thread starts a new file with a ``rollout_r
 naming the previous segment, inherited whole (or, for an old-style fork, up to its ``nth_user_message``).
 
 :func:`references` reads them from one rollout; :func:`resolve` finds the parent's file (its
-``rollout_path`` when it exists here, else by id in the sessions tree, ``.jsonl`` or ``.jsonl.zst``) and
-what is inherited of it (lines, turns).  A parent that cannot be found is a ``parent-missing`` finding,
+``rollout_path`` when it exists here inside a Codex sessions folder, else by id in the sessions tree and the
+workspace, ``.jsonl`` or ``.jsonl.zst``: analysis.jsonl.access decides what may be read) and what is inherited
+of it (lines, turns).  A parent that cannot be found is a ``parent-missing`` finding,
 never an error: :func:`parent_findings` makes them, and :mod:`analysis.session.finish` joins them to a file's
 findings, the same for every way of reading it.
 """
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..jsonl.access import ROLLOUT_BY_ID, ROLLOUT_BY_PATH, Access
 from ..jsonl.findings import FILE_LIMIT, PARENT_MISSING, Finding
 from ..jsonl.jsonspans import locate
 from ..jsonl.limits import max_parent_bytes, max_parent_lines
@@ -67,6 +69,13 @@ class Parent:
     lines: int = 0  # the parent's lines inherited (its first ``lines`` lines)
     turns: int = 0  # turns that start in them
     problem: str | None = None
+    refused: str | None = None  # its rollout_path, when the path rule did not let it be read
+
+    def missing(self) -> str:
+        """What a reader is told of a parent not found."""
+        if self.refused:
+            return f"its rollout is not found ({self.refused} is outside the Codex sessions folders: not read)"
+        return "its rollout is not found"
 
     @property
     def fork_line(self) -> int:
@@ -142,15 +151,19 @@ _RESOLVED: dict[tuple, tuple[tuple[int, int] | None, Parent]] = {}  # what resol
 _KEEP = 64
 
 
-def resolve(reference: Reference, path: str | None, roots: Iterable[str]) -> Parent:
-    """The parent a reference names, found from the rollout at ``path`` (the sessions tree in ``roots``).  An
-    editor asks again after every edit of the child: the parent is read again only when its file changed."""
+def resolve(reference: Reference, path: str | None, roots: Iterable[str], access: Access | None = None) -> Parent:
+    """The parent a reference names, found from the rollout at ``path`` (the sessions tree in ``roots``, then
+    the Codex homes' sessions folders), read only where ``access`` allows (by default: ``roots`` are the
+    workspace).  An editor asks again after every edit of the child: the parent is read again only when its
+    file changed."""
     roots = list(roots)
-    key = (reference, path, tuple(roots))
+    access = reader_access(roots, path, access)
+    roots += [s for s in access.sessions_folders() if s not in roots]
+    key = (reference, path, tuple(roots), access)
     cached = _RESOLVED.get(key)
     if cached is not None and cached[1].path is not None and cached[0] == _stamp(cached[1].path):
         return cached[1]
-    parent = _resolve(reference, path, roots)
+    parent = _resolve(reference, path, roots, access)
     if len(_RESOLVED) >= _KEEP:
         _RESOLVED.clear()
     _RESOLVED[key] = (_stamp(parent.path) if parent.path else None, parent)
@@ -165,18 +178,33 @@ def _stamp(path: str) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
-def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent:
+def reader_access(roots: Iterable[str], path: str | None, access: Access | None = None) -> Access:
+    """What the reader of the rollout at ``path`` may read: ``access``, else the command line's rule (the
+    ``roots`` its caller gives, the rollout's own folder or sessions tree, are its workspace), with the Codex
+    home the rollout is in."""
+    return (access if access is not None else Access.create(roots)).with_home_of(path)
+
+
+def _resolve(reference: Reference, path: str | None, roots: list[str], access: Access) -> Parent:
     found = None
-    if (
-        reference.rollout_path
-        and os.path.isfile(reference.rollout_path)
-        and (path is None or os.path.realpath(reference.rollout_path) != os.path.realpath(path))
-    ):
-        found = reference.rollout_path
+    refused = None
+    if reference.rollout_path:
+        readable = access.readable_file(reference.rollout_path, ROLLOUT_BY_PATH)
+        if readable is None and access.refusal(reference.rollout_path, ROLLOUT_BY_PATH) is not None:
+            refused = reference.rollout_path
+        if readable is not None and (path is None or readable != os.path.realpath(path)):
+            found = reference.rollout_path
     for session_id in dict.fromkeys(i for i in (reference.rollout_id, reference.thread_id) if i):
         if found is None:
-            found = find_rollout(session_id, roots, exclude=path)
+            found = find_rollout(session_id, roots, exclude=path, access=access)
     if found is None:
+        if refused is not None:
+            return Parent(
+                reference,
+                None,
+                problem=f"its rollout_path {refused} is outside the Codex sessions folders: not read",
+                refused=refused,
+            )
         return Parent(reference, None, problem="no rollout of it in this sessions tree")
     loaded = load(found, max_parent_bytes(), max_parent_lines())  # a parent is anyone's: read within limits
     if loaded.error:
@@ -202,13 +230,18 @@ def _resolve(reference: Reference, path: str | None, roots: list[str]) -> Parent
     return Parent(reference, found, len(lines), len(turns), problem=limited)
 
 
-def parents(analysis: RolloutAnalysis, path: str | None, roots: Iterable[str]) -> list[Parent]:
-    """Every reference of a rollout, resolved (computed once per analysis and place)."""
+def parents(
+    analysis: RolloutAnalysis, path: str | None, roots: Iterable[str], access: Access | None = None
+) -> list[Parent]:
+    """Every reference of a rollout, resolved (computed once per analysis, place and access)."""
     roots = list(roots)
-    key = (path, tuple(roots))
+    key = (path, tuple(roots), access)
     cached = analysis.__dict__.get("_parents")
     if cached is None or cached[0] != key:
-        cached = analysis.__dict__["_parents"] = (key, [resolve(r, path, roots) for r in references(analysis)])
+        cached = analysis.__dict__["_parents"] = (
+            key,
+            [resolve(r, path, roots, access) for r in references(analysis)],
+        )
     return cached[1]
 
 
@@ -254,7 +287,7 @@ def may_refer(line: str) -> bool:
 
 
 def head_parents(
-    path: str, roots: Iterable[str] | None = None, head: list[str] | None = None
+    path: str, roots: Iterable[str] | None = None, head: list[str] | None = None, access: Access | None = None
 ) -> tuple[RolloutAnalysis, list[Parent]]:
     """The references of the rollout at ``path`` read from its first lines alone (for a file read as a stream),
     resolved; with the analysis of those lines (for the findings' ranges).  ``head``: its first lines (at least
@@ -275,23 +308,29 @@ def head_parents(
         except Unreadable:
             head = []
     analysis = analyze_lines(head or [""])
-    return analysis, parents(analysis, path, search_roots(path) if roots is None else roots)
+    return analysis, parents(analysis, path, search_roots(path) if roots is None else roots, access)
 
 
-def find_rollout(rollout_id: str, roots: Iterable[str], exclude: str | None = None) -> str | None:
+def find_rollout(
+    rollout_id: str, roots: Iterable[str], exclude: str | None = None, access: Access | None = None
+) -> str | None:
     """The rollout whose file name ends with ``rollout_id`` (``rollout-<time>-<id>.jsonl``, or
-    ``…-<thread id>_<id>.jsonl`` for a reverted thread; ``.jsonl.zst`` when compressed), else any that names it."""
+    ``…-<thread id>_<id>.jsonl`` for a reverted thread; ``.jsonl.zst`` when compressed), else any that names it;
+    only one ``access`` lets be read (by default: inside ``roots``, too wide ones aside)."""
     if not rollout_id or any(c in rollout_id for c in "*?[]/\\"):
         return None
+    roots = list(roots)
+    access = access if access is not None else Access.create(roots)
     skip = os.path.realpath(exclude) if exclude else None
     for root in dict.fromkeys(roots):
-        if not root or not os.path.isdir(root):
+        if not root or not access.searchable(root) or not os.path.isdir(root):
             continue
         for pattern in (f"*{rollout_id}.jsonl", f"*{rollout_id}.jsonl.zst"):
             for candidate in sorted(Path(root).rglob(pattern)):
-                if candidate.is_file() and os.path.realpath(candidate) != skip:
+                readable = access.readable_file(str(candidate), ROLLOUT_BY_ID)
+                if readable is not None and readable != skip:
                     return str(candidate)
-    return find_session_file(rollout_id, roots, exclude)
+    return find_session_file(rollout_id, roots, exclude, access)
 
 
 def _before_ordinal(lines: list[str], end: int) -> list[str]:

@@ -4,8 +4,10 @@ Codex appends ``{"id": <thread id>, "thread_name": <name>, "updated_at": <time>}
 thread is named or renamed (``codex-rs/rollout/src/session_index.rs``); the newest entry for an id wins
 (by ``updated_at``, and for equal times the later line).  The index is found from where the rollout is: the
 Codex home holding the ``sessions`` (or ``archived_sessions``) folder above it; else the one given (the
-server's ``codexHome`` setting, the command line's ``--codex-home``), else ``$CODEX_HOME``.  A missing or
-unreadable index, or a line that is not an entry, names nothing: never an error.
+server's ``codexHome`` setting, the command line's ``--codex-home``), else ``$CODEX_HOME``, else ``~/.codex``.
+Only a regular ``session_index.jsonl`` whose real path is in one of those Codex homes is read
+(analysis.jsonl.access: a link to another file is not followed).  A missing or unreadable index, or a line that
+is not an entry, names nothing: never an error.
 """
 
 from __future__ import annotations
@@ -15,27 +17,23 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .lineage import codex_home
+from ..jsonl.access import CODEX_INDEX, Access, codex_home_of
 
 INDEX_NAME = "session_index.jsonl"
 _CACHE: dict[str, tuple[tuple[int, int], dict[str, str]]] = {}  # index path → ((mtime, size), names)
 
 
 def index_path(rollout_path: str | None, home: str | None = None) -> Path | None:
-    """The ``session_index.jsonl`` that names the threads of the rollout at ``rollout_path``, when one exists."""
-    candidates = []
-    if rollout_path and rollout_path != "-":
-        found = codex_home(rollout_path)
-        if found is not None:
-            candidates.append(found)
-    if home:
-        candidates.append(Path(home))
-    if os.environ.get("CODEX_HOME"):
-        candidates.append(Path(os.environ["CODEX_HOME"]))
-    for folder in candidates:
-        index = folder / INDEX_NAME
-        if index.is_file():
-            return index
+    """The ``session_index.jsonl`` that names the threads of the rollout at ``rollout_path``, when one exists
+    and may be read."""
+    access = Access.create(codex_home=home)
+    own = codex_home_of(rollout_path) if rollout_path and rollout_path != "-" else None
+    if own is not None:
+        access = access.with_home_of(rollout_path)
+    for folder in dict.fromkeys([own, *access.codex_homes] if own else access.codex_homes):
+        index = os.path.join(folder, INDEX_NAME)
+        if access.readable_file(index, CODEX_INDEX) is not None:
+            return Path(index)
     return None
 
 

@@ -24,18 +24,15 @@ class AnalyzeFileFeature(Feature):
     async def analyze_file(self, params: Any) -> dict:
         """The outline (calls) and findings of the rollout at ``params.path``, as ``check --json`` shows them.
 
-        Only paths that ``access.py`` allows are read; any other is refused with an InvalidParams error
+        Only paths the path rule allows are read (analysis/jsonl/access.py, lsp_server/access.py); any other is refused with an InvalidParams error
         that names the rule.  Commands and paths in the answer are masked like every shown text.
         """
         path = params.get("path") if isinstance(params, dict) else getattr(params, "path", None)
         if not isinstance(path, str):
             raise JsonRpcInvalidParams("params.path must be a file path")
         server = self.server
-        folders = [f.uri for f in server.workspace.folders.values()]
-        if server.workspace.root_uri:
-            folders.append(server.workspace.root_uri)
         try:
-            readable = server.paths.check(path, folders, server.settings.is_rollout_path)
+            readable = server.paths.check(path, server)
         except PathRefused as refused:
             raise JsonRpcInvalidParams(str(refused)) from None
         encoding, mask, extra = server.encoding, server.masker, server.masker.extra

@@ -17,7 +17,9 @@ The lens and hover requests are registered dynamically for ``file`` documents of
 patterns that leave ``.jsonl`` files out, so the rollouts' own lenses and hovers are not asked twice.
 Everything comes from the session index (``rollout-lsp index``): a file no session touched costs one
 indexed lookup, and shows nothing.  ``rolloutLsp.blame: false`` turns it off; ``blameOutsideWorkspace``
-extends it to every file.
+extends it to every file.  A file is read only when the path rule lets it be (analysis/jsonl/access.py): inside a
+workspace folder that is not ``/`` nor a home folder (anywhere with ``blameOutsideWorkspace``), never under
+``/etc``, ``/proc``, ``~/.ssh``, …; the file read is its real path, the one checked.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
+from analysis.jsonl.access import WORKSPACE_FILE as READ_WORKSPACE_FILE
 from analysis.jsonl.positions import LineColumns
 from analysis.reports.blame import Change, LineBlame, attribute_lines, file_history, read_lines, sessions_of, target_of
 from analysis.reports.index import IndexUnavailable, RolloutIndex, default_db_path
@@ -288,17 +291,29 @@ class BlameFeature(Feature):
         return f"{(change.when or '')[:16].replace('T', ' ')} · {change.action_label}{state} · {self._title(change)}"
 
     def _line_text(self, uri: str, line: int) -> str | None:
-        path = to_fs_path(uri)
+        path = self._readable(uri)
         try:
             lines = read_lines(path) if path else []
         except OSError:
             return None
         return lines[line] if 0 <= line < len(lines) else None
 
+    def _readable(self, uri: str) -> str | None:
+        """The real path of the file at ``uri`` when the path rule lets blame read it (a workspace file, or
+        anywhere not denied with ``blameOutsideWorkspace``: never ``/etc/passwd``, even for a client whose
+        workspace is ``/``); else None, and the file is not looked at."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not path:
+            return None
+        access = self.server.paths.access(self.server, anywhere=self.server.settings.blame_outside_workspace)
+        return access.readable_file(path, READ_WORKSPACE_FILE)
+
     async def _blame(self, uri: str, lines: bool) -> tuple[list[Change], list[LineBlame | None] | None]:
         if self.kinds.of(uri) != WORKSPACE_FILE:
             return [], None
-        path = to_fs_path(uri)
+        path = self._readable(uri)
+        if path is None:
+            return [], None
         return await asyncio.get_running_loop().run_in_executor(None, self._lookup, path, lines)
 
     def _lookup(self, path: str, lines: bool) -> tuple[list[Change], list[LineBlame | None] | None]:

@@ -2,6 +2,10 @@
 ``open src/app.py``, whose command opens the file at the first line of the change's first hunk.  A session
 of another machine (or of another checkout) names files that are not here: the same path below the
 session's folder is looked for in the workspace's folders (analysis.session.change_places.local_target).
+Only a file the path rule lets be read as a workspace file (analysis/jsonl/access.py: inside a workspace folder
+once links are resolved, never under /etc, /proc, ~/.ssh, …) gets a lens or is read: a patch naming
+``/etc/passwd``, ``../outside/secret.txt`` or ``link/secret.txt`` through a link out of the workspace shows
+nothing, and its file is not even looked at.
 
 A file row of the Outline's ``files changed (N)`` goes to the call that touched the file (a document
 symbol can only point into its own document); on that call's line this lens opens the file itself.  Go to
@@ -18,6 +22,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from analysis.jsonl.access import WORKSPACE_FILE, PathRefused
 from analysis.reports.blame import read_lines, same_remote, target_of
 from analysis.session.change_places import (
     changed_lines,
@@ -53,13 +58,15 @@ class ChangedFileFeature(Feature):
         """A lens per file a call changed, on the call's line, when the file is on this machine."""
         lenses = []
         lines = changed_lines(analysis)
-        cwds = cwd_at(analysis) if lines else None
-        folders = self.workspace_folders() if lines else []
+        if not lines:
+            return []
+        cwds = cwd_at(analysis)
+        access = self.server.paths.access(self.server)
         same = _same_repository(session_place(analysis))
         for number in lines:
             seen = set()
             for change in line_changes(analysis, number, cwds):
-                target = local_target(change, cwds[number], folders, same)
+                target = local_target(change, cwds[number], access.workspace, same, access.workspace_file)
                 if target is None or target in seen:
                     continue
                 seen.add(target)
@@ -102,25 +109,26 @@ class ChangedFileFeature(Feature):
         )
         if change is None:
             return None
-        target = local_target(
-            change, cwds[line], self.workspace_folders(), _same_repository(session_place(result.analysis))
-        )
+        access = self.server.paths.access(self.server)
+        same = _same_repository(session_place(result.analysis))
+        target = local_target(change, cwds[line], access.workspace, same, access.workspace_file)
         shown = self.server.masker(shown_path(result.analysis, change))
         try:
-            lines = read_lines(target) if target is not None else None
-        except OSError:
+            lines = read_lines(access.check(target, WORKSPACE_FILE)) if target is not None else None
+        except (OSError, PathRefused):
             lines = None
         if lines is None or target is None:
             missing = change.target
-            self.say(
-                f"{shown} is not on this machine"
-                + (
-                    f" (no file {self.server.masker(missing)}, nor that path below a workspace folder)"
-                    if missing
-                    else " (the session's folder is not known)"
+            masked = self.server.masker(missing) if missing else None
+            if missing and access.refusal(missing, WORKSPACE_FILE) is not None:
+                self.say(
+                    f"{shown} is not opened: {masked} is outside the workspace folders (not read), and that path "
+                    "is not below a workspace folder."
                 )
-                + "."
-            )
+            elif missing:
+                self.say(f"{shown} is not on this machine (no file {masked}, nor that path below a workspace folder).")
+            else:
+                self.say(f"{shown} is not on this machine (the session's folder is not known).")
             return None
         start = types.Position(first_hunk_line(lines, change.hunks), 0)
         file_uri = from_fs_path(target)

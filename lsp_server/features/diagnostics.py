@@ -238,7 +238,7 @@ class RolloutFindings:
         cached.items = fresh
         if not result.complete:  # a partial analysis: the parents are looked for with the whole one
             return out
-        for finding in missing_parents(analysis, uri_path(result.uri), workspace_paths(server.workspace)):
+        for finding in missing_parents(analysis, uri_path(result.uri), workspace_paths(server)):
             diagnostic = to_diagnostic(
                 analysis, finding, result.uri, server.encoding, server.settings.severity, server.masker, None
             )

@@ -76,7 +76,7 @@ class HoverFeature(Feature):
         else:
             body = self.record_markdown(analysis, line, record)
             # token counts, a turn's usage and outcome, the session, a spawned agent, settings, compaction
-            usage = usage_hover(analysis, line, path, workspace_paths(getattr(self.server, "workspace", None)))
+            usage = usage_hover(analysis, line, path, workspace_paths(self.server))
             body = "\n\n".join(p for p in (usage, body) if p)
             span = Span(line, 0, len(text))
         if not body:

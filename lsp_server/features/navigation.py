@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from lsprotocol import types
 
 from analysis.jsonl.positions import PositionEncoding
@@ -12,7 +10,7 @@ from analysis.session.rollout import RolloutAnalysis
 
 from ..convert import line_range
 from ..kinds import ROLLOUT
-from ..sessions import session_definitions, workspace_paths
+from ..sessions import Workspace, session_definitions, workspace_paths
 from .base import Feature, lsp_method
 
 
@@ -29,7 +27,7 @@ class NavigationFeature(Feature):
             params.text_document.uri,
             params.position.line,
             self.server.encoding,
-            workspace_paths(self.server.workspace),
+            workspace_paths(self.server),
         )
 
     @lsp_method(types.TEXT_DOCUMENT_REFERENCES, empty=list)
@@ -47,7 +45,7 @@ class NavigationFeature(Feature):
         )
 
     def definition(
-        self, analysis: RolloutAnalysis, uri: str, line: int, encoding: PositionEncoding, workspace: Sequence[str] = ()
+        self, analysis: RolloutAnalysis, uri: str, line: int, encoding: PositionEncoding, workspace: Workspace = ()
     ) -> list[types.Location]:
         """From a call record to its output record(s); from an output back to its call; to the rollout of a
         parent, forked-from or spawned session."""

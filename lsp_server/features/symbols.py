@@ -28,7 +28,7 @@ from ..calls import summarize
 from ..convert import line_range, to_range
 from ..indexed_symbols import IndexedSymbols
 from ..kinds import ROLLOUT
-from ..sessions import SessionOutline, session_workspace_symbols, uri_path, workspace_paths
+from ..sessions import SessionOutline, reader, session_workspace_symbols, uri_path, workspace_paths
 from ..wire import CONVERTER, Encoded, Fragment, dumps, encode_tree
 from .base import Feature, lsp_method
 
@@ -106,13 +106,14 @@ class SymbolFeature(Feature):
         spawns = [s for s in lineage(analysis).spawns if s.child]
         if not spawns:
             return {}
-        roots = search_roots(path, workspace_paths(self.server.workspace))
+        access = reader(workspace_paths(self.server)).with_home_of(path)
+        roots = search_roots(path, list(access.workspace))
         out = {}
         for spawn in spawns:
-            key = (spawn.child, tuple(roots))
+            key = (spawn.child, tuple(roots), access)
             known = self._found.get(key)
             if known is None or not os.path.isfile(known):
-                found = find_session_file(spawn.child, roots, exclude=path)
+                found = find_session_file(spawn.child, roots, exclude=path, access=access)
                 if found is None:
                     out[spawn.line] = spawn.child
                     continue
@@ -126,7 +127,7 @@ class SymbolFeature(Feature):
         whole = to_range(analysis, Span(last, 0, len(analysis.lines[last])), encoding)
         whole = types.Range(types.Position(0, 0), whole.end)
         # usage, inherited history (copied, or by reference), thread name, unknown records
-        session = SessionOutline(analysis, encoding, path, workspace_paths(self.server.workspace))
+        session = SessionOutline(analysis, encoding, path, workspace_paths(self.server))
         failed = failures(analysis)
         root = types.DocumentSymbol(
             name=session.session_name(name),
