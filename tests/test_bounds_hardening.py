@@ -108,7 +108,9 @@ def test_a_1kb_zst_of_3_million_empty_objects_is_indexed_up_to_the_line_limit_in
 
 
 def test_a_parent_of_600_mib_named_by_a_small_rollout_is_read_within_the_parent_limits(tmp_path):
-    parent = tmp_path / "parent.jsonl.zst"
+    # inside the Codex sessions folder the child is in: a parent named by path is read only there (the path rule)
+    (tmp_path / "sessions").mkdir()
+    parent = tmp_path / "sessions" / f"rollout-2025-01-01T00-00-00-{SESSION}1.jsonl.zst"
     line = json.dumps(
         {
             "timestamp": "2025-01-01T00:00:00.000Z",
@@ -123,7 +125,6 @@ def test_a_parent_of_600_mib_named_by_a_small_rollout_is_read_within_the_parent_
             out.write(block)
     assert parent.stat().st_size < 100_000
     child = tmp_path / "sessions" / f"rollout-2025-01-01T00-00-00-{SESSION}2.jsonl"
-    child.parent.mkdir()
     reference = {"rollout_path": str(parent), "rollout_id": f"{SESSION}1"}
     child.write_text(meta(2) + "\n" + json.dumps({"type": "rollout_reference", "payload": reference}) + "\n")
     result = run_bounded("check", str(child))
