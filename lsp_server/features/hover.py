@@ -17,6 +17,7 @@ from ..calls import call_at, summarize
 from ..convert import to_range
 from ..kinds import ROLLOUT
 from ..markdown import code_block, escape, first_lines, inline_code
+from ..plaintext import plain_text
 from ..sessions import uri_path, usage_hover, workspace_paths
 from .base import Feature, lsp_method
 
@@ -38,7 +39,7 @@ class HoverFeature(Feature):
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         hover = capabilities.text_document.hover if capabilities.text_document else None
         formats = hover.content_format if hover else None
-        # Markdown unless the client says it shows only plain text (the Markdown is readable as it is)
+        # Markdown unless the client says it shows only plain text: then the Markdown made plain (plaintext.py)
         self.markup = (
             types.MarkupKind.PlainText
             if formats and types.MarkupKind.Markdown not in formats
@@ -81,6 +82,8 @@ class HoverFeature(Feature):
             span = Span(line, 0, len(text))
         if not body:
             return None
+        if self.markup == types.MarkupKind.PlainText:
+            body = plain_text(body)
         return types.Hover(types.MarkupContent(self.markup, body), to_range(analysis, span, encoding))
 
     # every transcript text is masked before it is quoted or escaped
