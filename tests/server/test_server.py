@@ -240,7 +240,7 @@ async def test_outline_shape(client: LanguageClient):
                     "1 failed (first: line 5, exit 1)",
                     [
                         (
-                            "exec",
+                            "exec · pytest -q tests/test_greet.py",
                             types.SymbolKind.Function,
                             "1 command · 0.4 s",
                             [  # the script went on after it
@@ -253,7 +253,7 @@ async def test_outline_shape(client: LanguageClient):
                             ],
                         ),
                         (
-                            "exec",
+                            "exec · update src/greet.py +1",
                             types.SymbolKind.Function,
                             "1 command · 1 patch · 1.2 s",
                             [
@@ -262,7 +262,7 @@ async def test_outline_shape(client: LanguageClient):
                             ],
                         ),
                         (
-                            "[no output] exec",
+                            "[no output] exec · 2 commands: git diff --stat -- README.md … +1",
                             types.SymbolKind.Function,
                             "2 commands",
                             [
