@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
 from analysis.script.calls import COMMAND, PATCH
-from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks
+from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks, seconds
 from analysis.session.outputs import ToolOutput, readable_text
 from analysis.session.record_analysis import LineAnalysis
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
@@ -146,7 +146,7 @@ class HoverFeature(Feature):
         if output.exit_code is not None and (outcome is None or outcome.exit_code is None):
             facts.append(f"exit {output.exit_code}")
         if output.wall_time is not None:
-            facts.append(f"{output.wall_time:g} s")
+            facts.append(seconds(output.wall_time))
         if output.note:
             facts.append(self._escape(output.note))
         if analysis is not None and output.continued_by and output.first_line is not None:
@@ -223,7 +223,7 @@ class HoverFeature(Feature):
                 for f in (
                     out.status,
                     f"exit {out.exit_code}" if out.exit_code is not None else None,
-                    f"{out.wall_time:g} s" if out.wall_time is not None else None,
+                    seconds(out.wall_time) if out.wall_time is not None else None,
                 )
                 if f
             ]

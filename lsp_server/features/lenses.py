@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.jsonl.positions import PositionEncoding
-from analysis.session.labels import failures
+from analysis.session.labels import failures, seconds
 from analysis.session.rollout import RolloutAnalysis
 
 from ..calls import summarize
@@ -131,7 +131,7 @@ def lens_title(analysis: RolloutAnalysis, line: int) -> str:
     if codes:
         parts.append("exit " + ",".join(str(c) for c in dict.fromkeys(codes)))
     if wall is not None:
-        parts.append(f"{wall:g} s")
+        parts.append(seconds(wall))
     return " · ".join(parts)
 
 

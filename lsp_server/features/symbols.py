@@ -19,6 +19,7 @@ from analysis.session.labels import (
     failures,
     key_argument,
     record_outcome,
+    seconds,
     turn_label,
 )
 from analysis.session.lineage import find_session_file, lineage, search_roots
@@ -296,7 +297,7 @@ class SymbolFeature(Feature):
             if outcome is None and output.status not in (None, "completed"):
                 facts.append(output.status)  # a chunk still running
             if output.wall_time is not None:
-                facts.append(f"{output.wall_time:g} s")
+                facts.append(seconds(output.wall_time))
             if output.note:
                 facts.append(output.note)  # "after 2 waits"
         if continues is not None:

@@ -267,10 +267,10 @@ def test_the_outline_of_real_rollouts_marks_failures_and_lists_expansions(page: 
                    "argparse|viser|inverse|skeleton'…", "call_k7sAdD5dpuJZwReDc0I7S6Cm · 0 s") in rows
         interrupted = (3, "[interrupted (exit 130)] exec_command: ls -ld dataset/BonesSeed/soma_* && test -d "
                           "dataset/BonesSeed/soma_uniform/bvh && echo uniform-present || …",
-                       "call_C6JCNOg2gCGKJH3pWN2QwgdY · 10.002 s · after 1 write_stdin")
+                       "call_C6JCNOg2gCGKJH3pWN2QwgdY · 10 s · after 1 write_stdin")
         assert interrupted in rows, rows
         assert rows[rows.index(interrupted) + 1] == (  # the Ctrl-C that ended it
-            3, 'write_stdin: session 94014 "\\u0003"', "call_5LGqMxsm0xlapnX0DdHSh2DR · 0.0007 s · continues line 85")
+            3, 'write_stdin: session 94014 "\\u0003"', "call_5LGqMxsm0xlapnX0DdHSh2DR · 0 s · continues line 85")
         go_to(page, 85, 1)
         command(page, "Explorer: Focus on Outline View")
         for _ in range(8):  # a side bar wide enough to read the rows in the screenshot
