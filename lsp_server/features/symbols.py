@@ -51,12 +51,15 @@ def _short(text: str, limit: int) -> str:
 
 
 def exec_name(calls: list[LocatedCall], mask: Callable[[str], str] = str) -> str:
-    """``exec · git status +3``: an exec record by its first command or patch (else its first call), cut
-    short, and how many other calls it makes."""
+    """``exec · git status +3``: an exec record by its first command or patch (its files by their names;
+    else its first call), cut short, and how many other calls it makes."""
     if not calls:
         return "exec"
     first = next((c.call for c in calls if c.call.kind in (COMMAND, PATCH)), calls[0].call)
-    key = key_argument(first) if first.kind in (COMMAND, PATCH) else None
+    if first.kind == PATCH and first.files:  # the files by their names: a long path would be cut to its root
+        key: str | None = ", ".join(f"{f.action} {os.path.basename(f.path) or f.path}" for f in first.files)
+    else:
+        key = key_argument(first) if first.kind == COMMAND else None
     text = " ".join(mask(key).split()) if key else call_label(first, mask)
     more = f" +{len(calls) - 1}" if len(calls) > 1 else ""
     return f"exec · {_short(text, NAME_LIMIT)}{more}"

@@ -131,7 +131,7 @@ local ok, err = pcall(function()
   check("outline: session, turn, calls", session.name == "session 019f0000-0000-7000-8000-000000000001"
     and session.detail == "1 failed (first: line 5, exit 1)"
     and turn.name == "turn 1 (line 3): Fix the failing greeting test"
-    and table.concat(records, " | ") == "exec · pytest -q tests/test_greet.py | exec · update src/greet.py +1 | "
+    and table.concat(records, " | ") == "exec · pytest -q tests/test_greet.py | exec · update greet.py +1 | "
       .. "[no output] exec · 2 commands: git diff --stat -- README.md … +1 | files changed (1)"
     and table.concat(calls, " | ") == "[exit 1] exec_command: pytest -q tests/test_greet.py | "
       .. "apply_patch: update src/greet.py | exec_command: pytest -q | "

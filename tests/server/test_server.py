@@ -253,7 +253,7 @@ async def test_outline_shape(client: LanguageClient):
                             ],
                         ),
                         (
-                            "exec · update src/greet.py +1",
+                            "exec · update greet.py +1",
                             types.SymbolKind.Function,
                             "1 command · 1 patch · 1.2 s",
                             [
