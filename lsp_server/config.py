@@ -87,6 +87,37 @@ def position_encoding(settings: Settings, capabilities: Any, negotiated: str) ->
     return settings.position_encoding
 
 
+def section_of(value: Any) -> dict | None:
+    """The ``rolloutLsp`` section a client sent: a whole settings tree is unwrapped; ``null``, ``{}`` and
+    anything that is not an object say nothing (``None``)."""
+    if isinstance(value, dict) and isinstance(value.get("rolloutLsp"), dict):
+        value = value["rolloutLsp"]
+    if not isinstance(value, dict) or not value:
+        return None
+    return value
+
+
+def merge_layers(*layers: Any) -> dict:
+    """The settings of several sources, each over the ones before it (defaults are under them all).
+
+    A layer that says nothing (``null``, ``{}``, not an object) changes nothing, nor does a key set to
+    ``null``; a layer's keys replace the
+    earlier ones, except ``severity``, merged code by code."""
+    merged: dict = {}
+    for layer in layers:
+        section = section_of(layer)
+        if section is None:
+            continue
+        for key, item in section.items():
+            if item is None:  # a key set to null is not set
+                continue
+            earlier = merged.get(key)
+            if key == "severity" and isinstance(item, dict) and isinstance(earlier, dict):
+                item = {**earlier, **item}
+            merged[key] = item
+    return merged
+
+
 def parse_settings(value: Any, previous: Settings | None = None) -> tuple[Settings, list[str]]:
     """Settings from a client's whole ``rolloutLsp`` section.
 

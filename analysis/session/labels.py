@@ -209,20 +209,24 @@ def failed_count(analysis: RolloutAnalysis, first: int = 0, last: int | None = N
 
 
 def failures(analysis: RolloutAnalysis, first: int = 0, last: int | None = None) -> list[tuple[int, str]]:
-    """(line, outcome text) of each failed call between lines ``first`` and ``last``, in order."""
+    """(line, outcome text) of each failed call between lines ``first`` and ``last``, in order: an exec
+    record's failed calls, or the record itself when none of its calls is known to have failed."""
     last = len(analysis.records) - 1 if last is None else last
     out = []
     for line in analysis.call_records:
         if not first <= line <= last:
             continue
-        outcome = record_outcome(analysis, line)
-        if outcome is not None and outcome.failed:
-            out.append((line, outcome.text))
+        nested: list[tuple[int, str]] = []
         if analysis.records[line].is_exec:
             for located in analysis.calls_on(line):
-                nested = call_outcome(analysis, located)
-                if nested is not None and nested.failed:
-                    out.append((line, nested.text))
+                outcome = call_outcome(analysis, located)
+                if outcome is not None and outcome.failed:
+                    nested.append((line, outcome.text))
+        outcome = record_outcome(analysis, line)
+        if nested:  # a failed call counts once: its command, not the exec record it failed too
+            out.extend(nested)
+        elif outcome is not None and outcome.failed:
+            out.append((line, outcome.text))
     return out
 
 
@@ -409,6 +413,11 @@ def turn_status(turn: Any) -> str | None:
     return getattr(turn, "outcome", None) or status  # in words: "failed: unauthorized — …", "rolled back"
 
 
+def seconds(value: float) -> str:
+    """A duration, in the one format every view uses: to a tenth of a second, ``0.2 s``, ``31.5 s``, ``20 s``."""
+    return f"{round(value, 1):g} s"
+
+
 def turn_label(number: int, line: int) -> str:
     """``turn 2 (line 125)``: a turn's ordinal (from 1) and the line it starts on (from 1), everywhere."""
     return f"turn {number} (line {line + 1})"
@@ -439,6 +448,7 @@ __all__ = [
     "output_outcome",
     "patch_actions",
     "record_outcome",
+    "seconds",
     "turn_label",
     "turn_status",
 ]

@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
 from analysis.script.calls import COMMAND, PATCH
-from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks
+from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks, seconds
 from analysis.session.outputs import ToolOutput, readable_text
 from analysis.session.record_analysis import LineAnalysis
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
@@ -17,6 +17,7 @@ from ..calls import call_at, summarize
 from ..convert import to_range
 from ..kinds import ROLLOUT
 from ..markdown import code_block, escape, first_lines, inline_code
+from ..plaintext import plain_text
 from ..sessions import uri_path, usage_hover, workspace_paths
 from .base import Feature, lsp_method
 
@@ -38,7 +39,7 @@ class HoverFeature(Feature):
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         hover = capabilities.text_document.hover if capabilities.text_document else None
         formats = hover.content_format if hover else None
-        # Markdown unless the client says it shows only plain text (the Markdown is readable as it is)
+        # Markdown unless the client says it shows only plain text: then the Markdown made plain (plaintext.py)
         self.markup = (
             types.MarkupKind.PlainText
             if formats and types.MarkupKind.Markdown not in formats
@@ -81,6 +82,8 @@ class HoverFeature(Feature):
             span = Span(line, 0, len(text))
         if not body:
             return None
+        if self.markup == types.MarkupKind.PlainText:
+            body = plain_text(body)
         return types.Hover(types.MarkupContent(self.markup, body), to_range(analysis, span, encoding))
 
     # every transcript text is masked before it is quoted or escaped
@@ -143,7 +146,7 @@ class HoverFeature(Feature):
         if output.exit_code is not None and (outcome is None or outcome.exit_code is None):
             facts.append(f"exit {output.exit_code}")
         if output.wall_time is not None:
-            facts.append(f"{output.wall_time:g} s")
+            facts.append(seconds(output.wall_time))
         if output.note:
             facts.append(self._escape(output.note))
         if analysis is not None and output.continued_by and output.first_line is not None:
@@ -220,7 +223,7 @@ class HoverFeature(Feature):
                 for f in (
                     out.status,
                     f"exit {out.exit_code}" if out.exit_code is not None else None,
-                    f"{out.wall_time:g} s" if out.wall_time is not None else None,
+                    seconds(out.wall_time) if out.wall_time is not None else None,
                 )
                 if f
             ]

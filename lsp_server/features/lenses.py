@@ -10,7 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.library.document import document_cost
-from analysis.session.labels import failures
+from analysis.session.labels import failures, seconds
 from analysis.session.lineage import lineage
 from analysis.session.rollout import RolloutAnalysis
 
@@ -145,7 +145,7 @@ def lens_title(analysis: RolloutAnalysis, line: int) -> str:
     if codes:
         parts.append("exit " + ",".join(str(c) for c in dict.fromkeys(codes)))
     if wall is not None:
-        parts.append(f"{wall:g} s")
+        parts.append(seconds(wall))
     return " · ".join(parts)
 
 

@@ -1,5 +1,10 @@
-"""The session: ``initialize`` configures every feature from the client's capabilities; settings come from
-``initializationOptions`` and then ``workspace/configuration``, and take effect at once, set or removed."""
+"""The session: ``initialize`` configures every feature from the client's capabilities.
+
+Settings are layered, each source over the ones before it: the defaults, ``initializationOptions``, the
+client's answer to ``workspace/configuration`` (``null``, ``{}`` or a missing section changes nothing, as
+eglot, vim-lsp, Neovim and Helix answer), then the settings of ``workspace/didChangeConfiguration``.  Each
+source replaces its own layer when it speaks again, so a setting removed there falls back to the layers
+under it, at once."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..config import parse_settings, position_encoding
+from ..config import merge_layers, parse_settings, position_encoding
 from ..kinds import DocumentKinds
 from ..wire import install_workspace
 from .base import Feature, lsp_method
@@ -21,6 +26,10 @@ log = logging.getLogger("rollout_lsp")
 
 class LifecycleFeature(Feature):
     pulls_configuration = False
+    # the layers of settings, see the module's docstring
+    initialization_options: Any = None
+    configuration: Any = None
+    pushed: Any = None
 
     def __init__(self, server, *, kinds: DocumentKinds, diagnostics: DiagnosticsFeature, blame: BlameFeature) -> None:
         super().__init__(server)
@@ -36,7 +45,8 @@ class LifecycleFeature(Feature):
         capabilities = params.capabilities
         workspace = capabilities.workspace
         self.pulls_configuration = bool(workspace and workspace.configuration)
-        self.apply(params.initialization_options)
+        self.initialization_options = params.initialization_options
+        self.apply()
         install_workspace(
             server.protocol,
             position_encoding(server.settings, capabilities, server.protocol.workspace.position_encoding),
@@ -60,10 +70,11 @@ class LifecycleFeature(Feature):
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
         """Settings changed: read them again (the whole section, so a removed key goes back to its default)
         and analyse every open document again."""
+        self.pushed = params.settings  # the client's whole pushed settings: null or {} pushes nothing
         if self.pulls_configuration:
             await self.refresh()
         else:
-            self.apply(params.settings)
+            self.apply()
         self.server.reanalyze_all()
         self.diagnostics.refresh()
         await self.blame.sync_registration()
@@ -74,10 +85,11 @@ class LifecycleFeature(Feature):
         if self.server._store is not None:
             self.server._store.shutdown()
 
-    def apply(self, value: Any) -> None:
-        """New settings, from defaults: what the value does not set is the default again."""
+    def apply(self) -> None:
+        """New settings from the layers: what no layer sets is the default again."""
         server = self.server
         old = server.settings
+        value = merge_layers(self.initialization_options, self.configuration, self.pushed)
         server.settings, problems = parse_settings(value, old)
         for problem in problems:
             log.warning(problem)
@@ -100,5 +112,5 @@ class LifecycleFeature(Feature):
         except Exception as error:  # a client that cannot answer keeps the settings it gave at initialize
             log.warning("workspace/configuration failed: %s", error)
             return
-        if values:
-            self.apply(values[0] if isinstance(values[0], dict) else {})
+        self.configuration = values[0] if values else None
+        self.apply()

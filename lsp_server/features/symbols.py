@@ -17,7 +17,9 @@ from analysis.session.labels import (
     expansion_labels,
     expansion_outcomes,
     failures,
+    key_argument,
     record_outcome,
+    seconds,
     turn_label,
 )
 from analysis.session.lineage import find_session_file, lineage, search_roots
@@ -38,6 +40,38 @@ _KINDS = {COMMAND: types.SymbolKind.Event, PATCH: types.SymbolKind.File, "tool":
 def call_name(call, mask: Callable[[str], str] = str) -> str:
     """A one-line name for a tool call: its tool and what identifies it (the shared label), masked."""
     return call_label(call, mask)
+
+
+NAME_LIMIT = 48  # an exec row's first call; a turn's request is cut at TURN_LIMIT
+TURN_LIMIT = 60
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def exec_name(calls: list[LocatedCall], mask: Callable[[str], str] = str) -> str:
+    """``exec · git status +3``: an exec record by its first command or patch (its files by their names;
+    else its first call), cut short, and how many other calls it makes."""
+    if not calls:
+        return "exec"
+    first = next((c.call for c in calls if c.call.kind in (COMMAND, PATCH)), calls[0].call)
+    if first.kind == PATCH and first.files:  # the files by their names: a long path would be cut to its root
+        key: str | None = ", ".join(f"{f.action} {os.path.basename(f.path) or f.path}" for f in first.files)
+    else:
+        key = key_argument(first) if first.kind == COMMAND else None
+    text = " ".join(mask(key).split()) if key else call_label(first, mask)
+    more = f" +{len(calls) - 1}" if len(calls) > 1 else ""
+    return f"exec · {_short(text, NAME_LIMIT)}{more}"
+
+
+def turn_mark(turn) -> str:
+    """``[failed] ``, ``[interrupted] ``, ``[rolled back] `` before a turn that did not complete, as exec rows
+    are marked."""
+    status = getattr(turn, "status", None)
+    if status in ("failed", "interrupted", "rolled_back"):
+        return f"[{status.replace('_', ' ')}] "
+    return ""
 
 
 class SymbolFeature(Feature):
@@ -156,7 +190,7 @@ class SymbolFeature(Feature):
                 end = line_range(analysis, turn.end_line, encoding).end
                 in_turn = [f for f in failed if turn.line <= f[0] <= turn.end_line]
                 parent = types.DocumentSymbol(
-                    name=f"{turn_label(ordinal, number)}: {title[:80] + ('…' if len(title) > 80 else '')}",
+                    name=f"{turn_mark(turn)}{turn_label(ordinal, number)}: {_short(title, TURN_LIMIT)}",
                     kind=types.SymbolKind.Namespace,
                     detail=_joined(_failed_text(in_turn), session.turn_detail(number)),  # its outcome and usage
                     range=types.Range(types.Position(number, 0), end),
@@ -267,7 +301,7 @@ class SymbolFeature(Feature):
             if outcome is None and output.status not in (None, "completed"):
                 facts.append(output.status)  # a chunk still running
             if output.wall_time is not None:
-                facts.append(f"{output.wall_time:g} s")
+                facts.append(seconds(output.wall_time))
             if output.note:
                 facts.append(output.note)  # "after 2 waits"
         if continues is not None:
@@ -277,7 +311,7 @@ class SymbolFeature(Feature):
             facts.insert(0, f"rollout of subagent {missing} not found")
         mark = (outcome.mark if outcome else "") + ("[no rollout] " if missing is not None else "")
         if record.is_exec:
-            name = f"{mark}exec"
+            name = mark + exec_name(calls, self.server.masker)
             children = [self.call_symbol(analysis, c, encoding) for c in calls]
         else:
             name = mark + (call_name(calls[0].call, self.server.masker) if calls else record.name or record.kind)

@@ -55,10 +55,15 @@ async def test_outline_of_recorded_rollouts(client: LanguageClient):
             assert symbols[0].children[0].name.startswith("turn 1 (line 1): ")
             assert [(r.range.start.line, r.name, r.detail, [c.name for c in r.children or ()]) for r in records] == [
                 (2, "[no output] exec", "no tool call", []),
-                (3, "[no output] exec", "1 command", ["exec_command: 5 commands: cat README.md …"]),
+                (
+                    3,
+                    "[no output] exec · 5 commands: cat README.md …",
+                    "1 command",
+                    ["exec_command: 5 commands: cat README.md …"],
+                ),
                 (
                     4,
-                    "exec",
+                    "exec · update CodexHeadless.ts",
                     "1 patch · 0.1 s",
                     [
                         "apply_patch: update /Users/xxxxxxxxxxxx/Desktop/Development/"
@@ -67,14 +72,14 @@ async def test_outline_of_recorded_rollouts(client: LanguageClient):
                 ),
                 (
                     6,
-                    "exec",
+                    "exec · git checkout -- src/CodexHeadless.ts +1",
                     "2 commands · 0.3 s",
                     [
                         "exec_command: git checkout -- src/CodexHeadless.ts",
                         "exec_command: rg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts",
                     ],
                 ),
-                (8, "exec", "1 command · 0.5 s", ["exec_command: rm node_modules"]),
+                (8, "exec · rm node_modules", "1 command · 0.5 s", ["exec_command: rm node_modules"]),
                 (
                     4,
                     "files changed (1)",
@@ -94,7 +99,7 @@ async def test_outline_of_recorded_rollouts(client: LanguageClient):
             root = "/Users/xxxxxxxxxxxx/Desktop/Development/agent-code/.worktrees/"
             assert [(r.name, [c.name for c in r.children or ()]) for r in records][:4] == [
                 (
-                    "[no output] exec",
+                    "[no output] exec · update session.ts",
                     [
                         cut(
                             f"apply_patch: update {root}review-1326-c/src/renderer/src/workspace/hook/"
@@ -104,7 +109,7 @@ async def test_outline_of_recorded_rollouts(client: LanguageClient):
                 ),
                 ("[no output] apply_patch: delete src/app/page.tsx", []),
                 (
-                    "[no output] exec",
+                    "[no output] exec · update operation-families.json, update renderin…",
                     [
                         cut(
                             f"apply_patch: update {root}feed-render-rewrite/testing/fixtures/"
@@ -114,7 +119,10 @@ async def test_outline_of_recorded_rollouts(client: LanguageClient):
                         )
                     ],
                 ),
-                ("[no output] exec", ["mcp__agent_code__orchestration_wait_agents"]),
+                (
+                    "[no output] exec · mcp__agent_code__orchestration_wait_agents",
+                    ["mcp__agent_code__orchestration_wait_agents"],
+                ),
             ]
 
 

@@ -240,7 +240,7 @@ async def test_outline_shape(client: LanguageClient):
                     "1 failed (first: line 5, exit 1)",
                     [
                         (
-                            "exec",
+                            "exec · pytest -q tests/test_greet.py",
                             types.SymbolKind.Function,
                             "1 command · 0.4 s",
                             [  # the script went on after it
@@ -253,7 +253,7 @@ async def test_outline_shape(client: LanguageClient):
                             ],
                         ),
                         (
-                            "exec",
+                            "exec · update greet.py +1",
                             types.SymbolKind.Function,
                             "1 command · 1 patch · 1.2 s",
                             [
@@ -262,7 +262,7 @@ async def test_outline_shape(client: LanguageClient):
                             ],
                         ),
                         (
-                            "[no output] exec",
+                            "[no output] exec · 2 commands: git diff --stat -- README.md … +1",
                             types.SymbolKind.Function,
                             "2 commands",
                             [
@@ -655,12 +655,11 @@ DEFAULTS = [
 
 
 async def test_configuration_set_and_removed_without_a_restart(configured_client: LanguageClient):
-    """The client's configuration (workspace/configuration) is the whole truth once known: a setting it
-    no longer has goes back to its default, at once."""
+    """The client's configuration (workspace/configuration) goes over the initialization options: a
+    setting it no longer has goes back to the options' value or the default, at once."""
     client = configured_client
     uri, diagnostics = await opened(client, "rollout-demo.jsonl")
     assert codes(diagnostics) == [
-        (8, "unpaired-call", types.DiagnosticSeverity.Hint),
         (8, "expanded-command", types.DiagnosticSeverity.Error),
         (8, "dead-branch", types.DiagnosticSeverity.Warning),
     ]
@@ -687,9 +686,9 @@ async def test_configuration_set_and_removed_without_a_restart(configured_client
         )
     )
     assert hover.contents.value.endswith("```text\nF\n… (2 more lines)\n```")
-    client.set_configuration({}, section="rolloutLsp")  # every setting removed
+    client.set_configuration({}, section="rolloutLsp")  # every setting removed: the options' again
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    await diagnostics_until(client, uri, lambda found: codes(found) == DEFAULTS)
+    await diagnostics_until(client, uri, lambda found: codes(found) == DEFAULTS[1:])
     client.set_configuration({"severity": {"nonsense-code": "off"}, "hoverOutputLines": "many"}, section="rolloutLsp")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     deadline = asyncio.get_running_loop().time() + 15
@@ -717,10 +716,10 @@ async def test_settings_from_a_client_without_workspace_configuration(settings_p
         types.DidChangeConfigurationParams(settings={"rolloutLsp": {"severity": {"dead-branch": "error"}}})
     )
     await diagnostics_until(
-        client, uri, lambda found: codes(found) == DEFAULTS[:2] + [(8, "dead-branch", types.DiagnosticSeverity.Error)]
+        client, uri, lambda found: codes(found) == DEFAULTS[1:2] + [(8, "dead-branch", types.DiagnosticSeverity.Error)]
     )
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"rolloutLsp": {}}))
-    await diagnostics_until(client, uri, lambda found: codes(found) == DEFAULTS)
+    await diagnostics_until(client, uri, lambda found: codes(found) == DEFAULTS[1:])
 
 
 async def test_cancellation_and_rapid_edits(client: LanguageClient):

@@ -41,17 +41,17 @@ async def test_outline_of_a_paginated_session(client: LanguageClient):
             "in 26k (cached 21k) · out 1k (reasoning 320) · context 6% of 258.4k",
         ),
         (
-            "turn 2 (line 23): Deploy it to staging",
+            "[failed] turn 2 (line 23): Deploy it to staging",
             "failed: unauthorized — Your access token could not be refreshed. Please log in again.",
         ),
         (
-            "turn 3 (line 29): Try the deploy again",
+            "[failed] turn 3 (line 29): Try the deploy again",
             "failed: response_too_many_failed_attempts (HTTP 429) — exceeded retry limit, "
             "last status: 429 Too Many Requests · in 15k (cached 14k) · out 0 (reasoning 0)",
         ),
-        ("turn 4 (line 37): Show me the deploy log", "interrupted"),
+        ("[interrupted] turn 4 (line 37): Show me the deploy log", "interrupted"),
         (
-            "turn 5 (line 43): Delete the staging database",
+            "[rolled back] turn 5 (line 43): Delete the staging database",
             "rolled back · in 16k (cached 15k) · out 300 (reasoning 100) · context 6% of 258.4k",
         ),
         ("turn 6 (line 51): Ask an agent to review the deploy script", None),
