@@ -1,0 +1,56 @@
+"""Where `rollout-lsp check --jobs 1` spends its time: a cProfile of the whole process, top functions by own time.
+
+    python bench/profile_check.py [FILE...] [--top 10]
+
+By default on bench's generated dense rollout (20 MB, ``bench/corpus.py``, seed 1, the ``dense`` input of
+``bench/versus.py``).  The process runs under ``python -m cProfile`` (start-up, reading, analysis and the JSON
+written, all in one process with ``--jobs 1``); the table gives each function's own time (``tottime``) and its
+share of the profile's total, with the number of calls.  cProfile's overhead falls most on small functions
+called often, so shares are a guide to where the time goes, not exact CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pstats
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.run import MB, corpus_file  # noqa: E402
+
+
+def top(files: list[str], count: int) -> list[tuple[str, int, float, float]]:
+    with tempfile.TemporaryDirectory(prefix="profile-check-") as temp:
+        out = Path(temp) / "check.prof"
+        command = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "lsp_server", "check", "--json"]
+        subprocess.run([*command, "--jobs", "1", *files], cwd=ROOT, stdout=subprocess.DEVNULL, check=False)
+        stats = pstats.Stats(str(out))
+    total = stats.total_tt  # type: ignore[attr-defined]
+    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:count]  # type: ignore[attr-defined]
+    named = []
+    for (path, line, name), (_, calls, own, _, _) in rows:
+        where = name if path == "~" else f"{Path(path).parent.name}/{Path(path).name}:{line} {name}"
+        named.append((where, calls, own, own / total * 100))
+    return named
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--top", type=int, default=10)
+    args = parser.parse_args()
+    files = args.files or [str(corpus_file(20 * MB))]
+    print("| function | calls | own time | share |")
+    print("|---|---|---|---|")
+    for where, calls, own, share in top(files, args.top):
+        print(f"| `{where}` | {calls:,} | {own:.2f} s | {share:.1f}% |")
+
+
+if __name__ == "__main__":
+    main()
