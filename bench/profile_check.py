@@ -38,7 +38,7 @@ profiler.dump_stats({out!r})
 """
 
 
-def top(files: list[str], count: int) -> list[tuple[str, int, float, float]]:
+def top(files: list[str], count: int) -> tuple[float, list[tuple[str, int, float, float]]]:
     with tempfile.TemporaryDirectory(prefix="profile-check-") as temp:
         out = Path(temp) / "check.prof"
         arguments = ["rollout-lsp", "check", "--json", "--jobs", "1", *files]
@@ -51,7 +51,7 @@ def top(files: list[str], count: int) -> list[tuple[str, int, float, float]]:
     for (path, line, name), (_, calls, own, _, _) in rows:
         where = name if path == "~" else f"{Path(path).parent.name}/{Path(path).name}:{line} {name}"
         named.append((where, calls, own, own / total * 100))
-    return named
+    return total, named
 
 
 def main() -> None:
@@ -60,9 +60,14 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=10)
     args = parser.parse_args()
     files = args.files or [str(corpus_file(20 * MB))]
-    print("| function | calls | own time | share |")
+    total, rows = top(files, args.top)
+    print(
+        f"Profiled CPU time in all: {total:.2f} s (cProfile's overhead included); the top {len(rows)} hold "
+        f"{sum(row[3] for row in rows):.0f}% of it.\n"
+    )
+    print("| function | calls | own CPU time | share |")
     print("|---|---|---|---|")
-    for where, calls, own, share in top(files, args.top):
+    for where, calls, own, share in rows:
         print(f"| `{where}` | {calls:,} | {own:.2f} s | {share:.1f}% |")
 
 
