@@ -57,6 +57,7 @@ class Client:
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT
         )
         self.next_id = 0
+        self.answered: set[int | str] = set()
         self.arrived: list[tuple[float, float, dict]] = []
         self.changed = threading.Condition()
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -107,7 +108,8 @@ class Client:
                     arrival = self.arrived[seen]
                     seen += 1
                     message = arrival[2]
-                    if "id" in message and "method" in message:  # a request of the server's
+                    if "id" in message and "method" in message and message["id"] not in self.answered:
+                        self.answered.add(message["id"])  # a request of the server's, answered once
                         result = [None] * len(message.get("params", {}).get("items", []))
                         self.send(
                             {
