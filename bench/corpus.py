@@ -242,6 +242,33 @@ def generate(target_bytes: int, seed: int = 1) -> str:
     return "\n".join(RolloutWriter(seed).session(target_bytes)) + "\n"
 
 
+def large_scripts(count: int, script_bytes: int, seed: int = 1) -> str:
+    """A rollout of ``count`` exec scripts of about ``script_bytes`` each: the generator's scripts (those that
+    parse), each in a block of its own so that their ``const``s do not clash, one after another."""
+    writer = RolloutWriter(seed)
+    lines = [
+        _json(
+            "session_meta",
+            {"id": "019f0000-0000-7000-8000-00000001a26e", "cwd": "/home/dev/project", "originator": "codex_cli_rs"},
+            writer.tick(),
+        )
+    ]
+    for number in range(count):
+        blocks: list[str] = []
+        size = 0
+        while size < script_bytes:
+            script = writer.script()
+            if script.startswith('const x = await tools.exec_command({cmd: "ls"}\nif'):
+                continue  # the generator's script that does not parse
+            blocks.append("{\n" + script + "}\n")
+            size += len(blocks[-1])
+        call_id = f"call_large{number:06d}"
+        payload = {"type": "custom_tool_call", "status": "completed", "call_id": call_id, "name": "exec"}
+        lines.append(_json("response_item", {**payload, "input": "".join(blocks)}, writer.tick()))
+        lines.append(writer.output(call_id, "tools.exec_command"))
+    return "\n".join(lines) + "\n"
+
+
 def write(path: str | Path, target_bytes: int, seed: int = 1) -> None:
     """The same rollout as :func:`generate`, written a line at a time (a 1 GB file in a few MB)."""
     with open(path, "w", encoding="utf-8") as out:
