@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..jsonl.secrets import redact_all
 from ..script.calls import COMMAND, PATCH, ToolCall
+from ..session.agent_tree import in_tree, tree_words
 from ..session.files_changed import ChangedFile, changed_files
 from ..session.labels import call_label, call_outcome, failures, output_chunks, record_outcome, turn_label
 from ..session.lineage import lineage, search_roots
@@ -108,8 +109,8 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
         named = thread_name(path, ident)
         if named:
             facts.append(("thread name", clean(named)))
-        if ident.parent:
-            facts.append(("subagent of", ident.parent + (f" ({ident.nickname})" if ident.nickname else "")))
+        if in_tree(ident):  # the child's own name, its path, its parent's name: each under its own label
+            facts += [(k, clean(v)) for k, v in tree_words(ident, path)]
         elif ident.forked_from:
             facts.append(("forked from", ident.forked_from))
         meta = analysis.records[ident.line].session

@@ -323,6 +323,7 @@ class Record:
 
     envelope: Envelope
     item: Any = None  # the typed payload, or the raw payload for kinds kept as they are
+    bare: bool = False  # read from an envelope-less line (Codex before 0.58): its envelope is made up
 
     @property
     def kind(self) -> str:
@@ -334,12 +335,12 @@ class Record:
     def without_item(self) -> Record:
         """The envelope alone, for records whose content the analysis keeps in another form."""
         if self.envelope.type != "response_item":
-            return Record(self.envelope, None)
+            return Record(self.envelope, None, self.bare)
         kind = self.kind
         item = _BARE_ITEMS.get(kind)
         if item is None:  # one per kind: the items are frozen, and equal items are equal records
             item = _BARE_ITEMS[kind] = OtherItem(type=kind)
-        return Record(self.envelope, item)
+        return Record(self.envelope, item, self.bare)
 
 
 _BARE_ITEMS: dict[str, OtherItem] = {}
@@ -350,6 +351,10 @@ def parse_record(value: Any) -> Record:
     if not isinstance(value, dict):
         raise RecordShapeError(f"a rollout line must be a JSON object, not {_json_type(value)}", ())
     kind = value.get("type")
+    if "payload" not in value and (kind is None or kind in BARE_ITEM_TYPES):
+        legacy = envelope_less(value, kind)
+        if legacy is not None:
+            return legacy
     payload = value.get("payload")
     typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
     # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad,
@@ -378,6 +383,8 @@ def _read(cls: type[ItemT], value: dict, prefix: tuple) -> ItemT:
     if item is not None:
         return item
     from pydantic import ValidationError
+
+    from .record_shapes import _from_pydantic, _pydantic_model, _shape_error
 
     try:
         validated = _pydantic_model(cls).model_validate(value)
@@ -479,84 +486,6 @@ _PLAIN_READERS: dict[type[_Item], Callable[[dict], Any]] = {cls: _plain_reader(c
 _set_payload = Envelope.__dict__["payload"].__set__
 
 
-# -- pydantic, for what the plain check does not accept ----------------------------------------------------
-_MODELS: dict[type[_Item], Any] = {}
-
-
-def _pydantic_model(cls: type[_Item]) -> Any:
-    """The pydantic model of ``cls``, built from its declared fields (once, on first need)."""
-    model = _MODELS.get(cls)
-    if model is None:
-        from typing import Literal
-
-        from pydantic import ConfigDict, create_model
-
-        content = _pydantic_model(ContentItem) if cls is not ContentItem else None
-        types: dict[Any, Any] = {
-            STR: str,
-            OPT_STR: str | None,
-            OPT_INT: int | None,
-            ANY: Any,
-            OPT_DICT: dict[str, Any] | None,
-            LIST: list[Any],
-            ARGV: list[str] | str,
-            # content: a model built here, at run time, which no static type names
-            CONTENT: list[content] | str,
-            OUTPUT: str | list[content] | dict[str, Any],  # type: ignore[valid-type]
-        }
-        fields: dict[str, Any] = {}
-        for name, kind, default in cls._fields:
-            annotation = (
-                _pydantic_model(LocalShellAction)
-                if kind is ACTION
-                else Literal[kind[1]]
-                if isinstance(kind, tuple)
-                else types[kind]
-            )
-            fields[name] = (annotation, ... if default is _REQUIRED else [] if default is list else default)
-        model = _MODELS[cls] = create_model(cls.__name__, __config__=ConfigDict(extra="allow", frozen=True), **fields)
-    return model
-
-
-def _from_pydantic(cls: type[ItemT], validated: Any) -> ItemT:
-    """A pydantic model's values (nested models too) as a ``cls``."""
-
-    def plain(value: Any, kind: Any) -> Any:
-        if kind is ACTION:
-            return _from_pydantic(LocalShellAction, value)
-        if (kind is CONTENT or kind is OUTPUT) and isinstance(value, list):
-            return [_from_pydantic(ContentItem, v) for v in value]
-        return value
-
-    fields = {name: plain(getattr(validated, name), kind) for name, kind, _ in cls._fields}
-    return _rebuild(cls, fields, dict(validated.model_extra or {}))
-
-
-def _shape_error(error: Any, prefix: tuple) -> RecordShapeError:
-    first = error.errors()[0]
-    loc = prefix + tuple(first["loc"])
-    path = _json_path(loc)
-    where = ".".join(str(p) for p in path) or "record"
-    what = _json_type(first.get("input"))
-    if len(path) < len(loc):  # a union's member names follow the path: no single expected type
-        return RecordShapeError(f"{where}: wrong type (got {what})", path)
-    return RecordShapeError(f"{where}: {first['msg'].lower()} (got {what})", path)
-
-
-def _json_path(loc: tuple) -> tuple:
-    """The prefix of a pydantic location that names real JSON keys and indices."""
-    out: list = []
-    for part in loc:
-        if isinstance(part, int) or part in _FIELD_NAMES:
-            out.append(part)
-        else:
-            break
-    return tuple(out)
-
-
-_FIELD_NAMES = frozenset(name for part in _PARTS for name in part._names)
-
-
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
@@ -571,3 +500,10 @@ def _json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+# envelope-less files (Codex before 0.58): read in their own module, named here for importers
+from .legacy_records import (  # noqa: E402
+    BARE_ITEM_TYPES,
+    envelope_less,
+)

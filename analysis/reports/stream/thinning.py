@@ -16,9 +16,9 @@ from typing import Any
 from ...jsonl.jsonspans import locate
 from ...script.calls import ToolCall
 from ...session.copies import replacer
+from ...session.legacy_records import is_rollout_record
 from ...session.outputs import ToolOutput, thrown_error, thrown_exit
 from ...session.record_analysis import LineAnalysis, analyze_line
-from ...session.records import KNOWN_TYPES
 from ...session.vocabulary import unknown_type_of
 
 
@@ -219,7 +219,7 @@ def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnaly
             full.append(la)
         rec = la.record
         if rec is not None:
-            if first_known is None and rec.envelope.type in KNOWN_TYPES:
+            if first_known is None and is_rollout_record(rec):
                 first_known = i
             # a line with a record is neither blank nor invalid
             name = unknown_type_of(la)
