@@ -11,6 +11,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from analysis.jsonl.positions import PositionEncoding
+from analysis.session.agent_tree import tree_words
 from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.references import Parent, parent_findings, parents, references
@@ -56,6 +57,8 @@ class SessionOutline:
         if ident is None or ident.id is None:
             return default
         who = f" ({ident.nickname})" if ident.nickname else ""
+        if ident.agent_path:  # the child's own name, then its path in the tree
+            who = f" ({ident.nickname}, path {ident.agent_path})" if ident.nickname else f" (path {ident.agent_path})"
         name = thread_name(self.path, ident)
         return f"{name} · session {ident.id}{who}" if name else f"session {ident.id}{who}"
 
@@ -168,8 +171,14 @@ def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, w
         ]
         if record.total is not None:
             parts.append(escape(f"Running total of the thread: {sentence(record.total)}."))
-        if not record.new:
+        if record.for_other:
+            parts.append(
+                escape(f"A response of thread {record.thread_id} (copied into this file): it counts for that thread.")
+            )
+        elif not record.new:
             parts.append(escape("A response already counted: it adds nothing."))
+        if record.attribution is not None:
+            parts.append(escape(f"Answered by {record.attribution.label()}."))
         return "\n\n".join(parts)
     if record is not None:
         parts = [
@@ -286,6 +295,11 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
                 f"subagent {escape(who)} of session {inline_code(ident.parent)}"
                 + (f", depth {ident.depth}" if ident.depth is not None else "")
             )
+            parts += [
+                f"{label}: {escape(words)}"
+                for label, words in tree_words(ident, path, workspace)
+                if label in ("agent path", "subagent of", "session tree")
+            ]
         elif ident.forked_from:
             parts.append(f"forked from session {inline_code(ident.forked_from)}")
     if facts.inherited is not None:

@@ -134,8 +134,8 @@ KEPT = (
 THINNED = ("record", "calls", "output")
 # DROPPED, read only of a file analysed whole (the server, ``outline`` text): a script and its escape map, a
 # message's or call's decoded text, the user's words (streamed turns are read in a second pass, turn_facts),
-# turn items, settings and compacted summaries.
-DROPPED = ("script", "script_map", "text", "prompt", "turn_item", "settings", "compacted")
+# turn items, settings, compacted and world_state summaries and a message's metadata mark (delivery).
+DROPPED = ("script", "script_map", "text", "prompt", "turn_item", "settings", "compacted", "delivery", "world_state")
 
 _MARKS = tuple(name for name in KEPT if name != "kind") + ("calls", "output")
 _marks_of = attrgetter(*_MARKS)
