@@ -17,7 +17,7 @@ from ...jsonl.jsonspans import locate
 from ...script.calls import ToolCall
 from ...session.copies import replacer
 from ...session.legacy_records import is_rollout_record
-from ...session.outputs import ToolOutput, thrown_error, thrown_exit
+from ...session.outputs import WRITE_FAILED, ToolOutput, thrown_error, thrown_exit
 from ...session.record_analysis import LineAnalysis, analyze_line
 from ...session.vocabulary import unknown_type_of
 
@@ -90,6 +90,8 @@ def _thin_output(output: ToolOutput | None) -> ToolOutput | None:
         return None
     thrown = thrown_exit(output.error)  # kept: it tells how the script's one command ended
     error = thrown_error(thrown) if thrown is not None else _ERROR if output.error is not None else None
+    if output.status == WRITE_FAILED:  # a failed write_stdin's one line: the command's outcome shows it
+        error = output.error
     if output.kept_texts == () and output.line is None and output.error is error:
         return output  # thin already
     return _copy_output(output, kept_texts=(), line=None, error=error)
