@@ -11,7 +11,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from analysis.jsonl.positions import PositionEncoding
-from analysis.session.agent_tree import tree_words
+from analysis.session.agent_tree import parent_name
 from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.references import Parent, parent_findings, parents, references
@@ -295,11 +295,13 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
                 f"subagent {escape(who)} of session {inline_code(ident.parent)}"
                 + (f", depth {ident.depth}" if ident.depth is not None else "")
             )
-            parts += [
-                f"{label}: {escape(words)}"
-                for label, words in tree_words(ident, path, workspace)
-                if label in ("agent path", "subagent of", "session tree")
-            ]
+            if ident.agent_path:
+                parts.append(f"agent path: {inline_code(ident.agent_path)}")
+            named = parent_name(ident, path, workspace)
+            if named is not None and named.words():  # the parent's own name, never the child's
+                parts.append(f"parent: {escape(named.words())}")
+            if ident.root and ident.root not in (ident.id, ident.parent):
+                parts.append(f"root of the tree: session {inline_code(ident.root)}")
         elif ident.forked_from:
             parts.append(f"forked from session {inline_code(ident.forked_from)}")
     if facts.inherited is not None:
