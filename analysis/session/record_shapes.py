@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .json_types import json_type as _json_type
 from .records import (
     _PARTS,
     _REQUIRED,
@@ -23,7 +24,6 @@ from .records import (
     LocalShellAction,
     RecordShapeError,
     _Item,
-    _json_type,
     _rebuild,
 )
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from ..jsonl.pickling import pickled_by_fields
+from .json_types import json_type as _json_type
 
 _REQUIRED = object()
 _BAD = object()  # a value the plain check does not accept as it is: pydantic decides
@@ -484,22 +485,6 @@ def _check(kind: Any, value: Any) -> Any:
 # each reads its own class (or None): Any, as a dict's value type cannot name its key's class
 _PLAIN_READERS: dict[type[_Item], Callable[[dict], Any]] = {cls: _plain_reader(cls) for cls in (*_PARTS, OtherItem)}
 _set_payload = Envelope.__dict__["payload"].__set__
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 # envelope-less files (Codex before 0.58): read in their own module, named here for importers
