@@ -297,9 +297,9 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
             )
             if ident.agent_path:
                 parts.append(f"agent path: {inline_code(ident.agent_path)}")
-            named = parent_name(ident, path, workspace)
-            if named is not None and named.words():  # the parent's own name, never the child's
-                parts.append(f"parent: {escape(named.words())}")
+            direct = parent_name(ident, path, workspace)
+            if direct is not None and direct.words():  # the parent's own name, never the child's
+                parts.append(f"parent: {escape(direct.words())}")
             if ident.root and ident.root not in (ident.id, ident.parent):
                 parts.append(f"root of the tree: session {inline_code(ident.root)}")
         elif ident.forked_from:

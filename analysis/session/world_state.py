@@ -30,7 +30,7 @@ class WorldStateSummary:
 
     def words(self) -> str:
         """``full snapshot of files, env · 2.1 kB``."""
-        kind = {True: "full snapshot", False: "patch"}.get(self.full, "world state")  # type: ignore[call-overload]
+        kind = "full snapshot" if self.full else "patch" if self.full is False else "world state"
         if self.keys:
             kind += " of " + ", ".join(self.keys[:8]) + (", …" if len(self.keys) > 8 else "")
         return f"{kind} · {size(self.state_chars)}"

@@ -238,7 +238,7 @@ class HoverFeature(Feature):
             return head + "\n\n" + self._code(first_lines(item.text, self.output_lines), "text") if item.text else head
         if record.kind == "world_state" and record.world_state is not None:
             state = record.world_state
-            full = {True: "a full snapshot", False: "an update"}.get(state.full, "a state")  # type: ignore[call-overload]
+            full = "a full snapshot" if state.full else "an update" if state.full is False else "a state"
             keys = ", ".join(sorted(state.keys)) if state.keys else ""
             return (
                 f"**world state**: {full}"
