@@ -181,3 +181,19 @@ def test_statuses_follow_the_last_word():
         (23, "wE", "exit 1", "completed", 1),
     ]
     assert calls[3]["output"]["write_error"] == failure
+
+
+def test_an_end_event_far_below_its_command_still_ends_it_in_the_streamed_outline(tmp_path):
+    lines = fixture(STATUSES).splitlines()
+    filler = [
+        json.dumps({"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": []}})
+    ] * 3000  # far more lines than the stream's window margin between the output and the end event
+    path = tmp_path / "rollout-far.jsonl"
+    path.write_text("\n".join(lines[:10] + filler + lines[10:]) + "\n")
+    done = run_cli("outline", "--json", str(path))
+    calls = json.loads(done.stdout)["calls"]
+    assert [(c["call_id"], c["output"]["status"], c["output"]["exit_code"]) for c in calls[:3]] == [
+        ("cA", "completed", 1),
+        ("wA", "running", None),
+        ("cB", "completed", 0),
+    ]
