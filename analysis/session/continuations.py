@@ -190,6 +190,8 @@ class RecordOutputs:
                     exit_code = event.exit_code if event.exit_code is not None else exit_code
         walls = [output.wall_time] + [o.wall_time for _, _, o in chain]
         total = round(sum(w for w in walls if w is not None), 3) if any(w is not None for w in walls) else None
+        if not chain:  # its own output alone: its wall time as it says it
+            total = output.wall_time
         failed = [o for _, _, o in chain if o.status == WRITE_FAILED]
         error = failed[-1].error if failed else None
         if failed and status == "running":
