@@ -62,4 +62,14 @@ def item_path(record: Record | None, *keys: Any) -> tuple:
     return tuple(keys) if record is not None and record.bare else ("payload", *keys)
 
 
-__all__ = ["BARE_ITEM_TYPES", "LEGACY_STATE", "envelope_less", "is_rollout_record", "item_path"]
+__all__ = ["envelope_less_record", "BARE_ITEM_TYPES", "LEGACY_STATE", "envelope_less", "is_rollout_record", "item_path"]
+
+
+def envelope_less_record(value: Any) -> Record | None:
+    """The record an envelope-less line stands for, else None (any other line: read by ``parse_record``)."""
+    if not isinstance(value, dict) or "payload" in value:
+        return None
+    kind = value.get("type")
+    if kind is not None and kind not in BARE_ITEM_TYPES:
+        return None
+    return envelope_less(value, kind)

@@ -40,7 +40,7 @@ from .call_records import (
 )
 from .compaction import LARGE_LINE, CompactedSummary, is_compacted_line, summarise
 from .events import ToolEvent, read_event
-from .legacy_records import item_path
+from .legacy_records import envelope_less_record, item_path
 from .message_metadata import message_delivery, not_a_request, world_state_fields
 from .outputs import ToolOutput, read_output
 from .prompts import user_words
@@ -127,7 +127,7 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
         value = json.loads(cut)
         if found:  # encrypted blobs and base64 payloads are opaque: a match inside one is chance, not a secret
             found = _outside_opaque(text, value, found)
-        record = parse_record(value)
+        record = envelope_less_record(value) or parse_record(value)
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
         message = f"{error.msg} column {at + 1}" if error.msg.endswith(" at") else error.msg  # "…starting at"

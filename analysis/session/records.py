@@ -352,10 +352,6 @@ def parse_record(value: Any) -> Record:
     if not isinstance(value, dict):
         raise RecordShapeError(f"a rollout line must be a JSON object, not {_json_type(value)}", ())
     kind = value.get("type")
-    if "payload" not in value and (kind is None or kind in BARE_ITEM_TYPES):
-        legacy = envelope_less(value, kind)
-        if legacy is not None:
-            return legacy
     payload = value.get("payload")
     typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
     # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad,
@@ -485,10 +481,3 @@ def _check(kind: Any, value: Any) -> Any:
 # each reads its own class (or None): Any, as a dict's value type cannot name its key's class
 _PLAIN_READERS: dict[type[_Item], Callable[[dict], Any]] = {cls: _plain_reader(cls) for cls in (*_PARTS, OtherItem)}
 _set_payload = Envelope.__dict__["payload"].__set__
-
-
-# envelope-less files (Codex before 0.58): read in their own module, named here for importers
-from .legacy_records import (  # noqa: E402
-    BARE_ITEM_TYPES,
-    envelope_less,
-)

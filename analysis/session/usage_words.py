@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from .usage import TokenUsage
+TokenUsage = Any  # analysis.session.usage.TokenUsage (not imported: usage imports this module)
 
 
 def tokens(n: int) -> str:
