@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from .json_types import json_type as _json_type
-from .records import (
-    _PARTS,
+from .record_parts import (
     _REQUIRED,
     ACTION,
     ANY,
     ARGV,
     CONTENT,
+    FIELD_NAMES,
     LIST,
     OPT_DICT,
     OPT_INT,
@@ -95,11 +95,8 @@ def _json_path(loc: tuple) -> tuple:
     """The prefix of a pydantic location that names real JSON keys and indices."""
     out: list = []
     for part in loc:
-        if isinstance(part, int) or part in _FIELD_NAMES:
+        if isinstance(part, int) or part in FIELD_NAMES:
             out.append(part)
         else:
             break
     return tuple(out)
-
-
-_FIELD_NAMES = frozenset(name for part in _PARTS for name in part._names)
