@@ -70,6 +70,6 @@ def envelope_less_record(value: Any) -> Record | None:
     if not isinstance(value, dict) or "payload" in value:
         return None
     kind = value.get("type")
-    if kind is not None and kind not in BARE_ITEM_TYPES:
-        return None
+    if kind is not None and (not isinstance(kind, str) or kind not in BARE_ITEM_TYPES):
+        return None  # a type that names no bare item (or is no string): an envelope, read (or refused) as one
     return envelope_less(value, kind)
