@@ -212,6 +212,9 @@ def turn_facts(line: str) -> LineAnalysis:
         and isinstance(payload, dict)
         and payload.get("type") == "message"
         and payload.get("role") == "user"
+        or kind == "message"  # an envelope-less file's bare user message (Codex before 0.58)
+        and "payload" not in value
+        and value.get("role") == "user"
     ):
         found = analyze_line(line)
         return LineAnalysis(
