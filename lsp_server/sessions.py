@@ -14,6 +14,7 @@ from pygls.uris import to_fs_path
 from analysis.jsonl.access import Access
 from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.library.document import document_cost
+from analysis.session.agent_tree import parent_name
 from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
 from analysis.session.references import Parent, parents, references
@@ -64,6 +65,8 @@ class SessionOutline:
         if ident is None or ident.id is None:
             return default
         who = f" ({ident.nickname})" if ident.nickname else ""
+        if ident.agent_path:  # the child's own name, then its path in the tree
+            who = f" ({ident.nickname}, path {ident.agent_path})" if ident.nickname else f" (path {ident.agent_path})"
         name = thread_name(self.path, ident, _home(self.access))
         return f"{name} · session {ident.id}{who}" if name else f"session {ident.id}{who}"
 
@@ -185,8 +188,14 @@ def usage_hover(analysis: RolloutAnalysis, line: int, path: str | None = None, w
         ]
         if record.total is not None:
             parts.append(escape(f"Running total of the thread: {sentence(record.total)}."))
-        if not record.new:
+        if record.for_other:
+            parts.append(
+                escape(f"A response of thread {record.thread_id} (copied into this file): it counts for that thread.")
+            )
+        elif not record.new:
             parts.append(escape("A response already counted: it adds nothing."))
+        if record.attribution is not None:
+            parts.append(escape(f"Answered by {record.attribution.label()}."))
         return "\n\n".join(parts)
     if record is not None:
         assert record.total is not None  # a token_count record is kept only with the thread's running total
@@ -305,6 +314,13 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
                 f"subagent {escape(who)} of session {inline_code(ident.parent)}"
                 + (f", depth {ident.depth}" if ident.depth is not None else "")
             )
+            if ident.agent_path:
+                parts.append(f"agent path: {inline_code(ident.agent_path)}")
+            direct = parent_name(ident, path, workspace)
+            if direct is not None and direct.words():  # the parent's own name, never the child's
+                parts.append(f"parent: {escape(direct.words())}")
+            if ident.root and ident.root not in (ident.id, ident.parent):
+                parts.append(f"root of the tree: session {inline_code(ident.root)}")
         elif ident.forked_from:
             parts.append(f"forked from session {inline_code(ident.forked_from)}")
     if facts.inherited is not None:

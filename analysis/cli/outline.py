@@ -16,6 +16,7 @@ from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import load
 from ..reports.report import call_json, outline_text, record_json
 from ..reports.stream import stream_rollout
+from ..session.agent_tree import in_tree, tree_json, tree_words
 from ..session.continuations import CallOutput
 from ..session.files_changed import touches_of
 from ..session.finish import sorted_findings, with_parent_findings
@@ -23,6 +24,7 @@ from ..session.lineage import lineage, search_roots
 from ..session.record_analysis import LineAnalysis
 from ..session.references import parent_findings, parents
 from ..session.thread_names import thread_name
+from ..session.usage import session_usage
 from .common import analyze, encoding_option
 
 
@@ -62,9 +64,14 @@ def run(args: argparse.Namespace) -> int:
             + (f"{shown(p.path, PATH_LIMIT)}, lines 1–{p.lines}" if p.path else shown(p.missing(), PATH_LIMIT))
             for p in resolved
         ]
-        name = thread_name(args.file, lineage(analysis).identity)
+        ident = lineage(analysis).identity
+        name = thread_name(args.file, ident)
         if name:
             head.insert(0, f"  thread name: {shown(name, TITLE_LIMIT)}")
+        if ident is not None and in_tree(ident):
+            head[1 if name else 0 : 1 if name else 0] = [
+                f"  {k}: {shown(v, PATH_LIMIT)}" for k, v in tree_words(ident, args.file)
+            ]
     print(outline_text(args.file, analysis, findings, encoding, head))
     return 0
 
@@ -73,7 +80,7 @@ def _json(path: str, encoding: PositionEncoding) -> int:
     """The JSON outline, read as a stream: records and calls go to temporary files as they settle, and are
     printed exactly as ``json.dump(…, indent=2)`` prints the whole object."""
     try:
-        streamed = stream_rollout(path, encoding, make_sink=lambda: _Spool(encoding), turns=True)
+        streamed = stream_rollout(path, encoding, make_sink=lambda: _Spool(encoding), turns=True, sessions=True)
     except Unreadable as problem:
         print(f"rollout-lsp: {problem}", file=sys.stderr)
         return 2
@@ -96,8 +103,27 @@ def _json(path: str, encoding: PositionEncoding) -> int:
         spool.add(diagnostics, finding)
     out.write('  "diagnostics": ')
     _list(out, diagnostics)
+    session = _session(streamed.sessions, path)
+    if session is not None:  # a member of a subagent tree (0.158 and later, or a subagent of any version)
+        out.write(',\n  "session": ' + json.dumps(session, indent=2, ensure_ascii=False).replace("\n", "\n  "))
     out.write("\n}\n")
     return 0
+
+
+def _session(analysis, path: str) -> dict | None:
+    """The "session" section: the tree labels and the session's usage, for a member of a subagent tree."""
+    if analysis is None:
+        return None
+    ident = lineage(analysis).identity
+    if ident is None or not in_tree(ident):
+        return None
+    return {**tree_json(ident, path if path != "-" else None), "usage": _usage(analysis)}
+
+
+def _usage(analysis) -> dict:
+    usage = session_usage(analysis).to_json()
+    usage.pop("turns")  # the streamed reading keeps no turns for it: the outline's "turns" have none either
+    return usage
 
 
 def _items(items: list[dict]) -> TextIO:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from ..jsonl.display import NAME_LIMIT, PATH_LIMIT, TITLE_LIMIT, shown
 from ..jsonl.secrets import redact_all
 from ..script.calls import COMMAND, PATCH, ToolCall
+from ..session.agent_tree import in_tree, tree_words
 from ..session.files_changed import ChangedFile, changed_files
 from ..session.labels import call_label, call_outcome, failures, output_chunks, record_outcome, turn_label
 from ..session.lineage import lineage, search_roots
@@ -109,9 +110,8 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
         named = thread_name(path, ident)
         if named:
             facts.append(("thread name", clean(shown(named, TITLE_LIMIT))))
-        if ident.parent:
-            nickname = f" ({ident.nickname})" if ident.nickname else ""
-            facts.append(("subagent of", shown(ident.parent + nickname, NAME_LIMIT)))
+        if in_tree(ident):  # the child's own name, its path, its parent's name: each under its own label
+            facts += [(k, clean(shown(v, PATH_LIMIT))) for k, v in tree_words(ident, path)]
         elif ident.forked_from:
             facts.append(("forked from", shown(ident.forked_from, NAME_LIMIT)))
         meta = analysis.records[ident.line].session

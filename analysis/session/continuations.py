@@ -4,6 +4,13 @@ A code-mode cell that yielded (``Script running with cell ID 8``) is carried on 
 cell; a command that left its process running (``Process running with session ID 94014``) by
 ``write_stdin`` calls on its session.  The call then takes its final status and exit code from the last
 of them, and its wall time adds up theirs; each ``wait`` and ``write_stdin`` record keeps its own output.
+
+**The last word wins** for a command left running: of its own output, its continuations' outputs and the
+``exec_command_end`` events of the command and of each continuation, the latest in the file says how it ended
+(an end event: completed, with its exit code; an output: what its header says).  A ``write_stdin`` that failed
+(``write_stdin failed: stdin is closed for this session``) says only that writing failed: it is listed among
+the continuations and its first line kept as ``write_error``, but the command keeps its last real word
+(``running`` when nothing later says it ended).
 """
 
 from __future__ import annotations
@@ -14,8 +21,11 @@ from typing import Any, NamedTuple
 
 from ..jsonl.pickling import pickled_by_fields
 from ..script.calls import COMMAND, PATCH
-from .outputs import ToolOutput
+from .events import ToolEvent
+from .outputs import WRITE_FAILED, ToolOutput
 from .record_analysis import LineAnalysis
+
+EXEC_END = "exec_command_end"
 
 
 @pickled_by_fields
@@ -37,6 +47,7 @@ class CallOutput:
     first_line: int | None = None  # the call's own output record, when ``line`` is a continuation's
     continued_by: tuple[int, ...] = ()
     via: str | None = None  # "wait" or "write_stdin"
+    write_error: str | None = None  # a continuation's failed write (its first line); the process did not end
 
     @property
     def note(self) -> str | None:
@@ -55,6 +66,8 @@ class CallOutput:
         }
         if self.continued_by:
             out.update(first_line=self.first_line, continued_by=list(self.continued_by), via=self.via)
+        if self.write_error is not None:
+            out["write_error"] = self.write_error
         return out
 
 
@@ -91,6 +104,7 @@ class RecordOutputs:
         self.made: dict[tuple[int, int], MadeOutput] = {}
         self.waits: dict[str, list[int]] = {}
         self.writes: dict[str, list[int]] = {}
+        self._ends: dict[str, list[tuple[int, ToolEvent]]] | None = None
         for number in call_records:
             record = records[number]
             if record.is_exec or record.kind != "function_call" or len(record.calls) != 1:
@@ -139,21 +153,70 @@ class RecordOutputs:
             and record.calls[0].kind == COMMAND
         ):  # a write_stdin record shows its own output, never a chain
             chain, via = self.carried(self.writes.get(output.session_id, ()), line), "write_stdin"
-        if not chain:
-            return CallOutput(line, status, exit_code, wall, output)
-        last_line, last = chain[-1][1], chain[-1][2]
-        walls = [wall] + [o.wall_time for _, _, o in chain]
+        if via == "wait" or output.status != "running" or not output.session_id:
+            if not chain:
+                return CallOutput(line, status, exit_code, wall, output)
+            last_line, last = chain[-1][1], chain[-1][2]
+            walls = [wall] + [o.wall_time for _, _, o in chain]
+            total = round(sum(w for w in walls if w is not None), 3) if any(w is not None for w in walls) else None
+            return CallOutput(
+                last_line,
+                last.status,
+                last.exit_code if last.exit_code is not None else exit_code,
+                total,
+                last,
+                line,
+                tuple(c for c, _, _ in chain),
+                via,
+            )
+        return self._last_word(number, line, record, output, chain)
+
+    def _last_word(
+        self,
+        number: int,
+        line: int,
+        record: LineAnalysis,
+        output: ToolOutput,
+        chain: Sequence[tuple[int, int, ToolOutput]],
+    ) -> CallOutput:
+        """A command left running: the latest of its outputs and end events says how it ended."""
+        words = [(line, output)] + [(o_line, o) for _, o_line, o in chain if o.status != WRITE_FAILED]
+        last_line, last = words[-1]
+        status, exit_code = last.status, last.exit_code
+        for call_line in (number, *(c for c, _, _ in chain)):
+            for event_line, event in self.ends(self.records[call_line].call_id):
+                if event_line > last_line:  # a later end event: the process ended
+                    last_line, status = event_line, "completed"
+                    exit_code = event.exit_code if event.exit_code is not None else exit_code
+        walls = [output.wall_time] + [o.wall_time for _, _, o in chain]
         total = round(sum(w for w in walls if w is not None), 3) if any(w is not None for w in walls) else None
+        if not chain:  # its own output alone: its wall time as it says it
+            total = output.wall_time
+        failed = [o for _, _, o in chain if o.status == WRITE_FAILED]
+        error = failed[-1].error if failed else None
+        if failed and status == "running":
+            exit_code = None
         return CallOutput(
-            last_line,
-            last.status,
-            last.exit_code if last.exit_code is not None else exit_code,
+            words[-1][0],
+            status,
+            exit_code if exit_code is not None else (output.exit_code if status != "running" else None),
             total,
-            last,
-            line,
+            words[-1][1],
+            line if chain else None,
             tuple(c for c, _, _ in chain),
-            via,
+            "write_stdin" if chain else None,
+            error or None,
         )
+
+    def ends(self, call_id: str | None) -> list[tuple[int, ToolEvent]]:
+        """The ``exec_command_end`` events naming ``call_id``, with their lines (read once per linking)."""
+        if self._ends is None:
+            self._ends = {}
+            for event_line, found in enumerate(self.records):
+                event = found.event
+                if event is not None and event.type == EXEC_END and event.call_id:
+                    self._ends.setdefault(event.call_id, []).append((event_line, event))
+        return self._ends.get(call_id or "", [])
 
     def carried(self, calls: Iterable[int], after: int) -> list[tuple[int, int, ToolOutput]]:
         """The continuations after ``after`` with an output, up to the first that does not say running."""
@@ -168,7 +231,7 @@ class RecordOutputs:
             if output is None:
                 continue
             chain.append((call_line, lines[0], output))
-            if output.status != "running":
+            if output.status not in ("running", WRITE_FAILED):  # a failed write: the process may still run
                 break
         return chain
 

@@ -19,7 +19,7 @@ from ..jsonl.memo import once_per_object
 from ..script.calls import COMMAND, PATCH, ToolCall
 from .continuations import CallOutput
 from .events import EXEC_END
-from .outputs import readable_text, thrown_exit
+from .outputs import WRITE_FAILED, readable_text, thrown_exit
 from .rollout import LocatedCall, RolloutAnalysis
 
 # exit codes a shell gives a process ended by a signal, and the word a reader knows it by; 124 is the code
@@ -48,6 +48,7 @@ NOT_RUN = Outcome("not run: the script failed before it")
 FAILED_AT = Outcome("the script failed at or before it")  # the first call after the last one reported
 RUNNING = Outcome("running")
 NO_OUTPUT = Outcome("no output")
+WRITE_FAILED_OUTCOME = Outcome("write failed")  # a write_stdin that could not write: not a failed command
 FAILED = Outcome("failed", failed=True)
 OK = Outcome("ran")  # an expansion's command an event reports as exiting 0
 
@@ -75,7 +76,10 @@ def output_outcome(output: CallOutput | None, call_id: str | None) -> Outcome | 
     if output.status == "terminated":
         return Outcome("terminated", failed=True)
     if output.status == "running":
-        return RUNNING
+        # a failed write_stdin says only that writing failed: the process did not end
+        return Outcome(f"running; {output.write_error}") if output.write_error else RUNNING
+    if output.status == WRITE_FAILED:
+        return WRITE_FAILED_OUTCOME
     return None
 
 

@@ -52,6 +52,9 @@ class Identity:
     depth: int | None = None
     cli_version: str | None = None
     created_ms: int | None = None
+    root: str | None = None  # session_id (0.158 and later): the root thread of the subagent tree
+    thread_source: str | None = None  # "user" or "subagent" (0.158 and later)
+    multi_agent_version: str | None = None  # "v2" (0.158 and later)
 
     @property
     def is_subagent(self) -> bool:
@@ -104,7 +107,8 @@ class Lineage:
         """Session ids the record on ``line`` points to (go to definition)."""
         out: list[str] = []
         if self.identity is not None and line == self.identity.line:
-            out += [s for s in (self.identity.parent, self.identity.forked_from) if s]
+            out += [s for s in (self.identity.parent, self.identity.forked_from, self.identity.root) if s]
+            out = [s for s in out if s != self.identity.id]
         for spawn in self.spawns:
             if spawn.child and line in (spawn.line, spawn.child_line):
                 out.append(spawn.child)
@@ -121,6 +125,10 @@ class Lineage:
             "parent_thread_id": ident.parent if ident else None,
             "agent_nickname": ident.nickname if ident else None,
             "agent_role": ident.role if ident else None,
+            "agent_path": ident.agent_path if ident else None,
+            "depth": ident.depth if ident else None,
+            "session_id": ident.root if ident else None,
+            "thread_source": ident.thread_source if ident else None,
             "inherited": {
                 "start_line": self.inherited.start,
                 "end_line": self.inherited.end,
@@ -154,10 +162,17 @@ def identity_of(meta: SessionMeta, line: int, envelope_time: str | None = None) 
         nickname=_text(extra.get("agent_nickname")) or _text(spawn.get("agent_nickname")),
         role=_text(extra.get("agent_role")) or _text(spawn.get("agent_role")),
         agent_path=_text(extra.get("agent_path")) or _text(spawn.get("agent_path")),
-        depth=spawn.get("depth") if isinstance(spawn.get("depth"), int) else None,
+        depth=_count(spawn.get("depth")) if _count(spawn.get("depth")) is not None else _count(extra.get("depth")),
         cli_version=meta.cli_version,
         created_ms=_epoch_ms(meta.timestamp) or _epoch_ms(envelope_time),
+        root=_text(extra.get("session_id")),
+        thread_source=_text(extra.get("thread_source")),
+        multi_agent_version=_text(extra.get("multi_agent_version")),
     )
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _compute(analysis: RolloutAnalysis) -> Lineage:

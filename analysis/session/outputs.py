@@ -31,6 +31,9 @@ _HEADER = re.compile(
 _EXIT_LINE = re.compile(r"^(?:Exit code:|Process exited with code) (-?[0-9]{1,10})\b", re.MULTILINE)
 _WALL_LINE = re.compile(r"^Wall time:? ([0-9]+(?:\.[0-9]+)?) seconds", re.MULTILINE)
 FAILED_PREFIXES = ("apply_patch verification failed", "Script error:")
+# a write_stdin whose writing failed (``write_stdin failed: stdin is closed for this session``): it says only
+# that writing failed, not that the process ended (analysis.session.continuations)
+WRITE_FAILED, WRITE_FAILED_PREFIX = "write_failed", "write_stdin failed:"
 _RUNNING_LINE = re.compile(r"^Process running with session ID ([0-9]{1,20})", re.MULTILINE)
 _STATUS_HEADER = re.compile(r"Script (?:completed|failed|terminated|running with cell ID)")
 # an output whose text items add up to more characters than this keeps none of them, only its line: in bench's
@@ -57,7 +60,7 @@ class ExecResult:
 class ToolOutput:
     """What one output record says."""
 
-    status: str | None  # completed, failed, running, terminated; None when not known
+    status: str | None  # completed, failed, running, terminated, write_failed; None when not known
     wall_time: float | None
     # the text items after the status header; None when they are not kept but read again from ``line``
     kept_texts: tuple[str, ...] | None
@@ -295,6 +298,9 @@ def read_call_output(body: Any) -> ToolOutput:
     text = "\n".join(texts)
     exit_code = wall = session = None
     status = "failed" if text.startswith(FAILED_PREFIXES) else "completed"
+    if text.startswith(WRITE_FAILED_PREFIX):
+        failure = text.split("\n", 1)[0].strip()[:500]  # kept as its error: a streamed reading keeps it too
+        return ToolOutput(WRITE_FAILED, None, tuple(texts), (), failure, None, None, images)
     try:
         value = json.loads(text) if text.startswith("{") else None
     except ValueError:

@@ -10,31 +10,38 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..jsonl.findings import (
     INVALID_JSON,
-    PATCH_SYNTAX,
     RECORD_SHAPE,
-    SCRIPT_SYNTAX,
     SECRET,
     Finding,
-    Related,
     finding_sort_key,
 )
-from ..jsonl.jsonspans import locate, string_content
+from ..jsonl.jsonspans import locate
 from ..jsonl.lines import bom_as_space
 from ..jsonl.pickling import pickled_by_fields
 from ..jsonl.positions import EscapeMap, Span
 from ..jsonl.secrets import find_secrets, opaque_paths
-from ..script.calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
-from ..script.module_syntax import syntax_problem
-from ..script.patch import parse_patch
-from ..script.script import ExecScript
-from ..script.tool_names import split_tool
+from ..script.calls import COMMAND, TOOL, ToolCall
+from .call_records import (
+    COMMAND_ARGUMENT,
+    COMMAND_FUNCTIONS,
+    _path_span,
+    bare_tool_name,
+    call_id_span,
+    read_exec,
+    read_function_call,
+    read_other_item,
+    read_top_patch,
+    tool_name,
+)
 from .compaction import LARGE_LINE, CompactedSummary, is_compacted_line, summarise
 from .events import ToolEvent, read_event
+from .legacy_records import envelope_less_record, item_path
+from .message_metadata import message_delivery, not_a_request, world_state_fields
 from .outputs import ToolOutput, read_output
 from .prompts import user_words
 from .records import (
@@ -52,11 +59,9 @@ from .records import (
 )
 from .settings import Settings, read_thread_settings, read_turn_context_settings
 from .turn_events import TurnEnd, TurnItem, read_turn_end, read_turn_item, user_item_words
+from .world_state import WORLD_STATE, WorldStateSummary, is_world_state_line, without_state
 
 EXEC_NAMESPACES = (None, "functions")
-# the top-level functions that run a command, and the one argument that holds it
-COMMAND_ARGUMENT = {"exec_command": "cmd", "shell_command": "command", "shell": "command", "container.exec": "command"}
-COMMAND_FUNCTIONS = frozenset(COMMAND_ARGUMENT)
 TURN_EVENTS = ("task_started", "turn_started")
 
 
@@ -89,6 +94,8 @@ class LineAnalysis:
     turn_item: TurnItem | None = None  # a turn item of paginated history (item_completed): words, reasoning, plan
     settings: Settings | None = None  # the settings a turn_context or thread_settings_applied record says
     compacted: CompactedSummary | None = None  # a compacted record's summary (its history is not kept)
+    delivery: str | None = None  # a message's metadata (0.158 and later): "inherited", "delivered", "incomplete: …"
+    world_state: WorldStateSummary | None = None  # a world_state record's summary (its state is not kept)
 
     @property
     def turn_title(self) -> str | None:
@@ -115,10 +122,12 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
     value = None
     problem = None
     try:
-        value = json.loads(text)
+        # a large world_state's state is cut out before the line is decoded: it is never decoded whole
+        cut = without_state(text)[0] if len(line) > LARGE_LINE and is_world_state_line(text) else text
+        value = json.loads(cut)
         if found:  # encrypted blobs and base64 payloads are opaque: a match inside one is chance, not a secret
             found = _outside_opaque(text, value, found)
-        record = parse_record(value)
+        record = envelope_less_record(value) or parse_record(value)
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
         message = f"{error.msg} column {at + 1}" if error.msg.endswith(" at") else error.msg  # "…starting at"
@@ -203,6 +212,9 @@ def turn_facts(line: str) -> LineAnalysis:
         and isinstance(payload, dict)
         and payload.get("type") == "message"
         and payload.get("role") == "user"
+        or kind == "message"  # an envelope-less file's bare user message (Codex before 0.58)
+        and "payload" not in value
+        and value.get("role") == "user"
     ):
         found = analyze_line(line)
         return LineAnalysis(
@@ -224,15 +236,6 @@ def _outside_opaque(line: str, value: Any, found: list) -> list:
     return [m for m in found if not any(start <= m.start and m.end <= end for start, end in spans)]
 
 
-def _path_span(line: str, path: tuple) -> Span:
-    if path:
-        found = locate(line, [path])
-        if path in found:
-            start, end = found[path]
-            return Span(0, start, end)
-    return Span(0, 0, len(line))
-
-
 def _read_record(line: str, record: Record, fields: dict[str, Any], source: str) -> None:
     """Fills ``fields`` (of a :class:`LineAnalysis`) from one record (``line``, read from ``source``: the same
     string but for a BOM)."""
@@ -248,9 +251,14 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
         fields.update(
             turn_start=True, turn_id=getattr(item, "turn_id", None), settings=read_turn_context_settings(item)
         )
+    elif record.envelope.type == WORLD_STATE:
+        fields.update(world_state_fields(record, line))
     elif isinstance(item, Message):
         fields["text"] = item.text()
-        if item.role == "user":
+        delivery = message_delivery(record.envelope.metadata)
+        if delivery is not None:
+            fields["delivery"] = delivery
+        if item.role == "user" and not not_a_request(delivery):
             fields["prompt"] = user_words(fields["text"])
     elif isinstance(item, (FunctionCallOutput, CustomToolCallOutput)):
         # the output's texts live on in ``output`` (a large one's in ``source``, read again when asked): the
@@ -261,11 +269,11 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
     elif isinstance(item, CustomToolCall):
         fields.update(call_id=item.call_id, name=item.name, text=item.input, is_call=True)
         if item.name == "exec" and item.namespace in EXEC_NAMESPACES:
-            _read_exec(line, fields, item.input)
+            read_exec(line, fields, item.input)
         elif item.name == "apply_patch":
-            _read_top_patch(line, fields, item.input, ("payload", "input"))
+            read_top_patch(line, fields, item.input, item_path(record, "input"))
         else:  # any other freeform tool: its input is one string
-            fields["name"] = _tool_name(item.name, item.namespace)
+            fields["name"] = tool_name(item.name, item.namespace)
             fields["calls"] = (
                 ToolCall(
                     fields["name"],
@@ -279,9 +287,9 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
             )
     elif isinstance(item, FunctionCall):
         fields.update(
-            call_id=item.call_id, name=_tool_name(item.name, item.namespace), text=item.arguments, is_call=True
+            call_id=item.call_id, name=tool_name(item.name, item.namespace), text=item.arguments, is_call=True
         )
-        _read_function_call(line, fields, item)
+        read_function_call(line, fields, item, item_path(record))
     elif isinstance(item, LocalShellCall):
         command = item.action.command
         text = command if isinstance(command, str) else shlex.join(command)
@@ -297,7 +305,7 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
         )
         fields.update(call_id=item.call_id, name="local_shell", calls=(call,), text=text, is_call=True)
     elif isinstance(item, OtherItem) and record.envelope.type == "response_item":
-        _read_other_item(line, item, fields)
+        read_other_item(line, item, fields)
 
 
 def _read_event(payload: Any, fields: dict[str, Any]) -> None:
@@ -327,179 +335,14 @@ def _read_event(payload: Any, fields: dict[str, Any]) -> None:
         fields["event"] = read_event(payload)
 
 
-def _read_other_item(line: str, item: OtherItem, fields: dict[str, Any]) -> None:
-    """Any other ``*_call`` record is a call (``web_search_call``, ``tool_search_call``, …); any
-    ``*_output`` with a ``call_id`` an output."""
-    kind = item.type
-    extra = item.model_extra or {}
-    call_id = extra.get("call_id") if isinstance(extra.get("call_id"), str) else None
-    if kind.endswith("_call"):
-        tool = kind[: -len("_call")]
-        arguments = _call_arguments(extra)
-        status = extra.get("status") if isinstance(extra.get("status"), str) else None
-        call = ToolCall(
-            tool,
-            TOOL,
-            0,
-            len(line),
-            arguments=arguments,
-            executed="yes",
-            source=json.dumps(arguments, ensure_ascii=False),
-        )
-        fields.update(
-            call_id=call_id, name=tool, calls=(call,), is_call=True, text=json.dumps(arguments, ensure_ascii=False)
-        )
-        if call_id is None and status is not None:  # no output record follows: the record says how it ended
-            fields["output"] = ToolOutput(status, None, ())
-    elif kind.endswith("_output") and call_id is not None:
-        status = extra.get("status") if isinstance(extra.get("status"), str) else "completed"
-        body = {k: v for k, v in extra.items() if k not in ("id", "call_id", "status", "execution")}
-        fields.update(
-            call_id=call_id,
-            is_output=True,
-            output=ToolOutput(status, None, (json.dumps(body, ensure_ascii=False)[:4000],)),
-        )
-
-
-def _call_arguments(extra: dict[str, Any]) -> dict[str, Any]:
-    """What a hosted call was asked: a web search's query or page, a tool search's arguments."""
-    arguments = extra.get("arguments")
-    if isinstance(arguments, dict):
-        return arguments
-    action = extra.get("action")
-    if isinstance(action, dict):
-        out = {k: v for k, v in action.items() if k != "type"}
-        if isinstance(action.get("type"), str):
-            out = {"action": action["type"], **out}
-        return out
-    return {k: v for k, v in extra.items() if k not in ("id", "call_id", "status", "execution")}
-
-
-def _tool_name(name: str, namespace: str | None) -> str:
-    """A tool's name as code mode names it (reference §7.5): ``functions`` (the namespace of every plain tool) is
-    left out; any other namespace is joined to the name, with nothing after a namespace ending in ``_`` (MCP's
-    ``mcp__server__``) or before a name starting with one, else with ``__``: ``multi_agent_v1__spawn_agent``
-    (0.147 and later), the name a script calls it by.  Shown as Codex shows it, ``multi_agent_v1 ·
-    spawn_agent``, by :func:`analysis.script.tool_names.shown_tool`."""
-    if not namespace or namespace == "functions" or name.startswith(namespace):
-        return name
-    return namespace + name if namespace.endswith("_") or name.startswith("_") else f"{namespace}__{name}"
-
-
-def bare_tool_name(name: str | None) -> str | None:
-    """``spawn_agent`` of ``multi_agent_v1__spawn_agent``: the tool without its namespace."""
-    return split_tool(name)[1] if name else name
-
-
-def call_id_span(line: str) -> Span | None:
-    """Where a record's ``call_id`` value is (asked only for the few calls that need it)."""
-    found = locate(line, [("payload", "call_id")])
-    span = found.get(("payload", "call_id"))
-    return Span(0, span[0], span[1]) if span else None
-
-
-def _read_exec(line: str, fields: dict[str, Any], source: str) -> None:
-    found = locate(line, [("payload", "input")])
-    if ("payload", "input") not in found:
-        return
-    raw_start, raw = string_content(line, found[("payload", "input")])
-    escapes = EscapeMap(raw, raw_start)
-    script = ExecScript(source)
-    # the calls are made at their columns in the line (the escape map keeps their order)
-    result = find_calls(script, lambda start, end: (escapes.start(start), escapes.end(end)))
-
-    def span(start: int, end: int) -> Span:
-        return escapes.span(0, start, end)
-
-    fields["calls"] = tuple(result.calls)
-    fields["findings"].extend(_from_note(n, span) for n in result.notes)
-    problem = syntax_problem(script)
-    if problem is not None:
-        fields["findings"].append(Finding(SCRIPT_SYNTAX, problem.message, span(problem.start, problem.end)))
-        if problem.refused:  # V8 refuses the module before any of it runs: no call of it ran
-            fields["calls"] = tuple(replace(c, executed="no") for c in fields["calls"])
-    fields.update(script=source, script_map=escapes, is_exec=True)
-
-
-def _from_note(note: Note, span) -> Finding:
-    related = tuple(Related(span(s, e), message) for s, e, message in note.related)
-    return Finding(note.code, note.message, span(note.start, note.end), related)
-
-
-def _read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) -> None:
-    patch = parse_patch(text)
-    found = locate(line, [path])
-    whole = Span(0, 0, len(line))
-    escapes = None
-    if path in found:
-        raw_start, raw = string_content(line, found[path])
-        escapes = EscapeMap(raw, raw_start)
-    for error in patch.errors:
-        where = escapes.span(0, error.offset, error.offset + error.length) if escapes else whole
-        fields["findings"].append(Finding(PATCH_SYNTAX, f"patch line {error.line + 1}: {error.message}", where))
-    fields["calls"] = (
-        ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, patch=text, executed="yes", source=text),
-    )
-
-
-def _read_function_call(line: str, fields: dict[str, Any], item: FunctionCall) -> None:
-    whole = (0, len(line))
-    name = fields["name"]
-    try:
-        args = json.loads(item.arguments) if item.arguments.strip() else {}
-    except (ValueError, RecursionError):
-        args = None
-    if not isinstance(args, dict):
-        fields["findings"].append(
-            Finding(
-                RECORD_SHAPE,
-                "payload.arguments: must be a JSON object in a string",
-                _path_span(line, ("payload", "arguments")),
-            )
-        )
-        kind = COMMAND if name in COMMAND_FUNCTIONS else PATCH if name == "apply_patch" else TOOL
-        fields["calls"] = (ToolCall(name, kind, *whole, executed="yes", source=item.arguments),)
-        return
-    if name in COMMAND_FUNCTIONS:
-        key = COMMAND_ARGUMENT[name]
-        raw = args.get(key)
-        # exec_command and shell_command take a shell command line; shell and container.exec an argv
-        command = (
-            raw
-            if isinstance(raw, str)
-            else shlex.join(raw)
-            if isinstance(raw, list) and raw and all(isinstance(a, str) for a in raw)
-            else None
-        )
-        workdir = args.get("workdir")
-        other = {k: v for k, v in args.items() if k not in (key, "workdir")}
-        fields["calls"] = (
-            ToolCall(
-                name,
-                COMMAND,
-                *whole,
-                command=command,
-                workdir=workdir if isinstance(workdir, str) else None,
-                arguments=other,
-                executed="yes",
-                source=item.arguments,
-                json_arguments=True,
-            ),
-        )
-    elif name == "apply_patch" and isinstance(args.get("input"), str):
-        # the patch sits JSON-encoded inside the JSON string ``arguments``: point at the arguments
-        patch = parse_patch(args["input"])
-        where = _path_span(line, ("payload", "arguments"))
-        fields["findings"].extend(
-            Finding(PATCH_SYNTAX, f"patch line {e.line + 1}: {e.message}", where) for e in patch.errors
-        )
-        fields["calls"] = (
-            ToolCall(name, PATCH, *whole, files=patch.files, patch=args["input"], executed="yes", source=args["input"]),
-        )
-    else:  # wait, write_stdin, update_plan, an MCP tool, …: a tool call with its decoded arguments
-        fields["calls"] = (
-            ToolCall(name, TOOL, *whole, arguments=args, executed="yes", source=item.arguments, json_arguments=True),
-        )
-
-
-__all__ = ["LineAnalysis", "analyze_line", "turn_facts", "bare_tool_name", "call_id_span", "read_output"]
+__all__ = [
+    "LineAnalysis",
+    "analyze_line",
+    "turn_facts",
+    "bare_tool_name",
+    "call_id_span",
+    "read_output",
+    "COMMAND_ARGUMENT",
+    "COMMAND_FUNCTIONS",
+    "EXEC_NAMESPACES",
+]

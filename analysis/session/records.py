@@ -16,110 +16,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any
 
 from ..jsonl.pickling import pickled_by_fields
-
-_REQUIRED = object()
-_BAD = object()  # a value the plain check does not accept as it is: pydantic decides
-# field types: the JSON each takes as it is
-STR, OPT_STR, OPT_INT, ANY, OPT_DICT, LIST, CONTENT, OUTPUT, ARGV, ACTION = (
-    "str",
-    "str?",
-    "int?",
-    "any",
-    "dict?",
-    "list",
-    "content",
-    "output",
-    "argv",
-    "action",
+from .json_types import json_type as _json_type
+from .record_parts import (
+    _BAD,
+    _REQUIRED,
+    ACTION,
+    ANY,
+    ARGV,
+    CONTENT,
+    LIST,
+    OPT_DICT,
+    OPT_INT,
+    OPT_STR,
+    OUTPUT,
+    STR,
+    ContentItem,
+    ItemT,
+    LocalShellAction,
+    RecordShapeError,
+    _Item,
 )
-
-
-class _Item:
-    """A record part: its declared fields as attributes, the others in :attr:`model_extra` (also readable as
-    attributes, as pydantic models with ``extra="allow"`` read them).  Frozen."""
-
-    __slots__ = ("_extra",)  # the extra fields, or None: most records have none, and an empty dict a line adds up
-    # (name, type, default): a type above or ("literal", value); a default of ``list`` is a new empty list
-    _fields: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
-    _names: ClassVar[frozenset[str]] = frozenset()
-
-    def __init_subclass__(cls) -> None:
-        cls._names = frozenset(name for name, _, _ in cls._fields)
-
-    def __init__(self, **values: Any) -> None:
-        for name, _, default in self._fields:
-            if name in values:
-                value = values.pop(name)
-            elif default is _REQUIRED:
-                raise TypeError(f"{type(self).__name__}: {name} is required")
-            else:
-                value = [] if default is list else default
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_extra", values or None)
-
-    @property
-    def model_extra(self) -> dict[str, Any]:
-        """The fields the class does not declare, as read (pydantic's name for them)."""
-        return self._extra or {}
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen")
-
-    def __getattr__(self, name: str) -> Any:  # only for names that are no declared field: the extra ones
-        extra = object.__getattribute__(self, "_extra") if name != "_extra" else None
-        if extra is not None and name in extra:
-            return extra[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return (
-            all(getattr(self, n) == getattr(other, n) for n, _, _ in self._fields)
-            and self.model_extra == other.model_extra
-        )
-
-    def __hash__(self) -> int:
-        return hash((type(self), *(getattr(self, n) for n, _, _ in self._fields)))
-
-    def __repr__(self) -> str:
-        shown = [f"{n}={getattr(self, n)!r}" for n, _, _ in self._fields] + [
-            f"{k}={v!r}" for k, v in self.model_extra.items()
-        ]
-        return f"{type(self).__name__}({', '.join(shown)})"
-
-    def __reduce__(self):
-        return _rebuild, (type(self), {n: getattr(self, n) for n, _, _ in self._fields}, self.model_extra)
-
-    def model_dump(self) -> dict[str, Any]:
-        """Declared fields (nested parts as dicts), then the extra ones, as pydantic dumps a model."""
-        out = {n: _dump(getattr(self, n)) for n, _, _ in self._fields}
-        out.update((k, _dump(v)) for k, v in self.model_extra.items())
-        return out
-
-
-ItemT = TypeVar("ItemT", bound=_Item)  # a record part's class
-
-
-def _rebuild(cls: type[ItemT], fields: dict[str, Any], extra: dict[str, Any]) -> ItemT:
-    item = object.__new__(cls)
-    for name, value in fields.items():
-        object.__setattr__(item, name, value)
-    object.__setattr__(item, "_extra", extra or None)
-    return item
-
-
-def _dump(value: Any) -> Any:
-    if isinstance(value, _Item):
-        return value.model_dump()
-    if isinstance(value, list):
-        return [_dump(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _dump(v) for k, v in value.items()}
-    return value
 
 
 class Envelope(_Item):
@@ -131,11 +50,6 @@ class Envelope(_Item):
         ("ordinal", OPT_INT, None),
         ("metadata", OPT_DICT, None),
     )
-
-
-class ContentItem(_Item):
-    __slots__ = ("type", "text", "image_url")
-    _fields = (("type", STR, _REQUIRED), ("text", OPT_STR, None), ("image_url", OPT_STR, None))
 
 
 class SessionMeta(_Item):
@@ -241,16 +155,6 @@ class CustomToolCallOutput(_Item):
     )
 
 
-class LocalShellAction(_Item):
-    __slots__ = ("type", "command", "working_directory", "timeout_ms")
-    _fields = (
-        ("type", OPT_STR, None),
-        ("command", ARGV, _REQUIRED),
-        ("working_directory", OPT_STR, None),
-        ("timeout_ms", OPT_INT, None),
-    )
-
-
 class LocalShellCall(_Item):
     __slots__ = ("type", "action", "call_id", "status")
     _fields = (
@@ -308,14 +212,6 @@ _PARTS: tuple[type[_Item], ...] = (
 )
 
 
-class RecordShapeError(Exception):
-    """A record whose fields have the wrong types; ``loc`` is the path of the first bad field."""
-
-    def __init__(self, message: str, loc: tuple) -> None:
-        super().__init__(message)
-        self.loc = loc
-
-
 @pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Record:
@@ -323,6 +219,7 @@ class Record:
 
     envelope: Envelope
     item: Any = None  # the typed payload, or the raw payload for kinds kept as they are
+    bare: bool = False  # read from an envelope-less line (Codex before 0.58): its envelope is made up
 
     @property
     def kind(self) -> str:
@@ -334,12 +231,12 @@ class Record:
     def without_item(self) -> Record:
         """The envelope alone, for records whose content the analysis keeps in another form."""
         if self.envelope.type != "response_item":
-            return Record(self.envelope, None)
+            return Record(self.envelope, None, self.bare)
         kind = self.kind
         item = _BARE_ITEMS.get(kind)
         if item is None:  # one per kind: the items are frozen, and equal items are equal records
             item = _BARE_ITEMS[kind] = OtherItem(type=kind)
-        return Record(self.envelope, item)
+        return Record(self.envelope, item, self.bare)
 
 
 _BARE_ITEMS: dict[str, OtherItem] = {}
@@ -378,6 +275,8 @@ def _read(cls: type[ItemT], value: dict, prefix: tuple) -> ItemT:
     if item is not None:
         return item
     from pydantic import ValidationError
+
+    from .record_shapes import _from_pydantic, _pydantic_model, _shape_error
 
     try:
         validated = _pydantic_model(cls).model_validate(value)
@@ -477,97 +376,3 @@ def _check(kind: Any, value: Any) -> Any:
 # each reads its own class (or None): Any, as a dict's value type cannot name its key's class
 _PLAIN_READERS: dict[type[_Item], Callable[[dict], Any]] = {cls: _plain_reader(cls) for cls in (*_PARTS, OtherItem)}
 _set_payload = Envelope.__dict__["payload"].__set__
-
-
-# -- pydantic, for what the plain check does not accept ----------------------------------------------------
-_MODELS: dict[type[_Item], Any] = {}
-
-
-def _pydantic_model(cls: type[_Item]) -> Any:
-    """The pydantic model of ``cls``, built from its declared fields (once, on first need)."""
-    model = _MODELS.get(cls)
-    if model is None:
-        from typing import Literal
-
-        from pydantic import ConfigDict, create_model
-
-        content = _pydantic_model(ContentItem) if cls is not ContentItem else None
-        types: dict[Any, Any] = {
-            STR: str,
-            OPT_STR: str | None,
-            OPT_INT: int | None,
-            ANY: Any,
-            OPT_DICT: dict[str, Any] | None,
-            LIST: list[Any],
-            ARGV: list[str] | str,
-            # content: a model built here, at run time, which no static type names
-            CONTENT: list[content] | str,
-            OUTPUT: str | list[content] | dict[str, Any],  # type: ignore[valid-type]
-        }
-        fields: dict[str, Any] = {}
-        for name, kind, default in cls._fields:
-            annotation = (
-                _pydantic_model(LocalShellAction)
-                if kind is ACTION
-                else Literal[kind[1]]
-                if isinstance(kind, tuple)
-                else types[kind]
-            )
-            fields[name] = (annotation, ... if default is _REQUIRED else [] if default is list else default)
-        model = _MODELS[cls] = create_model(cls.__name__, __config__=ConfigDict(extra="allow", frozen=True), **fields)
-    return model
-
-
-def _from_pydantic(cls: type[ItemT], validated: Any) -> ItemT:
-    """A pydantic model's values (nested models too) as a ``cls``."""
-
-    def plain(value: Any, kind: Any) -> Any:
-        if kind is ACTION:
-            return _from_pydantic(LocalShellAction, value)
-        if (kind is CONTENT or kind is OUTPUT) and isinstance(value, list):
-            return [_from_pydantic(ContentItem, v) for v in value]
-        return value
-
-    fields = {name: plain(getattr(validated, name), kind) for name, kind, _ in cls._fields}
-    return _rebuild(cls, fields, dict(validated.model_extra or {}))
-
-
-def _shape_error(error: Any, prefix: tuple) -> RecordShapeError:
-    first = error.errors()[0]
-    loc = prefix + tuple(first["loc"])
-    path = _json_path(loc)
-    where = ".".join(str(p) for p in path) or "record"
-    what = _json_type(first.get("input"))
-    if len(path) < len(loc):  # a union's member names follow the path: no single expected type
-        return RecordShapeError(f"{where}: wrong type (got {what})", path)
-    return RecordShapeError(f"{where}: {first['msg'].lower()} (got {what})", path)
-
-
-def _json_path(loc: tuple) -> tuple:
-    """The prefix of a pydantic location that names real JSON keys and indices."""
-    out: list = []
-    for part in loc:
-        if isinstance(part, int) or part in _FIELD_NAMES:
-            out.append(part)
-        else:
-            break
-    return tuple(out)
-
-
-_FIELD_NAMES = frozenset(name for part in _PARTS for name in part._names)
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__

@@ -20,11 +20,11 @@ from .continuations import CallOutput, RecordOutputs
 from .copies import replacer
 from .event_pairing import match_events
 from .events import ToolEvent
+from .legacy_records import is_rollout_record
 from .memo import CorrectedOutput, LineCache, PairedCalls, TurnsMade, same
 from .memo import copy_call as _copy_call
 from .memo import sole_producer_of as _sole_producer_of
 from .record_analysis import LineAnalysis, call_id_span
-from .records import KNOWN_TYPES
 from .turns import Turn, last_written_line, read_turns
 from .vocabulary import unknown_record_findings
 
@@ -65,7 +65,7 @@ class RolloutAnalysis:
     def is_rollout(self) -> bool:
         """Whether the text looks like a Codex rollout (so other JSONL files stay quiet)."""
         for record in self.records[:50]:
-            if record.record is not None and record.record.envelope.type in KNOWN_TYPES:
+            if record.record is not None and is_rollout_record(record.record):
                 return True
         return False
 

@@ -113,6 +113,9 @@ class UsageRecord:
     rate_limits: dict | None
     source: str = TOKEN_COUNT  # token_count or token_usage_record
     response_id: str | None = None
+    thread_id: str | None = None  # the thread a token_usage_record names (0.158 and later)
+    for_other: bool = False  # it names another thread (a parent's record copied into a child): counted there
+    attribution: Attribution | None = None
 
     @property
     def context(self) -> int:
@@ -121,6 +124,60 @@ class UsageRecord:
     @property
     def context_share(self) -> float | None:
         return self.context / self.window if self.window else None
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """Who answered a response: a ``token_usage_record``'s ``attribution`` (0.158 and later)."""
+
+    model: str | None = None
+    provider: str | None = None  # model_provider
+    service_tier: str | None = None
+    context_length: int | None = None
+
+    @classmethod
+    def from_json(cls, value: Any) -> Attribution | None:
+        if not isinstance(value, dict):
+            return None
+        length = value.get("context_length")
+        return cls(
+            _text(value.get("model")),
+            _text(value.get("model_provider")),
+            _text(value.get("service_tier")),
+            length if isinstance(length, int) and not isinstance(length, bool) else None,
+        )
+
+    def label(self) -> str:
+        """``gpt-5.6-sol · openai · priority`` (the parts it names)."""
+        return " · ".join(p for p in (self.model, self.provider, self.service_tier) if p) or "?"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "model_provider": self.provider,
+            "service_tier": self.service_tier,
+            "context_length": self.context_length,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseUsage:
+    """One model response counted for this thread, with who answered it (:attr:`SessionUsage.responses`)."""
+
+    line: int
+    response_id: str | None
+    thread_id: str | None
+    usage: TokenUsage
+    attribution: Attribution | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "response_id": self.response_id,
+            "thread_id": self.thread_id,
+            "usage": self.usage.to_json(),
+            "attribution": self.attribution.to_json() if self.attribution else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,14 +211,25 @@ class SessionUsage:
     inherited: TokenUsage = ZERO  # the replayed history's usage (the parent's)
     requests: int = 0  # model responses counted in ``own``
     reported: TokenUsage | None = None  # the last running total Codex wrote (includes inherited usage)
+    elsewhere: dict[str, TokenUsage] = field(default_factory=dict)  # records naming other threads, by thread
+
+    @property
+    def responses(self) -> list[ResponseUsage]:
+        """Every response counted in ``own``, in file order, with its attribution (model, provider, tier)."""
+        return [
+            ResponseUsage(r.line, r.response_id, r.thread_id, r.counted, r.attribution)
+            for r in self.records
+            if r.new and not r.inherited and not r.for_other
+        ]
 
     @property
     def window(self) -> int | None:
-        return next((r.window for r in reversed(self.records) if r.window), None)
+        return next((r.window for r in reversed(self.records) if r.window and not r.for_other), None)
 
     @property
     def context(self) -> int | None:
-        return self.records[-1].context if self.records else None
+        own = [r for r in self.records if not r.for_other]
+        return own[-1].context if own else None
 
     @property
     def rate_limits(self) -> dict | None:
@@ -182,6 +250,7 @@ class SessionUsage:
             "requests": self.requests,
             "inherited": self.inherited.to_json(),
             "reported_total": self.reported.to_json() if self.reported else None,
+            "elsewhere": {thread: usage.to_json() for thread, usage in self.elsewhere.items()},
             "context": self.context,
             "window": self.window,
             "turns": [
@@ -234,40 +303,62 @@ def session_usage(analysis: RolloutAnalysis) -> SessionUsage:
 
 
 def _compute(analysis: RolloutAnalysis) -> SessionUsage:
-    replay = lineage(analysis).inherited
+    found_lineage = lineage(analysis)
+    replay = found_lineage.inherited
+    own_id = found_lineage.identity.id if found_lineage.identity else None
     out = SessionUsage()
     seen: set[TokenUsage] = set()
     by_response = _usage_records(analysis)
-    # the responses token_usage_records report, which a token_count of the same response must not count again
+    # the responses this thread's token_usage_records report, which a token_count of the same response must not
+    # count again (a record naming another thread is that thread's: a token_count here is not its copy)
     reported: dict[tuple, int] = {}
-    responses: set[str] = set()
-    for number, last, _, response_id in by_response.values():
-        key = response_id or f"{number}"
-        if key not in responses:
+    responses: set[tuple[str | None, str]] = set()
+    for number, each in by_response.items():
+        key = (each.thread_id or own_id, each.response_id or f"{number}")
+        if key not in responses and not _for_other(each.thread_id, own_id):
             responses.add(key)
-            reported[_key(last)] = reported.get(_key(last), 0) + 1
+            reported[_key(each.usage)] = reported.get(_key(each.usage), 0) + 1
     responses = set()
     for number, record in enumerate(analysis.records):
         if record.kind == USAGE_RECORD:
             found = by_response.get(number)
             if found is None:
                 continue
-            _, last, total, response_id = found
-            key = response_id or f"{number}"
+            key = (found.thread_id or own_id, found.response_id or f"{number}")
             new = key not in responses
             responses.add(key)
-            counted = last if new else ZERO
+            counted = found.usage if new else ZERO
             inherited = replay is not None and replay.start <= number <= replay.end
+            other = _for_other(found.thread_id, own_id)
+            window = found.attribution.context_length if found.attribution else None
             out.records.append(
-                UsageRecord(number, last, total, None, counted, new, inherited, None, USAGE_RECORD, response_id)
+                UsageRecord(
+                    number,
+                    found.usage,
+                    found.total,
+                    window,
+                    counted,
+                    new,
+                    inherited,
+                    None,
+                    USAGE_RECORD,
+                    found.response_id,
+                    found.thread_id,
+                    other,
+                    found.attribution,
+                )
             )
+            if other:
+                assert found.thread_id is not None
+                out.elsewhere[found.thread_id] = out.elsewhere.get(found.thread_id, ZERO) + counted
+                continue
             if inherited:
                 out.inherited += counted
             else:
                 out.own += counted
                 out.requests += new
-            if total is not None:
-                out.reported = total
+            if found.total is not None:
+                out.reported = found.total
             continue
         if record.kind != "event_msg":
             continue
@@ -305,8 +396,22 @@ def _compute(analysis: RolloutAnalysis) -> SessionUsage:
     return out
 
 
-def _usage_records(analysis: RolloutAnalysis) -> dict[int, tuple[int, TokenUsage, TokenUsage | None, str | None]]:
-    """Every ``token_usage_record`` with a response's usage: line → (line, usage, thread total, response id)."""
+def _for_other(thread_id: str | None, own_id: str | None) -> bool:
+    """A record naming a thread that is not this file's own (a parent's response copied into a child)."""
+    return thread_id is not None and own_id is not None and thread_id != own_id
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    usage: TokenUsage
+    total: TokenUsage | None
+    response_id: str | None
+    thread_id: str | None
+    attribution: Attribution | None
+
+
+def _usage_records(analysis: RolloutAnalysis) -> dict[int, _Found]:
+    """Every ``token_usage_record`` with a response's usage, by line."""
     out = {}
     for number, record in enumerate(analysis.records):
         if record.kind != USAGE_RECORD:
@@ -318,9 +423,18 @@ def _usage_records(analysis: RolloutAnalysis) -> dict[int, tuple[int, TokenUsage
         if last is None:
             continue
         total = TokenUsage.from_json(payload.get("thread_token_usage"))
-        response = payload.get("response_id")
-        out[number] = (number, last, total, response if isinstance(response, str) and response else None)
+        out[number] = _Found(
+            last,
+            total,
+            _text(payload.get("response_id")),
+            _text(payload.get("thread_id")),
+            Attribution.from_json(payload.get("attribution")),
+        )
     return out
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _key(usage: TokenUsage) -> tuple[int, int, int, int]:
@@ -332,84 +446,22 @@ def _turn_usage(records: list[UsageRecord], lines: list[int], start: int, end: i
     """The usage of the records on lines ``start``..``end`` (``lines``: the records' lines, ascending)."""
     usage, requests, last = ZERO, 0, None
     for record in records[bisect_left(lines, start) : bisect_right(lines, end)]:
+        if record.for_other:  # another thread's response: counted there
+            continue
         usage += record.counted
         requests += record.new
         last = record
     return TurnUsage(start, end, usage, requests, last.context if last else None, last.window if last else None)
 
 
-# -- words ---------------------------------------------------------------------------------------
-
-
-def tokens(n: int) -> str:
-    """``950``, ``12.3k``, ``1.25M``: a token count at a glance."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k".replace(".0k", "k")
-    return f"{n / 1_000_000:.2f}M".replace(".00M", "M")
-
-
-def share(value: float | None) -> str:
-    return f"{value * 100:.0f}%" if value is not None else "?"
-
-
-def short(usage: TokenUsage, context: int | None = None, window: int | None = None) -> str:
-    """``in 12.3k (cached 10k) · out 450 (reasoning 200) · context 9% of 258k``."""
-    parts = [
-        f"in {tokens(usage.input)} (cached {tokens(usage.cached)})",
-        f"out {tokens(usage.output)} (reasoning {tokens(usage.reasoning)})",
-    ]
-    if context is not None and window:
-        parts.append(f"context {share(context / window)} of {tokens(window)}")
-    return " · ".join(parts)
-
-
-def sentence(usage: TokenUsage, requests: int | None = None) -> str:
-    """The same in words, for hovers and documents."""
-    head = (
-        f"{usage.input:,} input tokens ({usage.cached:,} of them cached), {usage.output:,} output tokens "
-        f"({usage.reasoning:,} of them reasoning)"
-    )
-    if requests is not None:
-        head += f" over {requests} model response{'s' if requests != 1 else ''}"
-    return head
-
-
-def context_sentence(context: int | None, window: int | None) -> str:
-    if context is None:
-        return "no token count recorded"
-    if not window:
-        return f"{context:,} tokens in the context window"
-    return f"{context:,} of {window:,} tokens in the context window ({share(context / window)})"
-
-
-def limits_sentence(limits: dict | None) -> str | None:
-    """``rate limits: 5-hour window 12% used, weekly window 40% used``."""
-    if not isinstance(limits, dict):
-        return None
-    parts = []
-    for key in ("primary", "secondary"):
-        window = limits.get(key)
-        if not isinstance(window, dict) or not isinstance(window.get("used_percent"), (int, float)):
-            continue
-        minutes = window.get("window_minutes")
-        name = _window_name(minutes) if isinstance(minutes, int) else key
-        parts.append(f"{name} {window['used_percent']:g}% used")
-    return "rate limits: " + ", ".join(parts) if parts else None
-
-
-def _window_name(minutes: int) -> str:
-    if minutes % 10080 == 0:
-        return "weekly window" if minutes == 10080 else f"{minutes // 10080}-week window"
-    if minutes % 60 == 0:
-        return f"{minutes // 60}-hour window"
-    return f"{minutes}-minute window"
-
+# the words live in usage_words (re-exported here so importers do not change)
+from .usage_words import context_sentence, limits_sentence, sentence, share, short, tokens  # noqa: E402
 
 __all__ = [
     "TokenUsage",
     "UsageRecord",
+    "Attribution",
+    "ResponseUsage",
     "RateLimitRecord",
     "TurnUsage",
     "SessionUsage",

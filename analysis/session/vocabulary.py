@@ -17,6 +17,7 @@ from ..jsonl.findings import Finding
 from ..jsonl.jsonspans import locate
 from ..jsonl.memo import once_per_object
 from ..jsonl.positions import Span
+from .legacy_records import LEGACY_STATE
 from .record_analysis import LineAnalysis
 from .records import KNOWN_TYPES
 
@@ -152,6 +153,8 @@ def unknown_type_of(line_analysis: LineAnalysis) -> str | None:
     if record is None:
         return None
     kind = record.envelope.type
+    if record.bare and kind == LEGACY_STATE:  # an envelope-less file's state line (before 0.58)
+        return None
     if kind not in KNOWN_TYPES:
         return kind
     if kind not in ("response_item", "event_msg"):

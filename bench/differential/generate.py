@@ -82,6 +82,10 @@ NOISE = [
     "const deep%(n)s = " + "[" * DEEP + "]" * DEEP + ";",
     "const deepo%(n)s = " + "{a: " * DEEP + "1" + "}" * DEEP + ";",
     "const deepc%(n)s = " + "f(" * DEEP + ")" * DEEP + ";",
+    # issue 33: valid look-alikes of the refused forms above
+    "if (a) { function fv%(n)s() {} }",
+    "lv%(n)s: for (;;) break lv%(n)s;",
+    "const ob%(n)s = { lo: function () {} };",
 ]
 PRAGMAS = ["// @exec: {}", '// @exec: {"yield_time_ms": 10000}', '// @exec: {"max_output_tokens": null}']
 REFUSED = [
@@ -144,6 +148,20 @@ REFUSED = [
     "<!-- html comment",
     "lb%(n)s: while (1) { break nolabel; }",
     "const ap%(n)s = () => { await x; };",
+    # issue 33: a function declaration as the body of an if, else, loop or label (sloppy JavaScript, a
+    # SyntaxError in module code), a labelled function in a block or an arrow's body (tree-sitter reads the
+    # braces as an object literal), and ``let`` as a name where only sloppy code allows one
+    "if (a) x(); else function fe%(n)s() {}",
+    "while (0) function fw%(n)s() {}",
+    "for (;;) function fo%(n)s() {}",
+    "for (const k%(n)s in o) function fi%(n)s() {}",
+    "do function fd%(n)s() {} while (0)",
+    "lf%(n)s: function fl%(n)s() {}",
+    "{ lb%(n)s: function fb%(n)s() {} }",
+    "const ar%(n)s = () => { la%(n)s: function fa%(n)s() {} };",
+    "if (a) async function fs%(n)s() {}",
+    "if (a) let\nx%(n)s = 1",
+    "x%(n)s = let;",
 ]
 
 

@@ -9,9 +9,11 @@ from lsprotocol import types
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
 from analysis.script.calls import COMMAND, PATCH
 from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks, seconds
+from analysis.session.message_metadata import delivery_words
 from analysis.session.outputs import ToolOutput, readable_text
 from analysis.session.record_analysis import LineAnalysis
 from analysis.session.rollout import LocatedCall, RolloutAnalysis
+from analysis.session.world_state import size
 
 from ..calls import call_at, summarize
 from ..convert import to_range
@@ -237,19 +239,24 @@ class HoverFeature(Feature):
             item = record.turn_item
             head = f"**{self._escape(item.type)}**" + (f" ({self._escape(item.phase)})" if item.phase else "")
             return head + "\n\n" + self._code(first_lines(item.text, self.output_lines), "text") if item.text else head
-        if record.kind == "world_state" and record.record is not None and isinstance(record.record.item, dict):
-            state = record.record.item.get("state")
-            keys = ", ".join(sorted(state)) if isinstance(state, dict) else ""
-            full = "a full snapshot" if record.record.item.get("full") else "an update"
+        if record.kind == "world_state" and record.world_state is not None:
+            state = record.world_state
+            full = "a full snapshot" if state.full else "an update" if state.full is False else "a state"
+            keys = ", ".join(sorted(state.keys)) if state.keys else ""
             return (
                 f"**world state**: {full}"
                 + (f" of {self._escape(keys)}" if keys else "")
+                + f" · {self._escape(size(state.state_chars))}"
                 + " (bookkeeping Codex keeps for the model; not shown in the outline)"
             )
         if record.text is not None and record.kind == "message":
             role = getattr(record.record.item, "role", "") if record.record else ""
-            return f"**{self._escape(role)} message**\n\n" + self._code(
-                first_lines(record.text, self.output_lines), "text"
+            mark = delivery_words(record.delivery)
+            return (
+                f"**{self._escape(role)} message**"
+                + (f": {self._escape(mark)}" if mark else "")
+                + "\n\n"
+                + self._code(first_lines(record.text, self.output_lines), "text")
             )
         return ""
 

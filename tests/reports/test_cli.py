@@ -158,13 +158,17 @@ def test_census_counts():
     result = run_cli("census", "--json", "fixtures")
     out = json.loads(result.stdout)
     # fixtures/not-a-rollout.jsonl and fixtures/session_index.jsonl (thread names, not a rollout)
-    assert (out["counts"]["rollouts"], out["skipped_files"]) == (24, 2)
+    # 30: 24, and the 6 of issue 33 (rollout-statuses, the envelope-less file twice, fixtures/sessions/2026/11/01)
+    assert (out["counts"]["rollouts"], out["skipped_files"]) == (30, 2)
     assert out["counts"]["scripts that do not parse"] == 2
-    assert out["calls_by_tool"]["exec_command"] == 67  # 64, and the 3 of fixtures/sessions/2026/09/01
+    assert (
+        out["calls_by_tool"]["exec_command"] == 72
+    )  # 64, the 3 of fixtures/sessions/2026/09/01, 5 of rollout-statuses
     assert out["findings_by_code"]["secret"] == 8
     assert out["counts"]["computed commands with a known expansion"] == 2
-    # "git " + "status" in rollout-computed.jsonl is exactly known: a literal command
-    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (66, 7)
+    # "git " + "status" in rollout-computed.jsonl is exactly known: a literal command; 75: 66, and the 5 exec_command
+    # of rollout-statuses and the 2 shell calls of each envelope-less file
+    assert (out["counts"]["literal commands"], out["counts"]["computed commands"]) == (75, 7)
     assert isinstance(out["seconds"], float)
 
 

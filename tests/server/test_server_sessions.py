@@ -35,7 +35,7 @@ async def test_outline_folds_the_inherited_history_and_shows_usage(client: Langu
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(doc))
     root = symbols[0]
     assert (root.name, root.detail) == (
-        f"session {build.CHILD_ID} (Ada)",
+        f"session {build.CHILD_ID} (Ada, path /root/timer_audit)",
         "in 41k (cached 29k) · out 1.1k (reasoning 400) · context 8% of 258.4k",
     )
     inherited, turn = root.children

@@ -147,7 +147,12 @@ def test_known_types_that_are_skipped_are_not_unknown():
 def test_export_markdown_follows_the_session():
     out = export(analyze_text(fixture(CHILD)), CHILD, "md")
     assert out.startswith(f"# Codex session {build.CHILD_ID}\n\n- **file**: {CHILD}\n")
-    assert f"- **subagent of**: {build.PARENT_ID} (Ada)\n" in out
+    # the child's own name, its path and its parent each under its own label: "Ada" is never put after the
+    # parent's id (it is the child's name)
+    assert (
+        "- **agent**: Ada (explorer)\n- **agent path**: /root/timer\\_audit\n- **depth**: 1\n"
+        f"- **subagent of**: session {build.PARENT_ID} (root thread, path /root)\n"
+    ) in out
     assert (
         f"> Lines 2–7 replay the history of session {build.PARENT_ID} (1 turn); it is not repeated here, "
         "and its 22,800 tokens count for that session." in out

@@ -16,9 +16,9 @@ from typing import Any
 from ...jsonl.jsonspans import locate
 from ...script.calls import ToolCall
 from ...session.copies import replacer
-from ...session.outputs import ToolOutput, thrown_error, thrown_exit
+from ...session.legacy_records import is_rollout_record
+from ...session.outputs import WRITE_FAILED, ToolOutput, thrown_error, thrown_exit
 from ...session.record_analysis import LineAnalysis, analyze_line
-from ...session.records import KNOWN_TYPES
 from ...session.vocabulary import unknown_type_of
 
 
@@ -90,6 +90,8 @@ def _thin_output(output: ToolOutput | None) -> ToolOutput | None:
         return None
     thrown = thrown_exit(output.error)  # kept: it tells how the script's one command ended
     error = thrown_error(thrown) if thrown is not None else _ERROR if output.error is not None else None
+    if output.status == WRITE_FAILED:  # a failed write_stdin's one line: the command's outcome shows it
+        error = output.error
     if output.kept_texts == () and output.line is None and output.error is error:
         return output  # thin already
     return _copy_output(output, kept_texts=(), line=None, error=error)
@@ -134,8 +136,8 @@ KEPT = (
 THINNED = ("record", "calls", "output")
 # DROPPED, read only of a file analysed whole (the server, ``outline`` text): a script and its escape map, a
 # message's or call's decoded text, the user's words (streamed turns are read in a second pass, turn_facts),
-# turn items, settings and compacted summaries.
-DROPPED = ("script", "script_map", "text", "prompt", "turn_item", "settings", "compacted")
+# turn items, settings, compacted and world_state summaries and a message's metadata mark (delivery).
+DROPPED = ("script", "script_map", "text", "prompt", "turn_item", "settings", "compacted", "delivery", "world_state")
 
 _MARKS = tuple(name for name in KEPT if name != "kind") + ("calls", "output")
 _marks_of = attrgetter(*_MARKS)
@@ -219,7 +221,7 @@ def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnaly
             full.append(la)
         rec = la.record
         if rec is not None:
-            if first_known is None and rec.envelope.type in KNOWN_TYPES:
+            if first_known is None and is_rollout_record(rec):
                 first_known = i
             # a line with a record is neither blank nor invalid
             name = unknown_type_of(la)

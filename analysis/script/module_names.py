@@ -1,0 +1,159 @@
+"""Names and declarations that module code refuses (for :mod:`analysis.script.module_syntax`): ``let``,
+``await``, ``eval`` or ``arguments`` declared or assigned, ``await`` where it is no operator, an assignment to
+what cannot be assigned, a ``"use strict"`` directive beside non-simple parameters, a tagged template on an
+optional chain, and declarations of one name that clash.  Each says whether esprima must be asked.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from .script import Binding, ExecScript
+
+_PAIRS = 64  # declarations of one name compared pairwise before the script is simply asked about
+
+
+_MISNAMES = ("let", "await", "eval", "arguments")
+
+
+def _misnames(script: ExecScript) -> bool:
+    """``let``, ``await``, ``eval`` or ``arguments`` declared or assigned, ``let`` called as a name, and ``await``
+    where it is no operator: tree-sitter reads ``await (f)()`` as a call of ``await``, which is V8's ``await``
+    operator wherever it may stand (at the top level, in an async function's body); and a tagged template on an
+    optional chain (:func:`_tags_a_chain`), read in the same pass over the calls."""
+    bindings = script.bindings
+    if any(name in bindings for name in _MISNAMES):
+        return True
+    if any(script.name_of(target) in _MISNAMES for target in script.assigned_names()):
+        return True
+    data = script.data
+    tags = b"?." in data and b"`" in data  # a tagged chain's callee holds ``?.``, its template a backquote
+    for captures in script.structure["call"]:  # one pass over the calls for both readings
+        callee = captures["callee"][0]
+        if callee.type == "identifier":
+            name = script.text(callee)
+            if name == "let" or name == "await" and _await_refused(script, captures["call"][0]):
+                return True
+        elif tags and _tags_a_chain(script, captures["call"][0], callee):
+            return True
+    return False
+
+
+def _await_refused(script: ExecScript, node: Node) -> bool:
+    """Whether ``await`` at ``node`` stands where module code refuses it: in a function that is not async, or in an
+    async function's parameters (at the top level it is the operator)."""
+    function = script.innermost_function(node)
+    if function == script.root:
+        return False
+    if not any(c.type == "async" for c in function.children):
+        return True
+    parameters = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+    return parameters is not None and parameters.start_byte <= node.start_byte < parameters.end_byte
+
+
+def _strict_directive_refused(script: ExecScript) -> bool:
+    """A ``"use strict"`` directive in a function whose parameters are not all plain names (an early error
+    whatever the mode; at the top of a module the directive changes nothing).  Found by its text in the body."""
+    if "use strict" not in script.source:
+        return False
+    for captures in script.structure["params"]:
+        parameters = captures["params"][0]
+        if any(c.type not in ("identifier", "comment") for c in parameters.named_children):
+            body = script.innermost_function(parameters).child_by_field_name("body")
+            if body is not None and script.data.find(b"use strict", body.start_byte, body.end_byte) != -1:
+                return True
+    return False
+
+
+def _tags_a_chain(script: ExecScript, call: Node, callee: Node) -> bool:
+    """A tagged template on an optional chain (``a?.b`x` ``)."""
+    arguments = call.child_by_field_name("arguments")
+    return arguments is not None and arguments.type == "template_string" and "?." in script.text(callee)
+
+
+def _assigns_badly(script: ExecScript) -> bool:
+    """An assignment or update whose target is not a plain name, member or (for ``=``) pattern."""
+    for captures in script.structure["assign"]:
+        node = captures["assign"][0]
+        target = node.child_by_field_name("argument" if node.type == "update_expression" else "left")
+        if target is None:
+            continue
+        kind = target.type
+        if kind in ("member_expression", "subscript_expression"):
+            if "?." in script.text(target):
+                return True
+        elif kind in ("object_pattern", "array_pattern"):
+            if node.type != "assignment_expression":
+                return True
+        elif kind != "identifier":
+            return True
+    return False
+
+
+def _redeclares(script: ExecScript) -> bool:
+    """A name declared twice where module code refuses it ("has already been declared", "duplicate parameter
+    names"): see :func:`_conflict`."""
+    for bindings in script.bindings.values():
+        if len(bindings) < 2:
+            continue
+        if len(bindings) > _PAIRS:
+            return True  # too many to compare pairwise: the parser decides
+        for i, first in enumerate(bindings):
+            for second in bindings[i + 1 :]:
+                if _conflict(script, first, second) or _conflict(script, second, first):
+                    return True
+    return False
+
+
+_EXPRESSION_NAMED = frozenset({"function_expression", "generator_function", "class"})
+
+
+def _conflict(script: ExecScript, first: Binding, second: Binding) -> bool:
+    """Whether two declarations of one name clash: in one scope when either is lexical (or both are parameters
+    of one function, or names of one catch parameter); a ``var`` inside the scope of a lexical one in the same
+    function; a lexical one at the top of a function's body (or a catch block) and a parameter of it (or the
+    catch's).  A lexical declaration in an inner block only shadows.  The name of a function or class
+    expression is seen only inside it, and never clashes."""
+    if (
+        first.kind in ("function", "class")
+        and first.scope.type in _EXPRESSION_NAMED
+        or second.kind in ("function", "class")
+        and second.scope.type in _EXPRESSION_NAMED
+    ):
+        return False
+    if first.scope == second.scope:
+        return (
+            first.kind == second.kind
+            and first.kind in ("param", "catch")
+            or _lexical(script, first)
+            or _lexical(script, second)
+        )
+    if not _lexical(script, first):
+        return False
+    if second.kind == "var":
+        return _holds(first.scope, second.node) and script.innermost_function(first.scope) == script.innermost_function(
+            second.node
+        )
+    if second.kind == "param":
+        return first.scope == second.scope.child_by_field_name("body")
+    if second.kind == "catch":
+        return first.scope == second.scope.child_by_field_name("body")
+    return False
+
+
+def _lexical(script: ExecScript, binding: Binding) -> bool:
+    """``let``, ``const``, ``class``, an import, and a function declaration anywhere but at the top of a function's
+    body (in a block, or at the top of the module, function declarations are lexical)."""
+    if binding.kind in ("let", "const", "class", "import"):
+        return True
+    if binding.kind != "function":
+        return False
+    scope = binding.scope
+    if scope.type != "statement_block":
+        return True
+    function = script.innermost_function(scope)
+    return function == script.root or function.child_by_field_name("body") != scope
+
+
+def _holds(scope: Node, node: Node) -> bool:
+    return scope.start_byte <= node.start_byte and node.end_byte <= scope.end_byte

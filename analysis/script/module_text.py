@@ -1,0 +1,265 @@
+"""Text that may be a construct tree-sitter accepts and V8 refuses in module code (for
+:mod:`analysis.script.module_syntax`): legacy octal and out-of-range escapes, escaped names that spell keywords,
+names strict mode reserves, ``yield``/``export``/``__proto__`` as tokens, HTML-like comments, a line break
+before ``=>`` or after ``async``; found in the text, then placed in the tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Protocol
+
+from tree_sitter import Node
+
+try:
+    import re2
+except ImportError:  # pragma: no cover - a platform without the wheel: every script takes the searches below
+    re2 = None
+
+from .script import ExecScript
+
+# Text that may be a construct tree-sitter accepts and V8 refuses, found with ``bytes.find`` or a regular
+# expression that starts with a literal or a class (Python's fast path), and placed in the tree: escapes count in strings, templates and names, the
+# rest outside strings, templates, comments and regular expressions.  Linear on any input.
+_ESCAPES = re.compile(rb"\\(?:[1-9xu]|0[0-9])")  # legacy octal, \8 \9, \u (names, \u{…}), \x: see _bad_escape
+_WORDS = (b"yield", b"export", b"__proto__")  # as whole tokens
+# names strict mode reserves (or may not bind): suspect as names, not as keywords or property names; found by
+# text, as a query predicate on every identifier costs more than the rest of the look together
+# (``let`` and ``await`` are everywhere as keywords, ``eval`` and ``arguments`` may be read, only not bound or
+# assigned: they are looked for among declared and assigned names and callees instead, see _misnames)
+# ``let`` too: a name (an identifier) only where sloppy code allows it (``if (a) let``, ``x = let``, ``f(let)``)
+_RESERVED = (
+    b"static",
+    b"implements",
+    b"interface",
+    b"package",
+    b"private",
+    b"protected",
+    b"public",
+    b"enum",
+    b"let",
+)
+_NAMES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern"})
+_MARKS = (b"<!--", b"-->")  # HTML-like comments: not in modules
+_ALL_WORDS = _WORDS + _RESERVED + _MARKS
+_ARROW = re.compile(rb"[\n\r\xa8\xa9][ \t\f\v]*=>|\*/\s*=>")  # U+2028 and U+2029 end in A8 and A9
+_ASYNC = re.compile(rb"async[ \t\f\v]*[\n\r\xe2/]")
+
+
+class _BytesSearch(Protocol):
+    """What is used of an ``re2`` pattern (google-re2 ships no types)."""
+
+    def search(self, text: bytes) -> object | None: ...
+
+
+def _any_text_hit_pattern() -> _BytesSearch | None:
+    r"""Every text trigger above in one RE2 automaton, read once in linear time (issue 25): a script it finds
+    nothing in has no text hit (most scripts), else the searches above place each hit.  A superset: words are
+    found inside longer names too.  The bytes are read as Latin-1 (one byte, one character: ``\xa8`` is the
+    byte); ``\s`` is spelled out, as RE2's lacks ``\v``."""
+    if re2 is None:
+        return None
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    words = b"|".join(re.escape(word) for word in _ALL_WORDS)
+    pattern: _BytesSearch = re2.compile(
+        rb"\\(?:[1-9xu]|0[0-9])|"
+        + words
+        + rb"|[\n\r\xa8\xa9][ \t\f\v]*=>|\*/[ \t\n\r\f\v]*=>|async[ \t\f\v]*[\n\r\xe2/]",
+        options,
+    )
+    return pattern
+
+
+_ANY_TEXT_HIT = _any_text_hit_pattern()
+_NOT_CODE = frozenset(
+    {
+        "string_fragment",
+        "escape_sequence",
+        "string",
+        "template_string",
+        "comment",
+        "regex_pattern",
+        "regex_flags",
+        "regex",
+    }
+)
+_NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
+_NAME_BYTE = re.compile(rb"[\w$\\]")
+_OCTAL_ESCAPE = re.compile(rb"\\[0-7]+")
+_NAME_TYPES = frozenset(
+    {
+        "identifier",
+        "shorthand_property_identifier",
+        "shorthand_property_identifier_pattern",
+        "property_identifier",
+        "private_property_identifier",
+        "statement_identifier",
+    }
+)
+_PROPERTY_NAMES = frozenset({"property_identifier", "private_property_identifier"})
+# names an escaped identifier may not spell in module code: reserved words, strict mode's, and the contextual
+# keywords an escape may not spell where they are keywords (read conservatively: wherever they are names)
+_NOT_ESCAPED = frozenset(
+    {
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "continue",
+        "debugger",
+        "default",
+        "delete",
+        "do",
+        "else",
+        "enum",
+        "export",
+        "extends",
+        "false",
+        "finally",
+        "for",
+        "function",
+        "if",
+        "import",
+        "in",
+        "instanceof",
+        "new",
+        "null",
+        "return",
+        "super",
+        "switch",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typeof",
+        "var",
+        "void",
+        "while",
+        "with",
+        "yield",
+        "let",
+        "static",
+        "implements",
+        "interface",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "await",
+        "eval",
+        "arguments",
+        "async",
+        "of",
+        "get",
+        "set",
+        "from",
+        "as",
+        "target",
+        "meta",
+        "accessor",
+        "using",
+    }
+)
+_ACCESSORS = frozenset({"get", "set", "async", "static", "accessor"})  # escaped, not a method's keyword either
+_TEXT_HITS = 256  # hits placed in the tree before the script is simply asked about
+
+
+def _text_hit(script: ExecScript) -> bool:
+    data, root = script.data, script.root
+    if _ANY_TEXT_HIT is not None and _ANY_TEXT_HIT.search(data) is None:
+        return False
+    hits = _text_hits(data)
+    if len(hits) > _TEXT_HITS:
+        return True
+    for at, what in hits:
+        node = root.descendant_for_byte_range(at, at + 1)
+        if node is None:
+            return True
+        if what is _NOT_ESCAPE:
+            if node.type == "escape_sequence":
+                if node.start_byte == at and _bad_escape(data, node):  # else the 2 of "\\2": an escaped \, a digit
+                    return True
+            elif node.type in _NAME_TYPES:
+                if _bad_name(script, node):
+                    return True
+            elif node.type not in _NOT_ESCAPE:
+                return True
+        elif what is _NAMES:
+            if node.type in _NAMES:
+                return True
+        elif what is _MARKS:  # read by tree-sitter as operators (``a<!--b``, ``a-->b``), as V8 reads a module
+            if node.type not in _NOT_CODE and node.type not in ("<", "--"):
+                return True
+        elif isinstance(what, bytes):  # a word: the whole token, in code
+            if node.type not in _NOT_CODE and data[node.start_byte : node.end_byte] == what:
+                return True
+        elif node.type not in _NOT_CODE:
+            return True
+    return False
+
+
+def _text_hits(data: bytes) -> list[tuple[int, object]]:
+    """Where the text triggers stand: (byte, what may not be there)."""
+    hits: list[tuple[int, object]] = []
+    if b"\\" in data:
+        hits.extend((m.start(), _NOT_ESCAPE) for m in _ESCAPES.finditer(data))
+    for word in _present(data):
+        if word in _MARKS:
+            hits.extend((at, _MARKS) for at in _occurrences(data, word))
+            continue
+        what = _NAMES if word in _RESERVED else word
+        hits.extend(
+            (at, what)
+            for at in _occurrences(data, word)
+            if not _NAME_BYTE.match(data, at + len(word)) and not (at and _NAME_BYTE.match(data, at - 1))
+        )
+    if b"=>" in data:  # a line break (or a comment) before =>
+        hits.extend((m.start(), _NOT_CODE) for m in _ARROW.finditer(data))
+    if b"async" in data:  # async, then a line break or a comment
+        hits.extend((m.start(), _NOT_CODE) for m in _ASYNC.finditer(data))
+    return hits
+
+
+def _bad_escape(data: bytes, node: Node) -> bool:
+    """A string or template escape strict code refuses: a legacy octal (``\\1``, ``\\01``, ``\\0`` before a
+    digit), ``\\8``, ``\\9``, or a code point past U+10FFFF (tree-sitter's tokens take the valid ``\\x`` and
+    ``\\u`` forms only, any number of digits in braces)."""
+    text = data[node.start_byte : node.end_byte]
+    if _OCTAL_ESCAPE.fullmatch(text):
+        return text != b"\\0" or data[node.end_byte : node.end_byte + 1].isdigit()
+    if text in (b"\\8", b"\\9"):
+        return True
+    if text.startswith(b"\\u{") and text.endswith(b"}"):
+        return int(text[3:-1] or b"0", 16) > 0x10FFFF
+    return False
+
+
+def _bad_name(script: ExecScript, node: Node) -> bool:
+    """A name written with escapes that module code may refuse: one that spells a reserved word (where it is
+    not a property name) or a contextual keyword, one whose characters are not a name's, an escape past
+    U+10FFFF."""
+    name = script.name_of(node)
+    if (
+        "\\" in name
+        or not name
+        or name[0] in "\u200c\u200d"
+        or not name.replace("$", "_").replace("\u200c", "_").replace("\u200d", "_").isidentifier()
+    ):
+        return True  # isidentifier is XID_Start/XID_Continue, within JavaScript's ID_Start/ID_Continue
+    if node.type in _PROPERTY_NAMES:
+        return name in _ACCESSORS
+    return name in _NOT_ESCAPED
+
+
+def _present(data: bytes) -> list[bytes]:
+    return [word for word in _ALL_WORDS if word in data]  # one C search a word: most scripts hold none
+
+
+def _occurrences(data: bytes, word: bytes) -> Iterator[int]:
+    at = data.find(word)
+    while at != -1:
+        yield at
+        at = data.find(word, at + len(word))
