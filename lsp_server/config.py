@@ -27,20 +27,20 @@ class Settings(BaseModel):
 
     severity: dict[str, SeverityName] = Field(default_factory=dict)
     secret_patterns: list[str] = Field(default_factory=list, alias="secretPatterns")
-    hover_output_lines: int = Field(20, ge=0, le=10_000, alias="hoverOutputLines")
+    hover_output_lines: int = Field(default=20, ge=0, le=10_000, alias="hoverOutputLines")
     files: list[str] = Field(default_factory=lambda: list(DEFAULT_FILES))
     # invocation logs of recording shims, linked to the rollout of the same run
     invocation_logs: list[str] = Field(default_factory=lambda: list(DEFAULT_INVOCATION_LOGS), alias="invocationLogs")
-    debounce_ms: int = Field(30, ge=0, le=10_000, alias="debounceMs")
+    debounce_ms: int = Field(default=30, ge=0, le=10_000, alias="debounceMs")
     # a client that supports pulled diagnostics gets them unless it sets this to false
-    pull_diagnostics: bool = Field(True, alias="pullDiagnostics")
+    pull_diagnostics: bool = Field(default=True, alias="pullDiagnostics")
     # blame (lsp_server/features/blame.py): a lens and hovers in the workspace's files, from the session index
-    blame: bool = Field(True, alias="blame")
-    blame_outside_workspace: bool = Field(False, alias="blameOutsideWorkspace")
+    blame: bool = Field(default=True, alias="blame")
+    blame_outside_workspace: bool = Field(default=False, alias="blameOutsideWorkspace")
     # a Codex home whose sessions folders parents and segments are read from, besides $CODEX_HOME and ~/.codex
     codex_home: str | None = Field(default=None, alias="codexHome")
     # the findings profile (docs/findings.md): None is reader under a Codex sessions folder, author elsewhere
-    findings: Literal["reader", "author"] | None = Field(None, alias="findings")
+    findings: Literal["reader", "author"] | None = Field(default=None, alias="findings")
 
     def profile_of(self, path: str | None) -> str:
         """The findings profile of a document at ``path``."""
@@ -48,7 +48,7 @@ class Settings(BaseModel):
 
     # the columns of a client that offers no positionEncodings but does not count UTF-16 units (Vim's ALE
     # sends bytes): read at initialize only; a client that negotiates gets what it negotiated
-    position_encoding: Literal["utf-8", "utf-16", "utf-32"] | None = Field(None, alias="positionEncoding")
+    position_encoding: Literal["utf-8", "utf-16", "utf-32"] | None = Field(default=None, alias="positionEncoding")
 
     @field_validator("severity")
     @classmethod
@@ -78,7 +78,7 @@ class Settings(BaseModel):
         return any(_glob(p).search(path.replace("\\", "/")) for p in self.invocation_logs)
 
 
-def position_encoding(settings: Settings, capabilities: Any, negotiated: str) -> str:
+def position_encoding(settings: Settings, capabilities: Any, negotiated: str | None) -> str | None:
     """The position encoding of the session: the negotiated one, unless the client offered none and the
     ``positionEncoding`` setting names another (a client that counts bytes without saying so)."""
     general = getattr(capabilities, "general", None)

@@ -174,9 +174,9 @@ class BlameFeature(Feature):
         """On a line of a workspace file a patch added: the session, its request, the hunk."""
         uri, line = params.text_document.uri, params.position.line
         history, blamed = await self._blame(uri, lines=True)
-        if not blamed or not 0 <= line < len(blamed) or blamed[line] is None:
+        found = blamed[line] if blamed and 0 <= line < len(blamed) else None
+        if found is None:
             return None
-        found = blamed[line]
         text = self._line_text(uri, line)
         end = LineColumns(text).to_units(len(text), self.server.encoding) if text is not None else 0
         return types.Hover(
@@ -262,9 +262,10 @@ class BlameFeature(Feature):
         if uri is None or line is None:
             return None
         _, blamed = await self._blame(uri, lines=True)
-        if not blamed or not 0 <= line < len(blamed) or blamed[line] is None:
+        found = blamed[line] if blamed and 0 <= line < len(blamed) else None
+        if found is None:
             return None
-        change = blamed[line].change
+        change = found.change
         start, end = types.Position(change.line, change.start), types.Position(change.line, change.end)
         if self.show_document:
             await self.server.window_show_document_async(

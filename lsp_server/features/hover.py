@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
 from analysis.script.calls import COMMAND, PATCH
+from analysis.session.continuations import CallOutput
 from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks, seconds
 from analysis.session.message_metadata import delivery_words
 from analysis.session.outputs import ToolOutput, readable_text
@@ -152,7 +153,7 @@ class HoverFeature(Feature):
         if output.note:
             facts.append(self._escape(output.note))
         if analysis is not None and output.continued_by and output.first_line is not None:
-            return self.chunks_markdown(analysis, located, " · ".join(facts))
+            return self.chunks_markdown(analysis, located, output, " · ".join(facts))
         head = f"**output** (line {output.line + 1}): " + " · ".join(facts)
         head += self.event_markdown(located)
         text = self.call_output_text(located, output.output)
@@ -167,11 +168,10 @@ class HoverFeature(Feature):
             f"{self._escape(event.summary(files=True) or 'reported')}"
         )
 
-    def chunks_markdown(self, analysis: RolloutAnalysis, located: LocatedCall, facts: str) -> str:
+    def chunks_markdown(self, analysis: RolloutAnalysis, located: LocatedCall, output: CallOutput, facts: str) -> str:
         """A process carried on by ``write_stdin`` (a cell by ``wait``) is one call: the output of every chunk
         in order, each cut at the hover's line limit; past :attr:`max_chunks` chunks, the rest by their lines.
-        The status and exit code are the last chunk's."""
-        output = located.output
+        The status and exit code are the last chunk's (``output``, the located call's)."""
         chunks = output_chunks(analysis, output)
         lines = [line for line, _ in chunks]
         shown = ", ".join(self._line_link(n) for n in lines)
@@ -219,19 +219,19 @@ class HoverFeature(Feature):
                 + self._code(_pretty(record.text), "json")
             )
         if record.is_output and record.output is not None:
-            out = record.output
+            result = record.output
             facts = [
                 f
                 for f in (
-                    out.status,
-                    f"exit {out.exit_code}" if out.exit_code is not None else None,
-                    seconds(out.wall_time) if out.wall_time is not None else None,
+                    result.status,
+                    f"exit {result.exit_code}" if result.exit_code is not None else None,
+                    seconds(result.wall_time) if result.wall_time is not None else None,
                 )
                 if f
             ]
             call_line = analysis.calls_by_call_id.get(record.call_id or "")
             where = f" of line {call_line + 1}" if call_line is not None else ""
-            text = readable_text(out)
+            text = readable_text(result)
             return f"**output**{self._escape(where)} · {self._escape(' · '.join(facts))}\n\n" + self._code(
                 first_lines(text, self.output_lines), "text"
             )

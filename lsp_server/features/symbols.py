@@ -137,19 +137,19 @@ class SymbolFeature(Feature):
         document that is no file, ``path`` None, is not looked around).  A rollout once found is remembered."""
         if path is None:
             return {}
-        spawns = [s for s in lineage(analysis).spawns if s.child]
+        spawns = [(s.line, s.child) for s in lineage(analysis).spawns if s.child]
         if not spawns:
             return {}
         access = reader(workspace_paths(self.server)).with_home_of(path)
         roots = search_roots(path, list(access.workspace))
-        out = {}
-        for spawn in spawns:
-            key = (spawn.child, tuple(roots), access)
+        out: dict[int, str] = {}
+        for line, child in spawns:
+            key = (child, tuple(roots), access)
             known = self._found.get(key)
             if known is None or not os.path.isfile(known):
-                found = find_session_file(spawn.child, roots, exclude=path, access=access)
+                found = find_session_file(child, roots, exclude=path, access=access)
                 if found is None:
-                    out[spawn.line] = spawn.child
+                    out[line] = child
                     continue
                 self._found[key] = found
         return out
@@ -163,54 +163,57 @@ class SymbolFeature(Feature):
         # usage, inherited history (copied, or by reference), thread name, unknown records
         session = SessionOutline(analysis, encoding, path, workspace_paths(self.server))
         failed = failures(analysis)
+        # each symbol's children are a list of ours (lsprotocol types them as an optional Sequence)
+        root_children: list[types.DocumentSymbol] = []
         root = types.DocumentSymbol(
             name=session.session_name(name),
             detail=_joined(session.session_detail(), _failed_text(failed)),
             kind=types.SymbolKind.Module,
             range=whole,
             selection_range=line_range(analysis, 0, encoding),
-            children=[],
+            children=root_children,
         )
-        root.children.extend(session.parent_symbols())
+        root_children.extend(session.parent_symbols())
         turns = {t.line: (n, t) for n, t in enumerate(analysis.turns, 1)}
-        parent = root
+        children = root_children  # the children of the turn the records are in (the root's before the first)
         fresh: dict = {}
-        turn_files: list[tuple[types.DocumentSymbol, types.DocumentSymbol]] = []
+        turn_files: list[tuple[list[types.DocumentSymbol], types.DocumentSymbol]] = []
         for number, record in enumerate(analysis.records):
             if session.in_inherited(number):  # a replayed history is one node, not a copy of its turns
-                if number == session.inherited.start:
-                    root.children.append(session.inherited_symbol())
+                if session.inherited is not None and number == session.inherited.start:
+                    root_children.append(session.inherited_symbol())
                 continue
             unknown = session.unknown_symbol(number)
             if unknown is not None:
-                parent.children.append(unknown)
+                children.append(unknown)
             if number in turns:
                 ordinal, turn = turns[number]
                 title = " ".join(self.server.masker(turn.title).split())
                 end = line_range(analysis, turn.end_line, encoding).end
                 in_turn = [f for f in failed if turn.line <= f[0] <= turn.end_line]
+                children = []
                 parent = types.DocumentSymbol(
                     name=f"{turn_mark(turn)}{turn_label(ordinal, number)}: {_short(title, TURN_LIMIT)}",
                     kind=types.SymbolKind.Namespace,
                     detail=_joined(_failed_text(in_turn), session.turn_detail(number)),  # its outcome and usage
                     range=types.Range(types.Position(number, 0), end),
                     selection_range=line_range(analysis, number, encoding),
-                    children=[],
+                    children=children,
                 )
-                root.children.append(parent)
+                root_children.append(parent)
                 files = self.files_symbol(analysis, encoding, turn.line, turn.end_line)
                 if files is not None:
-                    turn_files.append((parent, files))
+                    turn_files.append((children, files))
             settings = session.settings_symbol(number) if record.settings is not None else None
             if settings is not None:
-                parent.children.append(settings)
+                children.append(settings)
             if record.is_call:
-                parent.children.append(record_symbol(analysis, number, encoding, fresh))
-        for turn_symbol, files in turn_files:  # what a turn changed, after its calls
-            turn_symbol.children.append(files)
+                children.append(record_symbol(analysis, number, encoding, fresh))
+        for turn_children, files in turn_files:  # what a turn changed, after its calls
+            turn_children.append(files)
         files = self.files_symbol(analysis, encoding)
         if files is not None:
-            root.children.append(files)
+            root_children.append(files)
         if record_symbol == self._cached_record:
             self._fragments = fresh  # only the records of this version stay cached
         return [root]

@@ -22,6 +22,9 @@ from .schema import _SCHEMA, _TABLES, APPLICATION_ID, SCHEMA_VERSION
 INDEX_ENV = "ROLLOUT_LSP_INDEX"  # a database path that overrides the default (tests, several indexes)
 DB_NAME = "index.sqlite3"
 SQLITE_HEADER = b"SQLite format 3\x00"
+# SQLite's primary result codes (fixed by its C API); the module names them only from Python 3.11, which is
+# also when errors carry ``sqlite_errorcode``
+_SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_CORRUPT, _SQLITE_NOTADB = 5, 6, 11, 26
 
 
 class IndexUnavailable(Exception):
@@ -123,7 +126,7 @@ def _switch_to_wal(db: sqlite3.Connection, timeout: float) -> None:
 def _is_locked(error: sqlite3.Error) -> bool:
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
-        return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+        return (code & 0xFF) in (_SQLITE_BUSY, _SQLITE_LOCKED)
     return "locked" in str(error) or "busy" in str(error)
 
 
@@ -132,7 +135,7 @@ def _is_corruption(error: sqlite3.Error) -> bool:
         return False
     code = getattr(error, "sqlite_errorcode", None)
     if code is not None:
-        return (code & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+        return (code & 0xFF) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
     text = str(error)
     return "malformed" in text or "not a database" in text
 

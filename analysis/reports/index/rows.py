@@ -134,7 +134,7 @@ def _call_row(
     record = located.record.record
     timestamp = record.envelope.timestamp if record is not None else None
     output = located.output
-    files = "\n".join(f.path + (f"\n{f.move_to}" if f.move_to else "") for f in call.files)
+    changed = "\n".join(f.path + (f"\n{f.move_to}" if f.move_to else "") for f in call.files)
     name, call_id, tool, shown, workdir, files, status, session, title, time = _clean_many(
         [
             located.record.name,
@@ -142,7 +142,7 @@ def _call_row(
             call.tool,
             call_text(call),
             call.workdir,
-            files,
+            changed,
             output.status if output else None,
             session_id,
             turn[1],
