@@ -316,7 +316,7 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
             )
             if ident.agent_path:
                 parts.append(f"agent path: {inline_code(ident.agent_path)}")
-            direct = parent_name(ident, path, workspace)
+            direct = parent_name(ident, path, workspace.workspace)
             if direct is not None and direct.words():  # the parent's own name, never the child's
                 parts.append(f"parent: {escape(direct.words())}")
             if ident.root and ident.root not in (ident.id, ident.parent):
