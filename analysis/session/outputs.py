@@ -306,7 +306,8 @@ def read_call_output(body: Any) -> ToolOutput:
     except ValueError:
         value = None
     if isinstance(value, dict) and "output" in value:
-        meta = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}
+        found_meta = value.get("metadata")
+        meta: dict[str, Any] = found_meta if isinstance(found_meta, dict) else {}
         exit_code = _int(meta.get("exit_code", value.get("exit_code")))
         wall = _float(meta.get("duration_seconds", value.get("wall_time_seconds")))
         texts = [str(value["output"])]

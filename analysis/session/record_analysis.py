@@ -140,7 +140,7 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
         problem = Finding(
             INVALID_JSON, "not JSON this reader accepts: a number too long to read", Span(0, 0, len(line))
         )
-    secrets = (
+    secret_findings = (
         tuple(
             Finding(SECRET, f"{s.kind} in the transcript: redact it before sharing", Span(0, s.start, s.end))
             for s in found
@@ -149,12 +149,12 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
         else ()
     )
     if problem is not None:
-        return LineAnalysis("invalid", findings=tuple(sorted((problem, *secrets), key=finding_sort_key)))
+        return LineAnalysis("invalid", findings=tuple(sorted((problem, *secret_findings), key=finding_sort_key)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
     _read_record(text, record, fields, line)
     found_here = fields["findings"]
     fields["findings"] = (
-        tuple(sorted(found_here + list(secrets), key=finding_sort_key)) if found_here or secrets else ()
+        tuple(sorted(found_here + list(secret_findings), key=finding_sort_key)) if found_here or secret_findings else ()
     )
     return LineAnalysis(**fields)
 

@@ -49,7 +49,7 @@ def _pydantic_model(cls: type[_Item]) -> Any:
             LIST: list[Any],
             ARGV: list[str] | str,
             # content: a model built here, at run time, which no static type names
-            CONTENT: list[content] | str,
+            CONTENT: list[content] | str,  # type: ignore[valid-type]
             OUTPUT: str | list[content] | dict[str, Any],  # type: ignore[valid-type]
         }
         fields: dict[str, Any] = {}

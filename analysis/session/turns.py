@@ -231,7 +231,7 @@ def _spoken(records: Sequence[LineAnalysis]) -> list[tuple[int, str | None]]:
 
 
 def _is_user_message(record: LineAnalysis) -> bool:
-    return record.kind == "message" and getattr(record.record.item, "role", None) == "user"
+    return record.kind == "message" and getattr(getattr(record.record, "item", None), "role", None) == "user"
 
 
 def _title(records: Sequence[LineAnalysis], start: int, end: int) -> str:
