@@ -5,6 +5,7 @@ line is older than the cut-off, ``--apply`` moves exactly those, and ``--restore
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from datetime import datetime, timezone
@@ -46,7 +47,12 @@ def test_archive_and_restore_real_rollouts(tmp_path):
         target = home / "sessions" / found.group(1) / found.group(2) / found.group(3) / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
-        placed[target] = last_activity(source.read_text(encoding="utf-8", errors="replace"))
+        stamp = last_activity(source.read_text(encoding="utf-8", errors="replace"))
+        # the copy's time is its last activity (or a day before the cut-off), whatever the corpus copy's own time:
+        # a corpus laid out minutes ago would otherwise read as live sessions
+        when = stamp if stamp is not None else CUT.timestamp() - 86400
+        os.utime(target, (when, when))
+        placed[target] = stamp
     assert len(placed) > 40
     days = (datetime.now(timezone.utc) - CUT).total_seconds() / 86400
     old = {p for p, when in placed.items() if (when if when is not None else p.stat().st_mtime) < CUT.timestamp()}

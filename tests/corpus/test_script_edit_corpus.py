@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import SHARED
-from tests.test_script_edit import assert_round_trips
+from tests.authoring.test_script_edit import assert_round_trips
 
 ROLLOUTS = sorted((SHARED / "corpus").rglob("*.jsonl"))
 

@@ -8,7 +8,7 @@ import pytest
 from analysis import analyze_text
 from analysis.jsonl.source import load, rollout_files
 from tests.helpers import SHARED
-from tests.test_straight_line import assert_same_paths
+from tests.script.test_straight_line import assert_same_paths
 
 
 @pytest.mark.parametrize("part", ["wild", "recorded", "peer"])
