@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import SHARED
 from tests.authoring.test_script_edit import assert_round_trips
+from tests.helpers import SHARED
 
 ROLLOUTS = sorted((SHARED / "corpus").rglob("*.jsonl"))
 
