@@ -293,7 +293,10 @@ local ok, err = pcall(function()
     and #shown == shown_before + 1 and vim.deep_equal(vim.api.nvim_win_get_cursor(0), { 4, 0 }),
     { buffer = vim.api.nvim_buf_get_name(0), cursor = vim.api.nvim_win_get_cursor(0) })
 
-  -- from the rollout to the file: session B's exec record (line 4) has the lens `open src/app.py`
+  -- from the rollout to the file: session B's exec record (line 4) has the lens `open src/app.py`; a rollout's
+  -- changed file is read only inside a workspace folder (docs/security.md), so the repository is added as one
+  client.notify("workspace/didChangeWorkspaceFolders", { event = {
+    added = { { uri = vim.uri_from_fname(world .. "/repo"), name = "repo" } }, removed = {} } })
   local b, b_uri = open(rollout_b)
   local b_lenses = request(b, "textDocument/codeLens", { textDocument = { uri = b_uri } }) or {}
   local open_app
