@@ -479,7 +479,7 @@ def test_the_script_view_is_written_on_an_explicit_save_only(page: Page):
 def test_link_an_invocation_log_to_a_rollout(page: Page):
     """Rollout: Link Invocation Log to a Rollout… is in the palette only while a log is active; it lists the open
     rollouts and Choose automatically, and the log's findings follow the link picked."""
-    from tests.test_server_invocations import COMMANDS, LOG, rollout
+    from tests.server.test_server_invocations import COMMANDS, LOG, rollout
 
     run = Path(page.url.split("folder=")[1].split("&")[0]) / "run-1"
     (run / "cli_mocks").mkdir(parents=True)
