@@ -683,7 +683,7 @@ def expected_of_20mb(path: Path) -> dict:
     from analysis.session.labels import turn_label
     from analysis.session.rollout import analyze_text
     from lsp_server.features.lenses import lens_title
-    from lsp_server.features.sessions import SessionOutline, session_lenses
+    from lsp_server.sessions import SessionOutline, session_lenses
 
     analysis = analyze_text(path.read_text(encoding="utf-8"))
     execs = [n for n, record in enumerate(analysis.records) if record.is_exec]
