@@ -693,7 +693,7 @@ def expected_of_20mb(path: Path) -> dict:
                              capture_output=True, text=True)
     return {
         "session": SessionOutline(analysis, PositionEncoding.UTF16).session_name(path.name),
-        "turn": f"{turn_label(1, analysis.turns[0].line)}: {title[:80] + ('…' if len(title) > 80 else '')}",
+        "turn": f"{turn_label(1, analysis.turns[0].line)}: {title[:40]}",  # the Outline cuts a request at 60
         "command": analysis.calls_on(execs[0])[0].call.label,
         "problems": len(json.loads(checked.stdout)),
         "status": session[0] if session else f"{len(execs):,} exec records",
