@@ -29,7 +29,7 @@ lint: $(VENV)/.installed
 	$(BIN)/python -m mypy
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -n 2 --ignore=tests/corpus --ignore=tests/packaging tests
+	$(BIN)/python -m pytest -q -n 2 --ignore=tests/corpus --ignore=tests/packaging --ignore=tests/editor_pickers tests
 
 test-corpus: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 2 tests/corpus
@@ -82,6 +82,7 @@ e2e: $(VENV)/.installed $(E2E_VSIX)
 e2e-nvim: $(VENV)/.installed
 	command -v nvim >/dev/null || { apt-get update -qq && apt-get install -y -qq neovim; }
 	timeout 600 nvim --headless -u NONE -i NONE -n -c "luafile tests/nvim/test_neovim.lua" -c "cquit 2"
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/editor_pickers/test_neovim_picker.py
 
 # a third: Emacs with eglot (Debian's emacs-nox and elpa-eglot, installed when missing), set up as docs/editors.md says
 e2e-emacs: $(VENV)/.installed
@@ -89,6 +90,7 @@ e2e-emacs: $(VENV)/.installed
 	emacs --batch -Q --eval "(require 'eglot)" >/dev/null 2>&1 || ls -d /usr/share/emacs/site-lisp/elpa/eglot-* \
 		>/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq elpa-eglot; }
 	timeout 600 emacs --batch -Q -l tests/emacs/test_eglot.el
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/editor_pickers/test_emacs_picker.py
 
 # and Vim with ALE (Debian's vim and vim-ale, installed when missing): byte columns through the positionEncoding option
 e2e-vim: $(VENV)/.installed

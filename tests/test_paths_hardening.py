@@ -291,3 +291,46 @@ def test_json_of_a_refused_parent_names_no_path():
         assert places["stray"].is_file()
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
+
+
+def test_a_sessions_cwd_is_probed_for_git_only_where_a_rollout_may_make_us_look(tmp_path, monkeypatch):
+    """The index and archive look for ``.git`` above a session's ``cwd``, a path anyone's rollout names: a system
+    folder, a folder of secrets, a network share or a relative path is refused on its text, never stat'ed."""
+    from analysis.reports.index import repositories
+
+    repo = tmp_path / "project"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src" / "app").mkdir(parents=True)
+    touched: list[str] = []
+    real_isdir, real_exists = os.path.isdir, os.path.exists
+
+    def isdir(path):
+        touched.append(str(path))
+        return real_isdir(path)
+
+    def exists(path):
+        touched.append(str(path))
+        return real_exists(path)
+
+    monkeypatch.setattr(repositories.os.path, "isdir", isdir)
+    monkeypatch.setattr(repositories.os.path, "exists", exists)
+    refused = [
+        "/etc/ssl",
+        "/proc/self/cwd",
+        str(tmp_path / ".ssh" / "keys"),
+        str(tmp_path / ".aws"),
+        "//fileserver/share/project",
+        "\\\\fileserver\\share\\project",
+        "project/src",
+        "",
+        "/tmp/a\0b",
+    ]
+    assert [repositories.find_repository_root(path) for path in refused] == [None] * len(refused)
+    assert touched == []
+    assert repositories.find_repository_root(str(repo / "src" / "app")) == str(repo)
+    assert touched == [
+        str(repo / "src" / "app"),
+        str(repo / "src" / "app" / ".git"),
+        str(repo / "src" / ".git"),
+        str(repo / ".git"),
+    ]

@@ -22,11 +22,14 @@ from tree_sitter import Node
 from ..jsonl.positions import EscapeMap
 from ..script.calls import tool_sites
 from ..script.script import ExecScript
+from ..session import vocabulary
 from ..session.records import KNOWN_TYPES, SessionMeta
 from ..session.rollout import RolloutAnalysis
 from .json_context import JsonContext, json_context
 
-RESPONSE_ITEM_TYPES = (
+# what an author writes most, offered first; every other type the analysis knows (analysis.session.vocabulary)
+# follows in name order, so a type added there is offered here with no change to this module
+COMMON_RESPONSE_ITEM_TYPES = (
     "message",
     "reasoning",
     "function_call",
@@ -41,7 +44,7 @@ RESPONSE_ITEM_TYPES = (
     "compaction",
     "context_compaction",
 )
-EVENT_TYPES = (
+COMMON_EVENT_TYPES = (
     "user_message",
     "agent_message",
     "agent_reasoning",
@@ -60,6 +63,10 @@ EVENT_TYPES = (
     "mcp_tool_call_end",
     "web_search_end",
 )
+RESPONSE_ITEM_TYPES = COMMON_RESPONSE_ITEM_TYPES + tuple(
+    sorted(vocabulary.RESPONSE_ITEM_TYPES - set(COMMON_RESPONSE_ITEM_TYPES))
+)
+EVENT_TYPES = COMMON_EVENT_TYPES + tuple(sorted(vocabulary.EVENT_TYPES - set(COMMON_EVENT_TYPES)))
 OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 # the tools a code-mode script reaches through ``tools.`` (reference §7.4–7.6); exec and wait never nest
 CODE_MODE_TOOLS = {

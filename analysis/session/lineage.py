@@ -279,7 +279,16 @@ def find_session_file(
     """The rollout of ``session_id`` below one of ``roots``: Codex names every rollout
     ``rollout-<time>-<id>.jsonl`` (``.jsonl.zst`` when compressed).  Only one ``access`` lets be read (by
     default: inside ``roots``, too wide ones aside; a link out of them is not followed)."""
-    if not session_id or any(c in session_id for c in "*?[]/\\"):
+    return first_rollout_named(session_id, f"*{session_id}*", roots, exclude, access)
+
+
+def first_rollout_named(
+    name: str, stem_pattern: str, roots: Iterable[str], exclude: str | None = None, access: Access | None = None
+) -> str | None:
+    """The first rollout (``.jsonl``, then ``.jsonl.zst``) whose name matches ``stem_pattern`` below one of
+    ``roots`` that ``access`` lets be read, ``exclude`` aside; None when ``name`` is empty or holds a glob or
+    path character (an id from a rollout must not widen the search)."""
+    if not name or any(c in name for c in "*?[]/\\"):
         return None
     roots = list(roots)
     access = access if access is not None else Access.create(roots)
@@ -287,7 +296,7 @@ def find_session_file(
     for root in dict.fromkeys(roots):
         if not root or not access.searchable(root) or not os.path.isdir(root):
             continue
-        for pattern in (f"*{session_id}*.jsonl", f"*{session_id}*.jsonl.zst"):
+        for pattern in (f"{stem_pattern}.jsonl", f"{stem_pattern}.jsonl.zst"):
             for path in sorted(Path(root).rglob(pattern)):
                 readable = access.readable_file(str(path), ROLLOUT_BY_ID)
                 if readable is not None and readable != skip:
@@ -376,6 +385,7 @@ __all__ = [
     "lineage",
     "identity_of",
     "find_session_file",
+    "first_rollout_named",
     "search_roots",
     "codex_home",
 ]

@@ -22,10 +22,9 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ..jsonl.access import ROLLOUT_BY_ID, ROLLOUT_BY_PATH, Access
+from ..jsonl.access import ROLLOUT_BY_PATH, Access
 from ..jsonl.findings import FILE_LIMIT, PARENT_MISSING, Finding
 from ..jsonl.jsonspans import locate
 from ..jsonl.limits import max_parent_bytes, max_parent_lines
@@ -33,7 +32,7 @@ from ..jsonl.lines import split_lines
 from ..jsonl.memo import once_per_object
 from ..jsonl.positions import Span
 from ..jsonl.source import load
-from .lineage import find_session_file
+from .lineage import find_session_file, first_rollout_named
 from .rollout import RolloutAnalysis
 from .turns import scan_turns
 
@@ -317,20 +316,10 @@ def find_rollout(
     """The rollout whose file name ends with ``rollout_id`` (``rollout-<time>-<id>.jsonl``, or
     ``…-<thread id>_<id>.jsonl`` for a reverted thread; ``.jsonl.zst`` when compressed), else any that names it;
     only one ``access`` lets be read (by default: inside ``roots``, too wide ones aside)."""
-    if not rollout_id or any(c in rollout_id for c in "*?[]/\\"):
-        return None
     roots = list(roots)
     access = access if access is not None else Access.create(roots)
-    skip = os.path.realpath(exclude) if exclude else None
-    for root in dict.fromkeys(roots):
-        if not root or not access.searchable(root) or not os.path.isdir(root):
-            continue
-        for pattern in (f"*{rollout_id}.jsonl", f"*{rollout_id}.jsonl.zst"):
-            for candidate in sorted(Path(root).rglob(pattern)):
-                readable = access.readable_file(str(candidate), ROLLOUT_BY_ID)
-                if readable is not None and readable != skip:
-                    return str(candidate)
-    return find_session_file(rollout_id, roots, exclude, access)
+    found = first_rollout_named(rollout_id, f"*{rollout_id}", roots, exclude, access)
+    return found or find_session_file(rollout_id, roots, exclude, access)
 
 
 def _before_ordinal(lines: list[str], end: int) -> list[str]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
+from analysis.authoring import completion
 from analysis.authoring.completion import ARGUMENT_KEYS, complete, json_context
+from analysis.session import vocabulary
 from analysis.session.records import KNOWN_TYPES
 from analysis.session.rollout import analyze_text
 from tests.helpers import fixture, json_escaped
@@ -47,6 +49,28 @@ def test_payload_types_follow_the_record_type():
     ]
     line = '{"type":"turn_context","payload":{"type":""}}'
     assert proposals(DEMO, 10, line, at(line, '""}', 1)) == []
+
+
+def test_payload_types_offer_every_known_type_common_ones_first():
+    """The vocabulary is the one list of known types: a type added there is offered with no change here."""
+    line = '{"type":"response_item","payload":{"type":""}}'
+    labels = [f[0] for f in proposals(DEMO, 10, line, at(line, '""}', 1))]
+    common = list(completion.COMMON_RESPONSE_ITEM_TYPES)
+    assert labels == common + sorted(vocabulary.RESPONSE_ITEM_TYPES - set(common))
+    assert set(labels) == vocabulary.RESPONSE_ITEM_TYPES
+    assert labels[len(common) :] == [
+        "additional_tools",
+        "agent_message",
+        "compaction_summary",
+        "ghost_snapshot",
+        "local_shell_call_output",
+        "other",
+    ]
+    line = '{"type":"event_msg","payload":{"type":""}}'
+    labels = [f[0] for f in proposals(DEMO, 10, line, at(line, '""}', 1))]
+    assert set(labels) == vocabulary.EVENT_TYPES
+    assert labels[: len(completion.COMMON_EVENT_TYPES)] == list(completion.COMMON_EVENT_TYPES)
+    assert len(labels) == len(set(labels))
 
 
 def test_keys_and_other_values_get_nothing():

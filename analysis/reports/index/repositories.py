@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from ...jsonl.access import denied
 from ...session.changes import Place, relative_key
 
 
@@ -23,7 +24,14 @@ def repository_of(place: Place) -> tuple[str | None, str | None]:
 
 
 def find_repository_root(path: str) -> str | None:
-    """The nearest folder at or above ``path`` holding ``.git`` (a folder, or a worktree's file), or None."""
+    """The nearest folder at or above ``path`` holding ``.git`` (a folder, or a worktree's file), or None.
+
+    ``path`` may come from a rollout (a session's ``cwd``), which anyone may have written: it is tested for
+    existence only when :func:`probeable`, so that a rollout never makes us touch a system folder, a folder of
+    secrets or a network share (a UNC path's ``stat`` on Windows connects to the host and offers the user's
+    credentials)."""
+    if not probeable(path):
+        return None
     try:
         current = os.path.abspath(path)
         if not os.path.isdir(current):
@@ -37,6 +45,17 @@ def find_repository_root(path: str) -> str | None:
             current = parent
     except (OSError, ValueError):  # a path this system cannot hold (another machine's)
         return None
+
+
+def probeable(path: str) -> bool:
+    """Whether a folder named by a rollout may be tested for existence: an absolute path of this system, not
+    a network share (``\\\\host\\share``, ``//host/share``) and not under a folder never read
+    (:func:`analysis.jsonl.access.denied`: system folders, folders of secrets), decided on the text alone."""
+    if not path or "\0" in path or not os.path.isabs(path):
+        return False
+    if path.startswith(("\\\\", "//")):
+        return False
+    return denied(os.path.normpath(path)) is None
 
 
 def repository_key(path: str | None, root: str | None) -> str | None:
