@@ -141,7 +141,9 @@ def test_the_profile_is_the_readers_in_the_codex_home_and_the_authors_in_a_proje
         box = page.locator(".quick-input-widget .quick-input-box input")
         expect(box).to_be_focused(timeout=10_000)
         box.fill(str(kept))
-        page.keyboard.press("Enter")
+        dialog = page.locator(".quick-input-widget")
+        expect(dialog.locator(".monaco-list-row").filter(has_text=kept.name).first).to_be_visible(timeout=30_000)
+        dialog.get_by_role("button", name="OK").click()
         expect(page.locator(".tab.active").filter(has_text=kept.name).first).to_be_visible(timeout=30_000)
         command(page, "Explorer: Focus on Outline View")  # analysed: its outline is there
         expect(page.locator(".outline-pane")).to_contain_text("session", timeout=60_000)
