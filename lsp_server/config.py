@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from analysis.jsonl.access import CODEX_HOME_ENV
 from analysis.jsonl.findings import CODES
 from analysis.jsonl.source import ROLLOUT_PATTERNS
 from analysis.jsonl.source import glob_regex as _glob
-from analysis.session.profiles import default_profile
+from analysis.session.profiles import READER, default_profile
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +41,19 @@ class Settings(BaseModel):
     blame_outside_workspace: bool = Field(default=False, alias="blameOutsideWorkspace")
     # a Codex home whose sessions folders parents and segments are read from, besides $CODEX_HOME and ~/.codex
     codex_home: str | None = Field(default=None, alias="codexHome")
-    # the findings profile (docs/findings.md): None is reader under a Codex sessions folder, author elsewhere
-    findings: Literal["reader", "author"] | None = Field(default=None, alias="findings")
+    # the findings profile (docs/findings.md): "auto" (or None) is reader in a Codex home, author elsewhere
+    findings: Literal["auto", "reader", "author"] | None = Field(default=None, alias="findings")
 
     def profile_of(self, path: str | None) -> str:
-        """The findings profile of a document at ``path``."""
-        return self.findings or default_profile(path)
+        """The findings profile of a document at ``path``: the one set, else ``reader`` for a rollout inside a
+        Codex home (``codexHome``, ``$CODEX_HOME``, ``~/.codex``, or any ``.codex/sessions`` folder), else
+        ``author`` (a fixture, or a copy kept in a project: nothing in a file tells a reviewer's copy from a
+        fixture written to look like a session, so a reviewers' project sets ``reader`` itself)."""
+        if self.findings in ("reader", "author"):
+            return self.findings
+        if path and in_codex_home(path, codex_homes(self.codex_home)):
+            return READER
+        return default_profile(path)
 
     # the columns of a client that offers no positionEncodings but does not count UTF-16 units (Vim's ALE
     # sends bytes): read at initialize only; a client that negotiates gets what it negotiated
@@ -76,6 +85,26 @@ class Settings(BaseModel):
 
     def is_invocation_log_path(self, path: str) -> bool:
         return any(_glob(p).search(path.replace("\\", "/")) for p in self.invocation_logs)
+
+
+def codex_homes(setting: str | None) -> tuple[str, ...]:
+    """The Codex homes a rollout may be in, as absolute paths: the ``codexHome`` setting, the command line's
+    ``--codex-home`` (``$ROLLOUT_LSP_CODEX_HOME``), ``$CODEX_HOME`` and ``~/.codex``."""
+    given = (setting, os.environ.get(CODEX_HOME_ENV), os.environ.get("CODEX_HOME"), "~/.codex")
+    homes = (os.path.expanduser(h) for h in given if h)
+    return tuple(dict.fromkeys(os.path.normpath(h) for h in homes if os.path.isabs(h)))
+
+
+def in_codex_home(path: str, homes: tuple[str, ...]) -> bool:
+    """Whether ``path`` is inside one of ``homes``, as written or once links are resolved (a home reached
+    through a link, or a link to one)."""
+    candidates = {os.path.normpath(path)}
+    try:
+        candidates.add(os.path.realpath(path))
+        homes = (*homes, *(os.path.realpath(h) for h in homes))
+    except (OSError, ValueError):
+        pass
+    return any(c.startswith(h.rstrip(os.sep) + os.sep) for c in candidates for h in homes)
 
 
 def position_encoding(settings: Settings, capabilities: Any, negotiated: str | None) -> str | None:

@@ -7,11 +7,13 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from analysis.authoring.completion import Completion, complete, script_completions
+from analysis.authoring.completion import ARGUMENT_KEYS, Completion, complete, script_completions
 from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.session.rollout import RolloutAnalysis
 
 from ..documents import line_text
+from ..markdown import escape, inline_code
+from ..plaintext import plain_text
 from .base import Feature, lsp_command, lsp_method
 
 SCRIPT_COMPLETION = "rollout-lsp.scriptCompletion"
@@ -31,11 +33,19 @@ class CompletionFeature(Feature):
     a snippet for an exec call with its output (as plain text where the client has no snippets)."""
 
     snippets = False
+    markup = types.MarkupKind.Markdown
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
         text = capabilities.text_document
         item = text.completion.completion_item if text and text.completion else None
         self.snippets = bool(item and item.snippet_support)
+        formats = item.documentation_format if item else None
+        # Markdown unless the client says it shows only plain text: then the Markdown made plain, as hovers
+        self.markup = (
+            types.MarkupKind.PlainText
+            if formats and types.MarkupKind.Markdown not in formats
+            else types.MarkupKind.Markdown
+        )
 
     @lsp_method(
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS), empty=None
@@ -92,6 +102,11 @@ class CompletionFeature(Feature):
         columns = LineColumns(line)
         column = columns.from_units(character, encoding)
         items = [self.item(c, line_number, columns, encoding) for c in complete(analysis, line_number, line, column)]
+        tools = sorted(
+            (i for i in items if i.kind == types.CompletionItemKind.Function), key=lambda i: i.sort_text or ""
+        )
+        if tools:  # after `tools.`: the first tool is selected, ahead of any word an editor would add
+            tools[0].preselect = True
         return types.CompletionList(is_incomplete=False, items=items)
 
     def item(
@@ -102,10 +117,17 @@ class CompletionFeature(Feature):
             types.Position(line_number, columns.to_units(completion.end, encoding)),
         )
         snippet = completion.snippet if self.snippets else None
+        documentation = tool_documentation(completion.label, completion.detail) if completion.kind == "tool" else None
         return types.CompletionItem(
             label=completion.label,
             kind=_KINDS[completion.kind],
             detail=completion.detail,
+            documentation=None
+            if documentation is None
+            else types.MarkupContent(
+                kind=self.markup,
+                value=plain_text(documentation) if self.markup == types.MarkupKind.PlainText else documentation,
+            ),
             sort_text=completion.sort,
             filter_text=completion.label if completion.kind != "snippet" else None,
             text_edit=types.TextEdit(rng, snippet if snippet is not None else completion.text),
@@ -113,3 +135,12 @@ class CompletionFeature(Feature):
             if snippet is not None
             else types.InsertTextFormat.PlainText,
         )
+
+
+def tool_documentation(name: str, detail: str | None) -> str:
+    """A tool's documentation, in Markdown: what it does and the keys of its argument object."""
+    lines = [f"**tools.{escape(name)}**" + (f": {escape(detail)}" if detail else "")]
+    keys = ARGUMENT_KEYS.get(name)
+    if keys:
+        lines += ["", "Arguments:"] + [f"- {inline_code(key)}: {escape(what)}" for key, what in keys.items()]
+    return "\n".join(lines)

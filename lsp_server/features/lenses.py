@@ -3,6 +3,7 @@ ranges for turns (their collapsed text is masked)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from lsprotocol import types
@@ -10,17 +11,19 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.library.document import document_cost
-from analysis.session.labels import failures, seconds
+from analysis.session.labels import call_outcome, failures, seconds
 from analysis.session.lineage import lineage
 from analysis.session.rollout import RolloutAnalysis
 
 from ..calls import summarize
+from ..convert import to_range
 from ..kinds import ROLLOUT
 from ..sessions import SHOW_INFO, inherited_folding, session_lenses
 from .base import Feature, lsp_command, lsp_method
 from .commands import SHOW_SCRIPT
 
 NEXT_FAILURE = "rollout-lsp.nextFailure"
+PREVIOUS_FAILURE = "rollout-lsp.previousFailure"
 
 
 class LensFeature(Feature):
@@ -64,23 +67,52 @@ class LensFeature(Feature):
 
     @lsp_command(NEXT_FAILURE)
     async def next_failure(self, *arguments: Any) -> dict | None:
-        """``[uri, line]``: the first failed call after ``line`` (wrapping around), shown with
-        ``window/showDocument`` when the client can be asked; answers ``{"line", "outcome"}`` or None."""
-        if len(arguments) < 2 or not isinstance(arguments[0], str) or not isinstance(arguments[1], int):
-            raise JsonRpcInvalidParams(f"{NEXT_FAILURE}: expected [document URI, line]")
-        uri, after = arguments[0], arguments[1]
+        """``[uri, line, character?]``: the first failed call after that position (wrapping around to the
+        first), shown with ``window/showDocument`` when the client can be asked; answers ``{"line",
+        "character", "outcome", "index", "count", "wrapped"}`` or None when no call failed."""
+        return await self._go_to_failure(NEXT_FAILURE, arguments, forward=True)
+
+    @lsp_command(PREVIOUS_FAILURE)
+    async def previous_failure(self, *arguments: Any) -> dict | None:
+        """``[uri, line, character?]``: the last failed call before that position (wrapping around to the
+        last), as ``rollout-lsp.nextFailure`` answers."""
+        return await self._go_to_failure(PREVIOUS_FAILURE, arguments, forward=False)
+
+    async def _go_to_failure(self, name: str, arguments: tuple, *, forward: bool) -> dict | None:
+        if (
+            len(arguments) < 2
+            or not isinstance(arguments[0], str)
+            or not all(isinstance(a, int) and not isinstance(a, bool) for a in arguments[1:3])
+        ):
+            raise JsonRpcInvalidParams(f"{name}: expected [document URI, line, character?]")
+        uri, line = arguments[0], arguments[1]
+        # with no character, a line's stops are all after it for Previous and all before it for Next
+        character = arguments[2] if len(arguments) > 2 else (sys.maxsize if forward else -1)
         result = await self.rollout(uri)
-        found = next_failure_after(result.analysis, after) if result else None
+        stops = failure_stops(result.analysis, self.server.encoding) if result else []
+        found = stop_from(stops, (line, character), forward=forward)
         if found is None:
             return None
-        line, outcome = found
+        index, wrapped = found
+        (at_line, at_character), outcome = stops[index]
         window = self.server.client_capabilities.window if self.server.client_capabilities else None
         if window and window.show_document and window.show_document.support:
-            where = types.Range(types.Position(line, 0), types.Position(line, 0))
+            where = types.Range(types.Position(at_line, at_character), types.Position(at_line, at_character))
             await self.server.window_show_document_async(
                 types.ShowDocumentParams(uri=uri, take_focus=True, selection=where)
             )
-        return {"line": line, "outcome": outcome}
+        if wrapped:  # said, not silent: the user went round the whole list
+            self.server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Info, message=wrap_message(index, len(stops), forward))
+            )
+        return {
+            "line": at_line,
+            "character": at_character,
+            "outcome": outcome,
+            "index": index + 1,
+            "count": len(stops),
+            "wrapped": wrapped,
+        }
 
 
 def cost_lenses(analysis: RolloutAnalysis) -> list[types.CodeLens]:
@@ -94,10 +126,57 @@ def cost_lenses(analysis: RolloutAnalysis) -> list[types.CodeLens]:
     return [types.CodeLens(types.Range(at, at), types.Command(title=title, command=SHOW_INFO, arguments=[title]))]
 
 
-def next_failure_after(analysis: RolloutAnalysis, line: int) -> tuple[int, str] | None:
-    """The first failed call on a line after ``line``, else the first of all (wrapping around)."""
+Stop = tuple[tuple[int, int], str]  # ((line, character), outcome text)
+
+
+def failure_stops(analysis: RolloutAnalysis, encoding: PositionEncoding) -> list[Stop]:
+    """Where Next and Previous Failed Call stop: once per failed call the session's lens counts
+    (``failures``), in the same order.  A failed call in an exec script stops at its own column, so an exec
+    record with two failed commands is two stops on one line; a failed record stops at its line's start."""
     failed = failures(analysis)
-    return next((f for f in failed if f[0] > line), failed[0] if failed else None)
+    by_line: dict[int, int] = {}
+    for line, _ in failed:
+        by_line[line] = by_line.get(line, 0) + 1
+    columns: dict[int, list[int]] = {}
+    for line, count in by_line.items():
+        starts = [
+            to_range(analysis, located.span, encoding).start.character
+            for located in analysis.calls_on(line)
+            if analysis.records[line].is_exec and (ended := call_outcome(analysis, located)) and ended.failed
+        ]
+        # the failed calls' columns when they are the ones counted (always, as ``failures`` counts); else one
+        # column each from the line's start, so that every counted failure stays a stop of its own
+        columns[line] = starts if len(starts) == count else list(range(count))
+    stops: list[Stop] = []
+    taken: dict[int, int] = {}
+    for line, outcome in failed:
+        nth = taken.get(line, 0)
+        taken[line] = nth + 1
+        stops.append(((line, columns[line][nth]), outcome))
+    return stops
+
+
+def stop_from(stops: list[Stop], at: tuple[int, int], *, forward: bool) -> tuple[int, bool] | None:
+    """The index of the stop after (``forward``) or before ``at`` (a ``(line, character)``), and whether the
+    search went round the end (or the start) of the list to find it."""
+    if not stops:
+        return None
+    if forward:
+        ahead = [i for i, (where, _) in enumerate(stops) if where > at]
+        if ahead:
+            return ahead[0], False
+        return 0, True
+    behind = [i for i, (where, _) in enumerate(stops) if where < at]
+    if behind:
+        return behind[-1], False
+    return len(stops) - 1, True
+
+
+def wrap_message(index: int, count: int, forward: bool) -> str:
+    """What the server says when Next or Previous Failed Call goes round."""
+    if forward:
+        return f"Rollout: past the last failed call, back to the first ({index + 1} of {count})."
+    return f"Rollout: before the first failed call, back to the last ({index + 1} of {count})."
 
 
 class FoldingFeature(Feature):
@@ -149,4 +228,12 @@ def lens_title(analysis: RolloutAnalysis, line: int) -> str:
     return " · ".join(parts)
 
 
-__all__ = ["LensFeature", "FoldingFeature", "NEXT_FAILURE", "lens_title", "next_failure_after"]
+__all__ = [
+    "FoldingFeature",
+    "LensFeature",
+    "NEXT_FAILURE",
+    "PREVIOUS_FAILURE",
+    "failure_stops",
+    "lens_title",
+    "stop_from",
+]

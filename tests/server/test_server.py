@@ -386,12 +386,15 @@ async def test_code_lens_and_folding(client: LanguageClient):
     result = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(lenses[-1].command.command, lenses[-1].command.arguments)
     )
-    assert result == {"line": 4, "outcome": "exit 1"}
-    assert [(p.uri, p.selection.start.line) for p in client.shown_documents] == [(uri, 4)]
+    # the failed call is the script's command: the cursor goes to its column
+    assert result == {"line": 4, "character": 207, "outcome": "exit 1", "index": 1, "count": 1, "wrapped": False}
+    assert [(p.uri, p.selection.start.line, p.selection.start.character) for p in client.shown_documents] == [
+        (uri, 4, 207)
+    ]
     again = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams("rollout-lsp.nextFailure", [uri, 4])
+        types.ExecuteCommandParams("rollout-lsp.nextFailure", [uri, 4, 207])
     )
-    assert again == {"line": 4, "outcome": "exit 1"}
+    assert again == {"line": 4, "character": 207, "outcome": "exit 1", "index": 1, "count": 1, "wrapped": True}
     folds = await client.text_document_folding_range_async(types.FoldingRangeParams(types.TextDocumentIdentifier(uri)))
     assert [(f.start_line, f.end_line) for f in folds] == [(2, 9)]
 
@@ -431,6 +434,7 @@ async def test_the_server_lists_its_commands(client: LanguageClient):
         "rollout-lsp.linkInvocationLog",
         "rollout-lsp.nextFailure",
         "rollout-lsp.openChangedFile",
+        "rollout-lsp.previousFailure",
         "rollout-lsp.scriptCompletion",
         "rollout-lsp.scriptSource",
         "rollout-lsp.sessions",
@@ -931,6 +935,7 @@ def test_every_method_is_a_documented_feature_method():
         "rollout-lsp.linkInvocationLog",
         "rollout-lsp.nextFailure",
         "rollout-lsp.openChangedFile",
+        "rollout-lsp.previousFailure",
         "rollout-lsp.scriptCompletion",
         "rollout-lsp.scriptSource",
         "rollout-lsp.sessions",

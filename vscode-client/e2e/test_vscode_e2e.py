@@ -827,7 +827,7 @@ def test_the_codex_sessions_view_lists_opens_reveals_and_filters(page: Page):
         expect(at[2].locator(".label-name").first).to_have_text("Greeting census")
         assert [at[n].get_attribute("aria-level") for n in range(3)] == ["1", "2", "3"]
         # the duration (when the session has one), then the cost ("no price": the fixture's model has none)
-        expect(at[2].locator(".label-description").first).to_have_text(re.compile(r"^(\d+s · )?(no price|<?\$\d+\.\d\d)"))
+        expect(at[2].locator(".label-description").first).to_have_text(re.compile(r"^((\d+(\.\d)? s|\d+ min \d\d s|\d+ h \d\d min) · )?(no price|<?\$\d+\.\d\d)"))
         page.screenshot(path=str(IMAGES / "codex-sessions.png"))
 
         session_row.click()

@@ -10,18 +10,19 @@ import { askAboutExecRecord } from "./execRecord";
 import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, serverLaunch, startFailure, withNative }
   from "./launch";
 import { registerInvocationLogLinking } from "./invocationLogs";
-import { registerLargeDocuments } from "./largeDocuments";
+import { registerClosedDocuments, registerLargeDocuments } from "./largeDocuments";
 import { registerLargeRollouts } from "./largeRollout";
 import { registerScriptEditing } from "./scriptFs";
 import { SessionsView, registerSessionsView } from "./sessionsView";
 import {
-  MARKDOWN_OPTIONS, ROLLOUT_LANGUAGE, SERVER_SHOW_INFO, SERVER_SHOW_SCRIPT, documentSelector, initializationOptions,
-  needsRestart, parseScriptUri, scriptUri,
+  FailureStop, MARKDOWN_OPTIONS, ROLLOUT_LANGUAGE, SERVER_SHOW_INFO, SERVER_SHOW_SCRIPT, SNIFF_SAMPLE, documentSelector,
+  failureStatus, initializationOptions, looksLikeRollout, needsRestart, parseScriptUri, scriptUri, sniffsLanguage,
 } from "./settings";
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let sessionsView: SessionsView | undefined;
+let holdsDiagnostics: ((uri: vscode.Uri, found: readonly vscode.Diagnostic[]) => boolean) | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("Rollout LSP");
@@ -33,7 +34,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("rolloutLsp.copyCommand", copyCommand),
     vscode.commands.registerCommand("rolloutLsp.restartServer", () => restart(context)),
     vscode.commands.registerCommand("rolloutLsp.exportRollout", exportRollout),
-    vscode.commands.registerCommand("rolloutLsp.nextFailure", nextFailure),
+    vscode.commands.registerCommand("rolloutLsp.nextFailure", () => goToFailure(true)),
+    vscode.commands.registerCommand("rolloutLsp.previousFailure", () => goToFailure(false)),
+    vscode.workspace.onDidOpenTextDocument(rolloutByContent),
     vscode.commands.registerCommand("rolloutLsp.treatAsRollout", treatAsRollout),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
@@ -42,6 +45,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerScriptEditing(context, () => client);
   registerInvocationLogLinking(context, () => client);
   registerLargeDocuments(context);  // before the server starts: opening a 10-50 MB rollout needs none
+  holdsDiagnostics = registerClosedDocuments(context, () => client?.diagnostics);
+  for (const document of vscode.workspace.textDocuments) void rolloutByContent(document);
   const openLargeTabs = registerLargeRollouts(context, () => client);
   sessionsView = registerSessionsView(context, () => client);
   await start(context);
@@ -79,6 +84,8 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     outputChannel: output,
     markdown: MARKDOWN_OPTIONS,
     middleware: {
+      // a document no tab shows any more: its diagnostics stay out of Problems (largeDocuments.ts)
+      handleDiagnostics: (uri, diagnostics, next) => next(uri, holdsDiagnostics?.(uri, diagnostics) ? [] : diagnostics),
       // The server's lenses run its own command, which shows the script through window/showDocument in any
       // editor; VS Code has a view of its own for it, so its lenses run the extension's command instead.
       // An informational lens (a session's totals) runs a server command that shows its text as a message, for
@@ -258,15 +265,38 @@ async function copyCommand(): Promise<void> {
   void vscode.window.setStatusBarMessage("Rollout: command copied", 3000);
 }
 
-/** The next failed call after the cursor (the server's `rollout-lsp.nextFailure` moves the cursor there). */
-async function nextFailure(): Promise<void> {
+/** The next (or previous) failed call from the cursor: the server's `rollout-lsp.nextFailure` or
+ * `rollout-lsp.previousFailure` moves the cursor there (window/showDocument) and says in a message when it went
+ * round the end; the status bar says which of how many. */
+async function goToFailure(forward: boolean): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (!editor || !client) return;
-  const found = await client.sendRequest<{ line: number; outcome: string } | null>("workspace/executeCommand", {
-    command: "rollout-lsp.nextFailure", arguments: [editor.document.uri.toString(), editor.selection.active.line],
+  const { line, character } = editor.selection.active;
+  const found = await client.sendRequest<FailureStop | null>("workspace/executeCommand", {
+    command: forward ? "rollout-lsp.nextFailure" : "rollout-lsp.previousFailure",
+    arguments: [editor.document.uri.toString(), line, character],
   });
   if (!found) void vscode.window.showInformationMessage("Rollout: no call failed in this session.");
-  else vscode.window.setStatusBarMessage(`Rollout: line ${found.line + 1}, ${found.outcome}`, 5000);
+  else vscode.window.setStatusBarMessage(failureStatus(found, forward), 5000);
+}
+
+/** A `.jsonl` file of any name whose first records are a rollout's (the server's own rule, analysis/session/
+ * sniff.py, which settings.ts repeats) takes the rollout language: word wrap, its colours, its settings. */
+async function rolloutByContent(document: vscode.TextDocument): Promise<void> {
+  if (!sniffsLanguage(document.languageId, document.uri.path, document.uri.scheme)) return;
+  const lines = function* (): Generator<string> {
+    for (let n = 0, records = 0; n < document.lineCount && records <= SNIFF_SAMPLE; n++) {
+      const text = document.lineAt(n).text;
+      if (text.trim()) records++;
+      yield text;
+    }
+  };
+  if (!looksLikeRollout(lines())) return;
+  try {
+    await vscode.languages.setTextDocumentLanguage(document, ROLLOUT_LANGUAGE);
+  } catch (error) {
+    output.appendLine(`${document.uri.fsPath} is a rollout, but its language did not change: ${error}`);
+  }
 }
 
 /** The open rollout as a Markdown or HTML document (the server's `rollout-lsp.export`), secrets redacted. */

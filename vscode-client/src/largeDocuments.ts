@@ -6,8 +6,8 @@ import * as fs from "fs";
 import * as path from "path";
 import * as vscode from "vscode";
 
-import { Lens, confirmationLimit, isRolloutPath, lensSummary, lensesRefused, megabytes, opensPastConfirmation }
-  from "./largeFiles";
+import { Lens, confirmationLimit, isRolloutPath, leftWithoutTab, lensSummary, lensesRefused, megabytes,
+  opensPastConfirmation } from "./largeFiles";
 import { DEFAULT_FILES } from "./settings";
 
 const SHOW_LENSES = "rolloutLsp.showLenses";
@@ -157,4 +157,47 @@ async function drawLensesFor(languageId: string): Promise<void> {
     `Rollout: "[${languageId}]": {"editor.largeFileOptimizations": false} is in your settings. VS Code applies it to a `
     + "file when it opens it: reload the window to draw this rollout's lenses.", "Reload Window");
   if (choice === "Reload Window") await vscode.commands.executeCommand("workbench.action.reloadWindow");
+}
+
+/** The URIs a tab shows (a text tab's, both sides of a diff). */
+function tabUris(tab: vscode.Tab): string[] {
+  if (tab.input instanceof vscode.TabInputText) return [tab.input.uri.toString()];
+  if (tab.input instanceof vscode.TabInputTextDiff) return [tab.input.original.toString(), tab.input.modified.toString()];
+  return [];
+}
+
+/**
+ * Documents whose last tab closed: their diagnostics leave Problems at once, and the server's later ones for
+ * them are held until a tab shows them again (then they come back). VS Code keeps a document an extension opened
+ * (a rollout over the large-file confirmation, which registerLargeDocuments opens itself) open for up to three
+ * minutes after its tab closes (its BoundModelReferenceCollection), so no didClose reached the server and the
+ * diagnostics of a closed 14.7 MB rollout stayed in Problems.
+ * Returns the client's handleDiagnostics filter: true when it holds the diagnostics of ``uri`` back.
+ */
+export function registerClosedDocuments(context: vscode.ExtensionContext, diagnostics: () => vscode.DiagnosticCollection | undefined):
+    (uri: vscode.Uri, found: readonly vscode.Diagnostic[]) => boolean {
+  const held = new Map<string, readonly vscode.Diagnostic[]>();  // closed documents and their last diagnostics
+  context.subscriptions.push(
+    vscode.window.tabGroups.onDidChangeTabs((event) => {
+      for (const uri of [...event.opened, ...event.changed].flatMap(tabUris)) {
+        const kept = held.get(uri);
+        if (kept === undefined) continue;
+        held.delete(uri);
+        diagnostics()?.set(vscode.Uri.parse(uri), kept);  // shown again before VS Code let it go: no new didOpen
+      }
+      const shown = vscode.window.tabGroups.all.flatMap((group) => group.tabs).flatMap(tabUris);
+      for (const uri of leftWithoutTab(event.closed.flatMap(tabUris), shown)) {
+        const collection = diagnostics();
+        const parsed = vscode.Uri.parse(uri);
+        held.set(uri, collection?.get(parsed) ?? []);
+        collection?.delete(parsed);
+      }
+    }),
+    vscode.workspace.onDidCloseTextDocument((document) => held.delete(document.uri.toString())),
+  );
+  return (uri, found) => {
+    if (!held.has(uri.toString())) return false;
+    held.set(uri.toString(), found);
+    return true;
+  };
 }

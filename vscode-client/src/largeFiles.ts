@@ -218,3 +218,12 @@ export function windowDocument(window: readonly string[], start: number): string
 export function windowStart(line: number): number {
   return Math.max(0, line - WINDOW_LINES);
 }
+
+/** The documents a tab change leaves with no tab: ``closed`` (the URIs of the tabs just closed) less those another
+ * tab still shows (``shown``). Their diagnostics leave Problems at once: VS Code keeps a document an extension
+ * opened (a rollout over the large-file confirmation, which the extension opens itself) for up to three minutes
+ * after its tab closes, so the server hears of no close and its diagnostics would stay. */
+export function leftWithoutTab(closed: readonly string[], shown: readonly string[]): string[] {
+  const still = new Set(shown);
+  return [...new Set(closed)].filter((uri) => !still.has(uri));
+}

@@ -68,12 +68,15 @@ export function localDay(started: string | null | undefined): string {
   return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
 }
 
+/** A duration in the one format of every view (the lenses', hovers' and Outline's `0.2 s`, `31.5 s`, `20 s`, and
+ * `rollout-lsp sessions`' `3 min 05 s`, `2 h 04 min`): to a tenth of a second under a minute. */
 export function formatDuration(seconds: number | null | undefined): string | undefined {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return undefined;
+  const tenths = Math.round(seconds * 10) / 10;
+  if (tenths < 60) return `${tenths} s`;
   const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;
 }
 
 /** `$0.42`, `<$0.01`, or `no price` when a model of the session has no known price (nothing guessed). */

@@ -87,3 +87,67 @@ export function parseScriptUri(query: string): { uri: string; line: number } | n
   const line = Number(params.get("line"));
   return uri && Number.isInteger(line) && line >= 0 ? { uri, line } : null;
 }
+
+/** The `type`s of a rollout's records: analysis/session/records.py's KNOWN_TYPES (tests/test_vscode_sniff.py
+ * holds the two lists equal). */
+export const ROLLOUT_RECORD_TYPES: readonly string[] = [
+  "session_meta", "response_item", "compacted", "turn_context", "event_msg", "inter_agent_communication",
+  "inter_agent_communication_metadata", "world_state", "token_usage_record", "security_risk_score",
+  "retained_context", "realtime_item", "rollout_reference", "fork_reference",
+];
+
+/** Records looked at before a file is taken as no rollout (analysis/session/sniff.py's SAMPLE). */
+export const SNIFF_SAMPLE = 50;
+
+/** Whether one decoded line makes its file a rollout: analysis/session/sniff.py's `is_rollout_value`, the rule
+ * the server decides by (a rollout record's `type`; for Codex before 0.58, the envelope-less header or a
+ * `record_type` state line; a bare `{"type": "message"}` is other tools' chat log). */
+export function isRolloutValue(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  if ("type" in record && record.type !== null) return typeof record.type === "string" && ROLLOUT_RECORD_TYPES.includes(record.type);
+  if ("payload" in record) return false;
+  if ("record_type" in record) return true;
+  return typeof record.id === "string" && typeof record.timestamp === "string"
+    && ("instructions" in record || "git" in record);
+}
+
+/** Whether one of the first ``sample`` records (non-blank lines) makes the text a rollout (sniff.py's
+ * `looks_like_rollout`): a line that does not parse is skipped, as there. */
+export function looksLikeRollout(lines: Iterable<string>, sample = SNIFF_SAMPLE): boolean {
+  let seen = 0;
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    if (++seen > sample) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (isRolloutValue(value)) return true;
+  }
+  return false;
+}
+
+/** Languages a JSON Lines file may open in before its content says it is a rollout. */
+export const SNIFFED_LANGUAGES: readonly string[] = ["jsonl", "json", "plaintext"];
+
+/** Whether a document opened in ``languageId`` at ``path`` is one to look into: a `.jsonl` file (any name) that
+ * is not already in the rollout language. */
+export function sniffsLanguage(languageId: string, path: string, scheme: string): boolean {
+  return SERVER_SCHEMES.includes(scheme) && /\.jsonl$/i.test(path) && SNIFFED_LANGUAGES.includes(languageId);
+}
+
+/** The answer of the server's `rollout-lsp.nextFailure` and `rollout-lsp.previousFailure`. */
+export interface FailureStop {
+  line: number; character?: number; outcome: string; index?: number; count?: number; wrapped?: boolean;
+}
+
+/** The status bar's text after Next or Previous Failed Call: where it went, which of how many, and that it went
+ * round (the server also says so in a message). */
+export function failureStatus(found: FailureStop, forward: boolean): string {
+  const of = found.index !== undefined && found.count !== undefined ? ` (${found.index} of ${found.count})` : "";
+  const round = found.wrapped ? (forward ? ", back to the first" : ", back to the last") : "";
+  return `Rollout: failed call${of} at line ${found.line + 1}, ${found.outcome}${round}`;
+}

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import {
   Call, DEFAULT_LARGE_MODE, EXTENSION_SYNC_LIMIT, LENS_LINE_LIMIT, LENS_SIZE_LIMIT, Lens, Turn, WINDOW_LINES, callLabel,
   callRange, callStatus, confirmationLimit, filterLabel, globRegExp, groupByTurn, isCompressed, isRolloutPath,
-  largeRolloutAction, lensSummary, lensesRefused, matchesFilter, megabytes, opensPastConfirmation, publishesProblems,
+  largeRolloutAction, leftWithoutTab, lensSummary, lensesRefused, matchesFilter, megabytes, opensPastConfirmation, publishesProblems,
   severityNumber, turnLabel, windowDocument, windowStart,
 } from "../src/largeFiles";
 import { DEFAULT_FILES } from "../src/settings";
@@ -172,4 +172,10 @@ test("the status bar gives the session's totals, else how many exec records have
   assert.equal(lensSummary([failures, exec(4), opens, exec(7)]), "2 exec records");
   const totals: Lens = { ...session, command: "rollout-lsp.showInfo", arguments: [session.title] };
   assert.equal(lensSummary([failures, totals, exec(4)]), "session: 1.2M tokens · context 80k of 272k");
+});
+
+test("a document leaves Problems when its last tab closes, not while another tab shows it", () => {
+  assert.deepEqual(leftWithoutTab(["file:///w/a.jsonl", "file:///w/b.jsonl", "file:///w/a.jsonl"], ["file:///w/b.jsonl"]),
+    ["file:///w/a.jsonl"]);
+  assert.deepEqual(leftWithoutTab([], ["file:///w/b.jsonl"]), []);
 });

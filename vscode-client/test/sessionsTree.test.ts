@@ -46,13 +46,13 @@ function shape(nodes: readonly (ProjectNode | { label: string; description: stri
 test("projects → days → sessions, newest first; subagents and forks under their parent", () => {
   assert.deepEqual(shape(buildTree(ALL)), [
     ["lib", "1 session · $0.50 · /home/u/work/lib", [
-      ["2026-03-04", "1 session · $0.50", [["Release 2.0", "1m 30s · $0.50 · live"]]]]],
+      ["2026-03-04", "1 session · $0.50", [["Release 2.0", "1 min 30 s · $0.50 · live"]]]]],
     ["app", "5 sessions · ≥ $2.23 · /home/u/work/app", [
       // the fork started on 03-02 (local) but sits under its parent's day
       ["2026-03-01", "4 sessions · ≥ $2.23", [
-        ["Fix the login bug", "1h 02m · $1.23 · 2 failed", [
-          ["run the tests", "1m 30s · no price", [["request of a3", "12s · $0.50"]]],
-          ["try another fix", "59s · $0.50"]]]]],
+        ["Fix the login bug", "1 h 02 min · $1.23 · 2 failed", [
+          ["run the tests", "1 min 30 s · no price", [["request of a3", "12 s · $0.50"]]],
+          ["try another fix", "59 s · $0.50"]]]]],
       ["2026-02-27", "1 session · <$0.01", [["a0", "<$0.01"]]]]],
   ]);
 });
@@ -65,7 +65,7 @@ test("a session is nested under its parent thread, else its fork parent, only wh
   assert.equal(parentOf(FORK, new Set(["a4"])), undefined);
   // the parent not listed (filtered out by the server, deleted): the session is a root in its own day
   assert.deepEqual(shape(buildTree([FORK])), [["app", "1 session · $0.50 · /home/u/work/app", [
-    ["2026-03-02", "1 session · $0.50", [["try another fix", "59s · $0.50"]]]]]]);
+    ["2026-03-02", "1 session · $0.50", [["try another fix", "59 s · $0.50"]]]]]]);
   // a cycle of parents (never written by Codex) does not hide its sessions
   const loop = buildTree([session("c1", "2026-01-01T12:00:00Z", { parent: "c2" }),
     session("c2", "2026-01-01T13:00:00Z", { parent: "c1" })]);
@@ -90,7 +90,7 @@ test("the filter: every word in the name, request, project or local day; ancesto
   assert.deepEqual(ids(buildTree(ALL, "lib")), ["b1"]);
   assert.deepEqual(ids(buildTree(ALL, "nothing like it")), []);
   assert.deepEqual(shape(buildTree(ALL, "2026-03-04")), [["lib", "1 session · $0.50 · /home/u/work/lib", [
-    ["2026-03-04", "1 session · $0.50", [["Release 2.0", "1m 30s · $0.50 · live"]]]]]]);
+    ["2026-03-04", "1 session · $0.50", [["Release 2.0", "1 min 30 s · $0.50 · live"]]]]]]);
 });
 
 test("a row's label: the name, else the request's first line, else the nickname or id", () => {
@@ -103,10 +103,11 @@ test("a row's label: the name, else the request's first line, else the nickname 
 
 test("a row's description: duration, cost, failed calls, live and archived", () => {
   assert.equal(sessionDescription(session("x", null, { duration_s: 7200, failed_calls: 1, archived: true,
-    cost: PRICED(0) })), "2h 00m · $0.00 · 1 failed · archived");
+    cost: PRICED(0) })), "2 h 00 min · $0.00 · 1 failed · archived");
   assert.equal(sessionDescription(session("x", null, { duration_s: null, cost: null })), "");
-  assert.deepEqual([0, 59.4, 60, 3599, 3600, -1, null].map(formatDuration),
-    ["0s", "59s", "1m 00s", "59m 59s", "1h 00m", undefined, undefined]);
+  // the lenses' format under a minute (0.1962 s is "0.2 s" there too), then minutes and hours
+  assert.deepEqual([0, 0.1962, 31.54, 59.4, 59.96, 60, 3599, 3600, -1, null].map(formatDuration),
+    ["0 s", "0.2 s", "31.5 s", "59.4 s", "1 min 00 s", "1 min 00 s", "59 min 59 s", "1 h 00 min", undefined, undefined]);
   assert.deepEqual([formatCost(PRICED(12.346)), formatCost(PRICED(0.004)), formatCost(PRICED(0.005)),
     formatCost({ usd: null, priced: false, models: [] }), formatCost(null)], ["$12.35", "<$0.01", "$0.01", "no price", undefined]);
 });
