@@ -4,7 +4,8 @@ An exec script edited as JavaScript is written into the rollout on disk by auto-
 not, the rollout is untouched, the tab stays dirty, the status bar says why, and closing the tab asks; reopened,
 the script is the rollout's.  A rollout under a Codex home (here the `rolloutLsp.codexHome` setting) opens
 read-only: typing changes nothing on disk and its scripts are not opened for editing; "Allow Edits of This
-Rollout" makes it editable (auto-save writes the keystroke), "Review This Rollout Read-Only" takes that back.
+Rollout" makes it editable (auto-save writes the keystroke), "Review This Rollout Read-Only" takes that back,
+and VS Code's own "Click here to set writeable" is followed by the status bar.
 Uses the code-server and page fixtures of test_vscode_e2e.py (a code-server of its own for this module).
 Run with `make e2e` (which builds the .vsix), or alone once it is built.
 """
@@ -158,6 +159,13 @@ def test_a_rollout_under_a_codex_home_opens_read_only_until_edits_are_allowed(pa
         page.keyboard.type("y")
         page.wait_for_timeout(1500)
         assert rollout.read_text(encoding="utf-8") == "x" + original
+        # VS Code's own way out, the link in its read-only message: the edit is saved and the status bar follows
+        page.get_by_role("link", name="Click here").first.click()
+        page.locator(".editor-group-container.active .view-lines").click()
+        page.keyboard.press("Control+Home")
+        page.keyboard.type("z")
+        assert wait_for(lambda: rollout.read_text(encoding="utf-8") == "zx" + original)
+        expect(page.locator(".statusbar-item").filter(has_text="Rollout: editable")).to_be_visible(timeout=30_000)
     finally:
         command(page, "View: Close All Editor Groups")
         rollout.unlink()

@@ -49,6 +49,16 @@ export class ReviewChoices {
   }
 }
 
+/**
+ * Whether a change of a rollout this extension made read-only shows the user made it writeable some other way
+ * (the "Click here to set writeable" of VS Code's own read-only message, its Set Active Editor Writeable in
+ * Session): a change that leaves the document dirty was typed. A file reloaded from disk (Codex appending to a
+ * live rollout) changes too, but stays clean.
+ */
+export function madeWriteableElsewhere(appliedReadOnly: boolean, changes: number, dirty: boolean): boolean {
+  return appliedReadOnly && changes > 0 && dirty;
+}
+
 /** The status bar's word for a rollout's state, and what a click on it does. */
 export function reviewStatus(readOnly: boolean): { text: string; tooltip: string; command: string } {
   return readOnly

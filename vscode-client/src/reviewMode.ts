@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as vscode from "vscode";
 
-import { ReviewChoices, codexHomes, isUnderCodexHome, reviewStatus } from "./review";
+import { ReviewChoices, codexHomes, isUnderCodexHome, madeWriteableElsewhere, reviewStatus } from "./review";
 
 const SET_READONLY = "workbench.action.files.setActiveEditorReadonlyInSession";
 const SET_WRITEABLE = "workbench.action.files.setActiveEditorWriteableInSession";
@@ -87,6 +87,13 @@ export function registerReviewMode(context: vscode.ExtensionContext): Review {
     vscode.window.onDidChangeActiveTextEditor(() => void follow()),
     vscode.workspace.onDidOpenTextDocument((document) => {  // a rollout recognised by content changes language
       if (document === vscode.window.activeTextEditor?.document) void follow();
+    }),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      const key = event.document.uri.toString();
+      if (!madeWriteableElsewhere(applied.get(key) ?? false, event.contentChanges.length, event.document.isDirty)) return;
+      applied.set(key, false);  // VS Code's own command made it writeable: the state follows, nothing is re-applied
+      choices.choose(key, false);
+      void follow();
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("rolloutLsp.codexHome")) findHomes();

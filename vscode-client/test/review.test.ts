@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { REVIEWED_MESSAGE, ReviewChoices, codexHomes, isUnderCodexHome, reviewStatus } from "../src/review";
+import { REVIEWED_MESSAGE, ReviewChoices, codexHomes, isUnderCodexHome, madeWriteableElsewhere, reviewStatus } from "../src/review";
 
 const root = join(__dirname, "..", "..");
 const contributes = JSON.parse(readFileSync(join(root, "package.json"), "utf-8")).contributes;
@@ -45,6 +45,13 @@ test("read-only by default under a Codex home; the user's choice for one file wi
   choices.choose(a, true);  // and back
   assert.equal(choices.isReadOnly(a, true, false), true);
   assert.equal(choices.chosen("file:///other.jsonl"), false);
+});
+
+test("a typed change of a rollout made read-only means VS Code's own command made it writeable", () => {
+  assert.equal(madeWriteableElsewhere(true, 1, true), true);  // typed: the document is dirty
+  assert.equal(madeWriteableElsewhere(true, 1, false), false);  // reloaded from disk (Codex appending): clean
+  assert.equal(madeWriteableElsewhere(true, 0, true), false);  // no content change (a dirty-state event)
+  assert.equal(madeWriteableElsewhere(false, 1, true), false);  // never made read-only here
 });
 
 test("the status bar shows the state and a click turns it", () => {
