@@ -50,13 +50,13 @@ export class ReviewChoices {
 }
 
 /**
- * Whether a change of a rollout this extension made read-only shows the user made it writeable some other way
- * (the "Click here to set writeable" of VS Code's own read-only message, its Set Active Editor Writeable in
- * Session): a change that leaves the document dirty was typed. A file reloaded from disk (Codex appending to a
- * live rollout) changes too, but stays clean.
+ * Whether a rollout this extension made read-only was made writeable some other way (the "Click here to set
+ * writeable" of VS Code's own read-only message, its Set Active Editor Writeable in Session): it became dirty,
+ * which only a typed edit does. A file reloaded from disk (Codex appending to a live rollout) changes but stays
+ * clean; one already dirty when it was made read-only says nothing.
  */
-export function madeWriteableElsewhere(appliedReadOnly: boolean, changes: number, dirty: boolean): boolean {
-  return appliedReadOnly && changes > 0 && dirty;
+export function madeWriteableElsewhere(appliedReadOnly: boolean, dirtyWhenApplied: boolean, dirty: boolean): boolean {
+  return appliedReadOnly && !dirtyWhenApplied && dirty;
 }
 
 /** The status bar's word for a rollout's state, and what a click on it does. */

@@ -36,6 +36,7 @@ function isRolloutDocument(document: vscode.TextDocument): boolean {
 export function registerReviewMode(context: vscode.ExtensionContext): Review {
   const choices = new ReviewChoices();
   const applied = new Map<string, boolean>(); // what this extension last made each file: read-only or not
+  const dirtyWhenApplied = new Set<string>(); // files with unsaved changes when they were made read-only
   const status = vscode.window.createStatusBarItem("rolloutLsp.review", vscode.StatusBarAlignment.Left, 40);
   status.name = "Rollout Review";
   const settings = () => vscode.workspace.getConfiguration("rolloutLsp");
@@ -61,6 +62,8 @@ export function registerReviewMode(context: vscode.ExtensionContext): Review {
     // only ever undo what this extension did: a file read-only by the user's own settings stays so
     if (readOnly !== (applied.get(key) ?? false)) {
       applied.set(key, readOnly);
+      if (readOnly && editor.document.isDirty) dirtyWhenApplied.add(key);
+      else dirtyWhenApplied.delete(key);
       await vscode.commands.executeCommand(readOnly ? SET_READONLY : SET_WRITEABLE);
     }
     const shown = reviewStatus(readOnly);
@@ -88,9 +91,9 @@ export function registerReviewMode(context: vscode.ExtensionContext): Review {
     vscode.workspace.onDidOpenTextDocument((document) => {  // a rollout recognised by content changes language
       if (document === vscode.window.activeTextEditor?.document) void follow();
     }),
-    vscode.workspace.onDidChangeTextDocument((event) => {
+    vscode.workspace.onDidChangeTextDocument((event) => {  // also sent when only the dirty state changed
       const key = event.document.uri.toString();
-      if (!madeWriteableElsewhere(applied.get(key) ?? false, event.contentChanges.length, event.document.isDirty)) return;
+      if (!madeWriteableElsewhere(applied.get(key) ?? false, dirtyWhenApplied.has(key), event.document.isDirty)) return;
       applied.set(key, false);  // VS Code's own command made it writeable: the state follows, nothing is re-applied
       choices.choose(key, false);
       void follow();

@@ -47,11 +47,11 @@ test("read-only by default under a Codex home; the user's choice for one file wi
   assert.equal(choices.chosen("file:///other.jsonl"), false);
 });
 
-test("a typed change of a rollout made read-only means VS Code's own command made it writeable", () => {
-  assert.equal(madeWriteableElsewhere(true, 1, true), true);  // typed: the document is dirty
-  assert.equal(madeWriteableElsewhere(true, 1, false), false);  // reloaded from disk (Codex appending): clean
-  assert.equal(madeWriteableElsewhere(true, 0, true), false);  // no content change (a dirty-state event)
-  assert.equal(madeWriteableElsewhere(false, 1, true), false);  // never made read-only here
+test("a rollout made read-only that becomes dirty was made writeable by VS Code's own command", () => {
+  assert.equal(madeWriteableElsewhere(true, false, true), true);  // typed: the document became dirty
+  assert.equal(madeWriteableElsewhere(true, false, false), false);  // reloaded from disk (Codex appending): clean
+  assert.equal(madeWriteableElsewhere(true, true, true), false);  // dirty already when made read-only
+  assert.equal(madeWriteableElsewhere(false, false, true), false);  // never made read-only here
 });
 
 test("the status bar shows the state and a click turns it", () => {
