@@ -12,6 +12,7 @@ import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, s
 import { registerInvocationLogLinking } from "./invocationLogs";
 import { registerClosedDocuments, registerLargeDocuments } from "./largeDocuments";
 import { registerLargeRollouts } from "./largeRollout";
+import { registerReviewMode } from "./reviewMode";
 import { registerScriptEditing } from "./scriptFs";
 import { SessionsView, registerSessionsView } from "./sessionsView";
 import {
@@ -42,7 +43,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (needsRestart((section) => event.affectsConfiguration(section))) void restart(context);
     }),
   );
-  registerScriptEditing(context, () => client);
+  registerScriptEditing(context, () => client, registerReviewMode(context));
   registerInvocationLogLinking(context, () => client);
   registerLargeDocuments(context);  // before the server starts: opening a 10-50 MB rollout needs none
   holdsDiagnostics = registerClosedDocuments(context, () => client?.diagnostics);

@@ -3,28 +3,33 @@
 // File > Save) sends the new text to rollout-lsp.writeScript, and the server asks VS Code (workspace/applyEdit)
 // to apply one versioned edit to the rollout that changes only the record's `input` string, escaped as the line
 // escapes it; a script that does not parse is refused, saying where.  The rollout is then saved too when it had
-// no unsaved change before; its undo takes the edit back.  An auto-save keeps the script in the tab (and in this
-// provider) without touching the rollout.
+// no unsaved change before; its undo takes the edit back.  An auto-save writes the script the same way, so under
+// `files.autoSave` a script that parses is in the rollout a moment after it is typed; one that does not (or any
+// save that writes nothing) fails, so VS Code keeps the tab dirty and asks on close, and the status bar says why
+// until it is written.  Nothing is written into a rollout reviewed read-only (reviewMode.ts).
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
 
 import { askAboutExecRecord } from "./execRecord";
-import { KEPT_MESSAGE, MANUAL_SAVE, savesRolloutAfter, writeArguments, writesIntoRollout } from "./scriptSave";
+import { REVIEWED_MESSAGE } from "./review";
+import { Review } from "./reviewMode";
+import { hasUnwritten, pendingStatus, savesRolloutAfter, writeArguments } from "./scriptSave";
 import { EDIT_SCHEME, ScriptTarget, editableScriptUri, parseEditableScriptUri, writeFailure } from "./scriptTarget";
 
 interface ScriptSource { script: string; call_id: string | null; line: number; version: number | null }
 interface WriteAnswer { applied: boolean; changed: boolean; line: number | null; reason: string | null }
 
-export function registerScriptEditing(context: vscode.ExtensionContext, client: () => LanguageClient | undefined): void {
-  const files = new ExecScriptFiles(client);
+export function registerScriptEditing(context: vscode.ExtensionContext, client: () => LanguageClient | undefined,
+                                      review: Review): void {
+  const files = new ExecScriptFiles(client, review);
   context.subscriptions.push(
     vscode.workspace.registerFileSystemProvider(EDIT_SCHEME, files, { isCaseSensitive: true }),
-    vscode.commands.registerCommand("rolloutLsp.editScript", (uri?: string, line?: number) => editScript(client(), uri, line)),
+    vscode.commands.registerCommand("rolloutLsp.editScript", (uri?: string, line?: number) => editScript(client(), review, uri, line)),
     vscode.workspace.onDidChangeTextDocument((event) => files.rolloutChanged(event.document.uri.toString())),
-    vscode.workspace.onWillSaveTextDocument((event) => {
-      if (event.document.uri.scheme === EDIT_SCHEME) files.saving(event.document.uri, event.reason);
-    }),
     vscode.commands.registerCommand("rolloutLsp.saveScript", () => files.saveExplicitly()),
+    files.status,
+    vscode.window.onDidChangeActiveTextEditor(() => files.showStatus()),
+    vscode.workspace.onDidCloseTextDocument((document) => files.closed(document.uri)),
     // VS Code's TypeScript service gives a document of this scheme syntax only (no types, so no `tools.`):
     // the server completes tools and their argument keys from the script's text and the rollout it belongs to
     vscode.languages.registerCompletionItemProvider({ scheme: EDIT_SCHEME }, new ScriptCompletions(client), ".", "{", ","),
@@ -55,9 +60,17 @@ class ScriptCompletions implements vscode.CompletionItemProvider {
   }
 }
 
-async function editScript(client: LanguageClient | undefined, uri?: string, line?: number): Promise<void> {
+async function editScript(client: LanguageClient | undefined, review: Review, uri?: string, line?: number): Promise<void> {
   const found = await askAboutExecRecord<ScriptSource>(client, "rollout-lsp.scriptSource", uri, line);
   if (!found) return;
+  const rollout = vscode.Uri.parse(found.uri);
+  if (review.isReadOnly(rollout)) {
+    const allow = "Allow Edits";
+    const chosen = await vscode.window.showWarningMessage(
+      "Rollout: this rollout is read-only for review. Allow edits of it to edit its exec scripts?", allow);
+    if (chosen !== allow) return;
+    await review.allow(rollout);
+  }
   const target = { uri: found.uri, line: found.answer.line, callId: found.answer.call_id };
   const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(editableScriptUri(target)));
   await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
@@ -70,11 +83,12 @@ class ExecScriptFiles implements vscode.FileSystemProvider {
   private readonly known = new Map<string, { script: string; mtime: number }>();
   private readonly lines = new Map<string, number>(); // where a record moved to since its file was opened
   private pending: ReturnType<typeof setTimeout> | undefined;
-  private readonly reasons = new Map<string, number>(); // why VS Code is saving each script (onWillSave)
-  private readonly unwritten = new Map<string, string>(); // scripts auto-saved here, not yet in the rollout
-  private readonly told = new Set<string>(); // scripts whose tab was told that auto-save keeps them
+  private readonly failures = new Map<string, string>(); // scripts whose last save wrote nothing, and why
+  readonly status = vscode.window.createStatusBarItem("rolloutLsp.scriptPending", vscode.StatusBarAlignment.Left, 41);
 
-  constructor(private readonly client: () => LanguageClient | undefined) {}
+  constructor(private readonly client: () => LanguageClient | undefined, private readonly review: Review) {
+    this.status.name = "Rollout Script Not Written";
+  }
 
   watch(): vscode.Disposable {
     return new vscode.Disposable(() => undefined);
@@ -90,26 +104,31 @@ class ExecScriptFiles implements vscode.FileSystemProvider {
     return new TextEncoder().encode(await this.read(uri));
   }
 
-  saving(uri: vscode.Uri, reason: vscode.TextDocumentSaveReason): void {
-    this.reasons.set(uri.toString(), reason);
-  }
-
+  /** Any save of a script's tab (Ctrl+S, auto-save): written into the rollout, or failed so the tab stays dirty. */
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
-    const key = uri.toString();
-    const reason = this.reasons.get(key);
-    this.reasons.delete(key);
     const script = new TextDecoder().decode(content);
-    if (!writesIntoRollout(reason)) {  // auto-save: kept here, the rollout is untouched
-      this.unwritten.set(key, script);
-      this.remember(uri, script);
-      if (!this.told.has(key)) {
-        this.told.add(key);
-        void vscode.window.setStatusBarMessage(KEPT_MESSAGE, 8000);
-      }
-      return;
-    }
+    if (!hasUnwritten(script, this.known.get(uri.toString())?.script)) return;
     const failure = await this.commit(uri, script);
     if (failure) throw vscode.FileSystemError.Unavailable(failure);
+  }
+
+  /** The status bar says why the active script's edit is not in the rollout, while it is not. */
+  showStatus(): void {
+    const document = vscode.window.activeTextEditor?.document;
+    const failure = document && document.uri.scheme === EDIT_SCHEME ? this.failures.get(document.uri.toString()) : undefined;
+    if (failure === undefined) {
+      this.status.hide();
+      return;
+    }
+    const shown = pendingStatus(failure);
+    this.status.text = shown.text;
+    this.status.tooltip = shown.tooltip;
+    this.status.command = shown.command;
+    this.status.show();
+  }
+
+  closed(uri: vscode.Uri): void {
+    if (this.failures.delete(uri.toString())) this.showStatus();
   }
 
   /** Ctrl+S in a script's tab: the tab's text goes into the rollout even when auto-save left the tab clean. */
@@ -121,16 +140,22 @@ class ExecScriptFiles implements vscode.FileSystemProvider {
       void vscode.window.showErrorMessage(failure);
       return;
     }
-    if (document.isDirty) {  // the provider has the text already: this save only marks the tab saved
-      this.reasons.set(document.uri.toString(), MANUAL_SAVE);
-      await document.save();
-    }
+    if (document.isDirty) await document.save();  // the rollout has the text already: this only marks the tab saved
   }
 
-  /** Write ``script`` into its record; the failure's message, or null. */
+  /** Write ``script`` into its record; the failure's message, or null. The status bar follows. */
   private async commit(uri: vscode.Uri, script: string): Promise<string | null> {
+    const failure = await this.tryCommit(uri, script);
+    if (failure === null) this.failures.delete(uri.toString());
+    else this.failures.set(uri.toString(), failure);
+    this.showStatus();
+    return failure;
+  }
+
+  private async tryCommit(uri: vscode.Uri, script: string): Promise<string | null> {
     const key = uri.toString();
     const target = this.target(uri);
+    if (this.review.isReadOnly(vscode.Uri.parse(target.uri))) return REVIEWED_MESSAGE;
     const rollout = () => vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.uri);
     const wasDirty = rollout()?.isDirty ?? false;
     let answer: WriteAnswer | null;
@@ -144,7 +169,6 @@ class ExecScriptFiles implements vscode.FileSystemProvider {
     const failure = writeFailure(answer);
     if (failure || !answer) return failure;
     if (answer.line !== null) this.lines.set(key, answer.line);
-    this.unwritten.delete(key);
     this.remember(uri, script);
     if (savesRolloutAfter(wasDirty, answer)) await rollout()?.save();
     return null;
@@ -176,8 +200,6 @@ class ExecScriptFiles implements vscode.FileSystemProvider {
   }
 
   private async read(uri: vscode.Uri): Promise<string> {
-    const unwritten = this.unwritten.get(uri.toString());
-    if (unwritten !== undefined) return unwritten;  // auto-saved, not yet in the rollout: not lost on a reload
     const target = this.target(uri);
     const source = await this.server().sendRequest<ScriptSource | null>("workspace/executeCommand", {
       command: "rollout-lsp.scriptSource", arguments: [target.uri, target.line, target.callId],

@@ -1,15 +1,22 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 
-import { KEPT_MESSAGE, MANUAL_SAVE, savesRolloutAfter, writeArguments, writesIntoRollout } from "../src/scriptSave";
+import { hasUnwritten, pendingStatus, savesRolloutAfter, writeArguments } from "../src/scriptSave";
 
-test("only a save the user asked for writes the script into the rollout", () => {
-  assert.equal(MANUAL_SAVE, 1);
-  assert.equal(writesIntoRollout(1), true);  // Ctrl+S, File > Save
-  assert.equal(writesIntoRollout(2), false);  // files.autoSave afterDelay
-  assert.equal(writesIntoRollout(3), false);  // onFocusChange / onWindowChange
-  assert.equal(writesIntoRollout(undefined), false);  // a save VS Code announced to nobody
-  assert.match(KEPT_MESSAGE, /Ctrl\+S/);
+test("a save writes the script only when its text is not what the record holds", () => {
+  assert.equal(hasUnwritten("text(1);\n", "text(1);\n"), false);  // Ctrl+S after an auto-save wrote it
+  assert.equal(hasUnwritten("text(2);\n", "text(1);\n"), true);
+  assert.equal(hasUnwritten("", "text(1);\n"), true);  // an emptied script is an edit too
+  assert.equal(hasUnwritten("text(1);\n", undefined), true);  // never read: ask the server
+});
+
+test("while a save wrote nothing the status bar says why and a click tries again", () => {
+  const failure = "Rollout: the script was not written back (the script does not parse: line 2, column 5).";
+  assert.deepEqual(pendingStatus(failure), {
+    text: "$(warning) Script not in the rollout",
+    tooltip: `${failure}\nThe edit stays in this tab (unsaved) until it is written. Click to write it (Ctrl+S).`,
+    command: "rolloutLsp.saveScript",
+  });
 });
 
 test("a save asks the server to refuse a script that does not parse", () => {
