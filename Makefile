@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 
 # `make test` runs the suite that needs nothing but this clone; `make test-corpus` the tests over ../shared/corpus;
 # `make vsix-all` builds the .vsix of every platform and tests what is inside (tests/packaging)
-.PHONY: demo lint test test-corpus test-acorn install bench bench-smoke fuzz fidelity e2e e2e-nvim e2e-emacs e2e-vim vscode vsix-all clean
+.PHONY: demo lint test test-corpus test-acorn install bench bench-smoke fuzz fidelity e2e e2e-nvim e2e-emacs e2e-vim e2e-kate vscode vsix-all clean
 TARGETS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
 E2E_VSIX := vscode-client/dist/codex-rollout-lsp-linux-x64.vsix
 
@@ -96,6 +96,13 @@ e2e-emacs: $(VENV)/.installed
 e2e-vim: $(VENV)/.installed
 	command -v vim >/dev/null && test -d /usr/share/vim-ale || { apt-get update -qq && apt-get install -y -qq vim vim-ale; }
 	timeout 300 vim -N -u NONE -i NONE -es -S tests/vim/test_ale.vim
+
+# and Kate 22.12 (Debian's kate and dbus, installed when missing) through its LSP client plugin, headless: Qt's
+# offscreen platform in a D-Bus session (tests/kate/kate_e2e.py closes Kate's window over D-Bus)
+e2e-kate: $(VENV)/.installed
+	command -v kate >/dev/null && command -v dbus-run-session >/dev/null && command -v dbus-send >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends kate dbus; }
+	QT_QPA_PLATFORM=offscreen timeout 600 dbus-run-session -- $(BIN)/python -m pytest -q -p no:cacheprovider tests/kate/kate_e2e.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build vscode-client/dist vscode-client/build vscode-client/bundled
