@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from analysis.script.callees import Callees
 from analysis.script.calls import find_calls
 from analysis.script.expansions import Expansions
-from analysis.script.module_names import _PAIRS, _clashes, _conflict, _redeclares
+from analysis.script.js_tree import MAX_DEPTH, OPAQUE
+from analysis.script.module_names import _FEW, _clashes, _conflict, _redeclares
 from analysis.script.module_syntax import might_be_refused, syntax_problem
 from analysis.script.scopes import _INDEXED, _innermost, _NameIndex
 from analysis.script.script import ExecScript
@@ -151,11 +152,11 @@ def test_a_name_declared_in_many_blocks_resolves_to_its_own_block() -> None:
 
 @pytest.mark.parametrize("clash", ["const x = 1;", "let x = 1;", "var x = 1;", "function x() {}"])
 def test_many_blocks_without_a_clash_are_not_sent_to_the_strict_parser(clash: str) -> None:
-    """``const x`` in each of many blocks (more than _PAIRS) shadows nothing: no early error to look for; one
+    """``const x`` in each of many blocks (65: past 64 the strict parser was asked before) shadows nothing: no early error to look for; one
     more declaration of ``x`` in one of the blocks is a clash the strict parser then reports."""
-    blocks = "".join("{\nconst x = 1;\nawait tools.exec_command({cmd: 'ls'});\n}\n" for _ in range(_PAIRS + 1))
+    blocks = "".join("{\nconst x = 1;\nawait tools.exec_command({cmd: 'ls'});\n}\n" for _ in range(65))
     script = ExecScript(blocks)
-    assert len(script.bindings["x"]) == _PAIRS + 1
+    assert len(script.bindings["x"]) == 65 > _FEW
     assert not _redeclares(script) and not might_be_refused(script) and syntax_problem(script) is None
     clashing = blocks + "{\nconst x = 1;\n" + clash + "\n}\n"
     script = ExecScript(clashing)
@@ -228,3 +229,40 @@ def test_the_pre_check_on_every_corpus_script() -> None:
         script = ExecScript(source)
         if script.tree_problem is None and not might_be_refused(script):
             assert first_module_error(source) is None
+
+
+# -- too_deep: subtrees too small to reach MAX_DEPTH are not walked -------------------------------------------
+
+
+def walked_too_deep(script: ExecScript) -> bool:
+    """The walk of every node outside strings and comments, without skipping small subtrees."""
+    stack = [(script.root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if node.type not in OPAQUE:
+            stack.extend((child, depth + 1) for child in node.children)
+    return False
+
+
+FLAT = "".join(
+    f"{{ const x{i} = [1, 2, 3]; await tools.exec_command({{cmd: `ls ${{x{i}}}`}}); }}\n" for i in range(600)
+)
+
+
+@pytest.mark.parametrize("prefix", ["", FLAT])
+@pytest.mark.parametrize("levels", [MAX_DEPTH - 3, MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 50])
+@pytest.mark.parametrize("shape", ["[{}]", "-{}", "({})", "a + {}"])
+def test_too_deep_is_what_the_whole_walk_finds(prefix: str, levels: int, shape: str) -> None:
+    open_, close = shape.split("{}")
+    nested = open_ * levels + "x" + close * levels
+    script = ExecScript(prefix + nested + ";\n" + prefix)
+    assert script.tree_problem is None or script.too_deep
+    assert script.too_deep == walked_too_deep(script)
+
+
+def test_too_deep_flags_a_deep_part_after_flat_code() -> None:
+    script = ExecScript(FLAT + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + ";\n")
+    assert script.too_deep and walked_too_deep(script)
+    assert not ExecScript(FLAT).too_deep
