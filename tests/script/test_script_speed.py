@@ -98,7 +98,7 @@ def test_the_fast_paths_on_every_corpus_script() -> None:
 
 # -- generated scripts: a few names declared in nested blocks, functions, loops, catches and parameters ----------
 
-NAMES = ("x", "y", "cmd")
+NAMES = ("x", "y", "cmd", "xé", "$x", "\\u0078")  # names inside names, and an escaped ``x``
 DECLARATIONS = (
     "let {n} = 1;",
     "const {n} = 'a';",
