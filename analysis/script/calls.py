@@ -235,7 +235,7 @@ class _CallReader:
             "kind": kind_of(named),
             "start": start,
             "end": end,
-            "source": script.call_text(call),
+            "source": script.source[start:end],  # script.call_text(call), its span read once
         }
         if tool is DYNAMIC:
             self.dynamic_call(fields, callee, first)

@@ -18,6 +18,7 @@ tool.  Anything else leaves the call computed.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +73,7 @@ class Expansions:
         self.constants = constants
         self.callees = callees
         self._references: dict[str, list[Node]] | None = None
+        self._starts: dict[str, list[int]] | None = None
 
     def runs(self, callee: Node, argument: Node | None) -> list[Run] | None:
         """The call's runs, one per element of the one constant array it depends on; None when it depends on
@@ -347,20 +349,41 @@ class Expansions:
         return parent.type in _PATTERNS  # a destructuring assignment target
 
     def uses(self, binding: Binding) -> list[Node]:
-        """Every reference to ``binding`` other than its declaration."""
-        return [
-            ref
-            for ref in self.references(binding.name)
-            if ref.start_byte != binding.node.start_byte and self.script.resolve(ref) == binding
-        ]
+        """Every reference to ``binding`` other than its declaration: of the references to its name, those inside
+        its scope (a binding is seen nowhere else, but one of the program's is seen everywhere) that resolve to it."""
+        refs = self.references(binding.name)
+        scope = binding.scope
+        if scope.type != "program" and refs:
+            starts = self._reference_starts[binding.name]
+            refs = refs[bisect_left(starts, scope.start_byte) : bisect_left(starts, scope.end_byte)]
+        resolve = self.script.resolve
+        declared = binding.node.start_byte
+        return [ref for ref in refs if ref.start_byte != declared and _same(resolve(ref), binding)]
 
     def references(self, name: str) -> list[Node]:
+        """The identifiers that spell ``name``, in source order."""
         if self._references is None:
             refs: dict[str, list[Node]] = {}
             for node in QueryCursor(_IDENTIFIERS).captures(self.script.root).get("id", []):
                 refs.setdefault(self.script.name_of(node), []).append(node)
+            for nodes in refs.values():
+                nodes.sort(key=_start)
             self._references = refs
         return self._references.get(name, [])
+
+    @property
+    def _reference_starts(self) -> dict[str, list[int]]:
+        if self._starts is None:
+            self._starts = {name: [n.start_byte for n in nodes] for name, nodes in (self._references or {}).items()}
+        return self._starts
+
+
+def _start(node: Node) -> int:
+    return node.start_byte
+
+
+def _same(found: Binding | None, binding: Binding) -> bool:
+    return found is binding or found == binding
 
 
 __all__ = ["ITERATORS", "MUTATORS", "Expansions", "Iteration", "Run"]

@@ -10,7 +10,7 @@ from tree_sitter import Node
 
 from .script import Binding, ExecScript
 
-_PAIRS = 64  # declarations of one name compared pairwise before the script is simply asked about
+_FEW = 4  # declarations of one name compared pairwise; more are compared by scope (_clashes)
 
 
 _MISNAMES = ("let", "await", "eval", "arguments")
@@ -92,15 +92,53 @@ def _assigns_badly(script: ExecScript) -> bool:
 
 def _redeclares(script: ExecScript) -> bool:
     """A name declared twice where module code refuses it ("has already been declared", "duplicate parameter
-    names"): see :func:`_conflict`."""
+    names"): see :func:`_conflict`.  A name declared a few times is compared pairwise; one declared more often
+    (``const x`` in each of a thousand blocks) by :func:`_clashes`, which finds the same clashes by scope
+    (pairwise, 64 declarations of one name were 2,016 comparisons)."""
     for bindings in script.bindings.values():
         if len(bindings) < 2:
             continue
-        if len(bindings) > _PAIRS:
-            return True  # too many to compare pairwise: the parser decides
+        if len(bindings) > _FEW:
+            if _clashes(script, bindings):
+                return True
+            continue
         for i, first in enumerate(bindings):
             for second in bindings[i + 1 :]:
                 if _conflict(script, first, second) or _conflict(script, second, first):
+                    return True
+    return False
+
+
+def _clashes(script: ExecScript, bindings: list[Binding]) -> bool:
+    """Whether any two of ``bindings`` (of one name) clash as :func:`_conflict` says, without comparing every
+    pair: declarations in one scope clash when one is lexical or both are parameters (or catch names); a
+    parameter or catch name clashes with a lexical one at the top of its body; a ``var`` with a lexical one whose
+    scope holds it in the same function.  Names of function and class expressions never clash."""
+    kept = [b for b in bindings if not (b.kind in ("function", "class") and b.scope.type in _EXPRESSION_NAMED)]
+    by_scope: dict[int, list[Binding]] = {}
+    for binding in kept:
+        by_scope.setdefault(binding.scope.id, []).append(binding)
+    lexical_scopes: dict[int, Node] = {}
+    for same in by_scope.values():
+        lexical = [b for b in same if _lexical(script, b)]
+        if len(same) > 1 and (
+            lexical or sum(1 for b in same if b.kind == "param") > 1 or sum(1 for b in same if b.kind == "catch") > 1
+        ):
+            return True
+        if lexical:
+            lexical_scopes[same[0].scope.id] = same[0].scope
+    if not lexical_scopes:
+        return False
+    functions = {key: script.innermost_function(scope) for key, scope in lexical_scopes.items()}
+    for binding in kept:
+        if binding.kind in ("param", "catch"):
+            body = binding.scope.child_by_field_name("body")
+            if body is not None and body.id in lexical_scopes:
+                return True
+        elif binding.kind == "var":
+            function = script.innermost_function(binding.node)
+            for key, scope in lexical_scopes.items():
+                if key != binding.scope.id and _holds(scope, binding.node) and functions[key] == function:
                     return True
     return False
 

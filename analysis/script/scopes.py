@@ -69,7 +69,23 @@ class Scopes:
 
     def resolve(self, node: Node, name: str | None = None) -> Binding | None:
         """The declaration ``node`` (an identifier) refers to; None for a global."""
-        return _innermost(self.bindings.get(name or self.name_of(node), ()), node.start_byte)
+        bindings = self.bindings.get(name or self.name_of(node))
+        if bindings is None:
+            return None
+        if len(bindings) < _INDEXED:
+            return _innermost(bindings, node.start_byte)
+        return self._indexed(bindings).innermost(node.start_byte)
+
+    @cached_property
+    def _indexes(self) -> dict[int, _NameIndex]:
+        return {}
+
+    def _indexed(self, bindings: list[Binding]) -> _NameIndex:
+        """The index of one name's bindings (a name declared many times: ``x`` in each of 1,000 blocks)."""
+        found = self._indexes.get(id(bindings))
+        if found is None or found.bindings is not bindings:
+            found = self._indexes[id(bindings)] = _NameIndex(bindings)
+        return found
 
     def assigned_names(self) -> list[Node]:
         """Every identifier an assignment, an update or a ``for (x of …)`` without a declaration writes."""
@@ -105,10 +121,18 @@ class Scopes:
                 if b.kind == "var":
                     seen.setdefault(b.scope.id, []).append(b)
             out.update(b.node.id for group in seen.values() if len(group) > 1 for b in group)
+        indexes: dict[str, _NameIndex] = {}
         for target in self.assigned_names():
             name = self.name_of(target)
             if name in held:
-                binding = _innermost(found[name], target.start_byte)
+                bindings = found[name]
+                if len(bindings) < _INDEXED:
+                    binding = _innermost(bindings, target.start_byte)
+                else:
+                    index = indexes.get(name)
+                    if index is None:
+                        index = indexes[name] = _NameIndex(bindings)
+                    binding = index.innermost(target.start_byte)
                 if binding is not None and binding.kind in ("let", "var"):
                     out.add(binding.node.id)
         return out
@@ -273,6 +297,37 @@ def _innermost(bindings: Iterable[Binding], at: int) -> Binding | None:
             if best is None or scope.start_byte >= best.scope.start_byte and scope.end_byte <= best.scope.end_byte:
                 best = binding
     return best
+
+
+_INDEXED = 8  # bindings of one name from which resolving goes through a _NameIndex rather than a scan
+
+
+class _NameIndex:
+    """The bindings of one name by scope, to find what :func:`_innermost` finds in O(log n + nesting) rather than
+    O(bindings): of the scopes around a position (which nest), the innermost; of the bindings with that scope's
+    range, the last.  A ``program`` scope counts wherever the position is (the root may not span leading text)."""
+
+    def __init__(self, bindings: list[Binding]) -> None:
+        self.bindings = bindings
+        by_range: dict[tuple[int, int], Binding] = {}
+        nodes: list[Node] = []
+        self.program: Binding | None = None
+        for binding in bindings:
+            scope = binding.scope
+            key = (scope.start_byte, scope.end_byte)
+            if key not in by_range:
+                nodes.append(scope)
+            by_range[key] = binding
+            if scope.type == "program":
+                self.program = binding
+        self.by_range = by_range
+        self.scopes = _Intervals(nodes)
+
+    def innermost(self, at: int) -> Binding | None:
+        scope = self.scopes.innermost(at, at + 1, None)
+        if scope is None:
+            return self.program
+        return self.by_range[(scope.start_byte, scope.end_byte)]
 
 
 class _Intervals:

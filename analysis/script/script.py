@@ -162,7 +162,13 @@ class ExecScript(Scopes):
             if depth > MAX_DEPTH:
                 return True
             node = cursor.node  # never None: the cursor walks a tree from its root
-            if node is not None and node.type not in OPAQUE and cursor.goto_first_child():
+            # a subtree of fewer bytes than the levels left cannot reach MAX_DEPTH (as for the whole script above)
+            if (
+                node is not None
+                and node.end_byte - node.start_byte + depth >= MAX_DEPTH
+                and node.type not in OPAQUE
+                and cursor.goto_first_child()
+            ):
                 depth += 1
                 continue
             while not cursor.goto_next_sibling():
