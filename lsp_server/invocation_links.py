@@ -22,7 +22,6 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.protocol import default_converter
 
 from analysis.jsonl.findings import EXIT_MISMATCH, Finding, log_finding_sort_key
 from analysis.jsonl.positions import LineColumns
@@ -39,7 +38,7 @@ from analysis.session.memo import same
 from .calls import call_at
 from .convert import to_diagnostic, to_range
 from .kinds import INVOCATION_LOG, ROLLOUT
-from .wire import compact
+from .wire import CONVERTER, compact
 
 if TYPE_CHECKING:
     from .features.diagnostics import DiagnosticsFeature
@@ -78,7 +77,7 @@ class InvocationLinks:
         self.server = server
         self.document_kinds = kinds
         self.diagnostics_feature = diagnostics  # told when this source changed on other documents
-        self.converter = default_converter()
+        self.converter = CONVERTER
         self.named: dict[str, str] = {}  # log URI → the rollout URI the command linked it to
         self._logs: dict[str, tuple[Any, InvocationLog]] = {}  # log URI → (its analysis, the log read from it)
         self._matches: dict[tuple[str, str], tuple[Any, Any, MatchResult]] = {}

@@ -18,7 +18,7 @@ from .edits import EditBuilder
 from .masking import Masker
 from .progress import ClientProgress
 from .store import AnalysisStore, DocumentAnalysis
-from .wire import RolloutProtocol
+from .wire import CONVERTER, RolloutProtocol
 
 VERSION = "0.1.0"
 ROLLOUT_LANGUAGE = "rollout"
@@ -33,7 +33,9 @@ class RolloutLanguageServer(LanguageServer):
     protocol: RolloutProtocol  # made by pygls from ``protocol_cls``
 
     def __init__(self) -> None:
-        super().__init__("rollout-lsp", VERSION, protocol_cls=RolloutProtocol)
+        # one cattrs converter for the protocol and the features (each new one costs tens of ms at start, and
+        # the hooks it generates for a class on first use are then generated once)
+        super().__init__("rollout-lsp", VERSION, protocol_cls=RolloutProtocol, converter_factory=lambda: CONVERTER)
         self.settings = Settings.model_validate({})  # the defaults (mypy sees only the fields' aliases)
         self.masker = Masker()
         self.edits = EditBuilder()

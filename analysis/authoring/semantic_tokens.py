@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cache
 
 import tree_sitter_javascript
 from tree_sitter import Node, Query, QueryCursor
@@ -47,14 +48,21 @@ TOKEN_TYPES = (
 )
 TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
 
-# the grammar's query, plus the punctuation it leaves out (which would otherwise keep the string's colour)
-HIGHLIGHTS = Query(JAVASCRIPT, tree_sitter_javascript.HIGHLIGHTS_QUERY + '\n[":" "?" "..."] @operator\n')
-TOOL_MEMBERS = Query(
-    JAVASCRIPT,
-    """
+
+@cache
+def _queries() -> tuple[Query, Query]:
+    """The grammar's query, plus the punctuation it leaves out (which would otherwise keep the string's colour),
+    and the ``tools.NAME`` members: compiled on the first tokens asked for, not when the server starts."""
+    highlights = Query(JAVASCRIPT, tree_sitter_javascript.HIGHLIGHTS_QUERY + '\n[":" "?" "..."] @operator\n')
+    tool_members = Query(
+        JAVASCRIPT,
+        """
 (member_expression object: (identifier) @tools property: (property_identifier) @tool (#eq? @tools "tools"))
 """,
-)
+    )
+    return highlights, tool_members
+
+
 # capture name of the grammar's query -> (token type, modifiers); None punches a hole (text inside ``${…}``
 # that no other capture names keeps the editor's own colour, not the template's)
 _CAPTURES: dict[str, tuple[str, tuple[str, ...]] | None] = {
@@ -113,7 +121,7 @@ def script_tokens(source: str) -> list[Token]:
     """The tokens of a script, at code-point offsets of the script."""
     script = ExecScript(source)
     spans: list[_Span] = []  # start, end (bytes), priority, kind
-    cursor = QueryCursor(HIGHLIGHTS)
+    cursor = QueryCursor(_queries()[0])
     cursor.set_max_start_depth(MAX_DEPTH)
     for pattern, captures in cursor.matches(script.root):
         for name, nodes in captures.items():
@@ -126,7 +134,7 @@ def script_tokens(source: str) -> list[Token]:
                 spans.append((node.start_byte, node.end_byte, pattern, kind))
     spans = _outside_regexes(spans)
     # ``tools.x`` names a tool even where the call is not complete yet (while it is being typed)
-    members = QueryCursor(TOOL_MEMBERS)
+    members = QueryCursor(_queries()[1])
     members.set_max_start_depth(MAX_DEPTH)
     for _, captures in members.matches(script.root):
         obj, prop = captures["tools"][0], captures["tool"][0]

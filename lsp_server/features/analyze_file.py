@@ -8,8 +8,6 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from analysis.jsonl.source import load
-from analysis.reports.report import outline_json
 from analysis.session.rollout import analyze_text
 
 from ..access import PathRefused
@@ -38,6 +36,9 @@ class AnalyzeFileFeature(Feature):
         encoding, mask, extra = server.encoding, server.masker, server.masker.extra
 
         def work() -> dict:
+            from analysis.jsonl.source import load  # here: the server's start needs neither
+            from analysis.reports.report import outline_json
+
             loaded = load(readable)
             if loaded.error:
                 return {"file": path, "error": loaded.error, "calls": [], "diagnostics": []}

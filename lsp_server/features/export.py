@@ -9,8 +9,6 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
-from analysis.reports.export import FORMATS, ExportOptions, export
-
 from .base import Feature, lsp_command
 
 EXPORT = "rollout-lsp.export"
@@ -20,6 +18,8 @@ class ExportFeature(Feature):
     @lsp_command(EXPORT)
     async def export_command(self, *arguments: Any) -> dict | None:
         """``{"text", "format", "name"}``: the document, and a file name to suggest."""
+        from analysis.reports.export import FORMATS, ExportOptions, export  # here: the server's start needs none
+
         if not arguments or not isinstance(arguments[0], str):
             raise JsonRpcInvalidParams(f'{EXPORT}: expected [document URI, "md" or "html", redact]')
         uri = arguments[0]

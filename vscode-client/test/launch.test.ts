@@ -22,7 +22,8 @@ test("the python setting, then the Python extension, then python3 run the bundle
   const base = { command: " ", python: "" };
   assert.deepEqual(serverLaunch({ ...base, python: "/usr/bin/python3.11" }, "/ext/bundled/libs", "/py/ext"), {
     command: "/usr/bin/python3.11", args: ["-m", "lsp_server", "serve"],
-    env: { PYTHONPATH: "/ext/bundled/libs", PYTHONNOUSERSITE: "1" }, source: "python setting",
+    env: { PYTHONPATH: "/ext/bundled/libs", PYTHONNOUSERSITE: "1", PYTHONDONTWRITEBYTECODE: "" },
+    source: "python setting",
   });
   assert.equal(serverLaunch(base, "/ext/bundled/libs", "/py/ext").command, "/py/ext");
   assert.equal(serverLaunch(base, "/ext/bundled/libs", "/py/ext").source, "python extension");

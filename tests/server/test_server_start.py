@@ -1,0 +1,48 @@
+"""The server's start does no work its first answers do not need (issue 35): what is imported and made before
+the ``initialize`` answer is pinned here, in a fresh interpreter, exactly as ``rollout-lsp serve`` makes it.
+(Speed itself is measured by bench/editor_first.py, never by a test.)"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from lsp_server.invocation_links import InvocationLinks
+from lsp_server.server import create_server
+from lsp_server.wire import CONVERTER
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# modules the first Outline and diagnostics of a rollout never use: the price table, the reports of export,
+# check/outline's JSON (rollout/analyzeFile), the index's process pool
+NOT_AT_START = ("genai_prices", "analysis.reports.export", "analysis.reports.report", "zstandard", "websockets")
+
+PROBE = """
+import json, sys
+from analysis.cli import build_parser
+from lsp_server.__main__ import ALL_COMMANDS
+from lsp_server.server import create_server
+build_parser(["serve"], ALL_COMMANDS).parse_args(["serve"])
+create_server()
+from analysis.authoring import semantic_tokens
+print(json.dumps({
+    "imported": sorted(m for m in %r if m in sys.modules),
+    "queries_compiled": semantic_tokens._queries.cache_info().currsize,
+}))
+""" % (NOT_AT_START,)
+
+
+def _start() -> dict:
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_the_server_starts_without_what_its_first_answers_do_not_need():
+    assert _start() == {"imported": [], "queries_compiled": 0}
+
+
+def test_the_protocol_and_the_features_share_one_converter():
+    server = create_server()
+    assert server.protocol._converter is CONVERTER
+    links = next(f for f in server.features.values() if isinstance(getattr(f, "links", None), InvocationLinks)).links
+    assert links.converter is CONVERTER
