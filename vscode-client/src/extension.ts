@@ -1,6 +1,7 @@
 // The VS Code side: starts `rollout-lsp serve` and adds the commands and the large-rollout view.
 import { execFile } from "child_process";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ServerOptions, State } from "vscode-languageclient/node";
@@ -12,9 +13,11 @@ import { BundleManifest, PROBE_SCRIPT, ServerLaunch, chooseNative, parseProbe, s
 import { registerInvocationLogLinking } from "./invocationLogs";
 import { registerClosedDocuments, registerLargeDocuments } from "./largeDocuments";
 import { registerLargeRollouts } from "./largeRollout";
+import { codexHomes } from "./review";
 import { registerReviewMode } from "./reviewMode";
 import { registerScriptEditing } from "./scriptFs";
 import { SessionsView, registerSessionsView } from "./sessionsView";
+import { hasSessions, needsServer, startsAtActivation } from "./startEarly";
 import {
   FailureStop, MARKDOWN_OPTIONS, ROLLOUT_LANGUAGE, SERVER_SHOW_INFO, SERVER_SHOW_SCRIPT, SNIFF_SAMPLE, documentSelector,
   failureStatus, initializationOptions, looksLikeRollout, needsRestart, parseScriptUri, scriptUri, sniffsLanguage,
@@ -50,9 +53,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   for (const document of vscode.workspace.textDocuments) void rolloutByContent(document);
   const openLargeTabs = registerLargeRollouts(context, () => client);
   sessionsView = registerSessionsView(context, () => client);
-  await start(context);
-  sessionsView.refresh();  // shown before the server ran: ask it now
-  openLargeTabs();  // a rollout over 50 MB already in a tab when VS Code (re)starts
+  const serverUp = async () => {
+    await start(context);
+    sessionsView?.refresh();  // shown before the server ran: ask it now
+    openLargeTabs();  // a rollout over 50 MB already in a tab when VS Code (re)starts
+  };
+  const config = vscode.workspace.getConfiguration("rolloutLsp");
+  const homes = codexHomes(config.get<string | null>("codexHome"), process.env, os.homedir());
+  const open = vscode.workspace.textDocuments.map((document) => document.languageId);
+  if (startsAtActivation(open, config.get<boolean>("server.startEarly", true), hasSessions(homes))) {
+    await serverUp();
+    return;
+  }
+  // activated once VS Code started, in a window with no Codex sessions: the server waits for its first document
+  const waiting = vscode.workspace.onDidOpenTextDocument((document) => {
+    if (!needsServer(document.languageId) || client) return;
+    waiting.dispose();
+    void serverUp();
+  });
+  context.subscriptions.push(waiting);
 }
 
 export async function deactivate(): Promise<void> {
