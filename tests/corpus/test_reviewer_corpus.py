@@ -82,11 +82,11 @@ def test_the_cli_outline_says_the_same():
     assert lines[1] == "  session: 172 calls, 16 failed (first: line 16, exit 1)"
     assert "    line 16: exec_command call_LNJlEkyCt3GRASC4mjROgppk  [exit 1, 0 s]" in lines
     assert (
-        "    line 85: exec_command call_C6JCNOg2gCGKJH3pWN2QwgdY  [interrupted (exit 130), 10.002 s, "
+        "    line 85: exec_command call_C6JCNOg2gCGKJH3pWN2QwgdY  [interrupted (exit 130), 10 s, "
         "after 1 write_stdin]" in lines
     )
     assert (
-        "    line 92: write_stdin call_5LGqMxsm0xlapnX0DdHSh2DR  [completed, exit 130, 0.0007 s, continues line 85]"
+        "    line 92: write_stdin call_5LGqMxsm0xlapnX0DdHSh2DR  [completed, exit 130, 0 s, continues line 85]"
         in lines
     )
 
@@ -208,7 +208,7 @@ def test_export_of_a_real_session():
     assert "- **Codex version**: 0.145.0\n" in out
     assert "## Turn 1 (line 4) · 3 failed (first: line 16, exit 1)\n" in out
     assert (
-        "### `[interrupted (exit 130)] exec_command` (line 85) · interrupted (exit 130) · 10.002 s · "
+        "### `[interrupted (exit 130)] exec_command` (line 85) · interrupted (exit 130) · 10 s · "
         "after 1 write\\_stdin\n" in out
     )
 
