@@ -513,7 +513,12 @@ def test_outline_text_says_how_each_call_ended():
     assert "    line 50: exec call_err  [failed, 0.1 s]" in lines
     assert "    line 52: apply_patch call_p1  [failed]" in lines
     assert "    line 54: apply_patch call_p2  [exit 1, 0 s]" in lines
-    assert lines[-3:] == ["files changed (2):", "  a.py: not applied (line 52)", "  gone.py: not applied (line 54)"]
+    # both patches are turn 2's: listed once, under it (a one-turn change has no session list)
+    assert lines[-3:] == [
+        "    files changed (2):",
+        "      a.py: not applied (line 52)",
+        "      gone.py: not applied (line 54)",
+    ]
     assert not any("[no output]" in line for line in lines)
 
 

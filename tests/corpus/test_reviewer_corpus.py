@@ -86,8 +86,7 @@ def test_the_cli_outline_says_the_same():
         "after 1 write_stdin]" in lines
     )
     assert (
-        "    line 92: write_stdin call_5LGqMxsm0xlapnX0DdHSh2DR  [completed, exit 130, 0 s, continues line 85]"
-        in lines
+        "    line 92: write_stdin call_5LGqMxsm0xlapnX0DdHSh2DR  [completed, exit 130, 0 s, continues line 85]" in lines
     )
 
 
@@ -167,8 +166,8 @@ def test_labels_of_each_tool_kind():
 
 
 def test_a_call_the_failed_script_may_not_have_reached():
-    [located] = analysis_of(WEB).calls_on(95)  # an invalid workdir: the script failed at the call
-    assert call_outcome(analysis_of(WEB), located).text == "the script failed at or before it"
+    [located] = analysis_of(WEB).calls_on(95)  # an invalid workdir: the script failed at its one call, which says why
+    assert call_outcome(analysis_of(WEB), located).text == "execution error: NotADirectory"
 
 
 def test_files_changed_by_the_session():
