@@ -110,3 +110,22 @@ def test_a_cut_last_line_reads_as_cut(tmp_path: Path):
             "written, or truncated)",
         )
     ]
+
+
+def test_blame_numbers_a_turn_as_files_and_the_outline_do(tmp_path: Path):
+    """Before, blame printed the turn's line as its number (``turn 199``) where ``files`` and the Outline
+    say ``turn 3 (line 199)``."""
+    from analysis.reports.blame import file_history
+    from analysis.reports.index import RolloutIndex
+
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        index.update([str(WILD / AGENTS)])
+        [target] = index.db.execute("SELECT DISTINCT absolute FROM changes WHERE path LIKE '%Controller%'").fetchall()
+        history = file_history(index, target[0])
+    assert [(c.turn_text, c.line + 1, c.applied) for c in history] == [
+        ("turn 3 (line 199)", 228, "yes"),
+        ("turn 3 (line 199)", 222, "no"),
+        ("turn 3 (line 199)", 213, "no"),
+    ]
+    [turn] = [t for t in analysis_of(AGENTS).turns if t.line == 198]
+    assert analysis_of(AGENTS).turns.index(turn) + 1 == 3
