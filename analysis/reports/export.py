@@ -201,7 +201,9 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
     title = (
         f"Codex session {shown(ident.id, NAME_LIMIT)}" if ident is not None and ident.id else f"Codex rollout {path}"
     )
-    return Document(title, facts, notes, turns, [clean(_file_row(f)) for f in session_list(analysis)])
+    # the session's own list, unless one exported turn already lists every file (a one-turn session)
+    whole = session_list(analysis) if any(part.files for part in turns) else changed_files(analysis)
+    return Document(title, facts, notes, turns, [clean(_file_row(f)) for f in whole])
 
 
 def _failed(failed: list[tuple[int, str]]) -> str | None:

@@ -211,7 +211,8 @@ class SymbolFeature(Feature):
                 children.append(record_symbol(analysis, number, encoding, fresh))
         for turn_children, files in turn_files:  # what a turn changed, after its calls
             turn_children.append(files)
-        files = self.files_symbol(analysis, encoding, whole=session_list(analysis))  # none if one turn says it
+        # the session's own list, unless one turn shown already lists every file (a one-turn session)
+        files = self.files_symbol(analysis, encoding, whole=session_list(analysis) if turn_files else None)
         if files is not None:
             root_children.append(files)
         if record_symbol == self._cached_record:
