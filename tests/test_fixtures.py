@@ -240,7 +240,13 @@ def test_invalid_lines_do_not_stop_the_analysis():
         (d["range"]["start"]["line"], d["range"]["start"]["character"], d["code"], d["message"])
         for d in out["diagnostics"]
     ] == [
-        (1, 91, "invalid-json", "not JSON: Expecting property name enclosed in double quotes"),
+        (
+            1,
+            91,
+            "invalid-json",
+            "this line is cut off: its JSON stops at column 92, unfinished (a rollout still being written, or "
+            "truncated)",
+        ),
         (2, 144, "record-shape", "payload.input: input should be a valid string (got a number)"),
         (3, 73, "record-shape", "payload must be an object, not a string"),
         (4, 129, "unpaired-call", "no output record for call call_bad2"),
@@ -253,7 +259,13 @@ def test_invalid_lines_do_not_stop_the_analysis():
             "(1 record in this file): listed, not read",
         ),
         (7, 0, "record-shape", "a rollout line must be a JSON object, not an array"),
-        (11, 100, "invalid-json", "not JSON: Unterminated string starting at column 101"),
+        (
+            11,
+            100,
+            "invalid-json",
+            "this line is cut off: it ends inside a string that starts at column 101 (a rollout still being "
+            "written, or truncated)",
+        ),
     ]
     assert range_text(text, out["diagnostics"][1]["range"]) == "42"
     assert range_text(text, out["diagnostics"][2]["range"]) == '"just a string"'
@@ -501,7 +513,12 @@ def test_outline_text_says_how_each_call_ended():
     assert "    line 50: exec call_err  [failed, 0.1 s]" in lines
     assert "    line 52: apply_patch call_p1  [failed]" in lines
     assert "    line 54: apply_patch call_p2  [exit 1, 0 s]" in lines
-    assert lines[-3:] == ["files changed (2):", "  a.py: not applied (line 52)", "  gone.py: not applied (line 54)"]
+    # both patches are turn 2's: listed once, under it (a one-turn change has no session list)
+    assert lines[-3:] == [
+        "    files changed (2):",
+        "      a.py: not applied (line 52)",
+        "      gone.py: not applied (line 54)",
+    ]
     assert not any("[no output]" in line for line in lines)
 
 

@@ -808,7 +808,11 @@ def test_invocation_order_prints_timestamps_as_written():
 
 def test_invalid_json_messages_say_where():
     messages = [f.message for f in analyze_text('{"a": "abc').findings]
-    assert messages == ["not JSON: Unterminated string starting at column 7"]
+    assert messages == [
+        "this line is cut off: it ends inside a string that starts at column 7 (a rollout still being written, "
+        "or truncated)"
+    ]
+    assert [f.message for f in analyze_text('{"a": "b"} x').findings] == ["not JSON: Extra data"]
     assert [f.message for f in analyze_text('{"a": "a\x01"}').findings] == [
         "not JSON: Invalid control character at column 9"
     ]

@@ -95,8 +95,6 @@ def test_trojan_source_outline(world):
         f"      └─ apply_patch: add {SHOWN_FILE}",
         "    files changed (1):",
         f"      {SHOWN_FILE}: added (line 6)",
-        "files changed (1):",
-        f"  {SHOWN_FILE}: added (line 6)",
     ]
 
 
@@ -138,7 +136,7 @@ def test_trojan_source_blame(world):
     _no_raw_format(result.stdout + result.stderr)
     assert result.stdout.splitlines() == [
         f"{world['repo']}/{SHOWN_FILE}: changed by 1 session (1 change), newest first",
-        f'2026-01-01T10:00:07.000Z  add  applied  session {SESSION}  turn 3 "{SHOWN_REQUEST}"  {world["trojan"]}:6:1',
+        f'2026-01-01T10:00:07.000Z  add  applied  session {SESSION}  turn 1 (line 3) "{SHOWN_REQUEST}"  {world["trojan"]}:6:1',
     ]
     lines = run_cli("blame", "--db", str(world["db"]), "--lines", str(target))
     assert lines.stdout.splitlines() == ["1 2026-01-01T10:00:07 019c0000  │ x = 1"]
@@ -173,8 +171,6 @@ def test_thread_name_of_200000_characters_outline(world):
         "      └─ apply_patch: add src/plain.py",
         "    files changed (1):",
         "      src/plain.py: added (line 6)",
-        "files changed (1):",
-        "  src/plain.py: added (line 6)",
     ]
 
 

@@ -84,7 +84,8 @@ def print_history(path: str, history: list[Change]) -> None:
 
 
 def change_line(change: Change) -> str:
-    """``2026-03-29T20:16:02Z  update  applied  session 019d…  turn 12 "fix the parser"  rollout.jsonl:68:5``."""
+    """``2026-03-29T20:16:02Z  update  applied  session 019d…  turn 3 (line 40) "fix the parser"
+    rollout.jsonl:68:5``: the turn numbered as the Outline, ``outline`` and ``files`` number it."""
     state = {"yes": "applied", "no": "FAILED", "unknown": "applied?"}.get(change.applied, change.applied)
     about = [
         shown(change.when, NAME_LIMIT) if change.when else "(no time)",
@@ -93,8 +94,8 @@ def change_line(change: Change) -> str:
     ]
     if change.session_id:
         about.append(f"session {shown(change.session_id, NAME_LIMIT)}")
-    if change.turn_line is not None:
-        about.append(f'turn {change.turn_line + 1} "{shown(change.turn_title or "", 60)}"')
+    if change.turn_text is not None:
+        about.append(f'{change.turn_text} "{shown(change.turn_title or "", 60)}"')
     if change.matched_by == "repository":
         about.append(f"as {shown(change.absolute or change.path, PATH_LIMIT)}")
     return "  ".join(about) + f"  {shown_path(change.rollout)}:{change.line + 1}:{change.start + 1}"

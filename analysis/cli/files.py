@@ -8,7 +8,7 @@ import sys
 
 from ..jsonl.display import NAME_LIMIT, PATH_LIMIT, shown
 from ..jsonl.source import NOT_A_ROLLOUT, find_rollout_files, load
-from ..session.files_changed import changed_files
+from ..session.files_changed import ChangedFile, changed_files, file_row
 from ..session.finish import is_rollout_file
 from ..session.labels import turn_label
 from ..session.rollout import RolloutAnalysis
@@ -73,17 +73,20 @@ def session_files(path: str, analysis: RolloutAnalysis) -> dict:
     for number, turn in enumerate(analysis.turns, 1):
         changed = changed_files(analysis, turn.line, turn.end_line)
         if changed:
-            turns.append(
-                {"turn": number, "line": turn.line, "title": turn.title, "files": [f.to_json() for f in changed]}
-            )
+            turns.append({"turn": number, "line": turn.line, "title": turn.title, "files": _listed(changed)})
     before = changed_files(analysis, 0, analysis.turns[0].line - 1) if analysis.turns else changed_files(analysis)
     return {
         "file": path,
         "session": analysis.session_id,
-        "files": [f.to_json() for f in changed_files(analysis)],
+        "files": _listed(changed_files(analysis)),
         "turns": turns,
-        "outside_turns": [f.to_json() for f in before],
+        "outside_turns": _listed(before),
     }
+
+
+def _listed(changed: list[ChangedFile]) -> list[dict]:
+    """The files as JSON, each with its row's words (``row``: what ``files`` prints after the path)."""
+    return [{**f.to_json(), "row": file_row(f)} for f in changed]
 
 
 def files_text(session: dict) -> str:
@@ -105,10 +108,9 @@ def files_text(session: dict) -> str:
 
 
 def _row(changed: dict) -> str:
-    """``src/a.py: added (lines 171, 216)``."""
-    lines = list(dict.fromkeys(t["line"] + 1 for t in changed["touches"]))
-    numbers = ", ".join(map(str, lines))
-    return f"{shown(changed['path'], PATH_LIMIT)}: {changed['final']} (line{'s' if len(lines) > 1 else ''} {numbers})"
+    """``src/a.py: added (lines 171, 216)``, ``src/b.py: updated (line 228; not applied: lines 213, 222)``
+    (:func:`~analysis.session.files_changed.file_row`)."""
+    return f"{shown(changed['path'], PATH_LIMIT)}: {changed['row']}"
 
 
 __all__ = ["files_text", "register", "run", "session_files"]

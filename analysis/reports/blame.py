@@ -21,6 +21,7 @@ from typing import Any
 
 from ..jsonl.access import denied
 from ..session.changes import NO, Hunk, is_windows_path, path_key, relative_key
+from ..session.labels import turn_label
 from .index import IndexUnavailable, RolloutIndex, find_repository_root
 
 MOVE_DEPTH = 10  # earlier names followed back through moves
@@ -57,6 +58,7 @@ class Change:
     timestamp: str | None
     turn_line: int | None
     turn_title: str | None
+    turn_number: int | None  # the turn's ordinal in its file, from 1 (as the Outline and ``files`` number it)
     action: str
     path: str
     move_to: str | None
@@ -84,6 +86,14 @@ class Change:
         return self.timestamp or self.session_time or ""
 
     @property
+    def turn_text(self) -> str | None:
+        """``turn 2 (line 125)``, as every view names a turn (:func:`~analysis.session.labels.turn_label`);
+        ``turn (line 125)`` when the index does not know its ordinal; None outside any turn."""
+        if self.turn_line is None:
+            return None
+        return turn_label(self.turn_number, self.turn_line) if self.turn_number else f"turn (line {self.turn_line + 1})"
+
+    @property
     def action_label(self) -> str:
         if self.move_to:
             return f"move → {self.move_to}" + (" (update)" if self.hunks else "")
@@ -100,7 +110,9 @@ class Change:
             "session_id": self.session_id,
             "session_time": self.session_time,
             "timestamp": self.timestamp,
-            "turn": {"line": self.turn_line, "title": self.turn_title} if self.turn_line is not None else None,
+            "turn": {"number": self.turn_number, "line": self.turn_line, "title": self.turn_title}
+            if self.turn_line is not None
+            else None,
             "action": self.action,
             "path": self.path,
             "move_to": self.move_to,
@@ -199,6 +211,7 @@ _COLUMNS = (
     "ch.timestamp",
     "ch.turn_line",
     "ch.turn_title",
+    "c.turn_number",
     "ch.action",
     "ch.path",
     "ch.move_to",
@@ -309,6 +322,7 @@ def _change(row: dict, matched: str, leaves: bool) -> Change:
         row["timestamp"],
         row["turn_line"],
         row["turn_title"],
+        row["turn_number"],
         row["action"],
         row["path"],
         row["move_to"],

@@ -20,8 +20,16 @@ from ..jsonl.display import NAME_LIMIT, PATH_LIMIT, TITLE_LIMIT, shown
 from ..jsonl.secrets import redact_all
 from ..script.calls import COMMAND, PATCH, ToolCall
 from ..session.agent_tree import in_tree, tree_words
-from ..session.files_changed import ChangedFile, changed_files
-from ..session.labels import call_label, call_outcome, failures, output_chunks, record_outcome, turn_label
+from ..session.files_changed import ChangedFile, changed_files, file_row, session_list
+from ..session.labels import (
+    call_label,
+    call_outcome,
+    failures,
+    output_chunks,
+    record_outcome,
+    seconds,
+    turn_label,
+)
 from ..session.lineage import lineage, search_roots
 from ..session.record_analysis import LineAnalysis
 from ..session.records import Message, TurnContext
@@ -193,7 +201,9 @@ def build_document(analysis: RolloutAnalysis, path: str, options: ExportOptions 
     title = (
         f"Codex session {shown(ident.id, NAME_LIMIT)}" if ident is not None and ident.id else f"Codex rollout {path}"
     )
-    return Document(title, facts, notes, turns, [clean(_file_row(f)) for f in changed_files(analysis)])
+    # the session's own list, unless one exported turn already lists every file (a one-turn session)
+    whole = session_list(analysis) if any(part.files for part in turns) else changed_files(analysis)
+    return Document(title, facts, notes, turns, [clean(_file_row(f)) for f in whole])
 
 
 def _failed(failed: list[tuple[int, str]]) -> str | None:
@@ -202,9 +212,8 @@ def _failed(failed: list[tuple[int, str]]) -> str | None:
 
 
 def _file_row(changed: ChangedFile) -> str:
-    """``src/a.py: added (lines 171, 216)``."""
-    lines = list(dict.fromkeys(t.line + 1 for t in changed.touches))
-    return f"{shown(changed.path, PATH_LIMIT)}: {changed.final} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))})"
+    """``src/a.py: added (lines 171, 216)`` (:func:`~analysis.session.files_changed.file_row`)."""
+    return f"{shown(changed.path, PATH_LIMIT)}: {file_row(changed)}"
 
 
 def _gaps(covered: set[int], count: int) -> list[tuple[int, int]]:
@@ -259,7 +268,7 @@ def _call_part(analysis: RolloutAnalysis, line: int, record: LineAnalysis, optio
         return part
     facts = [
         outcome.text if outcome else output.status,
-        f"{output.wall_time:g} s" if output.wall_time is not None else None,
+        seconds(output.wall_time) if output.wall_time is not None else None,
         output.note,
     ]
     part.status = " · ".join(f for f in facts if f) or None

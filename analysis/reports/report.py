@@ -10,7 +10,7 @@ from ..jsonl.display import MESSAGE_LIMIT, NAME_LIMIT, PATH_LIMIT, shown
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
 from ..session.continuations import CallOutput
-from ..session.files_changed import ChangedFile, call_touches, changed_files
+from ..session.files_changed import ChangedFile, call_touches, changed_files, file_row, session_list
 from ..session.finish import finding_json  # re-exported: where it was defined before
 from ..session.labels import (
     call_label,
@@ -22,6 +22,7 @@ from ..session.labels import (
     failures,
     located_outcome,
     record_outcome,
+    seconds,
     turn_label,
     turn_status,
 )
@@ -154,7 +155,7 @@ def outline_text(
                 out.append(f"      {'  ' if branch == '└─' else '│ '}   · {mark}{shown(label, 100)}{ran}")
     if current is not None:
         _files_text(out, analysis, current, "    ")
-    changed = changed_files(analysis)
+    changed = session_list(analysis)  # none when one turn's list already says it all
     if changed:
         out.append(f"files changed ({len(changed)}):")
         out.extend(_file_row(f, "  ") for f in changed)
@@ -176,9 +177,8 @@ def _files_text(out: list[str], analysis: RolloutAnalysis, turn, indent: str) ->
 
 
 def _file_row(changed: ChangedFile, indent: str) -> str:
-    """``  src/a.py: added (line 171, 216)``; the lines of the calls that touched it."""
-    lines = ", ".join(str(n) for n in dict.fromkeys(t.line + 1 for t in changed.touches))
-    return f"{indent}{shown(changed.path, PATH_LIMIT)}: {changed.final} (line{'s' if ',' in lines else ''} {lines})"
+    """``  src/a.py: added (lines 171, 216)``; the lines of the calls that touched it (:func:`file_row`)."""
+    return f"{indent}{shown(changed.path, PATH_LIMIT)}: {file_row(changed)}"
 
 
 def _ran(located: LocatedCall) -> str | None:
@@ -200,7 +200,7 @@ def _state(analysis: RolloutAnalysis, line: int, continues: int | None = None) -
     if output.exit_code not in (None, 0) and outcome is None:  # a chunk: its own exit code
         facts.append(f"exit {output.exit_code}")
     if output.wall_time is not None:
-        facts.append(f"{output.wall_time:g} s")
+        facts.append(seconds(output.wall_time))
     if output.note:
         facts.append(output.note)
     if continues is not None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..jsonl.pickling import pickled_by_fields
 from ..script.calls import COMMAND, PATCH, TOOL, ToolCall
+from .durations import seconds
 
 EXEC_END, PATCH_END, MCP_END, WEB_END, ITEM = (
     "exec_command_end",
@@ -90,7 +91,7 @@ class ToolEvent:
         if self.exit_code is not None:
             facts.append(f"exit {self.exit_code}")
         if self.duration is not None:
-            facts.append(f"{self.duration:g} s")
+            facts.append(seconds(self.duration))
         if files and self.files:
             facts.append(", ".join(f"{f.action} {f.path}" for f in self.files))
         return " · ".join(facts)

@@ -10,15 +10,23 @@ change (hunks, paths resolved against the workdir and the turn's cwd), which the
 A ``patch_apply_end`` event's changes are what Codex applied, so they are preferred to the patch's own
 text; a patch that failed, dead code and a script V8 refused touched nothing (``applied`` says which
 attempts did not apply, so a reader can still see them).
+
+This module is the one definition every view reads (the Outline's ``files changed`` rows, ``outline``,
+``files``, ``export``; blame and the lenses read :func:`~analysis.session.patch_applied.patch_applied`
+through :mod:`analysis.session.changes`): a file is one file however its paths are spelt (``C:\\a\\b.py``
+and ``c:/a/b.py`` in a Windows session), a call whose patch did not apply is listed as not applied, never
+as what it tried (:func:`file_row`: ``updated (line 228; not applied: lines 213, 222)``), and a session whose
+changes all lie in one turn lists them once, under that turn (:func:`session_list`).
 """
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 
 from ..jsonl.memo import once_per_object
 from ..script.calls import PATCH
-from .changes import is_absolute, relative_key
+from .changes import is_absolute, is_windows_path, relative_key
 from .events import PATCH_END
 from .patch_applied import patch_applied
 from .rollout import LocatedCall, RolloutAnalysis
@@ -72,8 +80,28 @@ class ChangedFile:
             return "moved"
         return "added" if first.action == "add" else "updated"
 
+    def lines(self, applied: bool = True) -> list[int]:
+        """The lines (from 1) of the calls that touched it, each once: those that applied (or that nothing
+        says did not), or with ``applied=False`` those that did not apply."""
+        return list(dict.fromkeys(t.line + 1 for t in self.touches if (t.applied is not False) == applied))
+
     def to_json(self) -> dict:
         return {"path": self.path, "final": self.final, "touches": [t.to_json() for t in self.touches]}
+
+
+def file_row(changed: ChangedFile) -> str:
+    """What was done to a file and by which lines, as every list of changed files says it after the file's
+    name: ``added (lines 171, 216)``, ``updated (line 228; not applied: lines 213, 222)``, ``not applied (line
+    71)``: a call whose patch did not apply never counts for what it tried."""
+    done, failed = changed.lines(), changed.lines(applied=False)
+    parts = [_lines(done)] if done else []
+    if failed:
+        parts.append(f"not applied: {_lines(failed)}" if done else _lines(failed))
+    return f"{changed.final} ({'; '.join(parts)})"
+
+
+def _lines(numbers: list[int]) -> str:
+    return f"line{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))}"
 
 
 @once_per_object
@@ -114,8 +142,31 @@ def changed_files(analysis: RolloutAnalysis, first: int = 0, last: int | None = 
         if first <= touch.line <= last:
             for path in (touch.path, touch.move_to) if touch.move_to else (touch.path,):
                 path = relative(path, cwd)
-                by_path.setdefault(path, ChangedFile(path)).touches.append(touch)
+                changed = by_path.setdefault(_same_file(path, cwd), ChangedFile(path))
+                if touch.applied is not False and all(t.applied is False for t in changed.touches):
+                    changed.path = path  # named as the first call that changed it spells it
+                changed.touches.append(touch)
     return list(by_path.values())
+
+
+def session_list(analysis: RolloutAnalysis) -> list[ChangedFile]:
+    """The session's own ``files changed`` list, shown after its turns' lists: empty when every file was
+    changed within one turn, whose list already says all of it (a one-turn session lists its files once)."""
+    touches = call_touches(analysis)
+    if not touches:
+        return []
+    turn = next((t for t in analysis.turns if t.line <= touches[0].line <= t.end_line), None)
+    if turn is not None and all(turn.line <= t.line <= turn.end_line for t in touches):
+        return []
+    return changed_files(analysis)
+
+
+def _same_file(path: str, cwd: str | None) -> str:
+    """The key under which two spellings of one file meet: in a Windows session (its cwd, or the path, a
+    Windows path) ``\\`` and ``/`` alike and case ignored, as Windows compares them; else the path normalised."""
+    if is_windows_path(path) or (cwd and is_windows_path(cwd)):
+        return posixpath.normpath(path.replace("\\", "/")).lower()
+    return posixpath.normpath(path)
 
 
 def relative(path: str, cwd: str | None) -> str:
@@ -131,4 +182,13 @@ def relative(path: str, cwd: str | None) -> str:
     return path
 
 
-__all__ = ["ChangedFile", "FileTouch", "call_touches", "changed_files", "relative", "touches_of"]
+__all__ = [
+    "ChangedFile",
+    "FileTouch",
+    "call_touches",
+    "changed_files",
+    "file_row",
+    "relative",
+    "session_list",
+    "touches_of",
+]

@@ -18,9 +18,11 @@ from ..jsonl.findings import SCRIPT_SYNTAX
 from ..jsonl.memo import once_per_object
 from ..script.calls import COMMAND, PATCH, ToolCall
 from .continuations import CallOutput
+from .durations import seconds  # re-exported: the one format of a duration
 from .events import EXEC_END
 from .outputs import WRITE_FAILED, readable_text, thrown_exit
 from .rollout import LocatedCall, RolloutAnalysis
+from .script_errors import script_error
 
 # exit codes a shell gives a process ended by a signal, and the word a reader knows it by; 124 is the code
 # of `timeout` and the one Codex gives a command it stopped at its timeout ("command timed out after …")
@@ -106,6 +108,10 @@ def located_outcome(located: LocatedCall) -> Outcome | None:
     thrown = thrown_exit(output.output.error) if output is not None and output.status == "failed" else None
     if thrown not in (None, 0) and call.kind == COMMAND and not call.expansion and len(record.calls) == 1:
         return exit_outcome(thrown)
+    # the script ended with its one call's own failure: the call says why (``rejected: blocked by policy``)
+    reason = script_error(output.output.error) if output is not None and output.status == "failed" else None
+    if reason is not None and call.kind in (COMMAND, PATCH) and not call.expansion and len(record.calls) == 1:
+        return Outcome(reason, failed=True)
     return None
 
 
@@ -415,11 +421,6 @@ def turn_status(turn: Any) -> str | None:
     if not isinstance(status, str) or status in ("", "completed"):
         return None
     return getattr(turn, "outcome", None) or status  # in words: "failed: unauthorized — …", "rolled back"
-
-
-def seconds(value: float) -> str:
-    """A duration, in the one format every view uses: to a tenth of a second, ``0.2 s``, ``31.5 s``, ``20 s``."""
-    return f"{round(value, 1):g} s"
 
 
 def turn_label(number: int, line: int) -> str:

@@ -130,8 +130,7 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
         record = envelope_less_record(value) or parse_record(value)
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
-        message = f"{error.msg} column {at + 1}" if error.msg.endswith(" at") else error.msg  # "…starting at"
-        problem = Finding(INVALID_JSON, f"not JSON: {message}", Span(0, at, at + 1 if at < len(line) else at))
+        problem = Finding(INVALID_JSON, json_problem(text, error), Span(0, at, at + 1 if at < len(line) else at))
     except RecordShapeError as error:
         problem = Finding(RECORD_SHAPE, str(error), _path_span(text, error.loc))
     except RecursionError:
@@ -157,6 +156,44 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
         tuple(sorted(found_here + list(secret_findings), key=finding_sort_key)) if found_here or secret_findings else ()
     )
     return LineAnalysis(**fields)
+
+
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?(?:[eE][+-]?\d*)?)?")  # a number, or its beginning
+_NUMBER_TAIL = re.compile(r"(?:\.\d*)?(?:[eE][+-]?\d*)?")
+CUT_OFF = "this line is cut off"  # the head of a cut line's invalid-json message
+
+
+def json_problem(text: str, error: json.JSONDecodeError) -> str:
+    """The ``invalid-json`` message of a line the decoder refused: ``this line is cut off: it ends inside a
+    string that starts at column 127 (…)`` when the line ends before its JSON does (the decoder ran off its end:
+    a rollout still being written, or a file truncated), else the decoder's own words, ``not JSON: Expecting
+    ',' delimiter column 14``."""
+    if _cut_off(text, error):
+        if error.msg.startswith("Unterminated string"):
+            where = f"it ends inside a string that starts at column {error.pos + 1}"
+        else:
+            where = f"its JSON stops at column {len(text.rstrip()) + 1}, unfinished"
+        return f"{CUT_OFF}: {where} (a rollout still being written, or truncated)"
+    message = f"{error.msg} column {min(error.pos, len(text)) + 1}" if error.msg.endswith(" at") else error.msg
+    return f"not JSON: {message}"  # "…starting at column 7"
+
+
+def _cut_off(text: str, error: json.JSONDecodeError) -> bool:
+    """Whether the decoder failed only because ``text`` ended: inside a string (JSON strings hold no line
+    break), or where a value, a delimiter or the rest of a literal (``tru``, ``1.``) was still to come."""
+    if error.msg.startswith("Unterminated string"):
+        return True
+    rest = text[error.pos :].rstrip()
+    if error.msg.startswith("Invalid \\uXXXX escape"):
+        return re.fullmatch(r"u[0-9a-fA-F]{0,3}", rest) is not None
+    if error.msg.startswith("Extra data") or not error.msg.startswith("Expecting"):
+        return False
+    if not rest:
+        return True
+    if error.msg.startswith("Expecting value"):  # a literal or a number begun: ``tru``, ``-``
+        return any(word.startswith(rest) for word in ("true", "false", "null")) or _NUMBER.fullmatch(rest) is not None
+    # after a number, its fraction or exponent begun: ``1.``, ``1e``, ``2E+``
+    return text[error.pos - 1 : error.pos].isdigit() and _NUMBER_TAIL.fullmatch(rest) is not None
 
 
 # what a line that starts, names, ends or takes back a turn holds somewhere (its type, or a user message's role)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .durations import seconds
 from .record_analysis import LineAnalysis, turn_facts
 from .turn_events import ABORTED, COMPLETE, ERROR, ROLLED_BACK, TurnEnd
 
@@ -57,12 +58,12 @@ class Turn:
         return self.status
 
     def timing(self) -> str | None:
-        """``12.3 s, first token after 1.2 s``."""
+        """``12.3 s, first token after 1.2 s`` (:func:`~analysis.session.durations.seconds`: ``20 s``, not ``20.0 s``)."""
         parts = []
         if self.duration_ms is not None:
-            parts.append(f"{self.duration_ms / 1000:.1f} s")
+            parts.append(seconds(self.duration_ms / 1000))
         if self.time_to_first_token_ms is not None:
-            parts.append(f"first token after {self.time_to_first_token_ms / 1000:.1f} s")
+            parts.append(f"first token after {seconds(self.time_to_first_token_ms / 1000)}")
         return ", ".join(parts) or None
 
     def to_json(self) -> dict:

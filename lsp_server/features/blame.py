@@ -193,8 +193,7 @@ class BlameFeature(Feature):
         link = from_fs_path(change.rollout) or change.rollout
         parts = [
             f"**Codex session** {inline_code(change.session_id or '?')} · {escape(change.when or '')}",
-            f"**Request** (turn at line {change.turn_line + 1 if change.turn_line is not None else '?'}): "
-            f"{escape(mask(change.turn_title or ''))[:600]}",
+            f"**Request** ({change.turn_text or 'outside any turn'}): {escape(mask(change.turn_title or ''))[:600]}",
             f"{escape(change.action_label)} {inline_code(change.path)} · {state} · "
             f"[open the rollout at the call]({link}#L{change.line + 1})",
         ]

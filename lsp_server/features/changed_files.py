@@ -7,6 +7,10 @@ once links are resolved, never under /etc, /proc, ~/.ssh, …) gets a lens or is
 ``/etc/passwd``, ``../outside/secret.txt`` or ``link/secret.txt`` through a link out of the workspace shows
 nothing, and its file is not even looked at.
 
+A call whose patch did not apply (the Outline's ``not applied on line N``,
+:func:`~analysis.session.patch_applied.patch_applied`) keeps its lens, titled ``open src/app.py (not
+applied)``: the file is opened where the patch meant to change it, and the title does not say it changed.
+
 A file row of the Outline's ``files changed (N)`` goes to the call that touched the file (a document
 symbol can only point into its own document); on that call's line this lens opens the file itself.  Go to
 definition on a call line already goes to its output, so opening the file is a command
@@ -32,7 +36,7 @@ from analysis.session.change_places import (
     path_parts,
     shown_path,
 )
-from analysis.session.changes import Place, cwd_at, session_place
+from analysis.session.changes import NO, Place, cwd_at, session_place
 from analysis.session.rollout import RolloutAnalysis
 
 from ..kinds import ROLLOUT
@@ -75,7 +79,8 @@ class ChangedFileFeature(Feature):
                     types.CodeLens(
                         types.Range(start, start),
                         types.Command(
-                            title=f"open {self.server.masker(shown_path(analysis, change))}",
+                            title=f"open {self.server.masker(shown_path(analysis, change))}"
+                            + (" (not applied)" if change.applied == NO else ""),
                             command=OPEN_CHANGED_FILE,
                             arguments=[uri, number, change.call_index, change.file_index],
                         ),

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from analysis.jsonl.positions import PositionEncoding, Span
 from analysis.script.calls import COMMAND, PATCH
-from analysis.session.files_changed import changed_files
+from analysis.session.files_changed import ChangedFile, changed_files, file_row, session_list
 from analysis.session.labels import (
     call_label,
     call_outcome,
@@ -211,7 +211,8 @@ class SymbolFeature(Feature):
                 children.append(record_symbol(analysis, number, encoding, fresh))
         for turn_children, files in turn_files:  # what a turn changed, after its calls
             turn_children.append(files)
-        files = self.files_symbol(analysis, encoding)
+        # the session's own list, unless one turn shown already lists every file (a one-turn session)
+        files = self.files_symbol(analysis, encoding, whole=session_list(analysis) if turn_files else None)
         if files is not None:
             root_children.append(files)
         if record_symbol == self._cached_record:
@@ -219,11 +220,16 @@ class SymbolFeature(Feature):
         return [root]
 
     def files_symbol(
-        self, analysis: RolloutAnalysis, encoding: PositionEncoding, first: int = 0, last: int | None = None
+        self,
+        analysis: RolloutAnalysis,
+        encoding: PositionEncoding,
+        first: int = 0,
+        last: int | None = None,
+        whole: list[ChangedFile] | None = None,
     ) -> types.DocumentSymbol | None:
-        """``files changed (3)``: each file the calls between two lines touched, going to the first call that
-        touched it, with a row per call when several did."""
-        changed = changed_files(analysis, first, last)
+        """``files changed (3)``: each file the calls between two lines touched (or the files ``whole``),
+        going to the first call that touched it, with a row per call when several did."""
+        changed = whole if whole is not None else changed_files(analysis, first, last)
         if not changed:
             return None
         mask = self.server.masker
@@ -233,7 +239,6 @@ class SymbolFeature(Feature):
                 dict.fromkeys((t.line, t.verb if t.applied is not False else "not applied") for t in item.touches)
             )
             rng = line_range(analysis, item.touches[0].line, encoding)
-            lines = ", ".join(str(n + 1) for n in dict.fromkeys(t.line for t in item.touches))
             children = (
                 [
                     types.DocumentSymbol(
@@ -247,7 +252,7 @@ class SymbolFeature(Feature):
                 if len(calls) > 1
                 else None
             )
-            detail = f"{item.final} · line{'s' if ',' in lines else ''} {lines}"
+            detail = file_row(item)  # as files, outline and export say it
             rows.append(
                 types.DocumentSymbol(
                     name=mask(item.path) or "?",

@@ -241,12 +241,19 @@ def test_cli_blame(world):
     assert out[0] == f"{app}: changed by 3 sessions (4 changes), newest first"
     assert out[1].startswith(
         "2026-03-01T10:00:05.000Z  update  applied  session 019c0000-0000-7000-8000-00000000000c"
-        '  turn 3 "add a review note"  as C:\\Users\\dev\\repo\\src\\app.py  '
+        '  turn 1 (line 3) "add a review note"  as C:\\Users\\dev\\repo\\src\\app.py  '
     )
     assert out[3].startswith(
-        '2026-01-01T10:00:09.000Z  update  FAILED  session 019a0000-0000-7000-8000-00000000000a  turn 7 "log something"  '
+        '2026-01-01T10:00:09.000Z  update  FAILED  session 019a0000-0000-7000-8000-00000000000a  turn 2 (line 7) "log something"  '
     )
     as_json = json.loads(run_cli("blame", app, "--db", str(db), "--json", "--lines").stdout)
+    # the turn numbered as the Outline, outline and files number it: its ordinal, then its line (from 1)
+    assert [(c["session_id"][:4], c["turn"]) for c in as_json["changes"]] == [
+        ("019c", {"number": 1, "line": 2, "title": "add a review note"}),
+        ("019b", {"number": 1, "line": 2, "title": "capitalise the greeting"}),
+        ("019a", {"number": 2, "line": 6, "title": "log something"}),
+        ("019a", {"number": 1, "line": 2, "title": "create the app"}),
+    ]
     assert as_json["sessions"] == [
         "019c0000-0000-7000-8000-00000000000c",
         "019b0000-0000-7000-8000-00000000000b",

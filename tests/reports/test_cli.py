@@ -151,7 +151,12 @@ def test_outline_text_for_people():
         "      │    · exec_command: git diff --stat -- CHANGELOG.md",
     ]
     lines = result.stdout.splitlines()
-    assert lines[lines.index("files changed (1):") + 1] == "  src/greet.py: updated (line 7)"
+    # one turn changed the file: listed once, under the turn
+    assert lines[lines.index("    files changed (1):") + 1 :][:2] == [
+        "      src/greet.py: updated (line 7)",
+        "findings:",
+    ]
+    assert "files changed (1):" not in lines
 
 
 def test_census_counts():

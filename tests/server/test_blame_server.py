@@ -107,7 +107,7 @@ async def test_lens_hover_and_the_sessions_command(client: LanguageClient):
     assert hover.range == types.Range(types.Position(11, 0), types.Position(11, 28))
     assert hover.contents.value == (
         "**Codex session** `019b0000-0000-7000-8000-00000000000b` · 2026\\-02\\-01T10\\:00\\:05\\.000Z\n\n"
-        "**Request** (turn at line 3): capitalise the greeting\n\n"
+        "**Request** (turn 1 (line 3)): capitalise the greeting\n\n"
         f"update `app.py` · applied · [open the rollout at the call]({rollout_b.as_uri()}#L4)\n\n"
         '```diff\n@@\n-def compute_greeting(name):\n-    return f"hello {name}"\n+def compute_greeting(name):\n'
         '+    return f"Hello, {name}!"\n```\n\n'

@@ -100,10 +100,10 @@ async def test_a_hunk_partly_changed_since_and_files_not_on_this_machine(client:
     repo = client.repo
     uri = opened(client, "019a0000")
     # call_a1 (line 4) added src/app.py, src/old_name.py and src/gone.py: only app.py is still there;
-    # call_a2 (line 8, failed) would have added a line after `return f"hello {name}"`
+    # call_a2 (line 8, failed) would have added a line after `return f"hello {name}"`: its lens says so
     assert await file_lenses(client, uri) == [
         (3, "open src/app.py", [uri, 3, 0, 0]),
-        (7, "open src/app.py", [uri, 7, 0, 0]),
+        (7, "open src/app.py (not applied)", [uri, 7, 0, 0]),
     ]
     added = await client.workspace_execute_command_async(
         types.ExecuteCommandParams("rollout-lsp.openChangedFile", [uri, 3, 0, 0])

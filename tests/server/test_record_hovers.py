@@ -76,8 +76,7 @@ async def test_the_outline_says_how_records_ended(client: LanguageClient):
     assert [name for name, _ in turns] == [
         "turn 1 (line 2): List the files and run the tests",
         "turn 2 (line 39): Now wait for the slow build",
-        "files changed (2)",
-    ]
+    ]  # both patches are turn 2's: its list, and no session list repeating it
     assert turns[1][1] == [
         ("exec · make build", "1 command · 31.5 s · after 2 waits"),
         ("wait: cell 8", "call_w1 · running · 20 s · continues line 44"),

@@ -39,7 +39,7 @@ def test_the_outline_labels_the_child_its_path_and_its_parent():
         "  depth: 1",
         f"  subagent of: session {build.ROOT_ID} (root thread, path /root)",
         "  session: 1 call, 0 failed",
-        "  turn 1 (line 2): Retry the review  [9.0 s, first token after 0.4 s]",  # not the inherited prompt
+        "  turn 1 (line 2): Retry the review  [9 s, first token after 0.4 s]",  # not the inherited prompt
     ]
     assert outline(GRANDKID).splitlines()[1:8] == [
         "  agent: Euclid (linter)",
@@ -48,14 +48,14 @@ def test_the_outline_labels_the_child_its_path_and_its_parent():
         f"  subagent of: session {build.KID_ID} (Hypatia, path /root/review_retry)",  # the parent's name, read there
         f"  session tree: root session {build.ROOT_ID}",
         "  session: 0 calls, 0 failed",
-        "  turn 1 (line 2): Lint the patch  [2.0 s, first token after 0.3 s]",
+        "  turn 1 (line 2): Lint the patch  [2 s, first token after 0.3 s]",
     ]
 
 
 def test_the_root_keeps_its_turn_events_and_no_record_is_unknown():
     assert outline(ROOT).splitlines()[1:] == [
         "  session: 1 call, 0 failed",
-        "  turn 1 (line 2): Review the patch  [30.0 s, first token after 0.8 s]",
+        "  turn 1 (line 2): Review the patch  [30 s, first token after 0.8 s]",
         "    line 6: multi_agent_v2__spawn_agent call_spawn11  [completed]",
         "      └─ multi_agent_v2 · spawn_agent: review_retry",
         "  turn 2 (line 12): Stop  [interrupted (replaced) · 1.2 s]",

@@ -204,10 +204,10 @@ def test_outline_text_of_a_paginated_session():
         "  turn 2 (line 23): Deploy it to staging  [failed: unauthorized — Your access token could not be refreshed. "
         "Please log in again. · 0.4 s]",
         "  turn 3 (line 29): Try the deploy again  [failed: response_too_many_failed_attempts (HTTP 429) — exceeded "
-        "retry limit, last status: 429 Too Many Requests · 95.0 s, first token after 2.1 s]",
+        "retry limit, last status: 429 Too Many Requests · 95 s, first token after 2.1 s]",
         "  turn 4 (line 37): Show me the deploy log  [interrupted · 4.3 s]",
-        "  turn 5 (line 43): Delete the staging database  [rolled back · 3.0 s, first token after 0.8 s]",
-        "  turn 6 (line 51): Ask an agent to review the deploy script  [5.0 s, first token after 0.9 s]",
+        "  turn 5 (line 43): Delete the staging database  [rolled back · 3 s, first token after 0.8 s]",
+        "  turn 6 (line 51): Ask an agent to review the deploy script  [5 s, first token after 0.9 s]",
         "    line 56: multi_agent_v1__spawn_agent call_ns1  [completed]",
         "      └─ multi_agent_v1 · spawn_agent: deploy_review",
         "findings:",
@@ -242,9 +242,9 @@ def test_export_says_how_a_turn_ended():
     assert outcomes == [
         "**Outcome: failed: unauthorized — Your access token could not be refreshed. Please log in again. · 0.4 s**",
         "**Outcome: failed: response\\_too\\_many\\_failed\\_attempts (HTTP 429) — exceeded retry limit, last status: "
-        "429 Too Many Requests · 95.0 s, first token after 2.1 s**",
+        "429 Too Many Requests · 95 s, first token after 2.1 s**",
         "**Outcome: interrupted · 4.3 s**",
-        "**Outcome: rolled back · 3.0 s, first token after 0.8 s**",
+        "**Outcome: rolled back · 3 s, first token after 0.8 s**",
     ]
     assert "- **thread name**: Fix the tests and deploy" in md.splitlines()
     fork = export(analysis_of(FORK), str(FIXTURES / FORK), "md")

@@ -30,7 +30,7 @@ def test_exec_command_end():
         event.success,
         event.nested,
     ) == ("exec_command_end", COMMAND, "call_1", 1, 1.217, "/w", ("bash", "-lc", "ls -la"), False, False)
-    assert event.summary() == "exit 1 · 1.217 s"
+    assert event.summary() == "exit 1 · 1.2 s"
 
 
 def test_patch_apply_end():

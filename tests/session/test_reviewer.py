@@ -111,7 +111,7 @@ def test_outcomes_of_the_records_fixture():
     assert failures(analysis) == [
         (8, "interrupted (exit 130)"),
         (16, "exit 2"),
-        (49, "failed"),
+        (49, "execution error: Io(NotADirectory)"),  # the script's one command says why, counted once
         (51, "failed"),
         (53, "exit 1"),
     ]
@@ -293,6 +293,7 @@ def test_files_command():
                         "applied": True,
                     }
                 ],
+                "row": "updated (line 7)",
             }
         ],
         "turns": [
@@ -314,6 +315,7 @@ def test_files_command():
                                 "applied": True,
                             }
                         ],
+                        "row": "updated (line 7)",
                     }
                 ],
             }

@@ -172,7 +172,9 @@ def test_export_marks_failures_and_lists_the_files_changed():
     out = export(analyze_text(fixture("rollout-demo.jsonl")), "demo", "md")
     assert "- **Codex version**: 0.157.1\n" in out  # a version is no ordered list: no escaped dot
     assert "- **calls**: 5, 1 failed (first: line 5, exit 1)\n" in out
-    assert "**Files changed** (1):\n\n- src/greet.py: updated (line 7)\n" in out
+    # one turn changed the file: listed once, in the turn (no session list repeating it)
+    assert out.count("- src/greet.py: updated (line 7)\n") == 1 and "**Files changed** (" not in out
+    assert "**Files changed in this turn** (1):\n\n- src/greet.py: updated (line 7)\n" in out
     assert "## Turn 1 (line 3) · 1 failed (first: line 5, exit 1)\n" in out
     assert "- \\[exit 1\\] exec\\_command: pytest -q tests/test\\_greet.py — *in /home/u/proj*\n" in out
     assert "### `[no output] exec` (line 9) · no output\n" in out

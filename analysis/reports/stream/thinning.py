@@ -19,6 +19,7 @@ from ...session.copies import replacer
 from ...session.legacy_records import is_rollout_record
 from ...session.outputs import WRITE_FAILED, ToolOutput, thrown_error, thrown_exit
 from ...session.record_analysis import LineAnalysis, analyze_line
+from ...session.script_errors import script_error
 from ...session.vocabulary import unknown_type_of
 
 
@@ -89,7 +90,13 @@ def _thin_output(output: ToolOutput | None) -> ToolOutput | None:
     if output is None:
         return None
     thrown = thrown_exit(output.error)  # kept: it tells how the script's one command ended
-    error = thrown_error(thrown) if thrown is not None else _ERROR if output.error is not None else None
+    error = (
+        thrown_error(thrown)
+        if thrown is not None
+        else (script_error(output.error) or _ERROR)  # kept: why the script's one call failed
+        if output.error is not None
+        else None
+    )
     if output.status == WRITE_FAILED:  # a failed write_stdin's one line: the command's outcome shows it
         error = output.error
     if output.kept_texts == () and output.line is None and output.error is error:
