@@ -1,6 +1,6 @@
 """Names the client shows as they are (Outline rows, workspace symbols, lens titles) made safe as the CLI's
 text is (:mod:`analysis.jsonl.display`): on one line (a line break as ``⏎``), at most :data:`SYMBOL_LIMIT`
-characters (``…`` and how many were cut past it), control characters as ``\\x1b``-style escapes and invisible
+characters (:data:`TITLE_LIMIT` for a lens's title; ``…`` and how many were cut past it), control characters as ``\\x1b``-style escapes and invisible
 format characters (bidirectional overrides, zero-width characters, tag characters) as ``\\u202e``-style
 escapes, so that a row cannot show a command or a path in an order other than the one it has.  A detail
 is escaped the same way, and not cut (editors cut it to their width)."""
@@ -14,6 +14,7 @@ from lsprotocol import types
 from analysis.jsonl.display import for_people, shown
 
 SYMBOL_LIMIT = 120  # a row's name: its mark, its label (cut shorter where it is made) and a path or a request
+TITLE_LIMIT = 200  # a lens's title: counts and statuses, a session's usage; a folded turn's request
 
 
 def safe_name(text: str, limit: int = SYMBOL_LIMIT) -> str:
@@ -54,8 +55,8 @@ def safe_lenses(lenses: list[types.CodeLens]) -> list[types.CodeLens]:
     """Code lenses with safe titles, in place."""
     for lens in lenses:
         if lens.command is not None:
-            lens.command.title = safe_name(lens.command.title)
+            lens.command.title = safe_name(lens.command.title, TITLE_LIMIT)
     return lenses
 
 
-__all__ = ["SYMBOL_LIMIT", "safe_lenses", "safe_name", "safe_symbols", "safe_workspace_symbols"]
+__all__ = ["SYMBOL_LIMIT", "TITLE_LIMIT", "safe_lenses", "safe_name", "safe_symbols", "safe_workspace_symbols"]

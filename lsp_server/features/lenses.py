@@ -17,7 +17,7 @@ from analysis.session.rollout import RolloutAnalysis
 
 from ..calls import summarize
 from ..kinds import ROLLOUT
-from ..names import safe_lenses
+from ..names import safe_lenses, safe_name
 from ..sessions import SHOW_INFO, inherited_folding, session_lenses
 from .base import Feature, lsp_command, lsp_method
 from .commands import SHOW_SCRIPT
@@ -117,7 +117,7 @@ class FoldingFeature(Feature):
                     start_line=t.line,
                     end_line=t.end_line,
                     kind=types.FoldingRangeKind.Region,
-                    collapsed_text=self.server.masker(t.title)[:60],
+                    collapsed_text=safe_name(self.server.masker(t.title)[:60]),  # one line, nothing invisible
                 )
                 for t in analysis.turns
                 if t.end_line > t.line

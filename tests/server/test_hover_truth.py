@@ -119,3 +119,7 @@ async def test_outline_names_workspace_symbols_and_lenses_are_safe(raw_client: L
     titles = [(lens.range.start.line, lens.command.title) for lens in lenses if lens.command]
     assert (3, "1 command · failed · exit 2 · 0.4 s") in titles  # the thrown exit code, as the hover says
     assert (0, "1 failed call · first: line 4, exit 2") in titles
+    folds = await raw_client.text_document_folding_range_async(
+        types.FoldingRangeParams(types.TextDocumentIdentifier(URI))
+    )
+    assert [(f.start_line, f.end_line, f.collapsed_text) for f in folds] == [(2, 6, "List the \\u202etxt.exe folder")]
