@@ -13,8 +13,10 @@ from lsprotocol import types
 
 from analysis.jsonl.display import for_people, shown
 
-SYMBOL_LIMIT = 120  # a row's name: its mark, its label (cut shorter where it is made) and a path or a request
-TITLE_LIMIT = 200  # a lens's title: counts and statuses, a session's usage; a folded turn's request
+# a row's name: its mark and its label (a call's label is cut at 120 where it is made: labels.LABEL_LIMIT), a
+# path or a request; a lens's title: counts and statuses, a session's usage
+SYMBOL_LIMIT = 200
+TITLE_LIMIT = 200
 
 
 def safe_name(text: str, limit: int = SYMBOL_LIMIT) -> str:
