@@ -41,7 +41,8 @@ from analysis.reports.blame import Change, LineBlame, attribute_lines, file_hist
 from analysis.reports.index import IndexUnavailable, RolloutIndex, default_db_path
 
 from ..kinds import WORKSPACE_FILE, DocumentKinds
-from ..markdown import code_block, escape, inline_code
+from ..markdown import code_block, escape, for_client, hover_markup, inline_code
+from ..names import safe_name
 from .base import Feature, lsp_command, lsp_method
 
 log = logging.getLogger("rollout_lsp")
@@ -59,6 +60,7 @@ class BlameFeature(Feature):
     show_document = False
     message_actions = False
     dynamic = False
+    markup = types.MarkupKind.Markdown
 
     def __init__(self, server, *, kinds: DocumentKinds) -> None:
         super().__init__(server)
@@ -75,6 +77,7 @@ class BlameFeature(Feature):
         window = capabilities.window
         self.show_document = bool(window and window.show_document and window.show_document.support)
         self.message_actions = bool(window and window.show_message)
+        self.markup = hover_markup(capabilities)  # Markdown, or plain text made from it (plaintext.py)
         document = capabilities.text_document
         self.dynamic = bool(
             document
@@ -180,7 +183,7 @@ class BlameFeature(Feature):
         text = self._line_text(uri, line)
         end = LineColumns(text).to_units(len(text), self.server.encoding) if text is not None else 0
         return types.Hover(
-            types.MarkupContent(types.MarkupKind.Markdown, self.hover_text(found)),
+            for_client(self.hover_text(found), self.markup),
             types.Range(types.Position(line, 0), types.Position(line, end)),
         )
 
@@ -193,9 +196,13 @@ class BlameFeature(Feature):
         link = from_fs_path(change.rollout) or change.rollout
         parts = [
             f"**Codex session** {inline_code(change.session_id or '?')} · {escape(change.when or '')}",
-            f"**Request** ({change.turn_text or 'outside any turn'}): {escape(mask(change.turn_title or ''))[:600]}",
+            f"**Request** ({change.turn_text or 'outside any turn'}): " + escape(mask(change.turn_title or "")[:600]),
             f"{escape(change.action_label)} {inline_code(change.path)} · {state} · "
-            f"[open the rollout at the call]({link}#L{change.line + 1})",
+            + (
+                f"[open the rollout at the call]({link}#L{change.line + 1})"
+                if self.markup == types.MarkupKind.Markdown
+                else f"the call: line {change.line + 1} of {inline_code(change.rollout)}"  # a link's text alone says nothing
+            ),
         ]
         if 0 <= found.hunk < len(change.hunks):
             hunk = change.hunks[found.hunk]
@@ -284,7 +291,7 @@ class BlameFeature(Feature):
     # -- reading ------------------------------------------------------------------------------------------
     def _title(self, change: Change) -> str:
         title = " ".join(self.server.masker(change.turn_title or "").split())
-        return title if len(title) <= 60 else title[:59] + "…"
+        return safe_name(title if len(title) <= 60 else title[:59] + "…")  # nothing invisible (names.py)
 
     def _item(self, change: Change) -> str:
         state = "" if change.applied != "no" else " (failed)"

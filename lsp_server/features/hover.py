@@ -9,7 +9,8 @@ from lsprotocol import types
 from analysis.jsonl.positions import LineColumns, PositionEncoding, Span
 from analysis.script.calls import COMMAND, PATCH
 from analysis.session.continuations import CallOutput
-from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks, seconds
+from analysis.session.executed import executed, script_exit_codes
+from analysis.session.labels import ENCRYPTED_PREFIX, call_outcome, output_chunks, record_outcome, seconds
 from analysis.session.message_metadata import delivery_words
 from analysis.session.outputs import ToolOutput, readable_text
 from analysis.session.record_analysis import LineAnalysis
@@ -19,16 +20,10 @@ from analysis.session.world_state import size
 from ..calls import call_at, summarize
 from ..convert import to_range
 from ..kinds import ROLLOUT
-from ..markdown import code_block, escape, first_lines, inline_code
-from ..plaintext import plain_text
+from ..markdown import code_block, escape, first_lines, for_client, hover_markup, inline_code
 from ..sessions import uri_path, usage_hover, workspace_paths
 from .base import Feature, lsp_method
 
-_EXECUTED = {
-    "yes": "yes (a call Codex made)",
-    "unknown": "unknown (read from a script; a static reading cannot know which calls ran)",
-    "no": "no: it is in dead code",
-}
 _MARKS = {"add": "A", "update": "M", "delete": "D"}
 
 
@@ -40,14 +35,8 @@ class HoverFeature(Feature):
     max_chunks = 8  # chunks of a continued process shown in full; the rest are listed by their lines
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
-        hover = capabilities.text_document.hover if capabilities.text_document else None
-        formats = hover.content_format if hover else None
         # Markdown unless the client says it shows only plain text: then the Markdown made plain (plaintext.py)
-        self.markup = (
-            types.MarkupKind.PlainText
-            if formats and types.MarkupKind.Markdown not in formats
-            else types.MarkupKind.Markdown
-        )
+        self.markup = hover_markup(capabilities)
 
     @property
     def output_lines(self) -> int:
@@ -85,9 +74,7 @@ class HoverFeature(Feature):
             span = Span(line, 0, len(text))
         if not body:
             return None
-        if self.markup == types.MarkupKind.PlainText:
-            body = plain_text(body)
-        return types.Hover(types.MarkupContent(self.markup, body), to_range(analysis, span, encoding))
+        return types.Hover(for_client(body, self.markup), to_range(analysis, span, encoding))
 
     # every transcript text is masked before it is quoted or escaped
     def _code(self, text: str, language: str = "") -> str:
@@ -103,9 +90,9 @@ class HoverFeature(Feature):
     def call_markdown(self, analysis: RolloutAnalysis, located: LocatedCall) -> str:
         call = located.call
         shown = call.shown_tool if call.namespace and not call.namespace.startswith("mcp__") else call.tool
+        ran = executed(analysis, located)  # the same word as the Outline's (analysis/session/executed.py)
         parts = [
-            f"**{self._escape(shown or 'computed tool')}** · {self._escape(call.kind)} · executed: "
-            f"{self._escape(executed_text(located))}"
+            f"**{self._escape(shown or 'computed tool')}** · {self._escape(call.kind)} · executed: {self._escape(ran.text)}"
         ]
         if call.kind == COMMAND and call.command is not None:
             parts.append(self._code(call.command, "sh"))
@@ -121,7 +108,7 @@ class HoverFeature(Feature):
                 parts.append(self.files_markdown(call.files))
             if located.record.script:
                 parts.append("the whole script stands for it:")
-                parts.append(self._code(located.record.script, "js"))
+                parts.append(self._code(located.record.script, "javascript"))
         elif call.arguments:
             message = call.arguments.get("message")
             if isinstance(message, str) and message.startswith(ENCRYPTED_PREFIX):
@@ -157,10 +144,10 @@ class HoverFeature(Feature):
         head = f"**output** (line {output.line + 1}): " + " · ".join(facts)
         head += self.event_markdown(located)
         text = self.call_output_text(located, output.output)
-        return head + ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text else "")
+        return head + ("\n\n" + self._code(first_lines(text, self.output_lines), "") if text else "")
 
-    def event_markdown(self, located: LocatedCall) -> str:
-        if located.event is None:
+    def event_markdown(self, located: LocatedCall | None) -> str:
+        if located is None or located.event is None:
             return ""
         event_line, event = located.event
         return (
@@ -168,7 +155,9 @@ class HoverFeature(Feature):
             f"{self._escape(event.summary(files=True) or 'reported')}"
         )
 
-    def chunks_markdown(self, analysis: RolloutAnalysis, located: LocatedCall, output: CallOutput, facts: str) -> str:
+    def chunks_markdown(
+        self, analysis: RolloutAnalysis, located: LocatedCall | None, output: CallOutput, facts: str
+    ) -> str:
         """A process carried on by ``write_stdin`` (a cell by ``wait``) is one call: the output of every chunk
         in order, each cut at the hover's line limit; past :attr:`max_chunks` chunks, the rest by their lines.
         The status and exit code are the last chunk's (``output``, the located call's)."""
@@ -180,7 +169,7 @@ class HoverFeature(Feature):
             via = "" if number == 1 else f", {self._escape(output.via or 'continued')}"
             parts.append(
                 f"chunk {number} ({self._line_link(line)}{via}):"
-                + ("\n\n" + self._code(first_lines(text, self.output_lines), "text") if text.strip() else " no output")
+                + ("\n\n" + self._code(first_lines(text, self.output_lines), "") if text.strip() else " no output")
             )
         if len(lines) > self.max_chunks:
             rest = lines[self.max_chunks :]
@@ -204,6 +193,24 @@ class HoverFeature(Feature):
             return output.result_output(output.results[0])
         return readable_text(output)
 
+    def script_result_markdown(self, analysis: RolloutAnalysis, line: int, output: CallOutput) -> str:
+        """An exec record's result, as a call's output reads: how the script ended, its exit codes (its
+        result blocks', or the one its error threw), its time, and the head of what it printed."""
+        outcome = record_outcome(analysis, line)
+        facts = [self._escape(outcome.text if outcome else output.status or "no status")]
+        codes = script_exit_codes(output)
+        if codes and not (outcome and outcome.exit_code is not None and codes == [outcome.exit_code]):
+            facts.append("exit " + ", ".join(str(c) for c in codes))
+        if output.wall_time is not None:
+            facts.append(seconds(output.wall_time))
+        if output.note:
+            facts.append(self._escape(output.note))
+        if output.continued_by and output.first_line is not None:
+            return self.chunks_markdown(analysis, None, output, " · ".join(facts))
+        head = f"**output** (line {output.line + 1}): " + " · ".join(facts)
+        text = readable_text(output.output)
+        return head + ("\n\n" + self._code(first_lines(text, self.output_lines)) if text.strip() else "")
+
     # -- records --------------------------------------------------------------------------------
     def record_markdown(self, analysis: RolloutAnalysis, line: int, record: LineAnalysis) -> str:
         if record.is_exec and record.script is not None:
@@ -212,7 +219,9 @@ class HoverFeature(Feature):
             head = f"**exec** {self._escape(record.call_id or '')} · {self._escape(summary)}"
             if out is not None:
                 head += f" · {self._escape(out.status or '')}" + (f" {self._escape(out.note)}" if out.note else "")
-            return head + "\n\n" + self._code(record.script, "js")
+            body = head + "\n\n" + self._code(record.script, "javascript")
+            ended = self.script_result_markdown(analysis, line, out) if out is not None else ""
+            return body + ("\n\n" + ended if ended else "")
         if record.is_call and record.text is not None:
             return (
                 f"**{self._escape(record.name or record.kind)}** {self._escape(record.call_id or '')}\n\n"
@@ -233,12 +242,12 @@ class HoverFeature(Feature):
             where = f" of line {call_line + 1}" if call_line is not None else ""
             text = readable_text(result)
             return f"**output**{self._escape(where)} · {self._escape(' · '.join(facts))}\n\n" + self._code(
-                first_lines(text, self.output_lines), "text"
+                first_lines(text, self.output_lines), ""
             )
         if record.turn_item is not None:  # paginated history: the user's or the agent's words, reasoning, a plan
             item = record.turn_item
             head = f"**{self._escape(item.type)}**" + (f" ({self._escape(item.phase)})" if item.phase else "")
-            return head + "\n\n" + self._code(first_lines(item.text, self.output_lines), "text") if item.text else head
+            return head + "\n\n" + self._code(first_lines(item.text, self.output_lines), "") if item.text else head
         if record.kind == "world_state" and record.world_state is not None:
             state = record.world_state
             full = "a full snapshot" if state.full else "an update" if state.full is False else "a state"
@@ -256,19 +265,9 @@ class HoverFeature(Feature):
                 f"**{self._escape(role)} message**"
                 + (f": {self._escape(mark)}" if mark else "")
                 + "\n\n"
-                + self._code(first_lines(record.text, self.output_lines), "text")
+                + self._code(first_lines(record.text, self.output_lines), "")
             )
         return ""
-
-
-def executed_text(located: LocatedCall) -> str:
-    """Whether a call ran, and how that is known."""
-    call = located.call
-    if located.event is not None:
-        return f"yes: {located.event[1].type} on line {located.event[0] + 1} reports it"
-    if call.executed == "yes" and located.record.is_exec:
-        return "yes (it runs whenever the script runs, and the script completed)"
-    return _EXECUTED[call.executed]
 
 
 def _pretty(text: str) -> str:

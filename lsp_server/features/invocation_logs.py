@@ -20,7 +20,8 @@ from analysis.reports.invocations import Invocation
 from ..convert import line_range, to_range
 from ..invocation_links import InvocationLinks, iso_time, log_name
 from ..kinds import INVOCATION_LOG, ROLLOUT
-from ..markdown import code_block, escape, inline_code
+from ..markdown import code_block, escape, for_client, hover_markup, inline_code
+from ..names import safe_name
 from .base import Feature, lsp_command, lsp_method
 
 if TYPE_CHECKING:
@@ -40,13 +41,7 @@ class InvocationLogFeature(Feature):
         self.links = links
 
     def configure(self, capabilities: types.ClientCapabilities) -> None:
-        hover = capabilities.text_document.hover if capabilities.text_document else None
-        formats = hover.content_format if hover else None
-        self.markup = (
-            types.MarkupKind.PlainText
-            if formats and types.MarkupKind.Markdown not in formats
-            else types.MarkupKind.Markdown
-        )
+        self.markup = hover_markup(capabilities)  # Markdown, or plain text made from it (plaintext.py)
 
     # -- outline ----------------------------------------------------------------------------------------
     @lsp_method(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, empty=list, kinds=(INVOCATION_LOG,))
@@ -87,7 +82,7 @@ class InvocationLogFeature(Feature):
 
     def _one_line(self, text: str) -> str:
         text = _NOT_A_SPACE.sub(" ", self.server.masker(text))
-        return text if len(text) <= 120 else text[:119] + "…"
+        return safe_name(text if len(text) <= 120 else text[:119] + "…")  # nothing invisible (names.py)
 
     # -- hover ------------------------------------------------------------------------------------------
     @lsp_method(types.TEXT_DOCUMENT_HOVER, empty=None, kinds=(INVOCATION_LOG,))
@@ -115,7 +110,7 @@ class InvocationLogFeature(Feature):
         ]
         parts.append(self._made_by(result, invocation))
         return types.Hover(
-            types.MarkupContent(self.markup, "\n\n".join(parts)),
+            for_client("\n\n".join(parts), self.markup),
             to_range(result.analysis, invocation.span, self.server.encoding),
         )
 
@@ -147,7 +142,7 @@ class InvocationLogFeature(Feature):
             f"{iso_time(m.invocation.ts)}"
             for link, m in self.links.invocations_at(result, params.position)
         ]
-        return types.Hover(types.MarkupContent(self.markup, "**invocations**\n\n" + "\n".join(rows))) if rows else None
+        return types.Hover(for_client("**invocations**\n\n" + "\n".join(rows), self.markup)) if rows else None
 
     # -- definition -------------------------------------------------------------------------------------
     @lsp_method(types.TEXT_DOCUMENT_DEFINITION, empty=list, kinds=(INVOCATION_LOG,))

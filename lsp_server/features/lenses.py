@@ -11,6 +11,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.library.document import document_cost
+from analysis.session.executed import script_exit_codes
 from analysis.session.labels import call_outcome, failures, seconds
 from analysis.session.lineage import lineage
 from analysis.session.rollout import RolloutAnalysis
@@ -18,6 +19,7 @@ from analysis.session.rollout import RolloutAnalysis
 from ..calls import summarize
 from ..convert import to_range
 from ..kinds import ROLLOUT
+from ..names import safe_lenses, safe_name
 from ..sessions import SHOW_INFO, inherited_folding, session_lenses
 from .base import Feature, lsp_command, lsp_method
 from .commands import SHOW_SCRIPT
@@ -63,7 +65,7 @@ class LensFeature(Feature):
                     types.Range(start, start), types.Command(title=title, command=NEXT_FAILURE, arguments=[uri, -1])
                 )
             )
-        return lenses
+        return safe_lenses(lenses)  # titles on one line, nothing invisible (lsp_server/names.py)
 
     @lsp_command(NEXT_FAILURE)
     async def next_failure(self, *arguments: Any) -> dict | None:
@@ -194,7 +196,7 @@ class FoldingFeature(Feature):
                     start_line=t.line,
                     end_line=t.end_line,
                     kind=types.FoldingRangeKind.Region,
-                    collapsed_text=self.server.masker(t.title)[:60],
+                    collapsed_text=safe_name(self.server.masker(t.title)[:60]),  # one line, nothing invisible
                 )
                 for t in analysis.turns
                 if t.end_line > t.line
@@ -215,8 +217,8 @@ def lens_title(analysis: RolloutAnalysis, line: int) -> str:
             if record_output
             else (None, [], None)
         )
-    elif output is not None:
-        status, codes, wall = output.status, output.output.exit_codes, output.wall_time
+    elif output is not None:  # the exit codes the hover names: the thrown one of a failed script too
+        status, codes, wall = output.status, script_exit_codes(output), output.wall_time
     else:
         status, codes, wall = "no output", [], None
     if status and status != "completed":

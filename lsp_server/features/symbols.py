@@ -9,6 +9,7 @@ from lsprotocol import types
 
 from analysis.jsonl.positions import PositionEncoding, Span
 from analysis.script.calls import COMMAND, PATCH
+from analysis.session.executed import executed
 from analysis.session.files_changed import ChangedFile, changed_files, file_row, session_list
 from analysis.session.labels import (
     call_label,
@@ -30,6 +31,7 @@ from ..calls import summarize
 from ..convert import line_range, to_range
 from ..indexed_symbols import IndexedSymbols
 from ..kinds import ROLLOUT
+from ..names import safe_symbols, safe_workspace_symbols
 from ..sessions import SessionOutline, reader, session_workspace_symbols, uri_path, workspace_paths
 from ..wire import CONVERTER, Encoded, Fragment, dumps, encode_tree
 from .base import Feature, lsp_method
@@ -110,9 +112,10 @@ class SymbolFeature(Feature):
                 analyses.append((uri, result.analysis))
         found = self.workspace_symbols(analyses, params.query, self.server.encoding)
         # every other session, from the index `rollout-lsp index` keeps (open documents take precedence)
-        return found + await self.indexed.workspace_symbols(
+        indexed = await self.indexed.workspace_symbols(
             params.query, store.uris, self.server.encoding, 1000 - len(found), self.server.masker
         )
+        return safe_workspace_symbols(found + indexed)  # names as the CLI shows them (lsp_server/names.py)
 
     def outline_parts(
         self, analysis: RolloutAnalysis, encoding: PositionEncoding, name: str = "rollout", path: str | None = None
@@ -217,6 +220,7 @@ class SymbolFeature(Feature):
             root_children.append(files)
         if record_symbol == self._cached_record:
             self._fragments = fresh  # only the records of this version stay cached
+        safe_symbols([root])  # names on one line, cut, nothing invisible (a record's were made safe when built)
         return [root]
 
     def files_symbol(
@@ -281,7 +285,7 @@ class SymbolFeature(Feature):
             encoding,
             self.server.masker.extra,
             self._missing.get(line),
-            None if output is None else (output.status, output.note, output.wall_time),
+            None if output is None else (output.status, output.note, output.wall_time, output.exit_code),
             outcome,
             continued_from(analysis).get(line),
             tuple((c.call.executed, call_outcome(analysis, c)) for c in analysis.calls_on(line)),
@@ -324,7 +328,7 @@ class SymbolFeature(Feature):
         else:
             name = mark + (call_name(calls[0].call, self.server.masker) if calls else record.name or record.kind)
             children = self.expansion_symbols(analysis, calls[0], rng, encoding) if calls else []
-        return types.DocumentSymbol(
+        symbol = types.DocumentSymbol(
             name=name or "call",
             kind=types.SymbolKind.Function,
             range=rng,
@@ -332,16 +336,19 @@ class SymbolFeature(Feature):
             detail=" · ".join(f for f in facts if f),
             children=children,
         )
+        safe_symbols([symbol])
+        return symbol
 
     def call_symbol(
         self, analysis: RolloutAnalysis, located: LocatedCall, encoding: PositionEncoding
     ) -> types.DocumentSymbol:
         call = located.call
         outcome = call_outcome(analysis, located)
+        ran = executed(analysis, located, outcome).value  # the hover's word (analysis/session/executed.py)
         facts = [
             outcome.text if outcome else None,
             "computed" if call.computed else None,
-            "ran" if outcome is None and (located.event is not None or call.executed == "yes") else None,
+            "ran" if outcome is None and ran == "yes" else None,
         ]
         rng = to_range(analysis, located.span, encoding)
         return types.DocumentSymbol(
@@ -350,7 +357,7 @@ class SymbolFeature(Feature):
             range=rng,
             selection_range=rng,
             detail=" · ".join(f for f in facts if f) or None,
-            tags=[types.SymbolTag.Deprecated] if call.executed == "no" else None,
+            tags=[types.SymbolTag.Deprecated] if ran == "no" else None,
             children=self.expansion_symbols(analysis, located, rng, encoding),
         )
 

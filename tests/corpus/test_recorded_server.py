@@ -37,7 +37,7 @@ async def test_hover_on_recorded_rollout(client: LanguageClient):
     )
     assert "```sh\nrg -n 'snapshotPlain\\(' src/terminal/HeadlessTerminal.ts\n```" in hover.contents.value
     assert (
-        "**output** (line 8): completed · 0.3 s\n\n```text\n[exit 0]\n\n[exit 0]\n452:  snapshotPlain(): string {\n"
+        "**output** (line 8): completed · 0.3 s\n\n```\n[exit 0]\n\n[exit 0]\n452:  snapshotPlain(): string {\n"
         in hover.contents.value
     )
 

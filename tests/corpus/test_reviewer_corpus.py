@@ -235,7 +235,7 @@ def test_hovers_say_what_a_reviewer_asks():
         "interrupted \\(exit 130\\) · 10 s · after 1 write\\_stdin" in interrupted
     )
     assert (
-        "chunk 1 ([line 86](file:///r.jsonl#L86)):\n\n```text\n"
+        "chunk 1 ([line 86](file:///r.jsonl#L86)):\n\n```\n"
         "drwxrwx--- 3 1000 1000  25 Mar 10 22:06 dataset/BonesSeed/soma_proportional\n" in interrupted
     )
     assert interrupted.endswith("chunk 2 ([line 93](file:///r.jsonl#L93), write\\_stdin): no output")

@@ -14,7 +14,7 @@ from tests.lsp_support import SERVER, diagnostics_of, open_text, position_of, pu
 MARKDOWN = (
     "**exec\\_command** · command · executed: yes \\(it runs whenever the script runs, and the script "
     "completed\\)\n\n```sh\npytest -q tests/test_greet.py\n```\n\nworkdir: `/home/u/proj`\n\n"
-    "**output** (line 6): exit 1 · 0.4 s\n\n```text\nF\nFAILED tests/test_greet.py::test_hello\n```"
+    "**output** (line 6): exit 1 · 0.4 s\n\n```\nF\nFAILED tests/test_greet.py::test_hello\n```"
 )
 PLAIN = (
     "exec_command · command · executed: yes (it runs whenever the script runs, and the script completed)\n\n"
@@ -65,7 +65,7 @@ async def test_a_markdown_client_gets_markdown(raw_client: LanguageClient):
     call, record = await hovers(raw_client)
     assert (call.contents.kind, call.contents.value) == (types.MarkupKind.Markdown, MARKDOWN)
     assert record.contents.value.startswith(
-        "**exec** call\\_demo2 · 1 command · 1 patch · completed\n\n```js\nconst patch = `*** Begin Patch"
+        "**exec** call\\_demo2 · 1 command · 1 patch · completed\n\n```javascript\nconst patch = `*** Begin Patch"
     )
 
 

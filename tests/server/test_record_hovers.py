@@ -36,7 +36,7 @@ async def test_a_yielded_cell_says_it_completed_after_its_waits(client: Language
         f"**output** in 3 chunks ([line 45]({uri}#L45), [line 47]({uri}#L47), [line 49]({uri}#L49)): "
         "completed · exit 0 · 31.5 s · after 2 waits" in value
     )
-    assert value.endswith(f"chunk 3 ([line 49]({uri}#L49), wait):\n\n```text\n[exit 0]\nbuilt\n```")
+    assert value.endswith(f"chunk 3 ([line 49]({uri}#L49), wait):\n\n```\n[exit 0]\nbuilt\n```")
     record = await hover(client, "rollout-records.jsonl", 43, 5)
     assert record.startswith("**exec** call\\_cell · 1 command · completed after 2 waits\n\n")
     wait = await hover(client, "rollout-records.jsonl", 45, 5)  # a wait shows its own output and its arguments
@@ -51,8 +51,8 @@ async def test_a_process_carried_on_by_write_stdin_shows_every_chunk(client: Lan
         f"**output** in 3 chunks ([line 10]({uri}#L10), [line 12]({uri}#L12), [line 14]({uri}#L14)): "
         "interrupted \\(exit 130\\) · 6.2 s · after 2 write\\_stdin calls\n\n"
         f"chunk 1 ([line 10]({uri}#L10)): no output\n\n"
-        f"chunk 2 ([line 12]({uri}#L12), write\\_stdin):\n\n```text\n..\n```\n\n"
-        f"chunk 3 ([line 14]({uri}#L14), write\\_stdin):\n\n```text\n^C\n```"
+        f"chunk 2 ([line 12]({uri}#L12), write\\_stdin):\n\n```\n..\n```\n\n"
+        f"chunk 3 ([line 14]({uri}#L14), write\\_stdin):\n\n```\n^C\n```"
     )
 
 

@@ -123,7 +123,7 @@ async def test_hover_on_a_command_call(client: LanguageClient):
     assert hover.contents.value == (
         "**exec\\_command** · command · executed: yes \\(it runs whenever the script runs, and the script "
         "completed\\)\n\n```sh\npytest -q tests/test_greet.py\n```\n\nworkdir: `/home/u/proj`\n\n"
-        "**output** (line 6): exit 1 · 0.4 s\n\n```text\nF\nFAILED tests/test_greet.py::test_hello\n```"
+        "**output** (line 6): exit 1 · 0.4 s\n\n```\nF\nFAILED tests/test_greet.py::test_hello\n```"
     )
     assert covered(fixture("rollout-demo.jsonl"), hover.range).startswith("tools.exec_command(")
 
@@ -146,17 +146,17 @@ async def test_hover_on_patch_computed_and_record(client: LanguageClient):
     )
     assert "computed at run time: `` `git diff --stat -- ${f}` ``" in computed.contents.value
     assert "```sh\ngit diff --stat -- README.md\ngit diff --stat -- CHANGELOG.md\n```" in computed.contents.value
-    assert '```js\nconst files = ["README.md", "CHANGELOG.md"];' in computed.contents.value
+    assert '```javascript\nconst files = ["README.md", "CHANGELOG.md"];' in computed.contents.value
     record = await client.text_document_hover_async(
         types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(6, 5))
     )
     assert record.contents.value.startswith(
-        "**exec** call\\_demo2 · 1 command · 1 patch · completed\n\n```js\nconst patch = `*** Begin Patch"
+        "**exec** call\\_demo2 · 1 command · 1 patch · completed\n\n```javascript\nconst patch = `*** Begin Patch"
     )
     output = await client.text_document_hover_async(
         types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(5, 3))
     )
-    assert output.contents.value.startswith("**output** of line 5 · completed · 0\\.4 s\n\n```text\n")
+    assert output.contents.value.startswith("**output** of line 5 · completed · 0\\.4 s\n\n```\n")
 
 
 async def test_hover_on_top_level_records(client: LanguageClient):
@@ -683,7 +683,7 @@ async def test_configuration_set_and_removed_without_a_restart(configured_client
             types.Position(4, position_of(split_lines(fixture("rollout-demo.jsonl"))[4], "exec_command")),
         )
     )
-    assert hover.contents.value.endswith("```text\nF\n… (2 more lines)\n```")
+    assert hover.contents.value.endswith("```\nF\n… (2 more lines)\n```")
     client.set_configuration({}, section="rolloutLsp")  # every setting removed: the options' again
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     await diagnostics_until(client, uri, lambda found: codes(found) == DEFAULTS[1:])

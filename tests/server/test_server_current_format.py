@@ -81,7 +81,7 @@ async def test_hovers_on_a_failed_turn_and_the_session(client: LanguageClient):
     assert settings.contents.value.replace("\\", "").startswith("**thread settings applied**: model gpt-5.6-sol")
     assert settings.contents.value.replace("\\", "").endswith("The same as before: nothing changed.")
     answer = await client.text_document_hover_async(types.HoverParams(doc, types.Position(13, 5)))
-    assert answer.contents.value == "**AgentMessage** (final\\_answer)\n\n```text\nAll 12 tests pass.\n```"
+    assert answer.contents.value == "**AgentMessage** (final\\_answer)\n\n```\nAll 12 tests pass.\n```"
     world = await client.text_document_hover_async(types.HoverParams(doc, types.Position(20, 5)))
     assert world.contents.value.replace("\\", "").startswith("**world state**: a full snapshot of agents_md")
     record = await client.text_document_hover_async(types.HoverParams(doc, types.Position(9, 5)))

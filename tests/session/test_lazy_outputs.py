@@ -162,7 +162,7 @@ def test_what_is_shown_is_the_same_as_when_every_output_kept_its_texts(monkeypat
     [call] = lazy.calls_on(1)
     assert feature.hover_of(
         lazy, types.Position(1, call.call.start + 1), PositionEncoding.UTF32
-    ).contents.value.endswith(f"```text\n{BIG.rstrip()}\n```")  # the call's own result block, read again
+    ).contents.value.endswith(f"```\n{BIG.rstrip()}\n```")  # the call's own result block, read again
     for fmt in ("md", "html"):
         assert export(lazy, "r.jsonl", fmt) == export(kept, "r.jsonl", fmt)
     assert [(s.call_id, s.child, s.child_line) for s in lineage(lazy).spawns] == [("c4", CHILD, 8)]
