@@ -64,7 +64,7 @@ async def test_blame_hover_in_plain_text(blame_client: LanguageClient):
     assert hover.contents.kind == types.MarkupKind.PlainText
     assert hover.contents.value == (
         "Codex session 019b0000-0000-7000-8000-00000000000b · 2026-02-01T10:00:05.000Z\n\n"
-        "Request (turn at line 3): capitalise the greeting\n\n"
+        "Request (turn 1 (line 3)): capitalise the greeting\n\n"
         f"update app.py · applied · the call: line 4 of {rollout_b}\n\n"
         '    @@\n    -def compute_greeting(name):\n    -    return f"hello {name}"\n'
         '    +def compute_greeting(name):\n    +    return f"Hello, {name}!"\n\n'
