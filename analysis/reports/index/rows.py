@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 
 from ...jsonl.display import storable
-from ...jsonl.secrets import redact_all, redact_each
+from ...jsonl.secrets import NO_SECRET_CHARS, redact_all, redact_each
 from ...session.changes import call_changes, path_key
 from ...session.rollout import RolloutAnalysis
 from .repositories import repository_key
@@ -56,6 +56,8 @@ def _integer(value: int | None) -> int | None:
 def _clean(text: str | None, limit: int | None = None) -> str | None:
     if text is None:
         return None
+    if not text.strip(NO_SECRET_CHARS):  # a timestamp, an id, a number: ASCII, no secret (one a line)
+        return text[:limit] if limit is not None and len(text) > limit else text
     text = storable(redact_all(text))
     return text[:limit] if limit is not None and len(text) > limit else text
 
