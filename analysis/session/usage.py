@@ -60,14 +60,20 @@ class TokenUsage:
     def from_json(cls, value: Any) -> TokenUsage | None:
         if not isinstance(value, dict):
             return None
-        get = value.get
-        numbers = [0 if (number := get(name, 0)) is None else number for name in _FIELDS]
-        for number in numbers:  # (JSON's integers are ints: a bool, a float or a string is no count)
-            if type(number) is not int and (not isinstance(number, int) or isinstance(number, bool)):
+        numbers = []
+        for name in _FIELDS:
+            number = value.get(name, 0)
+            if number is None:
+                number = 0
+            if not isinstance(number, int) or isinstance(number, bool):
                 return None
-        if not numbers[4]:  # some writers leave the sum out
-            numbers[4] = numbers[0] + numbers[2]
-        return cls(*numbers)
+            numbers.append(number)
+        usage = cls(*numbers)
+        if not usage.total:  # some writers leave the sum out
+            usage = cls(
+                usage.input, usage.cached, usage.output, usage.reasoning, usage.input + usage.output, usage.cache_write
+            )
+        return usage
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(
