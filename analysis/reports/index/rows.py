@@ -7,8 +7,7 @@ import json
 from dataclasses import dataclass, field
 
 from ...jsonl.display import storable
-from ...jsonl.positions import LineColumns, PositionEncoding
-from ...jsonl.secrets import redact_all, redact_each
+from ...jsonl.secrets import NO_SECRET_CHARS, redact_all, redact_each
 from ...session.changes import call_changes, path_key
 from ...session.rollout import RolloutAnalysis
 from .repositories import repository_key
@@ -57,6 +56,8 @@ def _integer(value: int | None) -> int | None:
 def _clean(text: str | None, limit: int | None = None) -> str | None:
     if text is None:
         return None
+    if not text.strip(NO_SECRET_CHARS):  # a timestamp, an id, a number: ASCII, no secret (one a line)
+        return text[:limit] if limit is not None and len(text) > limit else text
     text = storable(redact_all(text))
     return text[:limit] if limit is not None and len(text) > limit else text
 
@@ -65,6 +66,35 @@ def _clean_many(texts: list[str | None]) -> list[str | None]:
     """:func:`_clean` of each text (no limit), their secrets looked for in one pass."""
     cleaned = iter(redact_each([t for t in texts if t is not None]))
     return [storable(next(cleaned)) if t is not None else None for t in texts]
+
+
+def units(text: str, start: int, end: int) -> tuple[int, int, int, int]:
+    """The code-point columns ``start`` and ``end`` of ``text`` in UTF-8 and in UTF-16 units (what
+    :meth:`~analysis.jsonl.positions.LineColumns.to_units` gives, a lone surrogate one unit of UTF-16 and three
+    bytes of UTF-8), counted by encoding the text before them: a line's tables, built in Python per call, cost
+    more than encoding in C the few characters up to a call's span."""
+    length = len(text)
+    start = max(0, min(start, length))
+    end = max(0, min(end, length))
+    if text.isascii():
+        return start, end, start, end
+    before, inside = text[:start], text[start:end] if start <= end else None
+    utf8 = len(before.encode("utf-8", "surrogatepass"))
+    utf16 = len(before.encode("utf-16-le", "surrogatepass")) // 2
+    if inside is None:  # an empty span given backwards: each end on its own
+        ahead = text[:end]
+        return (
+            utf8,
+            len(ahead.encode("utf-8", "surrogatepass")),
+            utf16,
+            len(ahead.encode("utf-16-le", "surrogatepass")) // 2,
+        )
+    return (
+        utf8,
+        utf8 + len(inside.encode("utf-8", "surrogatepass")),
+        utf16,
+        utf16 + len(inside.encode("utf-16-le", "surrogatepass")) // 2,
+    )
 
 
 def _first_output_offset(analysis: RolloutAnalysis, located, offsets: list[int]) -> int | None:
@@ -128,9 +158,8 @@ def _call_row(
     turn: tuple[int | None, str | None, int | None],
 ) -> tuple:
     call = located.call
-    text = analysis.lines[located.line]
-    columns = LineColumns(text)
     span = located.span
+    utf8_start, utf8_end, utf16_start, utf16_end = units(analysis.lines[located.line], span.start, span.end)
     record = located.record.record
     timestamp = record.envelope.timestamp if record is not None else None
     output = located.output
@@ -155,10 +184,10 @@ def _call_row(
         line,
         located.index,
         line_offset,
-        columns.to_units(span.start, PositionEncoding.UTF8),
-        columns.to_units(span.end, PositionEncoding.UTF8),
-        columns.to_units(span.start, PositionEncoding.UTF16),
-        columns.to_units(span.end, PositionEncoding.UTF16),
+        utf8_start,
+        utf8_end,
+        utf16_start,
+        utf16_end,
         span.start,
         span.end,
         name,
