@@ -12,7 +12,7 @@ from analysis.jsonl.positions import LineColumns, PositionEncoding
 from analysis.session.rollout import RolloutAnalysis
 
 from ..documents import line_text
-from ..markdown import escape, inline_code
+from ..markdown import client_markup, escape, inline_code
 from ..plaintext import plain_text
 from .base import Feature, lsp_command, lsp_method
 
@@ -39,13 +39,8 @@ class CompletionFeature(Feature):
         text = capabilities.text_document
         item = text.completion.completion_item if text and text.completion else None
         self.snippets = bool(item and item.snippet_support)
-        formats = item.documentation_format if item else None
         # Markdown unless the client says it shows only plain text: then the Markdown made plain, as hovers
-        self.markup = (
-            types.MarkupKind.PlainText
-            if formats and types.MarkupKind.Markdown not in formats
-            else types.MarkupKind.Markdown
-        )
+        self.markup = client_markup(item.documentation_format if item else None)
 
     @lsp_method(
         types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=TRIGGER_CHARACTERS), empty=None
