@@ -510,7 +510,7 @@ def test_outline_text_says_how_each_call_ended():
     assert "    line 36: exec call_none  [completed, 0.4 s]" in lines
     assert "  turn 2 (line 39): Now wait for the slow build  [3 failed]" in lines
     assert "    line 44: exec call_cell  [completed, 31.5 s, after 2 waits]" in lines
-    assert "    line 50: exec call_err  [failed, 0.1 s]" in lines
+    assert "    line 50: exec call_err  [failed at its call, 0.1 s]" in lines  # where: the call says how
     assert "    line 52: apply_patch call_p1  [failed]" in lines
     assert "    line 54: apply_patch call_p2  [exit 1, 0 s]" in lines
     # both patches are turn 2's: listed once, under it (a one-turn change has no session list)

@@ -10,6 +10,7 @@ from ..jsonl.display import MESSAGE_LIMIT, NAME_LIMIT, PATH_LIMIT, shown
 from ..jsonl.findings import Finding
 from ..jsonl.positions import PositionEncoding
 from ..session.continuations import CallOutput
+from ..session.executed import executed
 from ..session.files_changed import ChangedFile, call_touches, changed_files, file_row, session_list
 from ..session.finish import finding_json  # re-exported: where it was defined before
 from ..session.labels import (
@@ -49,7 +50,7 @@ def call_json(
         "computed": call.computed,
         "expansion": list(call.expansion) if call.expansion is not None else None,
         "expansion_tools": list(call.expansion_tools) if call.expansion_tools is not None else None,
-        "executed": call.executed,
+        "executed": executed(None, located, outcome).value,  # the editor's word (analysis/session/executed.py)
         "range": analysis.range_of(located.span, encoding).to_json(),
         "output": located.output.to_json() if located.output else None,
         "event": located.event[1].to_json(located.event[0]) if located.event else None,
@@ -142,7 +143,7 @@ def outline_text(
                 f" ({m})"
                 for m in (
                     "computed" if call.computed else None,
-                    _ran(located) if located.record.is_exec and outcome is None else None,
+                    _ran(analysis, located) if located.record.is_exec and outcome is None else None,
                 )
                 if m
             )
@@ -181,12 +182,13 @@ def _file_row(changed: ChangedFile, indent: str) -> str:
     return f"{indent}{shown(changed.path, PATH_LIMIT)}: {file_row(changed)}"
 
 
-def _ran(located: LocatedCall) -> str | None:
-    """How a call in a script is known to have run: an event reports it, or the script completed past it."""
-    if located.event is not None:
-        summary = located.event[1].summary()
-        return "ran" + (f": {summary}" if summary else "")
-    return "ran" if located.call.executed == "yes" else None
+def _ran(analysis: RolloutAnalysis, located: LocatedCall) -> str | None:
+    """``ran`` when a call in a script is known to have run, as the editor says it
+    (:func:`~analysis.session.executed.executed`); with what its event says when one reports it."""
+    if executed(analysis, located, None).value != "yes":
+        return None
+    summary = located.event[1].summary() if located.event is not None else None
+    return "ran" + (f": {summary}" if summary else "")
 
 
 def _state(analysis: RolloutAnalysis, line: int, continues: int | None = None) -> str:

@@ -138,7 +138,8 @@ def output_chunks(analysis: RolloutAnalysis, output: CallOutput) -> list[tuple[i
 
 def record_outcome(analysis: RolloutAnalysis, line: int) -> Outcome | None:
     """How a call record ended (an exec record: its script), or None when it ended well or is a chunk of
-    a continued process (the call it continues carries the outcome)."""
+    a continued process (the call it continues carries the outcome).  A script that failed at one of its
+    calls, which says how, is ``failed at its call`` (:func:`_failed_at`)."""
     record = analysis.records[line]
     if line in continued_from(analysis):
         return None
@@ -146,7 +147,21 @@ def record_outcome(analysis: RolloutAnalysis, line: int) -> Outcome | None:
         calls = analysis.calls_on(line)
         if calls:
             return located_outcome(calls[0])
-    return output_outcome(analysis.record_output(line), record.call_id)
+    outcome = output_outcome(analysis.record_output(line), record.call_id)
+    if outcome is FAILED and record.is_exec:
+        return _failed_at(analysis, line) or outcome
+    return outcome
+
+
+def _failed_at(analysis: RolloutAnalysis, line: int) -> Outcome | None:
+    """A failed script whose one failed call says why (its error, its exit code): ``failed at its call``
+    (``failed at its call 2`` among several), so that the exec row says where the failure is and the call
+    what it is: one failure, told once.  None when no call, or more than one, failed."""
+    calls = analysis.calls_on(line)
+    failed = [n for n, c in enumerate(calls, 1) if (o := call_outcome(analysis, c)) is not None and o.failed]
+    if len(failed) != 1:
+        return None
+    return Outcome("failed at its call" + (f" {failed[0]}" if len(calls) > 1 else ""), failed=True)
 
 
 def call_outcome(analysis: RolloutAnalysis, located: LocatedCall) -> Outcome | None:

@@ -40,6 +40,7 @@ from analysis.session.changes import NO, Place, cwd_at, session_place
 from analysis.session.rollout import RolloutAnalysis
 
 from ..kinds import ROLLOUT
+from ..names import safe_lenses
 from .base import Feature, lsp_command, lsp_method
 
 OPEN_CHANGED_FILE = "rollout-lsp.openChangedFile"
@@ -86,7 +87,7 @@ class ChangedFileFeature(Feature):
                         ),
                     )
                 )
-        return lenses
+        return safe_lenses(lenses)  # titles as every name: one line, nothing invisible, cut (lsp_server/names.py)
 
     @lsp_command(OPEN_CHANGED_FILE)
     async def open_changed_file(self, *arguments: Any) -> dict | None:

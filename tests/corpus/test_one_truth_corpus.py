@@ -12,7 +12,8 @@ from analysis.jsonl.positions import PositionEncoding
 from analysis.jsonl.source import load
 from analysis.reports.export import export
 from analysis.reports.report import outline_text
-from analysis.session.labels import call_outcome, failures, record_outcome
+from analysis.session.executed import executed
+from analysis.session.labels import NOT_RUN, call_outcome, failures, record_outcome
 from analysis.session.rollout import RolloutAnalysis, analyze_text
 from tests.helpers import SHARED, run_cli
 
@@ -81,7 +82,7 @@ def test_a_script_error_is_told_on_the_call_it_stopped_at():
         [located] = analysis.calls_on(line)
         outcome = call_outcome(analysis, located)
         assert (outcome.text, outcome.failed) == (reason, True), name
-        assert record_outcome(analysis, line).text == "failed"
+        assert record_outcome(analysis, line).text == "failed at its call"  # where; the call says how
         # counted once: the call, not the exec as well
         assert [f for f in failures(analysis) if f[0] == line] == [(line, reason)]
     # the streamed reading (outline --json) says the same
@@ -89,6 +90,8 @@ def test_a_script_error_is_told_on_the_call_it_stopped_at():
     assert [c["outcome"] for c in out["calls"] if c["line"] == 215] == ["rejected: blocked by policy"]
     text = outline_text(REPAIR, analysis_of(REPAIR), [], PositionEncoding.UTF16)
     assert "      └─ [rejected: blocked by policy] shell_command: $repairDir = " in text
+    # the exec row says where the failure is, the call what it is
+    assert "    line 216: exec call_Bu2iI5eqyicj2zHDyQsE8baV  [failed at its call, 0 s]" in text.splitlines()
     # the patch did not apply: the files list says so
     assert run_cli("files", str(WILD / BUFF)).stdout.splitlines()[2:] == [
         "    Script/Blueprint/Prefabs/Buffs/Buff04.lua: updated (line 55; not applied: line 47)"
@@ -129,3 +132,24 @@ def test_blame_numbers_a_turn_as_files_and_the_outline_do(tmp_path: Path):
     ]
     [turn] = [t for t in analysis_of(AGENTS).turns if t.line == 198]
     assert analysis_of(AGENTS).turns.index(turn) + 1 == 3
+
+
+def test_outline_json_says_a_call_ran_as_the_editor_does():
+    """``executed`` in ``outline --json`` is the hover's and the Outline's word (analysis/session/executed.py):
+    a call in a script with an exit code of its own ran."""
+    analysis = analysis_of(AGENTS)
+    [located] = analysis.calls_on(93)
+    assert executed(analysis, located).text == "yes (it exited with code 1)"
+    out = json.loads(run_cli("outline", "--json", str(WILD / AGENTS)).stdout)
+    assert [(c["outcome"], c["executed"]) for c in out["calls"] if c["line"] == 93] == [("exit 1", "yes")]
+    # every call of these sessions: the same word (but for a call the script failed before, an outcome only
+    # the whole script's events give, which the streamed outline does not have: docs/output-format.md)
+    for name in (AGENTS, WEB, BUFF, REPAIR):
+        analysis = analysis_of(name)
+        calls = json.loads(run_cli("outline", "--json", str(WILD / name)).stdout)["calls"]
+        editor = [executed(analysis, c).value for c in analysis.calls if call_outcome(analysis, c) is not NOT_RUN]
+        assert [
+            c["executed"]
+            for c, located in zip(calls, analysis.calls, strict=True)
+            if call_outcome(analysis, located) is not NOT_RUN
+        ] == editor, name

@@ -68,7 +68,7 @@ CALL_MARKDOWN = (
 RECORD_MARKDOWN = (
     "**exec** call\\_ls · 1 command · failed\n\n"
     '```javascript\ntext(await tools.exec_command({cmd: "ls missing"}));\n```\n\n'
-    "**output** (line 5): failed · exit 2 · 0.4 s\n\n```\n" + SHOWN + "\n```"
+    "**output** (line 5): failed at its call · exit 2 · 0.4 s\n\n```\n" + SHOWN + "\n```"
 )
 
 
@@ -90,7 +90,7 @@ async def test_a_plain_text_client(raw_client: LanguageClient):
     assert await hover(raw_client, 3, 0) == (
         "exec call_ls · 1 command · failed\n\n"
         '    text(await tools.exec_command({cmd: "ls missing"}));\n\n'
-        f"output (line 5): failed · exit 2 · 0.4 s\n\n{indented}"
+        f"output (line 5): failed at its call · exit 2 · 0.4 s\n\n{indented}"
     )
 
 
@@ -102,7 +102,7 @@ async def test_outline_names_workspace_symbols_and_lenses_are_safe(raw_client: L
     [turn_row] = [s for s in root.children if s.kind == types.SymbolKind.Namespace]
     assert turn_row.name == "turn 1 (line 3): List the \\u202etxt.exe folder"
     assert [(r.name, r.detail) for r in turn_row.children] == [
-        ("[failed] exec · ls missing", "1 command · 0.4 s"),
+        ("[failed at its call] exec · ls missing", "1 command · 0.4 s"),
         ("exec · echo \\u202eevil\\x1b[2J", "1 command · 0.4 s"),
     ]
     [failed_call] = turn_row.children[0].children

@@ -52,7 +52,7 @@ def both_failed_rollout() -> str:
 def test_a_failed_command_in_a_failed_exec_counts_once():
     analysis = analyze_text(both_failed_rollout())
     [located] = analysis.calls_on(4)
-    assert record_outcome(analysis, 4).text == "failed"  # the exec record failed...
+    assert record_outcome(analysis, 4).text == "failed at its call"  # the exec record failed...
     assert call_outcome(analysis, located).text == "exit 1"  # ...at its command
     assert failures(analysis) == [(4, "exit 1")]
 
@@ -89,7 +89,7 @@ async def test_the_lens_and_the_outline_count_it_once(client: LanguageClient):
     [record] = turn.children
     assert (session.detail, record.name, record.detail) == (
         "1 failed (first: line 5, exit 1)",
-        "[failed] exec · false",
+        "[failed at its call] exec · false",
         "1 command · 0.2 s",
     )
     assert [c.name for c in record.children] == ["[exit 1] exec_command: false"]

@@ -81,7 +81,7 @@ async def test_the_outline_says_how_records_ended(client: LanguageClient):
         ("exec · make build", "1 command · 31.5 s · after 2 waits"),
         ("wait: cell 8", "call_w1 · running · 20 s · continues line 44"),
         ("wait: cell 8", "call_w2 · 1.5 s · continues line 44"),
-        ("[failed] exec · true", "1 command · 0.1 s"),
+        ("[failed at its call] exec · true", "1 command · 0.1 s"),
         ("[failed] apply_patch: update a.py", "call_p1"),
         ("[exit 1] apply_patch: delete gone.py", "call_p2 · 0 s"),
         ("files changed (2)", None),

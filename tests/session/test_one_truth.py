@@ -8,10 +8,12 @@ import pytest
 from analysis.session.durations import seconds
 from analysis.session.events import ToolEvent
 from analysis.session.files_changed import ChangedFile, FileTouch, changed_files, file_row, session_list
+from analysis.session.labels import failures, record_outcome
 from analysis.session.labels import seconds as labels_seconds
 from analysis.session.rollout import analyze_text
 from analysis.session.script_errors import script_error
 from tests.helpers import fixture
+from tests.session.test_reviewer import _script_session
 
 
 def _file(*touches: tuple[int, str, bool | None]) -> ChangedFile:
@@ -84,3 +86,15 @@ def test_durations_in_one_format():
     ]
     event = ToolEvent("exec_command_end", "command", "c", exit_code=1, duration=1.217)
     assert event.summary() == "exit 1 · 1.2 s"
+
+
+def test_an_exec_row_says_at_which_call_its_script_failed():
+    """A failed script with one failed call: the row says where (``failed at its call 2`` among three), the
+    call what (``exit 2``), counted once; with no failed call, or a script that completed, the row is as before."""
+    analysis = analyze_text(_script_session([("make", 0), ("make test", 2)], "failed"))
+    assert record_outcome(analysis, 2).text == "failed at its call 2"
+    assert failures(analysis) == [(2, "exit 2")]
+    analysis = analyze_text(_script_session([("make", 0)], "failed"))  # no call failed: where is not known
+    assert record_outcome(analysis, 2).text == "failed"
+    assert failures(analysis) == [(2, "failed")]
+    assert record_outcome(analyze_text(_script_session([("make", 0), ("make test", 2)], "completed")), 2) is None

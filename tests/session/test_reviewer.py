@@ -105,7 +105,7 @@ def test_exit_codes_read_as_a_reader_knows_them():
 def test_outcomes_of_the_records_fixture():
     analysis = analyze_text(fixture("rollout-records.jsonl"))
     outcomes = {line + 1: o.text for line in analysis.call_records if (o := record_outcome(analysis, line))}
-    assert outcomes == {9: "interrupted (exit 130)", 17: "exit 2", 50: "failed", 52: "failed", 54: "exit 1"}
+    assert outcomes == {9: "interrupted (exit 130)", 17: "exit 2", 50: "failed at its call", 52: "failed", 54: "exit 1"}
     # the write_stdin and wait records that carry on a call are its chunks: no outcome of their own
     assert continued_from(analysis) == {10: 8, 12: 8, 45: 43, 47: 43}
     assert failures(analysis) == [
