@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
+
+from .start_folder import leave_a_deleted_folder
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-
-START_NOTICES: list[str] = []
-"""What the server said on stderr before a client could hear it: sent again as window/logMessage once the
-client has initialized (features/lifecycle.py)."""
 
 
 def register(sub) -> None:
@@ -83,23 +79,3 @@ def _size(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a number of bytes, not {text!r}")
     return int(text)
-
-
-def leave_a_deleted_folder() -> None:
-    """When the folder the server was started in no longer exists (Kate starts it in the home folder, or in a
-    project folder since deleted), work from the home folder instead (``/`` if there is none), and say so:
-    nothing the server reads is relative to that folder (documents and settings come as absolute paths), but
-    a child process started there (``rollout-lsp sessions``) would inherit it."""
-    try:
-        os.getcwd()
-        return
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-    home = os.path.expanduser("~")
-    fallback = home if os.path.isabs(home) and os.path.isdir(home) else os.path.abspath(os.sep)
-    os.chdir(fallback)
-    pwd = os.environ.get("PWD")  # the shell's name for it, when it is the deleted folder
-    gone = pwd if pwd and os.path.isabs(pwd) and not os.path.isdir(pwd) else "the folder it was started in"
-    message = f"rollout-lsp serve: {gone} cannot be read ({reason}; deleted?): working from {fallback} instead"
-    print(message, file=sys.stderr, flush=True)
-    START_NOTICES.append(message)

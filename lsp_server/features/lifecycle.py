@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from ..config import merge_layers, parse_settings, position_encoding
 from ..kinds import DocumentKinds
-from ..serve_command import START_NOTICES
+from ..start_folder import START_NOTICES
 from ..wire import install_workspace
 from .base import Feature, lsp_method
 from .blame import BlameFeature
