@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .start_folder import leave_a_deleted_folder
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -62,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from .server import run as serve  # imported here: --help needs no pygls
     from .transport import DEFAULT_MAX_MESSAGE
 
+    leave_a_deleted_folder()
     return serve(
         tcp=args.tcp,
         ws=args.ws,

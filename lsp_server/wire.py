@@ -16,6 +16,7 @@ import asyncio
 import inspect
 import json
 import logging
+import uuid
 from typing import Any
 
 from lsprotocol import types
@@ -27,6 +28,9 @@ from .documents import RolloutWorkspace
 from .transport import MessageStdout
 
 log = logging.getLogger("rollout_lsp")
+
+UNANSWERED = "rollout-lsp:unanswered:"
+"""The start of the id given to a ``shutdown`` notification, whose answer is not sent."""
 
 
 class Plain(list):
@@ -57,10 +61,16 @@ class RolloutProtocol(LanguageServerProtocol):
       (``_serialize_message``; pinned by ``test_outline_shape`` and the soak's outline comparison).
     - An :class:`Encoded` result, and the params of :meth:`notify_encoded`, are written as the bytes they
       already are (``_send_data``; pinned by ``test_outline_shape`` and the diagnostics tests).
+    - ``shutdown`` sent as a notification (no ``id``, as Kate 22.12 does) is the shutdown it means, without
+      a traceback (``structure_message``; pinned by ``test_a_shutdown_notification_shuts_down``).
     """
 
     message_stdout: MessageStdout | None = None  # set when serving on stdio
     initialized_by_client = False  # an initialize request has come
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.unanswered: set[str] = set()  # the ids given to shutdown notifications
 
     def handle_message(self, message: Any) -> None:
         """The lifecycle of the specification: a request before ``initialize`` fails with -32002 (a
@@ -90,6 +100,12 @@ class RolloutProtocol(LanguageServerProtocol):
                     )
                 return
         super().handle_message(message)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if isinstance(msg_id, str) and msg_id in self.unanswered:
+            self.unanswered.discard(msg_id)  # a notification: no answer
+            return
+        super()._send_response(msg_id, result, error)
 
     def _send_data(self, data: Any):
         result = getattr(data, "result", None)
@@ -135,6 +151,14 @@ class RolloutProtocol(LanguageServerProtocol):
         return super()._serialize_message(data)
 
     def structure_message(self, data: dict[str, Any]):
+        if isinstance(data, dict) and data.get("method") == types.SHUTDOWN and "id" not in data:
+            # Kate 22.12 sends ``shutdown`` without an id: taken as the shutdown it means (pygls would log an
+            # "Invalid Params" traceback and ignore it, and the ``exit`` after it would end with status 1)
+            # and the ``exit`` after it would end with status 1).  It runs as a request whose answer is not sent:
+            # pygls's shutdown cancels every pending request but the current one, a notification's included.
+            msg_id = f"{UNANSWERED}{uuid.uuid4()}"
+            self.unanswered.add(msg_id)
+            return types.ShutdownRequest(id=msg_id, jsonrpc=data.get("jsonrpc", "2.0"))
         try:
             return super().structure_message(data)
         except JsonRpcException as error:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from importlib import import_module
 
-from .common import ClosedPipeGuard, version
+from .common import ClosedPipeGuard, current_folder, version
 
 # each subcommand's module, in the order ``--help`` shows them; imported when its parser is built (a command run
 # alone does not pay for the others' imports: census's process pool, the index's database, the server)
@@ -56,7 +56,19 @@ def main(argv: Sequence[str] | None = None, commands: Mapping[str, str] = COMMAN
     sys.stdout = guard = ClosedPipeGuard(stdout, human=not getattr(args, "json", False))
     sys.stderr = ClosedPipeGuard(stderr)  # messages name files and quote rollouts: for people
     try:
-        return args.run(args)
+        try:
+            status = args.run(args)
+        except FileNotFoundError as error:
+            if error.filename is not None or current_folder() is not None:
+                raise
+            status = 2  # os.getcwd() failed: a relative path given in a folder deleted since
+        if status == 2 and current_folder() is None:  # a relative path not found, or not even looked for
+            print(
+                f"rollout-lsp {args.command}: the current folder cannot be read (deleted?), so a relative path "
+                "cannot be found from it: give absolute paths, or run it from a folder that exists",
+                file=sys.stderr,
+            )
+        return status
     finally:
         guard.flush()  # here, where a closed pipe is caught, rather than at exit
         sys.stdout, sys.stderr = stdout, stderr

@@ -120,3 +120,11 @@ class ClosedPipeGuard(io.TextIOBase):
             os.close(devnull)
         except (OSError, ValueError, io.UnsupportedOperation):
             pass
+
+
+def current_folder() -> str | None:
+    """The current folder, or None when it cannot be read (deleted since the process started there)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None

@@ -12,7 +12,7 @@ from ..jsonl.positions import PositionEncoding
 from ..reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path, parse_since
 from ..session.labels import turn_label
 from ..session.thread_names import name_of
-from .common import encoding_option, positive
+from .common import current_folder, encoding_option, positive
 from .index import db_option
 
 TEXT_LIMIT = COMMAND_LIMIT
@@ -98,5 +98,6 @@ def hit_line(hit: Hit, encoding: PositionEncoding) -> str:
 def shown_path(path: str) -> str:
     """Relative to the current folder when below it (as grep prints), else absolute; cut to
     :data:`~analysis.jsonl.display.PATH_LIMIT` characters."""
-    here = os.getcwd().rstrip(os.sep) + os.sep
-    return shown(path[len(here) :] if path.startswith(here) else path, PATH_LIMIT)
+    folder = current_folder()  # None in a folder deleted since: paths are shown whole
+    here = None if folder is None else folder.rstrip(os.sep) + os.sep
+    return shown(path[len(here) :] if here is not None and path.startswith(here) else path, PATH_LIMIT)

@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from ..config import merge_layers, parse_settings, position_encoding
 from ..kinds import DocumentKinds
+from ..start_folder import START_NOTICES
 from ..wire import install_workspace
 from .base import Feature, lsp_method
 from .blame import BlameFeature
@@ -59,6 +60,8 @@ class LifecycleFeature(Feature):
     @lsp_method(types.INITIALIZED)
     async def initialized(self, params: types.InitializedParams) -> None:
         """Ask the client for its settings, and let waiting diagnostics go once they are known."""
+        for notice in START_NOTICES:  # said on stderr before the client could hear it (a deleted folder)
+            self.server.window_log_message(types.LogMessageParams(types.MessageType.Warning, notice))
         configured = self.server.configured = self.server.configured or asyncio.Event()
         try:
             await self.refresh()
