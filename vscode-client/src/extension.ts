@@ -61,7 +61,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const config = vscode.workspace.getConfiguration("rolloutLsp");
   const homes = codexHomes(config.get<string | null>("codexHome"), process.env, os.homedir());
   const open = vscode.workspace.textDocuments.map((document) => document.languageId);
-  if (startsAtActivation(open, config.get<boolean>("server.startEarly", true), hasSessions(homes))) {
+  const rollouts = await vscode.workspace.findFiles("**/rollout-*.jsonl", "**/node_modules/**", 1);
+  if (startsAtActivation(open, rollouts.length > 0, config.get<boolean>("server.startEarly", true), hasSessions(homes))) {
     await serverUp();
     return;
   }

@@ -22,12 +22,13 @@ export function hasSessions(homes: readonly string[], isDirectory: (p: string) =
 }
 
 /**
- * Whether the server starts when the extension activates: a document that needs it is open, or (setting
- * `rolloutLsp.server.startEarly`, on by default) a Codex home has sessions. Otherwise it starts with the first
- * document that needs it.
+ * Whether the server starts when the extension activates: a document that needs it is open, the workspace holds
+ * rollouts (`rollout-*.jsonl`), or (setting `rolloutLsp.server.startEarly`, on by default) a Codex home has
+ * sessions. Otherwise it starts with the first document that needs it.
  */
-export function startsAtActivation(openLanguages: readonly string[], startEarly: boolean, codexSessions: boolean): boolean {
-  return openLanguages.some(needsServer) || (startEarly && codexSessions);
+export function startsAtActivation(openLanguages: readonly string[], workspaceRollouts: boolean, startEarly: boolean,
+                                   codexSessions: boolean): boolean {
+  return openLanguages.some(needsServer) || workspaceRollouts || (startEarly && codexSessions);
 }
 
 function directory(p: string): boolean {

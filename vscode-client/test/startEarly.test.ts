@@ -5,13 +5,14 @@ import * as path from "path";
 import { test } from "node:test";
 import { hasSessions, needsServer, startsAtActivation } from "../src/startEarly";
 
-test("the server starts at activation when a document needs it, or early for a Codex home with sessions", () => {
-  assert.equal(startsAtActivation(["typescript", "rollout"], false, false), true);
-  assert.equal(startsAtActivation(["jsonl"], false, false), true);
-  assert.equal(startsAtActivation(["typescript", "markdown"], true, true), true);
-  assert.equal(startsAtActivation(["typescript", "markdown"], false, true), false);
-  assert.equal(startsAtActivation(["typescript", "markdown"], true, false), false);
-  assert.equal(startsAtActivation([], true, false), false);
+test("the server starts at activation when a document needs it, the workspace has rollouts, or early for Codex", () => {
+  assert.equal(startsAtActivation(["typescript", "rollout"], false, false, false), true);
+  assert.equal(startsAtActivation(["jsonl"], false, false, false), true);
+  assert.equal(startsAtActivation(["typescript"], true, false, false), true);
+  assert.equal(startsAtActivation(["typescript", "markdown"], false, true, true), true);
+  assert.equal(startsAtActivation(["typescript", "markdown"], false, false, true), false);
+  assert.equal(startsAtActivation(["typescript", "markdown"], false, true, false), false);
+  assert.equal(startsAtActivation([], false, true, false), false);
 });
 
 test("only rollouts, JSON Lines and JSON need the server", () => {
