@@ -47,7 +47,7 @@ def test_the_thrown_exit_reads_as_ran_on_the_call_and_as_the_result_on_the_recor
     record = feature().record_markdown(analysis, 29, analysis.records[29])
     assert record.startswith("**exec** call\\_W4YtcUgySj24RfPXfdI3y5Y1 · 1 command · failed\n\n```javascript\n")
     assert record.endswith(
-        "**output** (line 31): failed · exit 1 · 0.4 s\n\n"
+        "**output** (line 31): failed at its call · exit 1 · 0.4 s\n\n"
         "```\nScript error: Exit code: 1\nWall time: 0.3 seconds\nOutput:\n```"
     )
 
