@@ -585,7 +585,8 @@ def test_blame_lens_quick_pick_and_hover(page: Page):
         open_file(page, greeter.name)
         lens = page.locator(".codelens-decoration").filter(has_text="Codex session")
         expect(lens).to_have_count(1, timeout=60_000)
-        assert lens.inner_text().strip() == "changed by 2 Codex sessions · last: 2026-02-10 greet by name"
+        # the lens is drawn again when the server refreshes lenses: read its text once it has settled
+        expect(lens).to_have_text("changed by 2 Codex sessions · last: 2026-02-10 greet by name", timeout=30_000)
 
         lens.locator("a").first.click()
         rows = page.locator(".quick-input-list .monaco-list-row")
