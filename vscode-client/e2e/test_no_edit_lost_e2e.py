@@ -33,9 +33,11 @@ def wait_for(condition, timeout: float = 30) -> bool:
     return condition()
 
 
-@pytest.fixture()
-def auto_save(page: Page) -> Iterator[tuple[Path, Path]]:  # noqa: F811
-    """Auto-save after 300 ms, and a Codex home inside the workspace (the setting): (workspace, Codex home)."""
+@pytest.fixture(scope="module")
+def module_settings(page: Page) -> Iterator[tuple[Path, Path]]:  # noqa: F811
+    """Auto-save after 300 ms, and a Codex home inside the workspace (the setting): (workspace, Codex home).
+    Written once for the module: VS Code's file watcher, on a loaded machine, could miss a settings file written
+    again a second after it was restored between two tests."""
     folder = Path(page.url.split("folder=")[1].split("&")[0])
     settings = folder.parent / "data" / "User" / "settings.json"
     before = settings.read_text(encoding="utf-8")
@@ -54,12 +56,18 @@ def auto_save(page: Page) -> Iterator[tuple[Path, Path]]:  # noqa: F811
         encoding="utf-8",
     )
     page.wait_for_timeout(2000)  # VS Code reads the changed settings file
+    yield folder, home
+    settings.write_text(before, encoding="utf-8")
+    page.wait_for_timeout(1000)
+
+
+@pytest.fixture()
+def auto_save(page: Page, module_settings) -> Iterator[tuple[Path, Path]]:  # noqa: F811
+    """The module's settings, and every editor closed after the test."""
     try:
-        yield folder, home
+        yield module_settings
     finally:
         command(page, "View: Close All Editor Groups")
-        settings.write_text(before, encoding="utf-8")
-        page.wait_for_timeout(1000)
 
 
 def open_script(page: Page, tab: str) -> None:  # noqa: F811
