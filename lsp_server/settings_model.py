@@ -11,13 +11,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from analysis.jsonl.findings import CODES
+from analysis.jsonl.source import ROLLOUT_PATTERNS
 
-from .config import DEFAULT_FILES, DEFAULT_INVOCATION_LOGS, FIELDS, SeverityName
+# as lsp_server/config.py has them (which this module does not import: config imports it when needed)
+SeverityName = Literal["error", "warning", "information", "hint", "off"]
+DEFAULT_FILES = ROLLOUT_PATTERNS
+DEFAULT_INVOCATION_LOGS = ("**/cli_mocks/calls.jsonl",)
 
 
 class SettingsModel(BaseModel):
-    """Every setting, as :data:`lsp_server.config.FIELDS` lists them (tests/server/test_settings_check.py keeps
-    the two the same).  Keys are accepted in camelCase or snake_case."""
+    """Every setting, as :data:`lsp_server.config.FIELDS` lists them, with the same defaults
+    (tests/server/test_settings_check.py keeps the two the same).  Keys are accepted in camelCase or snake_case."""
 
     model_config = ConfigDict(populate_by_name=True, extra="ignore")
 
@@ -57,7 +61,7 @@ def validated(data: dict) -> dict:
     """The value of every field, by name, as the model reads ``data``; pydantic's ValidationError when a field
     does not validate."""
     model = SettingsModel.model_validate(data)
-    return {field.name: getattr(model, field.name) for field in FIELDS}
+    return {name: getattr(model, name) for name in SettingsModel.model_fields}
 
 
 def first_problem(data: dict) -> str | None:
