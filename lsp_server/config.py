@@ -5,9 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 from analysis.jsonl.access import CODEX_HOME_ENV
 from analysis.jsonl.findings import CODES
@@ -18,31 +17,155 @@ from analysis.session.profiles import READER, default_profile
 log = logging.getLogger(__name__)
 
 SeverityName = Literal["error", "warning", "information", "hint", "off"]
+SEVERITY_NAMES = ("error", "warning", "information", "hint", "off")
 DEFAULT_FILES = ROLLOUT_PATTERNS  # the command line's too
 DEFAULT_INVOCATION_LOGS = ("**/cli_mocks/calls.jsonl",)
 
 
-class Settings(BaseModel):
-    """Everything a client can configure.  Keys are accepted in camelCase or snake_case."""
+@dataclass(frozen=True, slots=True)
+class SettingField:
+    """One setting: its name, the camelCase key a client sends (None: the name itself), its default, and the
+    plain check a value of the expected JSON type passes as it is."""
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    name: str
+    alias: str | None
+    default: Any  # a container's default is copied for each Settings
+    plain: Any  # (value) -> bool
 
-    severity: dict[str, SeverityName] = Field(default_factory=dict)
-    secret_patterns: list[str] = Field(default_factory=list, alias="secretPatterns")
-    hover_output_lines: int = Field(default=20, ge=0, le=10_000, alias="hoverOutputLines")
-    files: list[str] = Field(default_factory=lambda: list(DEFAULT_FILES))
+
+def _texts(value: Any) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
+def _whole(low: int, high: int) -> Any:
+    return lambda value: type(value) is int and low <= value <= high
+
+
+def _one_of(*allowed: str) -> Any:
+    return lambda value: value is None or (type(value) is str and value in allowed)
+
+
+def _severities(value: Any) -> bool:
+    return type(value) is dict and all(
+        type(code) is str and code in CODES and type(name) is str and name in SEVERITY_NAMES
+        for code, name in value.items()
+    )
+
+
+def _patterns(value: Any) -> bool:
+    if not _texts(value):
+        return False
+    try:
+        for pattern in value:
+            re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def _flag(value: Any) -> bool:
+    return type(value) is bool
+
+
+# Every setting a client can configure, in order.  A value of the plain JSON type that passes its check is taken
+# as it is; any other goes to the pydantic model (lsp_server/settings_model.py), which converts it or says why not,
+# as it always did.  Keys are accepted in camelCase or snake_case.
+FIELDS: tuple[SettingField, ...] = (
+    SettingField("severity", None, {}, _severities),
+    SettingField("secret_patterns", "secretPatterns", [], _patterns),
+    SettingField("hover_output_lines", "hoverOutputLines", 20, _whole(0, 10_000)),
+    SettingField("files", None, list(DEFAULT_FILES), _texts),
     # invocation logs of recording shims, linked to the rollout of the same run
-    invocation_logs: list[str] = Field(default_factory=lambda: list(DEFAULT_INVOCATION_LOGS), alias="invocationLogs")
-    debounce_ms: int = Field(default=30, ge=0, le=10_000, alias="debounceMs")
+    SettingField("invocation_logs", "invocationLogs", list(DEFAULT_INVOCATION_LOGS), _texts),
+    SettingField("debounce_ms", "debounceMs", 30, _whole(0, 10_000)),
     # a client that supports pulled diagnostics gets them unless it sets this to false
-    pull_diagnostics: bool = Field(default=True, alias="pullDiagnostics")
+    SettingField("pull_diagnostics", "pullDiagnostics", True, _flag),
     # blame (lsp_server/features/blame.py): a lens and hovers in the workspace's files, from the session index
-    blame: bool = Field(default=True, alias="blame")
-    blame_outside_workspace: bool = Field(default=False, alias="blameOutsideWorkspace")
+    SettingField("blame", "blame", True, _flag),
+    SettingField("blame_outside_workspace", "blameOutsideWorkspace", False, _flag),
     # a Codex home whose sessions folders parents and segments are read from, besides $CODEX_HOME and ~/.codex
-    codex_home: str | None = Field(default=None, alias="codexHome")
+    SettingField("codex_home", "codexHome", None, lambda value: value is None or type(value) is str),
     # the findings profile (docs/findings.md): "auto" (or None) is reader in a Codex home, author elsewhere
-    findings: Literal["auto", "reader", "author"] | None = Field(default=None, alias="findings")
+    SettingField("findings", "findings", None, _one_of("auto", "reader", "author")),
+    # the columns of a client that offers no positionEncodings but does not count UTF-16 units (Vim's ALE
+    # sends bytes): read at initialize only; a client that negotiates gets what it negotiated
+    SettingField("position_encoding", "positionEncoding", None, _one_of("utf-8", "utf-16", "utf-32")),
+)
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if type(value) is list else dict(value) if type(value) is dict else value
+
+
+def _plain(data: dict) -> dict | None:
+    """The value of every field, by name, when each value ``data`` gives is of its plain type and valid (a
+    field's camelCase key first, as pydantic reads it); None when one is not, or a field is given twice."""
+    out = {}
+    for field in FIELDS:
+        keys = [k for k in dict.fromkeys((field.alias or field.name, field.name)) if k in data]
+        if len(keys) > 1:
+            return None
+        if not keys:
+            out[field.name] = _copied(field.default)
+            continue
+        value = data[keys[0]]
+        if not field.plain(value):
+            return None
+        out[field.name] = _copied(value)
+    return out
+
+
+class Settings:
+    """Everything a client can configure (:data:`FIELDS`), read as the pydantic model reads it
+    (lsp_server/settings_model.py, imported only for a value that is not plain): ``Settings(**values)`` and
+    ``Settings.model_validate(values)`` raise pydantic's ValidationError for a value that does not validate."""
+
+    model_fields: ClassVar[dict[str, SettingField]] = {field.name: field for field in FIELDS}
+
+    severity: dict[str, SeverityName]
+    secret_patterns: list[str]
+    hover_output_lines: int
+    files: list[str]
+    invocation_logs: list[str]
+    debounce_ms: int
+    pull_diagnostics: bool
+    blame: bool
+    blame_outside_workspace: bool
+    codex_home: str | None
+    findings: Literal["auto", "reader", "author"] | None
+    position_encoding: Literal["utf-8", "utf-16", "utf-32"] | None
+
+    def __init__(self, **data: Any) -> None:
+        values = _plain(data)
+        if values is None:
+            from .settings_model import validated
+
+            values = validated(data)
+        self.__dict__.update(values)
+
+    @classmethod
+    def model_validate(cls, data: dict) -> Settings:
+        return cls(**data)
+
+    def model_dump(self, by_alias: bool = False) -> dict[str, Any]:
+        return {
+            (field.alias or field.name) if by_alias else field.name: _copied(getattr(self, field.name))
+            for field in FIELDS
+        }
+
+    def model_copy(self, update: dict[str, Any] | None = None) -> Settings:
+        """A copy with ``update`` (by field name) over it, not validated (as pydantic's ``model_copy``)."""
+        copy = object.__new__(Settings)
+        copy.__dict__.update(self.__dict__, **(update or {}))
+        return copy
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Settings) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return "Settings(" + ", ".join(f"{name}={value!r}" for name, value in self.__dict__.items()) + ")"
 
     def profile_of(self, path: str | None) -> str:
         """The findings profile of a document at ``path``: the one set, else ``reader`` for a rollout inside a
@@ -54,28 +177,6 @@ class Settings(BaseModel):
         if path and in_codex_home(path, codex_homes(self.codex_home)):
             return READER
         return default_profile(path)
-
-    # the columns of a client that offers no positionEncodings but does not count UTF-16 units (Vim's ALE
-    # sends bytes): read at initialize only; a client that negotiates gets what it negotiated
-    position_encoding: Literal["utf-8", "utf-16", "utf-32"] | None = Field(default=None, alias="positionEncoding")
-
-    @field_validator("severity")
-    @classmethod
-    def _known_codes(cls, value: dict[str, str]) -> dict[str, str]:
-        unknown = sorted(set(value) - set(CODES))
-        if unknown:
-            raise ValueError(f"unknown finding codes: {', '.join(unknown)}")
-        return value
-
-    @field_validator("secret_patterns")
-    @classmethod
-    def _compilable(cls, value: list[str]) -> list[str]:
-        for pattern in value:
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise ValueError(f"secret pattern {pattern!r}: {error}") from None
-        return value
 
     def compiled_secret_patterns(self) -> tuple[re.Pattern[str], ...]:
         return tuple(re.compile(p) for p in self.secret_patterns)
@@ -170,10 +271,9 @@ def parse_settings(value: Any, previous: Settings | None = None) -> tuple[Settin
         if key == "severity" and isinstance(item, dict):
             item = _known_severities(item, problems)
         trial = dict(merged, **{key: item})
-        try:
-            Settings.model_validate(trial)
-        except ValidationError as error:
-            problems.append(f"setting {key!r} ignored: {error.errors()[0]['msg']}")
+        problem = _problem(trial)
+        if problem is not None:
+            problems.append(f"setting {key!r} ignored: {problem}")
             field = _field_of(key)
             if field is not None:
                 merged[field.alias or key] = old.get(field.alias or key)
@@ -182,12 +282,21 @@ def parse_settings(value: Any, previous: Settings | None = None) -> tuple[Settin
     return Settings.model_validate(merged), problems
 
 
+def _problem(data: dict) -> str | None:
+    """Why ``data`` is not valid settings, in pydantic's words (asked only of a value that is not plain)."""
+    if _plain(data) is not None:
+        return None
+    from .settings_model import first_problem
+
+    return first_problem(data)
+
+
 def _known_severities(value: dict, problems: list[str]) -> dict:
     known = {}
     for code, name in value.items():
         if code not in CODES:
             problems.append(f"setting 'severity' ignored for {code!r}: not a finding code")
-        elif name not in ("error", "warning", "information", "hint", "off"):
+        elif name not in SEVERITY_NAMES:
             problems.append(f"setting 'severity' ignored for {code!r}: {name!r} is not a severity")
         else:
             known[code] = name

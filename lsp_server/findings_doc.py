@@ -7,7 +7,6 @@ published."""
 
 from __future__ import annotations
 
-import importlib.metadata
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,6 +26,8 @@ def findings_doc() -> str | None:
 
 
 def published_url() -> str | None:
+    import importlib.metadata  # here: it costs about 10 ms, at the first diagnostic rather than at start
+
     try:
         urls = importlib.metadata.metadata(DISTRIBUTION).get_all("Project-URL") or []
     except importlib.metadata.PackageNotFoundError:

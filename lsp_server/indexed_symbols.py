@@ -20,15 +20,18 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from analysis.jsonl.positions import PositionEncoding
-from analysis.reports.index import Hit, IndexUnavailable, RolloutIndex, default_db_path
 from analysis.reports.spread import PARENT_ENV
 from analysis.session.labels import DEAD, FAILED, exit_outcome
 from analysis.session.thread_names import name_of
+
+if TYPE_CHECKING:  # the session index (its process pool, its readers) is imported at the first query, not at start
+    from analysis.reports.index import Hit
 
 log = logging.getLogger("rollout_lsp")
 _KINDS = {"command": types.SymbolKind.Event, "patch": types.SymbolKind.File}
@@ -58,6 +61,8 @@ class IndexedSymbols:
         return sessions + [self.symbol(hit, encoding, mask) for hit in hits]
 
     def _search(self, query: str, exclude: frozenset[str], limit: int) -> list[Hit]:
+        from analysis.reports.index import IndexUnavailable, RolloutIndex, default_db_path
+
         path = default_db_path()
         if not path.is_file():
             return []
@@ -141,6 +146,8 @@ def indexed_sessions(
 ) -> list[types.WorkspaceSymbol]:
     """Indexed sessions (outside the open documents) whose thread name (session_index.jsonl) or first request
     contains ``query`` (case-insensitive), newest first: a symbol at the rollout's first line."""
+    from analysis.reports.index import IndexUnavailable, RolloutIndex, default_db_path
+
     path = default_db_path()
     needle = query.strip().lower()
     if not needle or limit <= 0 or not path.is_file():

@@ -12,15 +12,16 @@ server's Markdown into what that client reads (plain text: :mod:`lsp_server.plai
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from lsprotocol import types
 
+from analysis.jsonl.lazy_pattern import lazy
+
 from .plaintext import plain_text
 
-_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&:\"'=$])")
-_BACKTICKS = re.compile(r"`+")
+_SPECIAL = lazy(r"([\\`*_{}\[\]()#+\-.!|<>~&:\"'=$])")
+_BACKTICKS = lazy(r"`+")
 
 
 def escape(text: str) -> str:

@@ -7,13 +7,13 @@ spaces (no fence, so no language a client may not know)."""
 
 from __future__ import annotations
 
-import re
+from analysis.jsonl.lazy_pattern import lazy
 
-_FENCE = re.compile(r"^(`{3,})[\w+-]*$")
-_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~&:\"'=$])")
-_LINK = re.compile(r"\[((?:[^\]\\]|\\.)*)\]\([^)\s]*\)")
-_BOLD = re.compile(r"(?<!\\)\*\*")
-_CODE = re.compile(r"(?<!\\)(`+)(.*?)(?<!`)\1(?!`)")
+_FENCE = lazy(r"^(`{3,})[\w+-]*$")
+_ESCAPED = lazy(r"\\([\\`*_{}\[\]()#+\-.!|<>~&:\"'=$])")
+_LINK = lazy(r"\[((?:[^\]\\]|\\.)*)\]\([^)\s]*\)")
+_BOLD = lazy(r"(?<!\\)\*\*")
+_CODE = lazy(r"(?<!\\)(`+)(.*?)(?<!`)\1(?!`)")
 
 
 def plain_text(markdown: str) -> str:

@@ -61,8 +61,11 @@ def host_port(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .server import run as serve  # imported here: --help needs no pygls
-    from .transport import DEFAULT_MAX_MESSAGE
+    from analysis.cli import imports_uncollected
+
+    with imports_uncollected():  # pygls, lsprotocol and the analysis: most of the server's start
+        from .server import run as serve  # imported here: --help needs no pygls
+        from .transport import DEFAULT_MAX_MESSAGE
 
     leave_a_deleted_folder()
     return serve(

@@ -13,7 +13,6 @@ from pygls.uris import to_fs_path
 
 from analysis.jsonl.access import Access
 from analysis.jsonl.positions import PositionEncoding
-from analysis.reports.library.document import document_cost
 from analysis.session.agent_tree import parent_name
 from analysis.session.compaction import compacted_summary
 from analysis.session.lineage import find_session_file, lineage, search_roots
@@ -358,6 +357,8 @@ def session_markdown(analysis: RolloutAnalysis, path: str | None = None, workspa
                     "during the session)."
                 )
             )
+    from analysis.reports.library.document import document_cost  # the price table and the index's rows: on demand
+
     priced = document_cost(analysis)
     if priced is not None and (priced.responses or priced.subagents):
         parts.append(escape(f"Cost: {priced.text()}, priced with {priced.cost['prices_as_of']} (docs/cost.md)."))

@@ -4,6 +4,7 @@ project names a published one."""
 from __future__ import annotations
 
 import email.message
+import importlib.metadata
 import re
 
 from analysis.jsonl.findings import CODES
@@ -41,7 +42,7 @@ def test_a_published_address_in_the_metadata_wins(monkeypatch):
     metadata = email.message.Message()
     metadata["Project-URL"] = "Source, https://git.example/rollout-lsp"
     metadata["Project-URL"] = "Findings, https://docs.example/rollout-lsp/findings.html"
-    monkeypatch.setattr(findings_doc.importlib.metadata, "metadata", lambda name: metadata)
+    monkeypatch.setattr(importlib.metadata, "metadata", lambda name: metadata)
     findings_doc.findings_doc.cache_clear()
     try:
         assert findings_doc.section_url("secret") == "https://docs.example/rollout-lsp/findings.html#secret"

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 
 from tree_sitter import Node
 
+from ..jsonl.lazy_pattern import lazy
 from ..jsonl.positions import EscapeMap
 from ..script.calls import tool_sites
 from ..script.script import ExecScript
@@ -107,8 +108,8 @@ ARGUMENT_KEYS: dict[str, dict[str, str]] = {
         "max_output_tokens": "number: the output budget",
     },
 }
-_IDENTIFIER_TAIL = re.compile(r"[A-Za-z0-9_$]*\Z")
-_TOOLS_DOT = re.compile(r"(?<![A-Za-z0-9_$.])tools\s*\??\.\s*\Z")
+_IDENTIFIER_TAIL = lazy(r"[A-Za-z0-9_$]*\Z")
+_TOOLS_DOT = lazy(r"(?<![A-Za-z0-9_$.])tools\s*\??\.\s*\Z")
 _OPAQUE = frozenset(
     {"string", "string_fragment", "template_string", "comment", "regex", "regex_pattern", "escape_sequence"}
 )

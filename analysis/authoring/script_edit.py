@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from ..jsonl.jsonspans import locate, string_content
+from ..jsonl.lazy_pattern import lazy
 from ..jsonl.positions import EscapeMap
 
 INPUT = ("payload", "input")
 _SHORT = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
-_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|(.))", re.DOTALL)
+_ESCAPE = lazy(r"\\(?:u([0-9a-fA-F]{4})|(.))", re.DOTALL)
 # differences in longer texts are found by trimming the common ends only: SequenceMatcher is quadratic
 _DIFF_LIMIT = 20_000
 

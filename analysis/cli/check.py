@@ -8,10 +8,9 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from itertools import chain, islice
+from typing import TYPE_CHECKING
 
 from ..jsonl.access import CODEX_HOME_HELP, configure_codex_home
 from ..jsonl.display import MESSAGE_LIMIT, shown
@@ -27,6 +26,9 @@ from ..session.finish import finding_json, is_rollout_file, with_parent_findings
 from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
 from ..session.references import HEAD_LINES
 from .common import analyze, encoding_option, error, jobs_option
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 HEAD = max(20, HEAD_LINES)  # the first lines read before the rest: what tells an invocation log, and references
 
@@ -125,7 +127,9 @@ def _outcomes(
         for path in paths:
             yield path, _outcome(path, encoding, None, 1, profile)
         return
-    from concurrent.futures import ProcessPoolExecutor  # only for several files or a large one
+    # only for several files or a large one: `check --jobs 1` and a small file do without (start-up)
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     sizes = {path: _size(path) for path in remote}
     large = set(spread_by_lines(sizes, jobs))

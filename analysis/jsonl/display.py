@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from .lazy_pattern import lazy
+
+_SURROGATE = lazy("[\ud800-\udfff]")
 # C0 controls but tab and line feed, DEL, and the C1 controls (0x9b is a one-character CSI on some terminals)
 _CONTROLS = "".join(chr(c) for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)))
 # Invisible characters that change or hide what is shown: every format character (category Cf, Unicode 14 as

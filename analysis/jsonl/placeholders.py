@@ -27,8 +27,9 @@ lengths these scans accept, so real keys next to placeholders are still found.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
+
+from .lazy_pattern import lazy
 
 MIN_VALUE = 6  # a shorter value is no credential worth the name (and most often a placeholder)
 MIN_ENTROPY = 2.0  # Shannon bits a character: ``aaaa1111`` is 1.0, ``changeme`` 2.75, random keys 3.5 and more
@@ -90,8 +91,8 @@ STOP_WORDS = (
     "xxx",
     "0000",
 )  # not "fake" nor "mock" as parts: test fixtures spell keys FAKEsigningKEY123 (as words they are placeholders)
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_RUNS = re.compile(r"[a-z]+|[0-9]+")
+_CAMEL = lazy(r"(?<=[a-z])(?=[A-Z])")
+_RUNS = lazy(r"[a-z]+|[0-9]+")
 
 
 def is_placeholder(value: str, name: str = "") -> bool:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, BinaryIO, cast
 
 from .findings import INVALID_JSON, Finding
+from .lazy_pattern import lazy
 from .limits import (
     DECOMPRESSED_ENV,
     LINES_ENV,
@@ -39,7 +40,7 @@ NOT_A_ROLLOUT = (
     "skipped: not a Codex rollout (no rollout record in its first 50 lines, and its name matches "
     "no rollout pattern such as rollout-*.jsonl)"
 )
-_BAD_BYTE = re.compile("[\udc80-\udcff]")
+_BAD_BYTE = lazy("[\udc80-\udcff]")
 
 
 @dataclass

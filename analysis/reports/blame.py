@@ -17,12 +17,14 @@ import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..jsonl.access import denied
 from ..session.changes import NO, Hunk, is_windows_path, path_key, relative_key
 from ..session.labels import turn_label
-from .index import IndexUnavailable, RolloutIndex, find_repository_root
+
+if TYPE_CHECKING:  # the index (its process pool, its readers) is imported where it is read, not with this module
+    from .index import RolloutIndex
 
 MOVE_DEPTH = 10  # earlier names followed back through moves
 COMMON_ADDS = 3  # a line added by more hunks of the file's history than this is not distinctive alone
@@ -151,6 +153,8 @@ class LineBlame:
 def target_of(path: str) -> Target:
     """``path`` (made absolute) with its repository: the nearest folder holding ``.git``, and that
     repository's ``origin`` remote when its config names one."""
+    from .index import find_repository_root
+
     absolute = path if is_windows_path(path) else os.path.abspath(path)
     root = find_repository_root(os.path.dirname(absolute))
     relative = relative_key(absolute, root) if root else None
@@ -237,6 +241,8 @@ _SELECT = (
 def file_history(index: RolloutIndex, target: Target | str) -> list[Change]:
     """Every indexed change of the file, newest first: those that name it (added, updated, deleted, moved
     here or away), then, through each move that brought it here, those of its earlier names before it."""
+    from .index import IndexUnavailable
+
     if isinstance(target, str):
         target = target_of(target)
     found: dict[int, Change] = {}

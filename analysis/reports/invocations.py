@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -32,13 +31,14 @@ from ..jsonl.findings import (
     log_finding_sort_key,
 )
 from ..jsonl.jsonspans import locate
+from ..jsonl.lazy_pattern import lazy
 from ..jsonl.lines import first_lines, split_lines
 from ..jsonl.positions import PositionEncoding, Range, Span, span_to_range
 from ..script.shell_words import CommandLine, SimpleCommand, read_command_line
 from ..session.rollout import LocatedCall, RolloutAnalysis
 
 INVOCATION_LOG_NAME = "calls.jsonl"
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9._+-]*")
+_PLAIN_NAME = lazy(r"[A-Za-z0-9_+][A-Za-z0-9._+-]*")
 _FIELDS = {"ts": "a number (seconds)", "tool": "a string", "argv": "an array of strings", "exit": "an integer"}
 
 

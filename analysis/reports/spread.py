@@ -9,11 +9,13 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, wait
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .stream import PARALLEL_BYTES
+
+if TYPE_CHECKING:  # concurrent.futures is imported where a pool is made: `check --jobs 1` makes none (start-up)
+    from concurrent.futures import Executor
 
 CHUNK_BYTES = PARALLEL_BYTES  # a file this large or larger is worth spreading over processes by lines
 TASK_SHARE = 64  # a task of files is about 1/64 of a worker's share of the bytes ...
@@ -48,6 +50,8 @@ def file_tasks(order: list[str], sizes: dict[str, int], jobs: int) -> Iterator[l
 def in_window(pool: Executor, function: Callable, tasks: Iterable, width: int) -> Iterator:
     """``function`` of each task on ``pool``, at most ``width`` tasks submitted at a time, results as they
     come (submitting millions of tasks at once would hold a future for each)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     tasks = iter(tasks)
     pending = {pool.submit(function, task) for task in islice(tasks, width)}
     while pending:

@@ -13,12 +13,12 @@ list of calls is never taken for all a script may do.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from tree_sitter import Node, Query, QueryCursor
 
 from ..jsonl.findings import DYNAMIC_CODE
+from ..jsonl.lazy_pattern import lazy
 from .notes import Note
 from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, is_misread_await, misread_await_inner
 from .values import unwrap
@@ -29,10 +29,10 @@ _NAMES = Query(JAVASCRIPT, "[(identifier) (shorthand_property_identifier) (impor
 _CODE_FROM_TEXT = {"eval": "eval runs code built at run time", "Function": "Function builds code at run time"}
 _INDIRECT = frozenset({"call", "apply", "bind"})
 _PASS_THROUGH = frozenset({"parenthesized_expression", "await_expression"})
-_NAME_BYTE = re.compile(rb"[\w$]")
+_NAME_BYTE = lazy(rb"[\w$]")
 # ``tools.x(`` and ``tools["x"](``: a member called on the spot, the call reader's (checked on the bytes after the
 # name, as tree-sitter's ``parent`` costs a walk from the root)
-_CALLED = re.compile(rb"""[ \t]*(?:\??\.[ \t]*[\w$]+|\[[ \t]*(?:"[^"\\\n]*"|'[^'\\\n]*')[ \t]*\])[ \t]*\(""")
+_CALLED = lazy(rb"""[ \t]*(?:\??\.[ \t]*[\w$]+|\[[ \t]*(?:"[^"\\\n]*"|'[^'\\\n]*')[ \t]*\])[ \t]*\(""")
 
 
 def dynamic_notes(script: ExecScript) -> list[Note]:

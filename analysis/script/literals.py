@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import enum
 import json
-import re
 from functools import lru_cache
 from typing import Any, Final
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)(\.[0-9]+)?")
-_LINE_ENDS = re.compile(r"\r\n?")
-_SEPARATOR_MISPLACED = re.compile(r"(?<![0-9a-fA-F])_|_(?![0-9a-fA-F])")
+from ..jsonl.lazy_pattern import lazy
+
+_SURROGATE = lazy("[\ud800-\udfff]")
+_DECIMAL = lazy(r"(?:0|[1-9][0-9]*)(\.[0-9]+)?")
+_LINE_ENDS = lazy(r"\r\n?")
+_SEPARATOR_MISPLACED = lazy(r"(?<![0-9a-fA-F])_|_(?![0-9a-fA-F])")
 
 
 class Unknown(enum.Enum):

@@ -17,12 +17,13 @@ try:
 except ImportError:  # pragma: no cover - a platform without the wheel: every script takes the searches below
     re2 = None
 
+from ..jsonl.lazy_pattern import lazy
 from .script import ExecScript
 
 # Text that may be a construct tree-sitter accepts and V8 refuses, found with ``bytes.find`` or a regular
 # expression that starts with a literal or a class (Python's fast path), and placed in the tree: escapes count in strings, templates and names, the
 # rest outside strings, templates, comments and regular expressions.  Linear on any input.
-_ESCAPES = re.compile(rb"\\(?:[1-9xu]|0[0-9])")  # legacy octal, \8 \9, \u (names, \u{…}), \x: see _bad_escape
+_ESCAPES = lazy(rb"\\(?:[1-9xu]|0[0-9])")  # legacy octal, \8 \9, \u (names, \u{…}), \x: see _bad_escape
 _WORDS = (b"yield", b"export", b"__proto__")  # as whole tokens
 # names strict mode reserves (or may not bind): suspect as names, not as keywords or property names; found by
 # text, as a query predicate on every identifier costs more than the rest of the look together
@@ -43,8 +44,8 @@ _RESERVED = (
 _NAMES = frozenset({"identifier", "shorthand_property_identifier", "shorthand_property_identifier_pattern"})
 _MARKS = (b"<!--", b"-->")  # HTML-like comments: not in modules
 _ALL_WORDS = _WORDS + _RESERVED + _MARKS
-_ARROW = re.compile(rb"[\n\r\xa8\xa9][ \t\f\v]*=>|\*/\s*=>")  # U+2028 and U+2029 end in A8 and A9
-_ASYNC = re.compile(rb"async[ \t\f\v]*[\n\r\xe2/]")
+_ARROW = lazy(rb"[\n\r\xa8\xa9][ \t\f\v]*=>|\*/\s*=>")  # U+2028 and U+2029 end in A8 and A9
+_ASYNC = lazy(rb"async[ \t\f\v]*[\n\r\xe2/]")
 
 
 class _BytesSearch(Protocol):
@@ -86,8 +87,8 @@ _NOT_CODE = frozenset(
     }
 )
 _NOT_ESCAPE = frozenset({"comment", "regex_pattern", "regex_flags", "regex"})
-_NAME_BYTE = re.compile(rb"[\w$\\]")
-_OCTAL_ESCAPE = re.compile(rb"\\[0-7]+")
+_NAME_BYTE = lazy(rb"[\w$\\]")
+_OCTAL_ESCAPE = lazy(rb"\\[0-7]+")
 _NAME_TYPES = frozenset(
     {
         "identifier",

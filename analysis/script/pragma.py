@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-_PRAGMA = re.compile(r"[ \t\f\v]*// @exec:([^\n]*)")  # the first line, up to its \n (a \r is trimmed)
+from ..jsonl.lazy_pattern import lazy
+
+_PRAGMA = lazy(r"[ \t\f\v]*// @exec:([^\n]*)")  # the first line, up to its \n (a \r is trimmed)
 PRAGMA_KEYS = frozenset({"yield_time_ms", "max_output_tokens"})
 _MAX_SAFE_INTEGER = 2**53 - 1
 

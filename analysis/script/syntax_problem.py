@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+from ..jsonl.lazy_pattern import lazy
+
 # esprima-fork recurses about 13 Python frames per level of nesting and turns RecursionError into "nesting
 # exceeds the parser resource limit" (at about 80 levels under Python's default limit), where V8 reads well over a
 # thousand.  Such a script is parsed again in a thread of its own with a large stack and a recursion limit that
@@ -21,7 +23,7 @@ _RESOURCE_LIMIT = "resource limit"
 _DEEP_FRAMES = 14 * 8192 + 2000
 _DEEP_STACK = 512 * 1024 * 1024  # virtual: only the pages a parse touches are used
 _DEEP_LOCK = threading.Lock()  # one deep parse at a time: the recursion limit is the interpreter's
-_TOKEN = re.compile(r""""(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'|[\w$\\]+|\S""")  # a string is one token
+_TOKEN = lazy(r""""(?:[^"\\\r\n]|\\.)*"|'(?:[^'\\\r\n]|\\.)*'|[\w$\\]+|\S""")  # a string is one token
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,6 @@ findings, the same for every way of reading it.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from ..jsonl.access import ROLLOUT_BY_PATH, Access
 from ..jsonl.findings import FILE_LIMIT, PARENT_MISSING, Finding
 from ..jsonl.jsonspans import locate
+from ..jsonl.lazy_pattern import lazy
 from ..jsonl.limits import max_parent_bytes, max_parent_lines
 from ..jsonl.lines import split_lines
 from ..jsonl.memo import once_per_object
@@ -275,7 +275,7 @@ def parent_findings(analysis: RolloutAnalysis, resolved: list[Parent]) -> list[F
 HEAD_LINES = 16  # a rollout's references are in its first lines: its session_meta, a rollout_reference after it
 
 
-_LETTER_ESCAPE = re.compile(r"\\u00[4-7][0-9A-Fa-f]")  # a JSON escape of a letter or "_" (U+0040 to U+007F)
+_LETTER_ESCAPE = lazy(r"\\u00[4-7][0-9A-Fa-f]")  # a JSON escape of a letter or "_" (U+0040 to U+007F)
 
 
 def may_refer(line: str) -> bool:

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 
+from ..jsonl.lazy_pattern import lazy
+
 REASON_LIMIT = 80
-_REJECTED = re.compile(r"\A(?:`.*` )?rejected: ([^\n]+)", re.DOTALL)
-_EXECUTION = re.compile(r"\Aexecution error: ([^\n]*)")
-_KIND = re.compile(r"\bkind: (\w+)")
+_REJECTED = lazy(r"\A(?:`.*` )?rejected: ([^\n]+)", re.DOTALL)
+_EXECUTION = lazy(r"\Aexecution error: ([^\n]*)")
+_KIND = lazy(r"\bkind: (\w+)")
 _PATCH = "apply_patch verification failed"
 
 

@@ -30,20 +30,21 @@ import os
 import re
 import threading
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from analysis.jsonl.access import WORKSPACE_FILE as READ_WORKSPACE_FILE
 from analysis.jsonl.positions import LineColumns
-from analysis.reports.blame import Change, LineBlame, attribute_lines, file_history, read_lines, sessions_of, target_of
-from analysis.reports.index import IndexUnavailable, RolloutIndex, default_db_path
 
 from ..kinds import WORKSPACE_FILE, DocumentKinds
 from ..markdown import code_block, escape, for_client, hover_markup, inline_code
 from ..names import safe_name
 from .base import Feature, lsp_command, lsp_method
+
+if TYPE_CHECKING:  # analysis.reports.blame (the session index, SQLite) is imported at the first blame, not at start
+    from analysis.reports.blame import Change, LineBlame
 
 log = logging.getLogger("rollout_lsp")
 BLAME_SESSIONS = "rollout-lsp.blameSessions"
@@ -159,6 +160,8 @@ class BlameFeature(Feature):
         history, _ = await self._blame(uri, lines=False)
         if not history:
             return []
+        from analysis.reports.blame import sessions_of
+
         sessions = sessions_of(history)
         last = history[0]
         title = (
@@ -234,6 +237,8 @@ class BlameFeature(Feature):
         ]
         if not history or not self.message_actions or options.get("ask", True) is False:
             return locations
+        from analysis.reports.blame import sessions_of
+
         offered = history[:LISTED]
         titles = [f"{n + 1}. {self._item(c)}" for n, c in enumerate(offered)]
         try:
@@ -298,6 +303,8 @@ class BlameFeature(Feature):
         return f"{(change.when or '')[:16].replace('T', ' ')} · {change.action_label}{state} · {self._title(change)}"
 
     def _line_text(self, uri: str, line: int) -> str | None:
+        from analysis.reports.blame import read_lines
+
         path = self._readable(uri)
         try:
             lines = read_lines(path) if path else []
@@ -325,6 +332,9 @@ class BlameFeature(Feature):
 
     def _lookup(self, path: str, lines: bool) -> tuple[list[Change], list[LineBlame | None] | None]:
         """The file's history (and its lines attributed), cached while the file and the index are unchanged."""
+        from analysis.reports.blame import attribute_lines, file_history, read_lines, target_of
+        from analysis.reports.index import IndexUnavailable, RolloutIndex, default_db_path
+
         db = default_db_path()
         try:
             stamp = (_stat(path), _stat(str(db)), _stat(str(db) + "-wal"))

@@ -10,7 +10,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from analysis.jsonl.positions import PositionEncoding
-from analysis.reports.library.document import document_cost
 from analysis.session.executed import script_exit_codes
 from analysis.session.labels import call_outcome, failures, seconds
 from analysis.session.lineage import lineage
@@ -119,6 +118,8 @@ class LensFeature(Feature):
 
 def cost_lenses(analysis: RolloutAnalysis) -> list[types.CodeLens]:
     """Above the session line: ``cost: $0.1234 · 12 responses · 2 subagents`` (docs/cost.md)."""
+    from analysis.reports.library.document import document_cost  # the price table: at the first lens, not at start
+
     found = document_cost(analysis)
     ident = lineage(analysis).identity
     if found is None or ident is None or not (found.responses or found.subagents):

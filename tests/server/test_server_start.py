@@ -14,8 +14,23 @@ from lsp_server.wire import CONVERTER
 ROOT = Path(__file__).resolve().parents[2]
 
 # modules the first Outline and diagnostics of a rollout never use: the price table, the reports of export,
-# check/outline's JSON (rollout/analyzeFile), the index's process pool
-NOT_AT_START = ("genai_prices", "analysis.reports.export", "analysis.reports.report", "zstandard", "websockets")
+# check/outline's JSON (rollout/analyzeFile), the index's process pool; and, imported at their first use rather
+# than at start: the settings' pydantic model (lsp_server/settings_model.py: a value that is not plain), the
+# session index and its process pool (blame, workspace symbols), the cost lens's prices, the installed metadata
+# (findings.md's published address, at the first diagnostic)
+NOT_AT_START = (
+    "genai_prices",
+    "analysis.reports.export",
+    "analysis.reports.report",
+    "zstandard",
+    "websockets",
+    "pydantic",
+    "analysis.reports.index",
+    "analysis.reports.library",
+    "concurrent.futures.process",
+    "multiprocessing",
+    "importlib.metadata",
+)
 
 PROBE = """
 import json, sys
