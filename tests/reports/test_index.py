@@ -200,9 +200,8 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
         index.update([str(sessions)])
         before = rows(index)
     analysed: list[str] = []
-    monkeypatch.setattr(
-        planning_module, "analyze_text", lambda text, *rest: analysed.append(text) or analyze_text(text, *rest)
-    )
+    real = planning_module._analyse
+    monkeypatch.setattr(planning_module, "_analyse", lambda text: analysed.append(text) or real(text))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
@@ -223,9 +222,8 @@ def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeyp
         [pending] = index.search("pytest -q tests/")
         assert (pending.status, pending.exit_code, pending.output_line) == (None, None, None)
     analysed: list[str] = []
-    monkeypatch.setattr(
-        planning_module, "analyze_text", lambda text, *rest: analysed.append(text) or analyze_text(text, *rest)
-    )
+    real = planning_module._analyse
+    monkeypatch.setattr(planning_module, "_analyse", lambda text: analysed.append(text) or real(text))
     with open(rollout, "a", encoding="utf-8") as handle:
         handle.write("\n".join(lines[5:]))
     with RolloutIndex.open(db) as index:
@@ -589,12 +587,14 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
 
 
 def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tmp_path: Path, monkeypatch):
-    def analyze(text: str, *rest):
+    real = planning_module._analyse
+
+    def analyze(text: str):
         if "call_demo1" in text:
             raise RuntimeError("a bug")
-        return analyze_text(text, *rest)
+        return real(text)
 
-    monkeypatch.setattr(planning_module, "analyze_text", analyze)
+    monkeypatch.setattr(planning_module, "_analyse", analyze)
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         stats = index.update([str(sessions)])
         assert index.search("git push") == []

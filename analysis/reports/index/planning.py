@@ -8,10 +8,11 @@ import re
 from bisect import bisect_right
 from typing import Any
 
+from ...jsonl.lines import split_lines
 from ...jsonl.source import decode
 from ...script.calls import PATCH
 from ...session.changes import applied, cwd_at, session_place
-from ...session.rollout import LineCache, RolloutAnalysis, analyze_text
+from ...session.rollout import LineCache, RolloutAnalysis, link_records
 from .repositories import repository_of
 from .rows import _TITLE_LIMIT, _call_row, _change_rows, _clean, _Work
 from .session_rows import plan_session
@@ -56,8 +57,7 @@ def _plan(
         indexed["repo_url"] if append else None,
     )
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
-    # the index reports no findings, and what it stores is redacted by _clean: no line is scanned for secrets
-    analysis = analyze_text(text, LineCache(secrets=False)) if text else None
+    analysis = _analyse(text) if text else None
     if analysis is None:
         return work
     work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
@@ -100,6 +100,16 @@ def _plan(
     return work
 
 
+def _analyse(text: str) -> RolloutAnalysis:
+    """What the index reads of ``text``: every line analysed and linked (calls paired with their outputs and
+    events, turns), as ``analyze_text`` does, without what only findings need, since the index reports none:
+    no line is scanned for secrets (what it stores is redacted by :func:`~.rows._clean`), and the records of
+    unknown types are not looked for (``link_records`` leaves them to its caller)."""
+    lines = split_lines(text)
+    get = LineCache(secrets=False).get
+    return link_records(lines, [get(line) for line in lines])
+
+
 def _pair_late_outputs(
     path: str,
     data: bytes,
@@ -139,7 +149,7 @@ def _pair_late_outputs(
             texts.append(tail.lines[number])
             where.append((base_line + number, offsets[number]))
         work.lines_reread += 1 + (call["output_offset"] is not None)
-        stitched = analyze_text("\n".join(texts), LineCache(secrets=False))
+        stitched = _analyse("\n".join(texts))
         first = stitched.output_of(0)
         for located in stitched.calls_on(0):
             output = located.output

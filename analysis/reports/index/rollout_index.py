@@ -18,7 +18,7 @@ from ..spread import pool_options
 from .database import IndexDatabase, _failure
 from .results import _HIT_COLUMNS, Hit, IndexStats, _hit
 from .rows import _Work
-from .schema import _FILE_COLUMNS, _INSERT_CALL, _INSERT_CHANGE
+from .schema import _FILE_COLUMNS, _INSERT_CHANGE, insert_calls
 from .session_rows import write_session
 from .workers import FILES_IN_FLIGHT, Prepared, _Skipped, prepare_file
 
@@ -262,7 +262,7 @@ class RolloutIndex(IndexDatabase):
             )
             self.db.execute("DELETE FROM calls WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
             self.db.execute("DELETE FROM changes WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
-        self.db.executemany(_INSERT_CALL, [(file_id, *call) for call in work.calls])
+        insert_calls(self.db, [(file_id, *call) for call in work.calls])
         self.db.executemany(_INSERT_CHANGE, [(file_id, *change) for change in work.changes])
         self.db.executemany(
             "UPDATE changes SET applied = ? WHERE file_id = ? AND line = ? AND call_index = ?",
