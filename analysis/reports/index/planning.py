@@ -35,7 +35,8 @@ def _plan(
     indexed: dict[str, Any] = row or {}  # what was indexed, read only when appending (so there is a row)
     base_bytes = indexed["stable_bytes"] if append else 0
     base_line = indexed["stable_lines"] if append else 0
-    stable_lines = base_line + _breaks(data, base_bytes, cut) if cut > base_bytes else base_line
+    offsets = _line_offsets(data, base_bytes)
+    stable_lines = base_line + _breaks_before(offsets, cut) if cut > base_bytes else base_line
     digest.update(view[base_bytes : max(cut, base_bytes)])
     work = _Work(
         path,
@@ -68,7 +69,6 @@ def _plan(
         place = session_place(analysis)
         work.repo_root, work.repo_url = repository_of(place)
     cwds = cwd_at(analysis, work.cwd)
-    offsets = _line_offsets(data, base_bytes)
     before = work.turn_number or 0  # the turns of the lines indexed before an append
     turns = [(base_line + t.line, t.title, before + n) for n, t in enumerate(analysis.turns, 1)]
     turn_starts = [t[0] for t in turns]
@@ -177,11 +177,10 @@ def _line_at(path: str, data: bytes, offset: int) -> str:
     return decode(path, data[offset : end.start() if end else len(data)]).text
 
 
-def _breaks(data: bytes, start: int, end: int) -> int:
-    """How many line breaks ``data[start:end]`` holds (a bare ``\n`` is counted by C, the others by regex)."""
-    if data.find(b"\r", start, end) < 0:
-        return data.count(b"\n", start, end)
-    return len(_BREAKS.findall(data, start, end))
+def _breaks_before(offsets: list[int], end: int) -> int:
+    """How many line breaks lie before ``end`` among the lines that start at ``offsets`` (:func:`_line_offsets`):
+    ``end`` is just after a line feed, or the first offset, so that no ``\r\n`` straddles it."""
+    return bisect_right(offsets, end) - 1
 
 
 def _line_offsets(data: bytes, base: int) -> list[int]:

@@ -39,7 +39,10 @@ def within_lines(data: bytes) -> tuple[bytes, str | None]:
     """``data`` up to the end of its line :func:`~analysis.jsonl.limits.max_lines`, and, when that cut it,
     what to say (the lines after are not indexed)."""
     limit = max_lines()
-    if data.count(b"\n") + data.count(b"\r") < limit:
+    breaks = data.count(b"\n")
+    if b"\r" in data:  # a search, not a count: most rollouts hold no carriage return
+        breaks += data.count(b"\r")
+    if breaks < limit:  # an upper bound of the line breaks (a "\r\n" counts twice)
         return data, None
     for number, found in enumerate(_BREAK.finditer(data), 1):
         if number == limit:

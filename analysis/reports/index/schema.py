@@ -2,7 +2,7 @@
 
 import sqlite3
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 
 SCHEMA_VERSION = 6  # 3: the changes table (files changed by patches) and the files' cwd and repository;
 # 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere); 5: files.skipped;
@@ -205,8 +205,9 @@ def insert_calls(db: sqlite3.Connection, rows: Sequence[tuple]) -> None:
     Statements of 256, 128, …, 1 rows (the count's binary digits) keep the distinct statements few, each
     compiled once (the connection's statement cache); the rows, their ids and what is indexed are the same."""
     width = len(_CALL_COLUMNS)
-    getlimit = getattr(db, "getlimit", None)  # Python 3.11
-    variables = getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) if getlimit is not None else _DEFAULT_VARIABLES
+    getlimit = getattr(db, "getlimit", None)  # Python 3.11, with the constant
+    which = getattr(sqlite3, "SQLITE_LIMIT_VARIABLE_NUMBER", None)
+    variables = getlimit(which) if getlimit is not None and which is not None else _DEFAULT_VARIABLES
     most = min(_ROWS_PER_INSERT, max(1, variables // width))
     size = 1 << (most.bit_length() - 1)  # the largest power of two not over ``most``
     at = 0
@@ -218,11 +219,13 @@ def insert_calls(db: sqlite3.Connection, rows: Sequence[tuple]) -> None:
         at += size
 
 
-@lru_cache(maxsize=None)
+@cache
 def _insert_rows(count: int) -> str:
     """The statement that inserts ``count`` rows of calls."""
     row = f"({', '.join('?' * len(_CALL_COLUMNS))})"
     return f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES {', '.join([row] * count)}"
+
+
 _FILE_COLUMNS = (
     "id",
     "path",
