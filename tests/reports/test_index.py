@@ -693,7 +693,9 @@ def test_a_json_lines_file_that_is_not_a_rollout_is_skipped_remembered_and_never
     assert (stats.files, stats.full, stats.not_rollouts, stats.errors) == (2, 2, [str(packed), str(notes)], [])
     read: list[str] = []
     real_read_lines = reading_module.read_lines
-    monkeypatch.setattr(reading_module, "read_lines", lambda path: read.append(path) or real_read_lines(path))
+    monkeypatch.setattr(
+        reading_module, "read_lines", lambda path, **options: read.append(path) or real_read_lines(path, **options)
+    )
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
         assert index.count() == (2, 6)

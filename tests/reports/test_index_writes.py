@@ -3,6 +3,7 @@ statement (one full-text segment for them, not one a call), and lines read witho
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -151,3 +152,39 @@ def test_an_index_of_many_calls_finds_each_as_before(tmp_path: Path):
             (1 + n, f"echo call{n}") for n in range(600) if f"call{n}".startswith("call59")
         ]
         assert [h.line for h in index.search("")] == list(range(1, 601))
+
+
+def test_a_rollout_whose_name_does_not_say_is_told_by_a_first_line_longer_than_one_read(tmp_path: Path):
+    """A rollout not named rollout-*.jsonl is told by its first records, read 64 KiB at a time: a first line
+    (a session_meta with long instructions) longer than one read is read whole, and the file indexed; a file
+    whose long first line is no rollout record is not."""
+    from analysis.reports.index.reading import SNIFF_CHUNK
+
+    meta = json.dumps(
+        {
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "session_meta",
+            "payload": {"id": "s2", "timestamp": "2026-01-01T00:00:00Z", "instructions": "x" * (3 * SNIFF_CHUNK)},
+        }
+    )
+    call = json.dumps(
+        {
+            "timestamp": "2026-01-01T00:00:01Z",
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": "echo told"}),
+                "call_id": "c1",
+            },
+        }
+    )
+    folder = tmp_path / "copies"
+    folder.mkdir()
+    (folder / "saved-session.jsonl").write_text(f"{meta}\n{call}\n", encoding="utf-8")
+    other = json.dumps({"note": "y" * (3 * SNIFF_CHUNK)})
+    (folder / "notes.jsonl").write_text(f"{other}\n{json.dumps({'n': 1})}\n", encoding="utf-8")
+    with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
+        stats = index.update([str(folder)])
+        assert [(Path(h.path).name, h.text) for h in index.search("")] == [("saved-session.jsonl", "echo told")]
+    assert (stats.files, stats.not_rollouts) == (1, [str(folder / "notes.jsonl")])
