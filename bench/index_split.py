@@ -3,7 +3,7 @@
     python bench/index_split.py [--runs 3] [FOLDER]      # FOLDER: ../shared/corpus/wild by default
 
 In one process, best of ``--runs`` (CPU time, ``time.process_time``): (1) each file decoded and analysed as
-the index analyses it (``analyze_text`` with no secret scan); (2) ``prepare_file`` of each file, what a worker
+the index analyses it (``planning._analyse``: no secret scan, no unknown-record findings); (2) ``prepare_file`` of each file, what a worker
 does (reading, the analysis, and the rows of calls, changes, usage and the session); then (3) the whole
 ``index --jobs 1`` process into a fresh database (start-up, writing and the full-text index too), as
 ``bench/versus.py`` measures it.  (2) − (1) is what the index does per file beyond the analysis; (3) − (2)
@@ -26,8 +26,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from analysis.jsonl.source import decode  # noqa: E402
+from analysis.reports.index.planning import _analyse  # noqa: E402
 from analysis.reports.index.workers import prepare_file  # noqa: E402
-from analysis.session.rollout import LineCache, analyze_text  # noqa: E402
 
 
 def best(runs: int, work) -> float:
@@ -62,7 +62,7 @@ def main() -> None:
     def analyse() -> None:
         for path in files:
             with open(path, "rb") as handle:
-                analyze_text(decode(path, handle.read()).text, LineCache(secrets=False))
+                _analyse(decode(path, handle.read()).text)
 
     def prepare() -> None:
         for path in files:

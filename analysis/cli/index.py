@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -72,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if args.dirs and len(missing) == len(args.dirs):
         return 2
     die_with_parent_from_environment()  # the server's background index dies with the server
+    # what is loaded by now (modules, parser) lives as long as the process: frozen, the collector no longer walks
+    # it, during the run or at exit (about 0.03 CPU-s of a run's start; nothing frozen is garbage)
+    gc.freeze()
     path = args.db or default_db_path()
     try:  # the index alone decides what may be rebuilt (analysis.reports.index.database): nothing is retried here
         dirs, stats, files, calls = _index(path, args.dirs, args.timeout, args.rebuild, args.jobs)

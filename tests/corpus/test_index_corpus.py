@@ -120,3 +120,26 @@ def test_a_real_rollout_grown_by_appending(tmp_path: Path):
             for h in index.search("")
         ]
     assert after == whole
+
+
+def test_the_index_reads_real_rollouts_as_the_analysis_does_less_the_unknown_record_findings():
+    """planning._analyse, the index's reading, gives every real rollout's calls, outputs, events and turns as
+    analyze_text without the secret scan does, and its findings but the unknown-record ones."""
+    from analysis.jsonl.findings import UNKNOWN_RECORD
+    from analysis.reports.index.planning import _analyse
+    from analysis.session.rollout import LineCache
+
+    files = rollout_files([str(WILD)])
+    assert len(files) > 50
+    for path in files:
+        text = load(path).text
+        full, read = analyze_text(text, LineCache(secrets=False)), _analyse(text)
+        assert [(c.line, c.index, c.call, c.output, c.event) for c in read.calls] == [
+            (c.line, c.index, c.call, c.output, c.event) for c in full.calls
+        ], path
+        assert (read.turns, read.record_outputs, read.matched_events) == (
+            full.turns,
+            full.record_outputs,
+            full.matched_events,
+        ), path
+        assert read.findings == [f for f in full.findings if f.code != UNKNOWN_RECORD], path

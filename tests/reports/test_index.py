@@ -200,9 +200,8 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
         index.update([str(sessions)])
         before = rows(index)
     analysed: list[str] = []
-    monkeypatch.setattr(
-        planning_module, "analyze_text", lambda text, *rest: analysed.append(text) or analyze_text(text, *rest)
-    )
+    real = planning_module._analyse
+    monkeypatch.setattr(planning_module, "_analyse", lambda text: analysed.append(text) or real(text))
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
@@ -223,9 +222,8 @@ def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeyp
         [pending] = index.search("pytest -q tests/")
         assert (pending.status, pending.exit_code, pending.output_line) == (None, None, None)
     analysed: list[str] = []
-    monkeypatch.setattr(
-        planning_module, "analyze_text", lambda text, *rest: analysed.append(text) or analyze_text(text, *rest)
-    )
+    real = planning_module._analyse
+    monkeypatch.setattr(planning_module, "_analyse", lambda text: analysed.append(text) or real(text))
     with open(rollout, "a", encoding="utf-8") as handle:
         handle.write("\n".join(lines[5:]))
     with RolloutIndex.open(db) as index:
@@ -589,12 +587,14 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
 
 
 def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tmp_path: Path, monkeypatch):
-    def analyze(text: str, *rest):
+    real = planning_module._analyse
+
+    def analyze(text: str):
         if "call_demo1" in text:
             raise RuntimeError("a bug")
-        return analyze_text(text, *rest)
+        return real(text)
 
-    monkeypatch.setattr(planning_module, "analyze_text", analyze)
+    monkeypatch.setattr(planning_module, "_analyse", analyze)
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         stats = index.update([str(sessions)])
         assert index.search("git push") == []
@@ -693,7 +693,9 @@ def test_a_json_lines_file_that_is_not_a_rollout_is_skipped_remembered_and_never
     assert (stats.files, stats.full, stats.not_rollouts, stats.errors) == (2, 2, [str(packed), str(notes)], [])
     read: list[str] = []
     real_read_lines = reading_module.read_lines
-    monkeypatch.setattr(reading_module, "read_lines", lambda path: read.append(path) or real_read_lines(path))
+    monkeypatch.setattr(
+        reading_module, "read_lines", lambda path, **options: read.append(path) or real_read_lines(path, **options)
+    )
     with RolloutIndex.open(db) as index:
         stats = index.update([str(folder)])
         assert index.count() == (2, 6)
@@ -809,14 +811,15 @@ from hypothesis import strategies as st  # noqa: E402
 @example(b"a\nb\n", None)
 def test_line_offsets_and_break_counts_are_those_of_split_lines(data, draw):
     """Byte offsets of the lines (a C search when the bytes hold no carriage return) and the count of breaks
-    before a point agree with the lines split_lines gives."""
+    before a point just after a line feed (where the stable lines end) agree with the lines split_lines gives."""
     base = draw.draw(st.integers(0, len(data))) if draw is not None else 0
-    end = draw.draw(st.integers(base, len(data))) if draw is not None else len(data)
+    feeds = [base] + [at + 1 for at in range(base, len(data)) if data[at : at + 1] == b"\n"]
+    end = draw.draw(st.sampled_from(feeds)) if draw is not None else feeds[-1]
     lines = split_lines(data[base:].decode())
     offsets = planning_module._line_offsets(data, base)
     assert len(offsets) == len(lines)
     assert [data[a : a + len(line)].decode() for a, line in zip(offsets, lines)] == lines
-    assert planning_module._breaks(data, base, end) == len(split_lines(data[base:end].decode())) - 1
+    assert planning_module._breaks_before(offsets, end) == len(split_lines(data[base:end].decode())) - 1
 
 
 def _tables(db: Path, folder: Path) -> dict[str, list[tuple]]:

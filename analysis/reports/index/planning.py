@@ -8,10 +8,11 @@ import re
 from bisect import bisect_right
 from typing import Any
 
+from ...jsonl.lines import split_lines
 from ...jsonl.source import decode
 from ...script.calls import PATCH
 from ...session.changes import applied, cwd_at, session_place
-from ...session.rollout import LineCache, RolloutAnalysis, analyze_text
+from ...session.rollout import LineCache, RolloutAnalysis, link_records
 from .repositories import repository_of
 from .rows import _TITLE_LIMIT, _call_row, _change_rows, _clean, _Work
 from .session_rows import plan_session
@@ -34,7 +35,8 @@ def _plan(
     indexed: dict[str, Any] = row or {}  # what was indexed, read only when appending (so there is a row)
     base_bytes = indexed["stable_bytes"] if append else 0
     base_line = indexed["stable_lines"] if append else 0
-    stable_lines = base_line + _breaks(data, base_bytes, cut) if cut > base_bytes else base_line
+    offsets = _line_offsets(data, base_bytes)
+    stable_lines = base_line + _breaks_before(offsets, cut) if cut > base_bytes else base_line
     digest.update(view[base_bytes : max(cut, base_bytes)])
     work = _Work(
         path,
@@ -56,8 +58,7 @@ def _plan(
         indexed["repo_url"] if append else None,
     )
     text = decode(path, data[base_bytes:]).text if base_bytes < len(data) else ""
-    # the index reports no findings, and what it stores is redacted by _clean: no line is scanned for secrets
-    analysis = analyze_text(text, LineCache(secrets=False)) if text else None
+    analysis = _analyse(text) if text else None
     if analysis is None:
         return work
     work.lines_analysed = len(analysis.lines) - (1 if analysis.lines[-1] == "" else 0)
@@ -68,7 +69,6 @@ def _plan(
         place = session_place(analysis)
         work.repo_root, work.repo_url = repository_of(place)
     cwds = cwd_at(analysis, work.cwd)
-    offsets = _line_offsets(data, base_bytes)
     before = work.turn_number or 0  # the turns of the lines indexed before an append
     turns = [(base_line + t.line, t.title, before + n) for n, t in enumerate(analysis.turns, 1)]
     turn_starts = [t[0] for t in turns]
@@ -98,6 +98,16 @@ def _plan(
             earlier[-1][2],
         )
     return work
+
+
+def _analyse(text: str) -> RolloutAnalysis:
+    """What the index reads of ``text``: every line analysed and linked (calls paired with their outputs and
+    events, turns), as ``analyze_text`` does, without what only findings need, since the index reports none:
+    no line is scanned for secrets (what it stores is redacted by :func:`~.rows._clean`), and the records of
+    unknown types are not looked for (``link_records`` leaves them to its caller)."""
+    lines = split_lines(text)
+    get = LineCache(secrets=False).get
+    return link_records(lines, [get(line) for line in lines])
 
 
 def _pair_late_outputs(
@@ -139,7 +149,7 @@ def _pair_late_outputs(
             texts.append(tail.lines[number])
             where.append((base_line + number, offsets[number]))
         work.lines_reread += 1 + (call["output_offset"] is not None)
-        stitched = analyze_text("\n".join(texts), LineCache(secrets=False))
+        stitched = _analyse("\n".join(texts))
         first = stitched.output_of(0)
         for located in stitched.calls_on(0):
             output = located.output
@@ -167,11 +177,10 @@ def _line_at(path: str, data: bytes, offset: int) -> str:
     return decode(path, data[offset : end.start() if end else len(data)]).text
 
 
-def _breaks(data: bytes, start: int, end: int) -> int:
-    """How many line breaks ``data[start:end]`` holds (a bare ``\n`` is counted by C, the others by regex)."""
-    if data.find(b"\r", start, end) < 0:
-        return data.count(b"\n", start, end)
-    return len(_BREAKS.findall(data, start, end))
+def _breaks_before(offsets: list[int], end: int) -> int:
+    """How many line breaks lie before ``end`` among the lines that start at ``offsets`` (:func:`_line_offsets`):
+    ``end`` is just after a line feed, or the first offset, so that no ``\r\n`` straddles it."""
+    return bisect_right(offsets, end) - 1
 
 
 def _line_offsets(data: bytes, base: int) -> list[int]:

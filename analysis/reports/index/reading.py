@@ -17,6 +17,7 @@ from ...session.sniff import looks_like_rollout
 # bomb) is refused, found out in constant memory (analysis.jsonl.limits: DECOMPRESSED_ENV, DEFAULT_MAX_DECOMPRESSED)
 _BREAK = re.compile(rb"\r\n|\r|\n")
 NOT_A_ROLLOUT_ROW = "not a rollout"  # files.skipped of a JSON Lines file that is not a rollout
+SNIFF_CHUNK = 1 << 16  # bytes read at a time to tell a rollout by its first records (_is_rollout)
 
 
 def _reason(error: Exception) -> str:
@@ -39,7 +40,10 @@ def within_lines(data: bytes) -> tuple[bytes, str | None]:
     """``data`` up to the end of its line :func:`~analysis.jsonl.limits.max_lines`, and, when that cut it,
     what to say (the lines after are not indexed)."""
     limit = max_lines()
-    if data.count(b"\n") + data.count(b"\r") < limit:
+    breaks = data.count(b"\n")
+    if b"\r" in data:  # a search, not a count: most rollouts hold no carriage return
+        breaks += data.count(b"\r")
+    if breaks < limit:  # an upper bound of the line breaks (a "\r\n" counts twice)
         return data, None
     for number, found in enumerate(_BREAK.finditer(data), 1):
         if number == limit:
@@ -77,7 +81,9 @@ def _is_rollout(path: str) -> bool:
     holds), or one of its first records is a rollout record, the rule ``check`` and the server follow."""
 
     def content() -> bool:  # read only when the name does not decide
-        lines = read_lines(path)
+        # a small first read: the reader decodes every line of what it read, and the first record decides
+        # (a rollout's first line is its session_meta); the lines are the same whatever the size of a read
+        lines = read_lines(path, chunk_size=SNIFF_CHUNK)
         try:
             return looks_like_rollout(text for text, _ in lines)
         except Unreadable as error:  # say why as every other unreadable file does: "cannot read PATH: why"

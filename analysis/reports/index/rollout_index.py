@@ -8,17 +8,15 @@ import os
 import sqlite3
 import time
 from concurrent.futures import Future
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from typing import Any
 
 from ...jsonl.display import storable
 from ...jsonl.source import find_rollout_files
-from ..spread import pool_options
 from .database import IndexDatabase, _failure
 from .results import _HIT_COLUMNS, Hit, IndexStats, _hit
 from .rows import _Work
-from .schema import _FILE_COLUMNS, _INSERT_CALL, _INSERT_CHANGE
+from .schema import _FILE_COLUMNS, _INSERT_CHANGE, insert_calls
 from .session_rows import write_session
 from .workers import FILES_IN_FLIGHT, Prepared, _Skipped, prepare_file
 
@@ -58,10 +56,16 @@ class RolloutIndex(IndexDatabase):
         may have changed, those are prepared by worker processes, a few files ahead."""
         changed = [p for p in paths if _utf8(p) and self._may_have_changed(p)] if jobs > 1 else []
         futures: dict[str, Future] = {}
+        broken: tuple[type[Exception], ...] = ()  # what a dead worker raises, once there are workers
         with ExitStack() as stack:
             if len(changed) > 1:
-                from concurrent.futures import ProcessPoolExecutor  # only when there is work to share
+                # only when there is work to share: a process pool's modules cost a one-process run's start
+                from concurrent.futures import ProcessPoolExecutor
+                from concurrent.futures.process import BrokenProcessPool
 
+                from ..spread import pool_options
+
+                broken = (BrokenProcessPool,)
                 pool = stack.enter_context(ProcessPoolExecutor(max_workers=jobs, **pool_options()))
                 ahead = iter(changed)
 
@@ -86,7 +90,7 @@ class RolloutIndex(IndexDatabase):
                 submit_next()
                 try:
                     prepared = future.result()
-                except BrokenProcessPool:  # a worker died (killed, out of memory): this process does it
+                except broken:  # a worker died (killed, out of memory): this process does it
                     prepared = None
                 self._update_file(path, stats, prepared)
 
@@ -262,7 +266,7 @@ class RolloutIndex(IndexDatabase):
             )
             self.db.execute("DELETE FROM calls WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
             self.db.execute("DELETE FROM changes WHERE file_id = ? AND line >= ?", (file_id, work.first_line))
-        self.db.executemany(_INSERT_CALL, [(file_id, *call) for call in work.calls])
+        insert_calls(self.db, [(file_id, *call) for call in work.calls])
         self.db.executemany(_INSERT_CHANGE, [(file_id, *change) for change in work.changes])
         self.db.executemany(
             "UPDATE changes SET applied = ? WHERE file_id = ? AND line = ? AND call_index = ?",

@@ -1,5 +1,9 @@
 """The index's SQLite schema: its tables, columns and version, and the statements that insert rows."""
 
+import sqlite3
+from collections.abc import Sequence
+from functools import cache
+
 SCHEMA_VERSION = 6  # 3: the changes table (files changed by patches) and the files' cwd and repository;
 # 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere); 5: files.skipped;
 # 6: the sessions library (files' lineage, request, start, end, model; the responses and links tables)
@@ -184,7 +188,44 @@ _CALL_COLUMNS = (
     "turn_number",
     "timestamp",
 )
-_INSERT_CALL = f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
+# rows of calls one INSERT statement writes at most (a power of two): see insert_calls
+_ROWS_PER_INSERT = 256
+# the bound parameters a statement may have when the connection cannot say (Python 3.10 has no getlimit):
+# SQLite's default since 3.32, 999 before
+_DEFAULT_VARIABLES = 32766 if sqlite3.sqlite_version_info >= (3, 32, 0) else 999
+
+
+def insert_calls(db: sqlite3.Connection, rows: Sequence[tuple]) -> None:
+    """Inserts ``rows`` (values of :data:`_CALL_COLUMNS`) into ``calls``, in order, many rows a statement.
+
+    Each statement that inserts into ``calls`` fires the ``calls_ai`` trigger, and a statement with a trigger
+    makes SQLite open a savepoint on the full-text table, which makes FTS5 write out the terms it holds as a
+    new segment, to be merged later: ``executemany`` (one statement a row) wrote a segment per call, which
+    cost the index about half its writing time.  A statement of many rows writes one segment for them all.
+    Statements of 256, 128, …, 1 rows (the count's binary digits) keep the distinct statements few, each
+    compiled once (the connection's statement cache); the rows, their ids and what is indexed are the same."""
+    width = len(_CALL_COLUMNS)
+    getlimit = getattr(db, "getlimit", None)  # Python 3.11, with the constant
+    which = getattr(sqlite3, "SQLITE_LIMIT_VARIABLE_NUMBER", None)
+    variables = getlimit(which) if getlimit is not None and which is not None else _DEFAULT_VARIABLES
+    most = min(_ROWS_PER_INSERT, max(1, variables // width))
+    size = 1 << (most.bit_length() - 1)  # the largest power of two not over ``most``
+    at = 0
+    while at < len(rows):
+        while len(rows) - at < size:
+            size >>= 1
+        part = rows[at : at + size]
+        db.execute(_insert_rows(size), [value for row in part for value in row])
+        at += size
+
+
+@cache
+def _insert_rows(count: int) -> str:
+    """The statement that inserts ``count`` rows of calls."""
+    row = f"({', '.join('?' * len(_CALL_COLUMNS))})"
+    return f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES {', '.join([row] * count)}"
+
+
 _FILE_COLUMNS = (
     "id",
     "path",
