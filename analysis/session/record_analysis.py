@@ -398,7 +398,9 @@ def _read_event(payload: Any, fields: dict[str, Any], lean: bool = False) -> Non
                 if item.type == "UserMessage":
                     fields["prompt"] = user_item_words(item)
             return
-        fields["event"] = read_event(payload)
+        event = read_event(payload)
+        if event is not None:  # most events report no call (token counts, agent messages): the default kept
+            fields["event"] = event
 
 
 __all__ = [

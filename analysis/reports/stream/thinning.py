@@ -225,10 +225,10 @@ def thin_fields(fields: dict[str, Any], sessions: bool = False) -> LineAnalysis:
     record = _stub_of(kind, fields["record"], get("turn_start", False), get("event"), sessions)
     if record is None or kind == "message":
         defaults = _MARK_DEFAULTS
-        for name, value in fields.items():
+        for name, value in fields.items() if len(fields) > 3 or fields["findings"] else ():
             if name in defaults and value != defaults[name]:
                 break
-        else:
+        else:  # nothing kept is set (kind, record and no findings: most lines)
             key = (kind, record)
             plain = _PLAIN.get(key)
             if plain is None:
