@@ -111,6 +111,24 @@ class LineAnalysis:
 def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), secrets: bool = True) -> LineAnalysis:
     """The analysis of one line of a rollout (its spans on line 0); without ``secrets``, its ``secret``
     findings are not looked for (for a reader that reports no findings, such as the index)."""
+    read = _analysed(line, extra_secrets, secrets, False)
+    return read if isinstance(read, LineAnalysis) else LineAnalysis(**read)
+
+
+def lean_fields(line: str) -> LineAnalysis | dict[str, Any]:
+    """What the stream reads of one line, before it is thinned: a blank or invalid line's
+    :class:`LineAnalysis`, or the fields of any other's as a dict (``kind``, ``record``, ``findings`` and those
+    set), without what only the whole-file analysis reads (the fields ``thinning.DROPPED`` names: a message's
+    text, the user's words, settings, turn items, compacted and world_state summaries, a message's
+    delivery).  Every other field is what :func:`analyze_line` gives (``tests/reports/test_lean_lines.py``);
+    ``analysis.reports.stream.thinning.thin_fields`` makes the thin analysis of it without building the whole
+    one first."""
+    return _analysed(line, (), True, True)
+
+
+def _analysed(
+    line: str, extra_secrets: tuple[re.Pattern[str], ...], secrets: bool, lean: bool
+) -> LineAnalysis | dict[str, Any]:
     if not line.strip():
         return LineAnalysis("blank")
     text = bom_as_space(line)
@@ -150,12 +168,12 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
     if problem is not None:
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secret_findings), key=finding_sort_key)))
     fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
-    _read_record(text, record, fields, line)
+    _read_record(text, record, fields, line, lean)
     found_here = fields["findings"]
     fields["findings"] = (
         tuple(sorted(found_here + list(secret_findings), key=finding_sort_key)) if found_here or secret_findings else ()
     )
-    return LineAnalysis(**fields)
+    return fields
 
 
 _NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?(?:[eE][+-]?\d*)?)?")  # a number, or its beginning
@@ -273,24 +291,28 @@ def _outside_opaque(line: str, value: Any, found: list) -> list:
     return [m for m in found if not any(start <= m.start and m.end <= end for start, end in spans)]
 
 
-def _read_record(line: str, record: Record, fields: dict[str, Any], source: str) -> None:
+def _read_record(line: str, record: Record, fields: dict[str, Any], source: str, lean: bool = False) -> None:
     """Fills ``fields`` (of a :class:`LineAnalysis`) from one record (``line``, read from ``source``: the same
-    string but for a BOM)."""
+    string but for a BOM); ``lean``: without what only the whole-file analysis reads (:func:`lean_fields`)."""
     item = record.item
-    if record.envelope.type == "event_msg":
-        _read_event(item, fields)
-    elif record.envelope.type == "compacted":
-        summary = summarise(item, len(line))
+    envelope_type = record.envelope.type
+    if envelope_type == "event_msg":
+        _read_event(item, fields, lean)
+    elif envelope_type == "compacted":
+        summary = None if lean else summarise(item, len(line))
         if summary is not None:  # the history is most of a large file: the record keeps the rest
             kept = {k: v for k, v in item.items() if k != "replacement_history"}
             fields.update(compacted=summary, record=Record(record.envelope, kept))
-    elif record.envelope.type == "turn_context":
-        fields.update(
-            turn_start=True, turn_id=getattr(item, "turn_id", None), settings=read_turn_context_settings(item)
-        )
-    elif record.envelope.type == WORLD_STATE:
-        fields.update(world_state_fields(record, line))
+    elif envelope_type == "turn_context":
+        fields.update(turn_start=True, turn_id=getattr(item, "turn_id", None))
+        if not lean:
+            fields["settings"] = read_turn_context_settings(item)
+    elif envelope_type == WORLD_STATE:
+        if not lean:
+            fields.update(world_state_fields(record, line))
     elif isinstance(item, Message):
+        if lean:  # its text, delivery and the user's words are all the whole-file analysis's
+            return
         fields["text"] = item.text()
         delivery = message_delivery(record.envelope.metadata)
         if delivery is not None:
@@ -345,7 +367,7 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str)
         read_other_item(line, item, fields)
 
 
-def _read_event(payload: Any, fields: dict[str, Any]) -> None:
+def _read_event(payload: Any, fields: dict[str, Any], lean: bool = False) -> None:
     if not isinstance(payload, dict):
         return
     kind = payload.get("type")
@@ -355,9 +377,13 @@ def _read_event(payload: Any, fields: dict[str, Any]) -> None:
     elif kind == "user_message":
         message = payload.get("message")
         if isinstance(message, str):
-            fields.update(prompt=user_words(message), prompt_event=True, text=message)
+            if lean:
+                fields["prompt_event"] = True
+            else:
+                fields.update(prompt=user_words(message), prompt_event=True, text=message)
     elif kind == "thread_settings_applied":
-        fields["settings"] = read_thread_settings(payload)
+        if not lean:
+            fields["settings"] = read_thread_settings(payload)
     else:
         end = read_turn_end(payload)
         if end is not None:
@@ -365,16 +391,22 @@ def _read_event(payload: Any, fields: dict[str, Any]) -> None:
             return
         item = read_turn_item(payload)
         if item is not None:
-            fields.update(turn_item=item, text=item.text)
             if item.type == "UserMessage":
-                fields.update(prompt=user_item_words(item), prompt_event=True)
+                fields["prompt_event"] = True
+            if not lean:
+                fields.update(turn_item=item, text=item.text)
+                if item.type == "UserMessage":
+                    fields["prompt"] = user_item_words(item)
             return
-        fields["event"] = read_event(payload)
+        event = read_event(payload)
+        if event is not None:  # most events report no call (token counts, agent messages): the default kept
+            fields["event"] = event
 
 
 __all__ = [
     "LineAnalysis",
     "analyze_line",
+    "lean_fields",
     "turn_facts",
     "bare_tool_name",
     "call_id_span",

@@ -19,7 +19,7 @@ from ..jsonl.memo import once_per_object
 from ..jsonl.positions import Span
 from .legacy_records import LEGACY_STATE
 from .record_analysis import LineAnalysis
-from .records import KNOWN_TYPES
+from .records import KNOWN_TYPES, Record
 
 
 class ReadRollout(Protocol):
@@ -149,7 +149,11 @@ def unknown_type(analysis: ReadRollout, line: int) -> str | None:
 
 def unknown_type_of(line_analysis: LineAnalysis) -> str | None:
     """:func:`unknown_type` of one line's analysis."""
-    record = line_analysis.record
+    return unknown_type_of_record(line_analysis.record)
+
+
+def unknown_type_of_record(record: Record | None) -> str | None:
+    """:func:`unknown_type` of one line's record (None: a blank or invalid line)."""
     if record is None:
         return None
     kind = record.envelope.type
@@ -220,6 +224,7 @@ __all__ = [
     "EVENT_TYPES",
     "unknown_type",
     "unknown_type_of",
+    "unknown_type_of_record",
     "unknown_records",
     "unknown_record_finding",
     "unknown_record_findings",

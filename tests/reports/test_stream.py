@@ -111,6 +111,7 @@ def _counting_analyses(monkeypatch) -> list[str]:
         return analyze
 
     monkeypatch.setattr(stream_module, "analyze_line", counted(stream_module.analyze_line))
+    monkeypatch.setattr(stream_module, "lean_fields", counted(stream_module.lean_fields))  # a chunk read lean
     monkeypatch.setattr(memo_module, "analyze_line", counted(memo_module.analyze_line))
     return seen
 

@@ -31,6 +31,7 @@ CHUNK_CHARS = 1 << 20  # a chunk of lines is about this many characters
 # short lines (a bomb of `{}` lines, 2 characters each) must not hold half a million of them
 CHUNK_LINES = 8192
 PARALLEL_BYTES = 2 << 20  # a file this large is worth analysing in worker processes
+_WEB_SEARCH = "web_search"  # in a web search's call or its end event: a file whose stream may turn to the whole
 
 
 def _chunks(lines: Iterator[tuple[str, Finding | None]], chunk_chars: int) -> Iterator[tuple[list[str], list]]:
@@ -56,12 +57,17 @@ def _analysed(
     first: list[LineCache] | None = None,
 ) -> Iterator[tuple[list[str], list, ChunkFacts]]:
     """Chunks with their thin analyses, in order; with a pool, a few chunks ahead in its workers.  ``first``
-    (without a pool) is given a cache of the whole analyses of the first chunk, and emptied when the second
-    comes: should a line refer back to a settled one while only that chunk was read (a small file, most
-    often), the whole-file analysis finds its lines analysed already."""
+    (without a pool) is given a cache of the whole analyses of the first chunk when it names a web search, and
+    emptied when the second comes: should a line refer back to a settled one while only that chunk was read (a
+    small file, most often: web searches paired by distance, the usual reason), the whole-file analysis finds
+    its lines analysed already.  Any other chunk is read lean (``analyze_chunk`` without ``full``), which costs
+    less than a whole analysis thinned: a file that refers back without a web search is analysed whole
+    again."""
     if pool is None:
         for number, (texts, bad) in enumerate(chunks):
-            full: list[LineAnalysis] | None = [] if first is not None and number == 0 else None
+            full: list[LineAnalysis] | None = (
+                [] if first is not None and number == 0 and any(_WEB_SEARCH in text for text in texts) else None
+            )
             if first is not None and number == 1:
                 first.clear()  # memory stays bounded: a large file's fallback analyses every line again
             facts = analyze_chunk(texts, sessions, full)

@@ -18,9 +18,9 @@ from ...script.calls import ToolCall
 from ...session.copies import replacer
 from ...session.legacy_records import is_rollout_record
 from ...session.outputs import WRITE_FAILED, ToolOutput, thrown_error, thrown_exit
-from ...session.record_analysis import LineAnalysis, analyze_line
+from ...session.record_analysis import LineAnalysis, analyze_line, lean_fields
 from ...session.script_errors import script_error
-from ...session.vocabulary import unknown_type_of
+from ...session.vocabulary import unknown_type_of_record
 
 
 class _Envelope:
@@ -191,22 +191,62 @@ def thin(la: LineAnalysis, sessions: bool = False) -> LineAnalysis:
 
 def _record_stub(la: LineAnalysis, sessions: bool) -> Any:
     """What is kept of a line's record: a message's role; with ``sessions``, what session counts read."""
-    rec = la.record
+    return _stub_of(la.kind, la.record, la.turn_start, la.event, sessions)
+
+
+def _stub_of(kind: str, rec: Any, turn_start: bool, event: Any, sessions: bool) -> Any:
     if rec is None:
         return None
-    if la.kind == "message":
+    if kind == "message":
         return _message_stub(getattr(rec.item, "role", None))
     if not sessions:
         return None
-    if la.kind == "session_meta":
+    if kind == "session_meta":
         return rec
-    if la.turn_start:
+    if turn_start:
         return _small_payload(rec, ("type", "turn_id", "started_at"))
-    if la.kind == "event_msg" and la.event is None:
+    if kind == "event_msg" and event is None:
         return _token_count(rec)
-    if la.kind == "token_usage_record":
+    if kind == "token_usage_record":
         return rec  # a few numbers: session counts read them as token_count records
     return None
+
+
+# each field that makes a line not plain (_MARKS), with the value that leaves it plain
+_MARK_DEFAULTS = dict(zip(_MARKS, _UNMARKED))
+_KEPT_DEFAULTS = tuple((name, getattr(LineAnalysis("plain"), name)) for name in KEPT)
+
+
+def thin_fields(fields: dict[str, Any], sessions: bool = False) -> LineAnalysis:
+    """:func:`thin` of ``LineAnalysis(**fields)``, made straight from the fields
+    (:func:`analysis.session.record_analysis.lean_fields`): no whole analysis is built only to be thinned."""
+    kind = fields["kind"]
+    get = fields.get
+    record = _stub_of(kind, fields["record"], get("turn_start", False), get("event"), sessions)
+    if record is None or kind == "message":
+        defaults = _MARK_DEFAULTS
+        for name, value in fields.items() if len(fields) > 3 or fields["findings"] else ():
+            if name in defaults and value != defaults[name]:
+                break
+        else:  # nothing kept is set (kind, record and no findings: most lines)
+            key = (kind, record)
+            plain = _PLAIN.get(key)
+            if plain is None:
+                plain = _PLAIN[key] = LineAnalysis(kind, record=record)
+            return plain
+    calls = get("calls", ())
+    if calls:
+        keep_arguments = not get("is_exec", False)  # wait, write_stdin and web searches are paired by their arguments
+        calls = tuple([_thin_call(c, keep_arguments) for c in calls])
+    copy = _new(LineAnalysis)
+    for put, (name, default) in zip(_PUT_KEPT, _KEPT_DEFAULTS):
+        put(copy, get(name, default))
+    _PUT_RECORD(copy, record)
+    _PUT_CALLS(copy, calls)
+    _PUT_OUTPUT(copy, _thin_output(get("output")))
+    for put, value in _PUT_DROPPED:
+        put(copy, value)
+    return copy
 
 
 @dataclass(slots=True)
@@ -220,24 +260,36 @@ class ChunkFacts:
 
 def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnalysis] | None = None) -> ChunkFacts:
     """The thin analyses of a chunk of lines (run in worker processes); ``full``, when given, receives the
-    whole analyses too."""
-    records, unknown, first_known = [], {}, None
+    whole analyses too.  Without ``full`` each line is read lean (:func:`analysis.session.record_analysis.lean_fields`)
+    and thinned from its fields (:func:`thin_fields`): what the stream drops is neither read nor built."""
+    records: list[LineAnalysis] = []
+    unknown: dict[int, tuple[str, int, int]] = {}
+    first_known = None
     for i, line in enumerate(lines):
-        la = analyze_line(line)
         if full is not None:
+            la = analyze_line(line)
             full.append(la)
-        rec = la.record
+            rec = la.record
+            thinned = thin(la, sessions)
+        else:
+            read = lean_fields(line)
+            if isinstance(read, LineAnalysis):  # blank or invalid: no record
+                rec = None
+                thinned = thin(read, sessions)
+            else:
+                rec = read["record"]
+                thinned = thin_fields(read, sessions)
         if rec is not None:
             if first_known is None and is_rollout_record(rec):
                 first_known = i
             # a line with a record is neither blank nor invalid
-            name = unknown_type_of(la)
+            name = unknown_type_of_record(rec)
             if name is not None:
                 path = ("type",) if "/" not in name else ("payload", "type")
                 found = locate(line, [path]).get(path)
                 unknown[i] = (name, *(found or (0, len(line))))
-        records.append(thin(la, sessions))
+        records.append(thinned)
     return ChunkFacts(records, unknown, first_known)
 
 
-__all__ = ["DROPPED", "KEPT", "THINNED", "ChunkFacts", "RecordStub", "analyze_chunk", "thin"]
+__all__ = ["DROPPED", "KEPT", "THINNED", "ChunkFacts", "RecordStub", "analyze_chunk", "thin", "thin_fields"]
