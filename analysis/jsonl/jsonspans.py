@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed omits it (the C one, as json uses)
 from typing import Union
 
@@ -22,6 +23,7 @@ _WS = re.compile(r"[ \t\n\r]*")
 _SPACE = frozenset(" \t\n\r")
 # a key without escapes or control characters, then the colon: what scanstring, _ws, one character and _ws read
 _PLAIN_KEY = re.compile(r'"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
+_W = "[ \\t\\n\\r]*"
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 
 
@@ -84,7 +86,10 @@ def _object(line: str, i: int, path: Path, trie: _Trie, found: dict[Path, tuple[
     if line[i] == "}":
         return i + 1
     get = trie.get
+    skip = None if "*" in trie else _skipper(tuple(k for k in trie if isinstance(k, str)))
     while True:
+        if skip is not None:  # the plain members no path wants, in one match (stop 38)
+            i = skip.match(line, i).end()  # type: ignore[union-attr]  # a repetition: always matches
         m = _PLAIN_KEY.match(line, i)
         if m is not None:  # the key as written is the key: no escape, no control character
             key, i = m.group(1), m.end()
@@ -108,6 +113,18 @@ def _object(line: str, i: int, path: Path, trie: _Trie, found: dict[Path, tuple[
         i += 1  # past ','
         if line[i] in _SPACE:
             i = _WS.match(line, i).end()  # type: ignore[union-attr]  # "[ \t\n\r]*" always matches
+
+
+@lru_cache(maxsize=256)
+def _skipper(wanted: tuple[str, ...]) -> re.Pattern[str]:
+    """Skips, in one match, the members of an object that no wanted key names and that hold a plain scalar: a key
+    without escapes (as written, what it means), a string without escapes or a number, true, false or null, then
+    the comma and the whitespace after it.  It stops at the first other member (a wanted key, an escape, a
+    container, the last member), which the loop of :func:`_object` reads as before."""
+    not_wanted = "".join(f'(?!{re.escape(key)}")' for key in wanted)
+    return re.compile(
+        f'(?:"{not_wanted}[^"\\\\\\x00-\\x1f]*"{_W}:{_W}(?:"[^"\\\\\\x00-\\x1f]*"|{_SCALAR.pattern}){_W},{_W})*'
+    )
 
 
 def _array(line: str, i: int, path: Path, trie: _Trie, found: dict[Path, tuple[int, int]]) -> int:

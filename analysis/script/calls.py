@@ -178,12 +178,14 @@ def tool_sites(script: ExecScript) -> list[ToolSite]:
 
 def _first_argument(call: Node) -> Node | None:
     arguments = call.child_by_field_name("arguments")
-    args = (
-        [a for a in arguments.named_children if a.type != "comment"]
-        if arguments is not None and arguments.type == "arguments"
-        else None
-    )
-    return args[0] if args else None
+    if arguments is None or arguments.type != "arguments":
+        return None
+    if not arguments.named_child_count:
+        return None
+    first = arguments.named_child(0)  # the usual case: no comment before it, no list of every argument made
+    if first is None or first.type != "comment":
+        return first
+    return next((a for a in arguments.named_children if a.type != "comment"), None)
 
 
 class _CallReader:

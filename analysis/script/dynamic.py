@@ -78,10 +78,19 @@ def _name_nodes(script: ExecScript, names: set[str]) -> Iterator[Node]:
     data, root = script.data, script.root
     for name in names:
         word = name.encode("utf-8")
+        # a name of the tools object right before a member call (``tools.x(``) is the call reader's: found by its
+        # bytes, it is passed over before its node is looked for (stop 38); a run-time word is always looked at
+        tools_only = name not in _RUN_TIME_WORDS
         at = data.find(word)
         while at != -1:
             end = at + len(word)
-            if not (at and _NAME_BYTE.match(data, at - 1) or _NAME_BYTE.match(data, end)):
+            if not (
+                at
+                and _NAME_BYTE.match(data, at - 1)
+                or _NAME_BYTE.match(data, end)
+                or tools_only
+                and _CALLED.match(data, end)
+            ):
                 found = root.descendant_for_byte_range(at, end)
                 if (
                     found is not None

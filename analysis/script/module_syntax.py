@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from weakref import WeakKeyDictionary
 
 from tree_sitter import Node
 
+from ..jsonl.memo import once_per_object
 from .module_names import (
     _assigns_badly,
     _await_refused,
@@ -72,19 +72,13 @@ _TARGETS = frozenset({"identifier", "member_expression", "subscript_expression"}
 _PARENT_STEPS = 64  # how far up a ``break`` is followed to its loop before it is simply asked about
 
 
-_VERDICTS: WeakKeyDictionary[ExecScript, SyntaxProblem | None] = WeakKeyDictionary()
-
-
+@once_per_object
 def syntax_problem(script: ExecScript) -> SyntaxProblem | None:
     """The first reason the script never ran, as V8 reads it: tree-sitter's reading
     (:attr:`~analysis.script.script.ExecScript.tree_problem`), else an early error of module code.  Asked once a
-    script (reachability asks for every call), so the verdict is kept while the script lives."""
-    try:
-        return _VERDICTS[script]
-    except KeyError:
-        problem = script.tree_problem or module_problem(script)
-        _VERDICTS[script] = problem
-        return problem
+    script (reachability asks for every call), so the verdict is kept on the script (a lookup in its ``__dict__``,
+    not a weak reference made for each question)."""
+    return script.tree_problem or module_problem(script)
 
 
 def module_problem(script: ExecScript) -> SyntaxProblem | None:

@@ -43,6 +43,8 @@ from .scopes import Binding, Scopes
 from .straight_line import is_straight_line
 from .syntax_problem import SyntaxProblem, first_module_error
 
+# ``await`` then spaces (any non-ASCII byte: Unicode spaces are several) and ``(`` or a comment: see _call_sites
+_AWAIT_CALLED = re.compile(rb"await[ \t\n\r\v\f\x80-\xff]*[(/]")
 _NAME_ESCAPE = re.compile(r"\\u(?:\{([0-9a-fA-F]+)\}|([0-9a-fA-F]{4}))")
 _CodePoints = CodePoints  # the name tests.test_straight_line imports
 
@@ -106,6 +108,10 @@ class ExecScript(Scopes):
     @cached_property
     def _call_sites(self) -> tuple[list[tuple[Node, Node]], dict[int, int]]:
         calls = [(c["call"][0], c["callee"][0]) for c in self.structure["call"]]
+        # a misread call's callee is the word ``await`` with its arguments' ``(`` after it, spaces or comments between:
+        # a script without that text has none, and its calls are not asked one by one (stop 38)
+        if _AWAIT_CALLED.search(self.data) is None:
+            return calls, {}
         fake: dict[int, Node | None] = {}  # id of a misread ``await (…)`` call → the expression in its parentheses
         heads: dict[int, Node] = {}  # start byte of a misread call → that call
         for call, _callee in calls:

@@ -74,19 +74,22 @@ def unwrap(node: Node | None) -> Node | None:
     tree-sitter misreads ``await (x)`` as a call): awaiting a value that is no promise gives the value itself, and
     neither ``tools``, a tool nor a literal is a promise."""
     while node is not None:
-        if node.type == "parenthesized_expression":
+        kind = node.type  # read once: each read of a node's type is a call into tree-sitter
+        if kind not in _WRAPPERS:
+            return node
+        if kind == "parenthesized_expression" or kind == "await_expression":
             inner = [c for c in node.named_children if c.type != "comment"]
             node = inner[-1] if inner else None
-        elif node.type == "sequence_expression":
+        elif kind == "sequence_expression":
             node = node.named_children[-1] if node.named_children else None
-        elif node.type == "call_expression" and is_misread_await(node):
+        elif is_misread_await(node):  # a call_expression
             node = misread_await_inner(node)
-        elif node.type == "await_expression":
-            inner = [c for c in node.named_children if c.type != "comment"]
-            node = inner[-1] if inner else None
         else:
             return node
     return None
+
+
+_WRAPPERS = frozenset({"parenthesized_expression", "sequence_expression", "call_expression", "await_expression"})
 
 
 def is_primitive(value: object) -> bool:
@@ -401,7 +404,8 @@ class Constants:
         props: dict[str, Node] = {}
         open_after: set[str] = set()
         for child in obj.named_children:
-            if child.type == "pair":
+            kind = child.type
+            if kind == "pair":
                 key = self.key(child.child_by_field_name("key"))
                 value = child.child_by_field_name("value")
                 if key is None or key == "__proto__":  # `__proto__: x` sets the prototype, not a key
@@ -409,11 +413,11 @@ class Constants:
                 elif value is not None:
                     props[key] = value
                     open_after.discard(key)
-            elif child.type == "shorthand_property_identifier":
+            elif kind == "shorthand_property_identifier":
                 name = self.script.name_of(child)
                 props[name] = child
                 open_after.discard(name)
-            elif child.type in ("spread_element", "method_definition"):
+            elif kind in ("spread_element", "method_definition"):
                 open_after |= set(props) | {"*"}
         return props, open_after
 

@@ -88,3 +88,14 @@ def test_escape_tables_are_32_bit_and_64_bit_past_it(monkeypatch):
 @given(st.text(alphabet="a\r\n\u2028 ", max_size=40), st.integers(0, 12))
 def test_first_lines_are_the_first_of_split_lines(text, count):
     assert first_lines(text, count) == split_lines(text)[:count]
+
+
+@given(st.text(st.sampled_from('ab\\\\"\n\t/é')), st.integers(0, 5))
+def test_short_escape_tables_are_the_escapes_read_one_by_one(decoded, run):
+    # runs of escaped backslashes, paired from the left, beside other escapes: the split-made tables (stop 38)
+    # give each escape where reading the raw text escape by escape (the regex it replaced) puts it
+    raw = json.dumps("\\" * run + decoded, ensure_ascii=False)[1:-1]
+    assert "\\u" not in raw
+    raw_at = [m.start() for m in positions._SHORT_ESCAPE.finditer(raw)]
+    expected = ([a - k for k, a in enumerate(raw_at)], raw_at, [a + 2 for a in raw_at])
+    assert positions._short_escapes(raw) == expected
