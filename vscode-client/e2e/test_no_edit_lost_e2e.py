@@ -33,19 +33,22 @@ def wait_for(condition, timeout: float = 30) -> bool:
     return condition()
 
 
-@pytest.fixture(scope="module")
-def module_settings(page: Page) -> Iterator[tuple[Path, Path]]:  # noqa: F811
+@pytest.fixture(scope="module", autouse=True)
+def module_settings(code_server: str) -> tuple[Path, Path]:  # noqa: F811
     """Auto-save after 300 ms, and a Codex home inside the workspace (the setting): (workspace, Codex home).
-    Written once for the module: VS Code's file watcher, on a loaded machine, could miss a settings file written
-    again a second after it was restored between two tests."""
-    folder = Path(page.url.split("folder=")[1].split("&")[0])
+    Written before the window opens (autouse: set up before the page fixture), so that VS Code reads them as it
+    starts, as it reads a user's settings.  Written into the open window (as before), they reached the extension
+    only when its host started after the write: a host started before it never saw the change under load (no
+    onDidChangeConfiguration, `rolloutLsp.codexHome` still null two minutes later, a second write neither), so the
+    rollout under the Codex home showed "Rollout: editable".  The code-server and its data are this module's own:
+    nothing to restore."""
+    folder = Path(code_server.split("folder=")[1].split("&")[0])
     settings = folder.parent / "data" / "User" / "settings.json"
-    before = settings.read_text(encoding="utf-8")
     home = folder / "codex-home"
     settings.write_text(
         json.dumps(
             dict(
-                json.loads(before),
+                json.loads(settings.read_text(encoding="utf-8")),
                 **{
                     "files.autoSave": "afterDelay",
                     "files.autoSaveDelay": 300,
@@ -55,14 +58,11 @@ def module_settings(page: Page) -> Iterator[tuple[Path, Path]]:  # noqa: F811
         ),
         encoding="utf-8",
     )
-    page.wait_for_timeout(2000)  # VS Code reads the changed settings file
-    yield folder, home
-    settings.write_text(before, encoding="utf-8")
-    page.wait_for_timeout(1000)
+    return folder, home
 
 
 @pytest.fixture()
-def auto_save(page: Page, module_settings) -> Iterator[tuple[Path, Path]]:  # noqa: F811
+def auto_save(page: Page, module_settings: tuple[Path, Path]) -> Iterator[tuple[Path, Path]]:  # noqa: F811
     """The module's settings, and every editor closed after the test."""
     try:
         yield module_settings
