@@ -61,7 +61,14 @@ def host_port(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import faulthandler
+    import sys
+
     from analysis.cli import imports_uncollected
+
+    # a crash in native code (a C extension on one of the analysis threads) would end the server without a word:
+    # Python's tracebacks of every thread go to stderr, which editors show as the server's log
+    faulthandler.enable(file=sys.stderr, all_threads=True)
 
     with imports_uncollected():  # pygls, lsprotocol and the analysis: most of the server's start
         from .server import run as serve  # imported here: --help needs no pygls
