@@ -123,6 +123,7 @@ class Open:
     host_cpu: float  # the extension host's CPU meanwhile
     first_work: float  # seconds after the click the server was first seen working
     last_work: float
+    timeline: str  # CPU seconds per half second after the click: server / extension host / browser
 
 
 @contextmanager
@@ -201,8 +202,31 @@ def code_server(settings: dict[str, object], vsix: Path | None = None) -> Iterat
             shutil.rmtree(base, ignore_errors=True)
 
 
+def browser_pids() -> list[int]:
+    """Chromium's processes (the page's renderer among them)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and b"chromium" in (entry / "cmdline").read_bytes().split(b"\0")[0]:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def cpu_sum(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        try:
+            total += cpu_of(pid)
+        except OSError:
+            continue
+    return total
+
+
 def open_and_time(page, name: str, session: str, pid: int) -> Open:
-    """Quick Open ``name`` and time it from the click to ``session``'s row in the Outline."""
+    """Quick Open ``name`` and time it from the click to ``session``'s row in the Outline; with the CPU of
+    the server, the extension host and the browser by half second (``Open.timeline``)."""
     from playwright.sync_api import expect
     from test_vscode_e2e import type_in_quick_input
 
@@ -212,14 +236,15 @@ def open_and_time(page, name: str, session: str, pid: int) -> Open:
     row = page.locator(".quick-input-list .monaco-list-row").filter(has_text=re.compile(re.escape(name))).first
     expect(row).to_be_visible(timeout=30_000)
     wait_idle(pid)
-    samples: list[tuple[float, float]] = []
+    samples: list[tuple[float, float, float, float]] = []
     done = threading.Event()
+    browser = browser_pids()
     server_before, host_before = cpu_of(pid), cpu_of(host)
     started = time.perf_counter()
 
     def sample() -> None:
         while not done.is_set():
-            samples.append((time.perf_counter() - started, cpu_of(pid)))
+            samples.append((time.perf_counter() - started, cpu_of(pid), cpu_of(host), cpu_sum(browser)))
             time.sleep(0.05)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -232,7 +257,15 @@ def open_and_time(page, name: str, session: str, pid: int) -> Open:
     server_after, host_after = cpu_of(pid), cpu_of(host)
     done.set()
     sampler.join()
-    busy = [t for (t, c), (_, previous) in zip(samples[1:], samples) if c > previous]
+    busy = [now[0] for now, before in zip(samples[1:], samples) if now[1] > before[1]]
+    halves: dict[int, list[float]] = {}
+    for now, before in zip(samples[1:], samples):
+        into = halves.setdefault(int(now[0] * 2), [0.0, 0.0, 0.0])
+        for n in range(3):
+            into[n] += now[n + 1] - before[n + 1]
+    timeline = " ".join(
+        "{:.2f}/{:.2f}/{:.2f}".format(*halves.get(n, [0.0, 0.0, 0.0])) for n in range(int(wall * 2) + 1)
+    )
     return Open(
         wall,
         shown,
@@ -240,6 +273,7 @@ def open_and_time(page, name: str, session: str, pid: int) -> Open:
         host_after - host_before,
         busy[0] if busy else float("nan"),
         busy[-1] if busy else float("nan"),
+        timeline,
     )
 
 
@@ -309,11 +343,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--vsix", type=Path, help="the package to install (default: the one `make e2e` builds)")
     parser.add_argument("--trace", action="store_true", help="log and print VS Code's messages to the server")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=JSON", help="a user setting (to try what costs)"
+    )
     args = parser.parse_args()
     for package in ("analysis", "lsp_server"):  # `outline` as users run it: bytecode compiled once
         compileall.compile_dir(ROOT / package, quiet=1)
     files = args.files or default_files()
     settings: dict[str, object] = {"rolloutLsp.trace.server": "messages"} if args.trace else {}
+    settings.update((key, json.loads(value)) for key, value in (item.split("=", 1) for item in args.set))
     from playwright.sync_api import expect
     from test_vscode_e2e import command
 
@@ -373,6 +411,9 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
+    print("\nCPU seconds per half second after the click, server / extension host / browser (last run):")
+    for source, (editor, _) in results.items():
+        print(f"  {source.name[:50]}: {editor[-1].timeline}")
     for name, trace in traces.items():
         print(f"\nVS Code ↔ server from the didOpen of {name} (last run):")
         print("\n".join(f"    {line}" for line in trace))

@@ -75,7 +75,7 @@ class LifecycleFeature(Feature):
     def warm_up(self) -> None:
         """Start the warm-up unless a document was opened first (its own answers did the same work)."""
         if self.server._store is None or not self.server._store.uris:
-            start_warm_up()
+            start_warm_up(self.server.protocol)
 
     @lsp_method(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:
