@@ -43,6 +43,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -127,11 +128,11 @@ class Open:
 
 
 @contextmanager
-def code_server(settings: dict[str, object], vsix: Path | None = None) -> Iterator[tuple[object, Path, Path]]:
+def code_server(settings: dict[str, object], vsix: Path | None = None) -> Iterator[tuple[Any, Path, Path]]:
     """code-server with the packaged extension, a Codex home with a session, and a page on its workspace:
     yields the page, the workspace and the extensions folder."""
     from playwright.sync_api import sync_playwright
-    from test_vscode_e2e import CHROMIUM_ARGS, SHARED, VSIX, free_port
+    from test_vscode_e2e import CHROMIUM_ARGS, SHARED, VSIX, free_port  # type: ignore[import-not-found]
 
     vsix = vsix or VSIX
     assert vsix.exists(), "build the extension first: make e2e (or make vsix-all)"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any, cast
 
 from lsp_server.features import lifecycle
 
@@ -42,7 +43,7 @@ def _started(monkeypatch, store) -> list:
     monkeypatch.setattr(lifecycle, "start_warm_up", started.append)
     protocol = object()
     feature = lifecycle.LifecycleFeature.__new__(lifecycle.LifecycleFeature)
-    feature.server = SimpleNamespace(_store=store, protocol=protocol)
+    feature.server = cast(Any, SimpleNamespace(_store=store, protocol=protocol))
     feature.warm_up()
     return [p is protocol for p in started]
 
