@@ -361,15 +361,18 @@ def main() -> None:
     with code_server(settings, args.vsix) as (page, workspace, extensions):
         pid = fresh_server(page, extensions, None)  # started early: no rollout is open yet
         command(page, "Explorer: Focus on Outline View")
-        copies = []
-        for number, source in enumerate(files):
-            copy = workspace / codex_name(source, number)
-            shutil.copy(source, copy)
-            copies.append((source, copy, session_of(source)))
+        # a copy of each file per run: a document VS Code still holds after its tab closed would reach the
+        # restarted server before the click (the language client opens it again), and no new one is made then
+        copies: list[list[tuple[Path, Path, str]]] = [[] for _ in range(args.runs)]
+        for run in range(args.runs):
+            for number, source in enumerate(files):
+                copy = workspace / codex_name(source, number).replace(".jsonl", f"-run{run + 1}.jsonl")
+                shutil.copy(source, copy)
+                copies[run].append((source, copy, session_of(source)))
         page.wait_for_timeout(2000)  # Quick Open's file list sees the copies
         log_dir = extensions.parent / "data" / "logs"
         for run in range(args.runs):  # the files in turn, run after run: the load spreads over all of them
-            for source, copy, session in copies:
+            for source, copy, session in copies[run]:
                 if run or source != files[0]:
                     pid = fresh_server(page, extensions, pid)
                 seen = len(trace_lines(log_dir, 0)) if args.trace else 0

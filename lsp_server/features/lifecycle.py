@@ -60,8 +60,8 @@ class LifecycleFeature(Feature):
 
     @lsp_method(types.INITIALIZED)
     async def initialized(self, params: types.InitializedParams) -> None:
-        """Ask the client for its settings, and let waiting diagnostics go once they are known; then, if no
-        document comes within a second, do what the first one would do once per process (``warm_up.py``)."""
+        """Ask the client for its settings, and let waiting diagnostics go once they are known; a second later,
+        do in the background what the first rollout opened would do once per process (``warm_up.py``)."""
         for notice in START_NOTICES:  # said on stderr before the client could hear it (a deleted folder)
             self.server.window_log_message(types.LogMessageParams(types.MessageType.Warning, notice))
         configured = self.server.configured = self.server.configured or asyncio.Event()
@@ -70,12 +70,7 @@ class LifecycleFeature(Feature):
         finally:
             configured.set()
         await self.blame.sync_registration()
-        asyncio.get_running_loop().call_later(DELAY, self.warm_up)
-
-    def warm_up(self) -> None:
-        """Start the warm-up unless a document was opened first (its own answers did the same work)."""
-        if self.server._store is None or not self.server._store.uris:
-            start_warm_up(self.server.protocol)
+        asyncio.get_running_loop().call_later(DELAY, start_warm_up, self.server.protocol)
 
     @lsp_method(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:

@@ -6,8 +6,8 @@ of the cost lens (``genai_prices``, which imports ``httpx``: about 0.1 s of CPU,
 outline``'s whole run of a 3 MB rollout), compiling the semantic-token queries, and cattrs generating the
 structure and unstructure functions of each message type VS Code sends on open and of their answers (a few ms
 each).  The user waits for that on the first Outline and lenses, and not at all while the server is idle.  So one
-second after ``initialized``, when no document has been opened yet (a document that came first pays for itself,
-as before), a background thread does it.  It only fills caches the first answers would fill: no answer changes.
+second after ``initialized`` a background thread does it.  It only fills caches the first answers would fill (no answer
+changes); what a document opened within that second already filled costs nothing again.
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
 """The warm-up of a server started before any rollout is open (lsp_server/features/warm_up.py, issue 35): it
 does the once-per-process work of the first open (the price table, the semantic-token queries, the protocol's
-functions for VS Code's messages on open), and only when no document came first.  What it saves is measured by
+functions for VS Code's messages on open).  What it saves is measured by
 bench/editor_vscode.py, never by a test."""
 
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, cast
-
-from lsp_server.features import lifecycle
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,27 +27,3 @@ print(json.dumps({"before": before, "after": after}))
 def test_the_warm_up_loads_the_price_table_and_compiles_the_queries():
     done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == {"before": {"table": 0, "queries": 0}, "after": {"table": 1, "queries": 1}}
-
-
-class _Store:
-    def __init__(self, uris: list[str]) -> None:
-        self.uris = uris
-
-
-def _started(monkeypatch, store) -> list:
-    started: list = []
-    monkeypatch.setattr(lifecycle, "start_warm_up", started.append)
-    protocol = object()
-    feature = lifecycle.LifecycleFeature.__new__(lifecycle.LifecycleFeature)
-    feature.server = cast(Any, SimpleNamespace(_store=store, protocol=protocol))
-    feature.warm_up()
-    return [p is protocol for p in started]
-
-
-def test_an_idle_server_warms_up(monkeypatch):
-    assert _started(monkeypatch, None) == [True]
-    assert _started(monkeypatch, _Store([])) == [True]
-
-
-def test_a_document_opened_first_pays_for_itself(monkeypatch):
-    assert _started(monkeypatch, _Store(["file:///w/rollout-a.jsonl"])) == []
