@@ -17,9 +17,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from analysis.authoring.semantic_tokens import script_tokens
-from analysis.reports.library.pricing import price
-
 DELAY = 1.0  # seconds after `initialized` without a document: the client's own start has settled
 
 # a response as a rollout records one: the cost lens prices each like it (any model the table knows)
@@ -75,6 +72,10 @@ def _diagnostic() -> types.Diagnostic:
 def warm_up(protocol: Any) -> None:
     """Load the price table, compile the semantic-token queries, and have ``protocol``'s converter make the
     functions that read VS Code's messages on open and write their answers."""
+    # imported here, in the warm-up's thread: the server's start does not load the price table (test_server_start)
+    from analysis.authoring.semantic_tokens import script_tokens
+    from analysis.reports.library.pricing import price
+
     price(*_SAMPLE_PRICE)
     script_tokens(_SAMPLE_SCRIPT)
     converter = protocol._converter
