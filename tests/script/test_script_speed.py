@@ -1,12 +1,10 @@
 """The fast paths of the per-script reading (stop 37) give exactly what the plain ones give: a name declared many
 times resolves through an index of its scopes (``_NameIndex``) as the scan over its bindings does, its
 redeclarations are found by scope (``_clashes``) as the pairwise comparison finds them, and a binding's uses are
-looked for only inside its scope.  Checked on every exec script of ../shared/corpus and on generated scripts."""
+looked for only inside its scope.  Checked on generated scripts here, and on every exec script of ../shared/corpus by
+tests/corpus/test_script_speed_corpus.py."""
 
 from __future__ import annotations
-
-import json
-from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -21,29 +19,6 @@ from analysis.script.module_syntax import might_be_refused, syntax_problem
 from analysis.script.scopes import _INDEXED, _innermost, _NameIndex
 from analysis.script.script import ExecScript
 from analysis.script.values import constants_of
-from tests.helpers import SHARED
-
-
-@cache
-def corpus_scripts() -> tuple[str, ...]:
-    """Every exec script of ../shared/corpus (wild, recorded, peer)."""
-    found = []
-    for path in sorted((SHARED / "corpus").rglob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8", errors="replace").split("\n"):
-            if '"exec"' not in line:
-                continue
-            try:
-                payload = json.loads(line).get("payload")
-            except ValueError:
-                continue
-            if (
-                isinstance(payload, dict)
-                and payload.get("type") == "custom_tool_call"
-                and payload.get("name") == "exec"
-                and isinstance(payload.get("input"), str)
-            ):
-                found.append(payload["input"])
-    return tuple(found)
 
 
 def identifiers(script: ExecScript) -> list:
@@ -87,13 +62,6 @@ def assert_fast_paths_exact(source: str) -> None:
     for bindings in script.bindings.values():
         for binding in bindings:
             assert expansions.uses(binding) == plain_uses(expansions, script, binding)
-
-
-def test_the_fast_paths_on_every_corpus_script() -> None:
-    scripts = corpus_scripts()
-    assert len(scripts) >= 700
-    for source in scripts:
-        assert_fast_paths_exact(source)
 
 
 # -- generated scripts: a few names declared in nested blocks, functions, loops, catches and parameters ----------
@@ -199,36 +167,6 @@ EARLY_ERRORS = (
     "const k = 1; { var k; }",
 )
 BENIGN = ("const q = 1;", "x = 1;", "{ const x = 2; }", "await tools.exec_command({cmd: 'ls'});")
-
-
-@cache
-def small_corpus_scripts() -> tuple[str, ...]:
-    return tuple(s for s in corpus_scripts() if len(s) < 20_000)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_the_pre_check_says_maybe_wherever_the_strict_parser_refuses(data) -> None:
-    """A corpus script with an early error (or a harmless statement) put between two of its lines: whenever the
-    strict parser refuses a script tree-sitter reads without error, :func:`might_be_refused` asked it."""
-    from analysis.script.syntax_problem import first_module_error
-
-    lines = data.draw(st.sampled_from(small_corpus_scripts())).split("\n")
-    at = data.draw(st.integers(0, len(lines)))
-    snippet = data.draw(st.sampled_from(EARLY_ERRORS + BENIGN))
-    source = "\n".join(lines[:at] + [snippet] + lines[at:])
-    script = ExecScript(source)
-    if script.tree_problem is None and first_module_error(source) is not None:
-        assert might_be_refused(script), (snippet, at)
-
-
-def test_the_pre_check_on_every_corpus_script() -> None:
-    from analysis.script.syntax_problem import first_module_error
-
-    for source in small_corpus_scripts():
-        script = ExecScript(source)
-        if script.tree_problem is None and not might_be_refused(script):
-            assert first_module_error(source) is None
 
 
 # -- too_deep: subtrees too small to reach MAX_DEPTH are not walked -------------------------------------------

@@ -1,7 +1,7 @@
 """The shortcuts of stop 38's per-script reading give exactly what the full readings give: the calls of a script
 without ``await`` before a ``(`` are not asked one by one whether tree-sitter misread them, and a name of the tools
-object right before a member call is passed over by its bytes in the dynamic-code reading.  Checked on every exec
-script of ../shared/corpus and on generated ones."""
+object right before a member call is passed over by its bytes in the dynamic-code reading.  Checked on generated scripts
+here, and on every exec script of ../shared/corpus by tests/corpus/test_script_speed_corpus.py."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 import analysis.script.script as script_module
 from analysis.script.dynamic import dynamic_notes
 from analysis.script.script import ExecScript
-from tests.script.test_script_speed import corpus_scripts
 
 _ALWAYS = re.compile(rb"")  # matches every script: each call is asked, as before the shortcut
 
@@ -30,13 +29,6 @@ def _same_sites(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
     where = {c.id: c.byte_range for c, _ in sites}
     full_where = {c.id: c.byte_range for c, _ in full_sites}
     assert {where[k]: v for k, v in starts.items()} == {full_where[k]: v for k, v in full_starts.items()}
-
-
-def test_call_sites_on_every_corpus_script(monkeypatch: pytest.MonkeyPatch) -> None:
-    scripts = corpus_scripts()
-    assert len(scripts) > 500
-    for source in scripts:
-        _same_sites(source, monkeypatch)
 
 
 _SPACES = st.sampled_from([" ", "", "\t", "\n", "\u00a0", "\u2028", "\ufeff", "\u3000", "/* c */", "// c\n", " /**/ "])
@@ -59,13 +51,6 @@ def test_a_misread_await_is_still_undone() -> None:
 
 def _notes(source: str) -> list[tuple]:
     return [(n.code, n.message, n.start, n.end) for n in dynamic_notes(ExecScript(source))]
-
-
-def test_dynamic_notes_on_every_corpus_script() -> None:
-    # a trailing comment holding ``\u`` makes the reading look at every name through the query (no shortcut);
-    # it adds no note and moves none
-    for source in corpus_scripts():
-        assert _notes(source) == _notes(source + "\n// \\u"), source
 
 
 @given(

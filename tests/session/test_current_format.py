@@ -9,6 +9,7 @@ import shutil
 
 import zstandard
 
+from analysis.reports.export import _md as md_text
 from analysis.reports.export import export
 from analysis.reports.report import outline_json
 from analysis.session.compaction import LARGE_LINE
@@ -248,8 +249,9 @@ def test_export_says_how_a_turn_ended():
     ]
     assert "- **thread name**: Fix the tests and deploy" in md.splitlines()
     fork = export(analysis_of(FORK), str(FIXTURES / FORK), "md")
+    # the path as Markdown shows it: a clone in a folder named like ``solo_parent`` has its ``_`` escaped
     assert (
-        f"> This rollout continues session {build.PAGED_ID}: its first 17 lines (1 turn, in {FIXTURES / PAGED}) "
+        f"> This rollout continues session {build.PAGED_ID}: its first 17 lines (1 turn, in {md_text(str(FIXTURES / PAGED))}) "
         "are inherited and not repeated here." in fork.splitlines()
     )
     html = export(analysis_of(PAGED), str(FIXTURES / PAGED), "html")
