@@ -71,18 +71,10 @@ def parent_of(pid: int) -> int:
 
 
 def server_pid(extensions: Path) -> int | None:
-    """The language server the extension of this code-server started (`-m lsp_server serve` from its bundle)."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if b"lsp_server" in cmdline and b"serve" in cmdline and str(extensions).encode() in environ:
-            return int(entry.name)
-    return None
+    """The language server the extension of this code-server started: the real-VS Code test's own lookup."""
+    from test_first_outline_e2e import server_pid as started_by  # type: ignore[import-not-found]
+
+    return started_by(extensions)
 
 
 def wait_for_server(extensions: Path, timeout: float = 180) -> int:
