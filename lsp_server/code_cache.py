@@ -198,9 +198,9 @@ def cache_path() -> Path | None:
 _installed: CodeCache | None = None
 
 
-def install() -> CodeCache | None:
-    """Read the cache and hook attrs and cattrs to it (once per process); None if either hook no longer fits
-    the installed attrs or cattrs (then they compile as without this)."""
+def install(at: Path | None = None) -> CodeCache | None:
+    """Read the cache (at ``at``, else beside this package's bytecode) and hook attrs and cattrs to it (once per
+    process); None if either hook no longer fits the installed attrs or cattrs (then they compile as before)."""
     global _installed
     if _installed is not None:
         return _installed
@@ -210,7 +210,7 @@ def install() -> CodeCache | None:
 
     if not attrs_hook_fits(attr._make) or not all(map(cattrs_hook_fits, (cattrs.gen, cattrs.gen.typeddicts))):
         return None
-    cache = CodeCache(cache_path(), cache_key())
+    cache = CodeCache(at or cache_path(), cache_key())
     cache.load()
     attr_flags = future_flags(attr._make)
 
