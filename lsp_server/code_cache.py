@@ -122,7 +122,7 @@ class CodeCache:
 
 
 def serialise(key: tuple[object, ...], entries: dict[bytes, CodeType]) -> bytes:
-    payload = marshal.dumps((key, entries))
+    payload = marshal.dumps((key, entries))  # type: ignore[arg-type]  # a tuple of str, int, tuple and None
     return FORMAT + hashlib.sha256(payload).digest() + payload
 
 
@@ -217,7 +217,7 @@ def install(at: Path | None = None) -> CodeCache | None:
     def compile_and_eval(script: str, globs: dict[str, Any] | None, locs: Any = None, filename: str = "") -> None:
         eval(cache.code(script, filename, attr_flags), globs, locs)
 
-    attr._make._compile_and_eval = compile_and_eval  # type: ignore[attr-defined]
+    attr._make._compile_and_eval = compile_and_eval
     for module in (cattrs.gen, cattrs.gen.typeddicts):
         module.compile = _cached_compile(cache, future_flags(module))  # type: ignore[attr-defined]
     _installed = cache
