@@ -2,6 +2,7 @@
 one ``compile`` makes, over every class lsprotocol defines; a damaged or foreign file is read as empty; servers
 writing it together leave a whole file; and the hooks on attrs and cattrs still apply to the pinned versions."""
 
+import dataclasses
 import json
 import marshal
 import os
@@ -52,6 +53,15 @@ for kind, functions in (("structure", converter._structure_func), ("unstructure"
     for cls in (lsprotocol.types.DidOpenTextDocumentParams, lsprotocol.types.CodeAction):
         function = functions.dispatch(cls)
         generated[f"{kind} {cls.__name__}"] = marshal.dumps(function.__code__, 2).hex()
+# every dataclass of the server's modules: their methods are dataclasses' generated code ("<string>")
+for module_name, module in sorted(sys.modules.items()):
+    if module_name.split(".")[0] in ("analysis", "lsp_server", "pygls"):
+        for name, cls in sorted(getattr(module, "__dict__", {}).items()):
+            if isinstance(cls, type) and hasattr(cls, "__dataclass_fields__") and cls.__module__ == module_name:
+                for method, function in sorted(vars(cls).items()):
+                    method_code = getattr(function, "__code__", None)
+                    if method_code is not None and method_code.co_filename == "<string>":
+                        generated[f"{module_name}:{name}.{method}"] = marshal.dumps(method_code, 2).hex()
 out = {"generated": generated, "classes": sorted(
     name for name, cls in vars(lsprotocol.types).items()
     if hasattr(cls, "__attrs_attrs__") and cls.__module__ == "lsprotocol.types")}
@@ -64,9 +74,8 @@ print(json.dumps(out))
 
 def _probe(*args: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
@@ -81,8 +90,9 @@ def test_each_generated_method_is_the_same_code_with_and_without_the_cache(three
     plain, first, second, _ = three_starts
     assert len(plain["classes"]) > 500
     # every class lsprotocol defines went through the cache: its methods' file names are attrs' own
-    named = {key.split(".")[0] for key in plain["generated"] if "." in key}
+    named = {key.split(".")[0] for key in plain["generated"] if "." in key and ":" not in key}
     assert named == set(plain["classes"])
+    assert sum(":" in key for key in plain["generated"]) > 300  # the dataclasses' methods
     assert first["generated"] == plain["generated"]
     assert second["generated"] == plain["generated"]
 
@@ -107,9 +117,14 @@ def test_each_cached_code_object_is_what_compile_makes(three_starts):
         source = Path(module.__file__).read_text()
         assert source.count("from __future__ import") == 1
         assert "from __future__ import annotations\n" in source
-    annotations = __import__("__future__").annotations.compiler_flag
-    assert {flags for _, _, flags in first["seen"]} == {annotations}
-    fresh = {_bytes(compile(source, filename, "exec", annotations, True)) for source, filename, _ in first["seen"]}
+    assert "from __future__" not in Path(dataclasses.__file__).read_text()  # its exec() inherits no flag
+
+    def flags_of(filename: str) -> int:  # "<string>": dataclasses' exec(); the others attrs' and cattrs' compile()
+        return 0 if filename == "<string>" else __import__("__future__").annotations.compiler_flag
+
+    assert all(flags == flags_of(filename) for _, filename, flags in first["seen"])
+    assert {filename == "<string>" for _, filename, _ in first["seen"]} == {True, False}
+    fresh = {_bytes(compile(source, name, "exec", flags_of(name), True)) for source, name, _ in first["seen"]}
     assert {_bytes(code) for code in entries.values()} == fresh
 
 
@@ -241,16 +256,35 @@ def test_servers_writing_together_leave_one_whole_file(tmp_path):
     assert os.listdir(tmp_path) == ["generated-code.bin"]
 
 
-def test_the_hooks_fit_the_pinned_attrs_and_cattrs():
+def test_the_hooks_fit_the_pinned_attrs_and_cattrs_and_this_pythons_dataclasses():
     # attrs' private _compile_and_eval is what the cache replaces: if attrs renames or reshapes it, this fails
     # (and install() leaves attrs alone, so the server still starts, compiling as before)
     assert code_cache.attrs_hook_fits(attr._make)
-    fresh_cattrs = [types.ModuleType(m.__name__) for m in (cattrs.gen, cattrs.gen.typeddicts)]
-    for fresh, module in zip(fresh_cattrs, (cattrs.gen, cattrs.gen.typeddicts)):
-        fresh.__dict__.update({k: v for k, v in vars(module).items() if k != "compile"})
-        assert code_cache.cattrs_hook_fits(fresh)
+    for module, builtin in ((cattrs.gen, "compile"), (cattrs.gen.typeddicts, "compile"), (dataclasses, "exec")):
+        fresh = types.ModuleType(module.__name__)  # the module as imported, before any hook shadows the builtin
+        fresh.__dict__.update({k: v for k, v in vars(module).items() if k != builtin})
+        assert code_cache.calls_builtin(fresh, builtin)
+        fresh.__dict__[builtin] = print
+        assert not code_cache.calls_builtin(fresh, builtin)  # a name of the module's own is never replaced
     assert not code_cache.attrs_hook_fits(types.ModuleType("attr._make"))
-    assert not code_cache.cattrs_hook_fits(types.ModuleType("cattrs.gen"))
+    assert not code_cache.calls_builtin(types.ModuleType("cattrs.gen"), "compile")
+
+
+def test_the_hooks_other_calls_are_the_builtins(tmp_path):
+    cache = code_cache.CodeCache(None, ())
+    hooked_exec = code_cache._cached_exec(cache, 0)
+    namespace: dict = {}
+    hooked_exec("x = 1", namespace, namespace)  # dataclasses' call: cached
+    assert namespace["x"] == 1 and len(cache.compiled) == 1
+    y = 2
+    hooked_exec("assert y == 2")  # no namespace: the caller's, as exec takes it (a NameError otherwise)
+    g = {"y": 5}
+    hooked_exec("w = y * 2", g)
+    assert g["w"] == 10
+    hooked_compile = code_cache._cached_compile(cache, 0)
+    assert hooked_compile("1 + 2", "<e>", "eval").co_filename == "<e>"  # not exec mode: uncached
+    assert eval(hooked_compile("1 + 2", "<e>", "eval")) == 3
+    assert len(cache.compiled) == 1
 
 
 def test_the_server_start_installs_the_cache_before_lsprotocol():
