@@ -276,7 +276,7 @@ def test_the_hooks_other_calls_are_the_builtins(tmp_path):
     namespace: dict = {}
     hooked_exec("x = 1", namespace, namespace)  # dataclasses' call: cached
     assert namespace["x"] == 1 and len(cache.compiled) == 1
-    y = 2
+    y = 2  # noqa: F841  (read by the exec below)
     hooked_exec("assert y == 2")  # no namespace: the caller's, as exec takes it (a NameError otherwise)
     g = {"y": 5}
     hooked_exec("w = y * 2", g)
