@@ -105,9 +105,11 @@ class CodeCache:
         with self._lock:
             if self.path is None or not self.compiled or sys.dont_write_bytecode:
                 return False
-            entries = {**self.read, **self.compiled}
+            # a copy: another thread (the warm-up's, the event loop's) may compile more meanwhile, kept for later
+            new = dict(self.compiled)
+            entries = {**self.read, **new}
             data = serialise(self.key, entries)
-            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -120,7 +122,9 @@ class CodeCache:
                 except OSError:
                     pass
                 return False
-            self.read, self.compiled = entries, {}
+            self.read = entries
+            for digest in new:
+                del self.compiled[digest]
             return True
 
 

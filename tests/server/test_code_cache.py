@@ -294,3 +294,23 @@ def test_the_server_start_installs_the_cache_before_lsprotocol():
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout == "True\n"
+
+
+def test_what_another_thread_compiles_while_the_file_is_written_is_kept_for_the_next_write(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    cache = _cache(tmp_path)
+    cache.code("x = 1\n", "<one>", 0)
+    real_serialise = code_cache.serialise
+
+    def serialise_while_another_compiles(key, entries):
+        cache.code("x = 2\n", "<two>", 0)  # as the warm-up's thread would, between the copy and the write
+        return real_serialise(key, entries)
+
+    monkeypatch.setattr(code_cache, "serialise", serialise_while_another_compiles)
+    assert cache.save() is True
+    assert [c.co_filename for c in cache.compiled.values()] == ["<two>"]
+    monkeypatch.setattr(code_cache, "serialise", real_serialise)
+    assert cache.save() is True
+    again = _cache(tmp_path)
+    again.load()
+    assert sorted(c.co_filename for c in again.read.values()) == ["<one>", "<two>"]
