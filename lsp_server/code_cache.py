@@ -45,6 +45,9 @@ from types import CodeType, ModuleType
 from typing import Any
 
 FORMAT = b"rollout-lsp code cache 1\n"
+# a session leaves about 1,500 entries, the same at every start; should some generated source ever differ from
+# one start to the next, the file keeps only what the last start used and made instead of growing without end
+MAX_ENTRIES = 5000
 MAX_BYTES = 64 << 20  # the cache of this server's classes is about 2 MB; anything far larger is not ours
 _DIGEST = 32
 # the generating modules whose source, if edited in place (same version), must not meet an older cache
@@ -71,6 +74,7 @@ class CodeCache:
         self.read: dict[bytes, CodeType] = {}
         self.compiled: dict[bytes, CodeType] = {}
         self.hits = 0
+        self.used: set[bytes] = set()
         self._lock = threading.Lock()
 
     def code(self, source: str, filename: str, flags: int) -> CodeType:
@@ -81,6 +85,7 @@ class CodeCache:
         code = self.read.get(digest) or self.compiled.get(digest)
         if code is not None:
             self.hits += 1
+            self.used.add(digest)
             return code
         code = compile(source, filename, "exec", flags, True)
         self.compiled[digest] = code
@@ -108,6 +113,8 @@ class CodeCache:
             # a copy: another thread (the warm-up's, the event loop's) may compile more meanwhile, kept for later
             new = dict(self.compiled)
             entries = {**self.read, **new}
+            if len(entries) > MAX_ENTRIES:
+                entries = {**{d: c for d, c in self.read.items() if d in self.used}, **new}
             data = serialise(self.key, entries)
             temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
             try:

@@ -314,3 +314,22 @@ def test_what_another_thread_compiles_while_the_file_is_written_is_kept_for_the_
     again = _cache(tmp_path)
     again.load()
     assert sorted(c.co_filename for c in again.read.values()) == ["<one>", "<two>"]
+
+
+def test_the_file_keeps_what_the_last_start_used_once_it_holds_too_many(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(code_cache, "MAX_ENTRIES", 3)
+    first = _cache(tmp_path)
+    for n in range(3):
+        first.code(f"x = {n}\n", "<old>", 0)
+    assert first.save() is True
+    second = _cache(tmp_path)
+    second.load()
+    second.code("x = 0\n", "<old>", 0)  # used again
+    second.code("x = 9\n", "<new>", 0)  # made: four entries in all, over the limit
+    assert second.save() is True
+    third = _cache(tmp_path)
+    third.load()
+    assert sorted(marshal.dumps(c.co_consts, 2) for c in third.read.values()) == sorted(
+        marshal.dumps(compile(source, "<x>", "exec", 0, True).co_consts, 2) for source in ("x = 0\n", "x = 9\n")
+    )
