@@ -7,7 +7,8 @@ A small file, so that what is measured is the start: the interpreter, the import
 imported (regular expressions, dataclasses, the converter), the parser.  BASE and HEAD alternate within each
 round; the table gives medians of the rounds (CPU time: user + system, from ``os.wait4`` for the commands and
 from ``/proc/PID/stat`` for the server when its ``initialize`` answer arrives).  Each tree's bytecode is compiled
-first, as ``pip install`` compiles an installed one (bench/editor_first.py says why).
+first, as ``pip install`` compiles an installed one, and each tree's server started once before the rounds, as
+a user's first start (bench/editor_first.py says why).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.editor_first import cpu_of  # noqa: E402
+from bench.editor_first import cpu_of, first_start  # noqa: E402
 from bench.same_outputs import checkout  # noqa: E402
 from bench.versus import measure  # noqa: E402
 
@@ -79,6 +80,7 @@ def main() -> None:
         for tree in (base, head):
             for package in ("analysis", "lsp_server"):
                 compileall.compile_dir(tree / package, quiet=1)
+            first_start(tree)
         for _ in range(args.runs):
             for side, tree in (("base", base), ("head", head)):
                 for name, arguments in (

@@ -71,8 +71,13 @@ def run(args: argparse.Namespace) -> int:
     faulthandler.enable(file=sys.stderr, all_threads=True)
 
     with imports_uncollected():  # pygls, lsprotocol and the analysis: most of the server's start
+        from . import code_cache
+
+        # before lsprotocol's classes are made: their generated methods come from the cache (code_cache.py)
+        code_cache.install()
         from .server import run as serve  # imported here: --help needs no pygls
         from .transport import DEFAULT_MAX_MESSAGE
+    code_cache.save()
 
     leave_a_deleted_folder()
     return serve(

@@ -17,6 +17,8 @@ from typing import Any
 
 from lsprotocol import types
 
+from .. import code_cache
+
 DELAY = 1.0  # seconds after `initialized` without a document: the client's own start has settled
 
 # a response as a rollout records one: the cost lens prices each like it (any model the table knows)
@@ -88,6 +90,8 @@ def warm_up(protocol: Any) -> None:
         if answer is not None and result is not None:
             converter.unstructure(answer(id=0, result=result, jsonrpc="2.0"))
     converter.unstructure(types.PublishDiagnosticsParams(_URI, [_diagnostic()], 1))
+    # the converter's functions just made, kept for the next start (a no-op when they came from the cache)
+    code_cache.save()
 
 
 def start_warm_up(protocol: Any) -> threading.Thread:
