@@ -30,7 +30,10 @@ def _full_reading(record):
 
 
 LINES = [
-    {"type": "session_meta", "payload": {"id": "s", "timestamp": "t", "cwd": "/", "originator": "o", "cli_version": "1"}},
+    {
+        "type": "session_meta",
+        "payload": {"id": "s", "timestamp": "t", "cwd": "/", "originator": "o", "cli_version": "1"},
+    },
     {"type": "turn_context", "payload": {"cwd": "/", "model": "m"}},
     {"type": "compacted", "payload": {"message": "m"}},
     {"type": "frobnicate", "payload": {}},
@@ -60,8 +63,5 @@ def test_quick_answer_is_the_full_readings(value):
 
 
 def test_unknown_ones_are_still_named():
-    named = [
-        unknown_type_of_record(lean_fields(json.dumps(v))["record"])
-        for v in (LINES[3], LINES[7], LINES[12])
-    ]
+    named = [unknown_type_of_record(lean_fields(json.dumps(v))["record"]) for v in (LINES[3], LINES[7], LINES[12])]
     assert named == ["frobnicate", "response_item/hologram", "event_msg/brand_new_event"]
