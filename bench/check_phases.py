@@ -1,10 +1,11 @@
 """Where the whole `check --json --jobs 1` process spends its CPU (issue 35, point 1): start-up, the command's
 imports, the per-line analysis, the window, the rest of the reading, the output, and the garbage collector.
 
-    python bench/check_phases.py [FILE...] [--runs 3] [--lines]
+    python bench/check_phases.py [FILE...] [--runs 3] [--lines] [--commit C]
 
-By default on ``../shared/corpus/wild``'s rollouts.  Each run is a fresh process of this checkout's code
-(``python -c``, as ``bench/profile_check.py``) with CPU timers (``time.process_time``) around a few functions
+By default on ``../shared/corpus/wild``'s rollouts.  Each run is a fresh process of this checkout's code (or of
+commit ``C``'s, in a temporary worktree), its bytecode compiled as an install's is (``bench/same_outputs.py``'s
+``checkout``, as ``bench/ab_cpu.py`` runs), with CPU timers (``time.process_time``) around a few functions
 called once per chunk or per file, so the timers cost nothing measurable; medians of ``--runs``.  The rows add
 up to the process's CPU.  With ``--lines``, the same lines are also analysed in one process in two orders,
 alternating, to tell whether the stream's order costs more than the batches by kind ``bench/line_kinds.py``
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -26,6 +28,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.run import WILD  # noqa: E402
+from bench.same_outputs import checkout  # noqa: E402
 
 _CHILD = r"""
 import gc, json, os, sys, time
@@ -82,7 +85,6 @@ print(json.dumps({**acc, **marks}))
 _LINES = r"""
 import gc, glob, json, statistics, sys, time
 from collections import defaultdict
-sys.path.insert(0, "bench")
 from line_kinds import clear_caches, kind_of
 from analysis.cli import tune_gc
 from analysis.jsonl.line_stream import read_lines
@@ -127,8 +129,13 @@ print(json.dumps({
 """
 
 
-def _run(program: str) -> dict:
-    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True, check=True)
+def _run(program: str, tree: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    # bench/line_kinds.py is this checkout's (a commit before it has none): its directory is put on the path
+    program = f"import sys; sys.path.append({str(HERE)!r})\n" + program
+    done = subprocess.run(
+        [sys.executable, "-c", program], cwd=tree, env=env, capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -137,9 +144,15 @@ def main() -> None:
     parser.add_argument("files", nargs="*")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--lines", action="store_true", help="also the lines' two orders, in one process")
+    parser.add_argument("--commit", help="measure this commit's code (default: this working tree)")
     args = parser.parse_args()
     files = args.files or [str(p) for p in sorted(WILD.glob("*.jsonl"))]
-    runs = [_run(f"FILES = {files!r}\n" + _CHILD) for _ in range(args.runs)]
+    with checkout(args.commit) as tree:
+        report(files, args, tree)
+
+
+def report(files: list[str], args: argparse.Namespace, tree: Path) -> None:
+    runs = [_run(f"FILES = {files!r}\n" + _CHILD, tree) for _ in range(args.runs)]
     rows = []
     for r in runs:
         files_cpu = r["files"]
@@ -159,7 +172,7 @@ def main() -> None:
                 "whole process": r["end"],
             }
         )
-    print(f"`check --json --jobs 1` of {len(files)} files, medians of {args.runs} runs (CPU-s)\n")
+    print(f"`check --json --jobs 1` of {len(files)} files, {args.commit or 'this tree'}, medians of {args.runs} runs\n")
     print("| phase | CPU | share |")
     print("|---|---|---|")
     total = statistics.median(row["whole process"] for row in rows)
@@ -172,7 +185,7 @@ def main() -> None:
         f"({statistics.median(r['gc'] for r in runs) * 1000:.1f} ms)"
     )
     if args.lines:
-        r = _run(f"FILES = {files!r}\nRUNS = {max(args.runs, 5)}\n" + _LINES)
+        r = _run(f"FILES = {files!r}\nRUNS = {max(args.runs, 5)}\n" + _LINES, tree)
         print(f"\nthe same {r['lines']:,} lines in one process, {max(args.runs, 5)} rounds alternating (CPU-s):\n")
         print("| order | median | best |")
         print("|---|---|---|")
