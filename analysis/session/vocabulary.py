@@ -19,7 +19,7 @@ from ..jsonl.memo import once_per_object
 from ..jsonl.positions import Span
 from .legacy_records import LEGACY_STATE
 from .record_analysis import LineAnalysis
-from .records import KNOWN_TYPES, RESPONSE_ITEMS, Record
+from .records import KNOWN_TYPES, Record
 
 
 class ReadRollout(Protocol):
@@ -157,18 +157,6 @@ def unknown_type_of_record(record: Record | None) -> str | None:
     if record is None:
         return None
     kind = record.envelope.type
-    # the usual records told at once (the stream asks of every line): a known envelope whose payload is not
-    # typed by a vocabulary, a response item read into its known class, an event of a known type
-    if kind in _KNOWN_ENVELOPES:
-        return None
-    item = record.item
-    if kind == "response_item":
-        if type(item) in _KNOWN_ITEMS:
-            return None
-    elif kind == "event_msg" and type(item) is dict:
-        event_type = item.get("type")
-        if type(event_type) is str and event_type in EVENT_TYPES:
-            return None
     if record.bare and kind == LEGACY_STATE:  # an envelope-less file's state line (before 0.58)
         return None
     if kind not in KNOWN_TYPES:
@@ -180,11 +168,6 @@ def unknown_type_of_record(record: Record | None) -> str | None:
         return None
     known = RESPONSE_ITEM_TYPES if kind == "response_item" else EVENT_TYPES
     return None if payload_type in known else f"{kind}/{payload_type}"
-
-
-_KNOWN_ENVELOPES = KNOWN_TYPES - {"response_item", "event_msg"}
-# a typed item's class fixes its type (a literal field): these name a known response item
-_KNOWN_ITEMS = frozenset(cls for name, cls in RESPONSE_ITEMS.items() if name in RESPONSE_ITEM_TYPES)
 
 
 @once_per_object
