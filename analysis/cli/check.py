@@ -19,7 +19,7 @@ from ..jsonl.limits import capped
 from ..jsonl.line_stream import Unreadable, read_lines
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, load
-from ..reports.invocations import looks_like_invocation_log, read_invocation_log
+from ..reports.invocations import head_looks_like_invocation_log, looks_like_invocation_log, read_invocation_log
 from ..reports.spread import file_tasks, pool_options, spread_by_lines
 from ..reports.stream import parallel_worth_it, stream_rollout
 from ..session.finish import finding_json, is_rollout_file, with_parent_findings
@@ -198,7 +198,7 @@ def _findings(
         lines = read_lines(path)  # the head is read once: to tell an invocation log, then streamed on
         head = list(islice(lines, HEAD))
         texts = [text for text, _ in head]
-        if not looks_like_invocation_log(path, "\n".join(texts)):
+        if not head_looks_like_invocation_log(path, texts):
             streamed = stream_rollout(
                 path,
                 encoding,

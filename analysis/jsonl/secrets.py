@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from .jsonspans import Path
+from .lazy_pattern import lazy
 from .pattern_set import PatternSet
 from .placeholders import MIN_VALUE, is_placeholder
 
@@ -32,7 +33,9 @@ class SecretPattern:
 
 
 def _p(kind: str, pattern: str, keep: int = 0, needle: str = "", anywhere: bool = False) -> SecretPattern:
-    return SecretPattern(kind, re.compile(pattern), keep, needle, anywhere)
+    # compiled on first use: the RE2 prefilter reads the pattern's text, and sends a line to a pattern only when
+    # it may match, so a command meets few of these (compiling all 27 at import cost every start ~5 ms)
+    return SecretPattern(kind, lazy(pattern), keep, needle, anywhere)
 
 
 # No pattern starts with a lookbehind: that keeps the regex engine's fast literal-prefix scan;
@@ -73,7 +76,7 @@ BUILTIN_PATTERNS: tuple[SecretPattern, ...] = (
     _p("Databricks token", r"dapi[a-f0-9]{32}(?![a-f0-9])", 4, "dapi"),
 )
 # credential fields, matched on the lower-cased line from the end of the key name
-_FIELD = re.compile(
+_FIELD = lazy(
     r"(?:key|secret|token|passwd|password)(?:\\?[\"'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?[\"'])"
     r"[a-z0-9+/=_.\-]{8,}"
 )
@@ -99,11 +102,11 @@ FIELD_NAMES = frozenset(
         "bottoken",
     }
 )
-_FIELD_VALUE = re.compile(r"[:=][ \t]{0,8}(?:\\?[\"'])")
-_STRING_END = re.compile(r'(?<!\\)(?:\\\\)*"')
-_PRIVATE_KEY_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY-----")
+_FIELD_VALUE = lazy(r"[:=][ \t]{0,8}(?:\\?[\"'])")
+_STRING_END = lazy(r'(?<!\\)(?:\\\\)*"')
+_PRIVATE_KEY_BEGIN = lazy(r"-----BEGIN ((?:[A-Z0-9]{1,16} ){0,3})PRIVATE KEY-----")
 # the end of a value that is not quoted: a space, a quote, a JSON escape, shell punctuation
-_BARE_VALUE = re.compile(r"[^\s\\\"'`;&|<>(){}\[\],$=]{%d,512}" % MIN_VALUE)  # base64 padding aside
+_BARE_VALUE = lazy(r"[^\s\\\"'`;&|<>(){}\[\],$=]{%d,512}" % MIN_VALUE)  # base64 padding aside
 _MAX_NAME = 64
 _ASSIGNMENT_WORDS = (
     "PASSWORD=",
@@ -117,9 +120,9 @@ _ASSIGNMENT_WORDS = (
     "passwd=",
     "key=",
 )
-_URL_CREDENTIALS = re.compile(r"([^\s:/@\\\"'`<>]{1,256}):([^\s@/\\\"'`<>]{1,256})@[A-Za-z0-9\[]")
-_MYSQL = re.compile(r"\bmysql(?:dump|admin|sh)?\b[^\n|;&\\]{0,200}?[ \t]-p([^\s\\\"'`;&|]{%d,256})" % MIN_VALUE)
-_CURL_USER = re.compile(r"(?:^|[ \t])(?:-u|--user)[ \t]+([^\s:\\\"'`]{1,128}):([^\s\\\"'`]{%d,256})" % MIN_VALUE)
+_URL_CREDENTIALS = lazy(r"([^\s:/@\\\"'`<>]{1,256}):([^\s@/\\\"'`<>]{1,256})@[A-Za-z0-9\[]")
+_MYSQL = lazy(r"\bmysql(?:dump|admin|sh)?\b[^\n|;&\\]{0,200}?[ \t]-p([^\s\\\"'`;&|]{%d,256})" % MIN_VALUE)
+_CURL_USER = lazy(r"(?:^|[ \t])(?:-u|--user)[ \t]+([^\s:\\\"'`]{1,128}):([^\s\\\"'`]{%d,256})" % MIN_VALUE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,7 +414,7 @@ _PREFILTER = PatternSet([scan.source for scan in SCANS], tuple(scan.ignore_case 
 
 OPAQUE_KEYS = frozenset({"encrypted_content"})
 # a base64 data: URL, standard or URL-safe alphabet
-_BASE64 = re.compile(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=_\-\s]*\Z")
+_BASE64 = lazy(r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=_\-\s]*\Z")
 
 
 def opaque_paths(value: object) -> list[Path]:

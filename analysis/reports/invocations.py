@@ -75,11 +75,22 @@ class InvocationLog:
         return list(dict.fromkeys(i.tool for i in self.invocations))
 
 
+_SNIFF_LINES = 20  # the first non-blank line among these tells
+
+
 def looks_like_invocation_log(path: str, text: str) -> bool:
     """Named ``calls.jsonl``, or whose first record has the fields a shim writes and none of a rollout's."""
+    # a 50 MB rollout is not split whole to look at its head
+    return head_looks_like_invocation_log(path, first_lines(text, _SNIFF_LINES))
+
+
+def head_looks_like_invocation_log(path: str, lines: list[str]) -> bool:
+    """:func:`looks_like_invocation_log` of a file whose first lines (without their terminators) are ``lines``:
+    for a reader that has them split already (``check`` joined them to split them again: 34 ms of its 1.6 s
+    on wild's 56 files, whose heads hold 3.7 MB)."""
     if path.replace("\\", "/").rsplit("/", 1)[-1] == INVOCATION_LOG_NAME:
         return True
-    for line in first_lines(text, 20):  # a 50 MB rollout is not split whole to look at its head
+    for line in lines[:_SNIFF_LINES]:
         if not line.strip():
             continue
         try:
@@ -314,6 +325,7 @@ __all__ = [
     "InvocationMatch",
     "MatchResult",
     "RolloutCommand",
+    "head_looks_like_invocation_log",
     "looks_like_invocation_log",
     "match_invocations",
     "read_invocation_log",

@@ -32,7 +32,6 @@ from ..jsonl.lines import split_lines
 from ..jsonl.memo import once_per_object
 from ..jsonl.positions import Span
 from ..jsonl.source import load
-from .lineage import find_session_file, first_rollout_named
 from .rollout import RolloutAnalysis
 from .turns import scan_turns
 
@@ -316,6 +315,10 @@ def find_rollout(
     """The rollout whose file name ends with ``rollout_id`` (``rollout-<time>-<id>.jsonl``, or
     ``…-<thread id>_<id>.jsonl`` for a reverted thread; ``.jsonl.zst`` when compressed), else any that names it;
     only one ``access`` lets be read (by default: inside ``roots``, too wide ones aside)."""
+    # imported here: only a rollout that names another reads the sessions folder (lineage and its datetime are
+    # a few milliseconds of every `check`'s start otherwise)
+    from .lineage import find_session_file, first_rollout_named
+
     roots = list(roots)
     access = access if access is not None else Access.create(roots)
     found = first_rollout_named(rollout_id, f"*{rollout_id}", roots, exclude, access)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...jsonl.findings import Finding, Related
 from ...jsonl.positions import LineColumns, PositionEncoding, Range, Span, span_to_range
 from ...session.continuations import CallOutput
+from ...session.copies import replacer
 from ...session.finish import finding_json
 from ...session.record_analysis import LineAnalysis
 from ...session.rollout import LocatedCall, RolloutAnalysis
@@ -98,10 +99,16 @@ class _ReferredBack(Exception):
     """A line refers back to a settled one: analyse the file whole."""
 
 
+# dataclasses.replace looks the class's fields up on every call: a settled window copies each output and call
+# once (7,500 copies on wild's 56 files, a fifth of the window's CPU with it)
+_copy_output = replacer(CallOutput)
+_copy_finding = replacer(Finding)
+
+
 def _glob_output(output: CallOutput | None, g: list[int]) -> CallOutput | None:
     if output is None:
         return None
-    return replace(
+    return _copy_output(
         output,
         line=g[output.line],
         first_line=None if output.first_line is None else g[output.first_line],
@@ -111,7 +118,7 @@ def _glob_output(output: CallOutput | None, g: list[int]) -> CallOutput | None:
 
 def _glob_finding(finding: Finding, g: list[int]) -> Finding:
     span = finding.span
-    return replace(
+    return _copy_finding(
         finding,
         span=Span(g[span.line], span.start, span.end),
         related=tuple(Related(Span(g[r.span.line], r.span.start, r.span.end), r.message) for r in finding.related),

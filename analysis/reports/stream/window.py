@@ -10,19 +10,21 @@ whole instead (:mod:`analysis.reports.stream.reading`).
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import replace
 
 from ...jsonl.findings import FILE_LIMIT, Finding
 from ...jsonl.limits import max_findings, over_findings
 from ...jsonl.positions import PositionEncoding, Span
+from ...session.copies import replacer
 from ...session.events import WEB_END
 from ...session.finish import known_in_head, sorted_pairs
 from ...session.record_analysis import LineAnalysis
-from ...session.rollout import RolloutAnalysis, failure_groups, link_records
+from ...session.rollout import LocatedCall, RolloutAnalysis, failure_groups, link_records
 from ...session.vocabulary import unknown_record_finding
 from .collect import Reports, Sink, Streamed, _glob_finding, _glob_output, _Known, _ReferredBack, _Stored, _Window
 from .sparse import _sparse_analysis
 from .thinning import ChunkFacts
+
+_copy_located = replacer(LocatedCall)  # dataclasses.replace's work without its lookups of the class (per call)
 
 
 class _Stream:
@@ -245,7 +247,7 @@ class _Stream:
                     break
                 event = located.event
                 self.sink.call(
-                    replace(
+                    _copy_located(
                         located,
                         line=g[located.line],
                         output=_glob_output(located.output, g),
