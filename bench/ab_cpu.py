@@ -33,6 +33,8 @@ def main() -> None:
     args = parser.parse_args()
     names = args.inputs.split(",")
     found = inputs([n for n in names if n != "index"])
+    if "index" in names and not WILD.is_dir():
+        raise SystemExit(f"bench: index of wild asked for but {WILD} is not a folder")
     size = sum(p.stat().st_size for p in WILD.rglob("*.jsonl")) / MB
     cpu: dict[tuple[str, str], list[float]] = {}
     with checkout(args.base) as base, checkout(args.head) as head:
@@ -42,7 +44,7 @@ def main() -> None:
                     command = [sys.executable, "-m", "lsp_server", "check", "--json", "--jobs", "1", *files]
                     cpu.setdefault((name, side), []).append(measure(command, tree).cpu)
                 cpu.setdefault((name, "acorn"), []).append(measure([*ACORN, *files]).cpu)
-            if "index" in names and WILD.is_dir():
+            if "index" in names:
                 for side, tree in (("base", base), ("head", head)):
                     with tempfile.TemporaryDirectory(prefix="ab-index-") as temp:
                         db = str(Path(temp) / "index.sqlite3")

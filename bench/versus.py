@@ -78,7 +78,10 @@ def large_file() -> Path:
 def inputs(names: list[str]) -> list[tuple[str, list[str]]]:
     found = []
     for name in names:
-        if name == "wild" and WILD.is_dir():
+        if name == "wild" and not WILD.is_dir():
+            # a benchmark asked for wild must not print a table without it (a worktree has no ../shared beside it)
+            raise SystemExit(f"bench: wild asked for but {WILD} is not a folder (the corpus is read from ../shared)")
+        if name == "wild":
             files = sorted(WILD.glob("*.jsonl"))
             size = sum(p.stat().st_size for p in files) / MB
             found.append((f"wild ({len(files)} real rollouts, {size:.0f} MB)", [str(p) for p in files]))
