@@ -58,9 +58,6 @@ TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
 # allocator (docs/reliability.md, "Crashes in native code").  The property predicates are taken out (py-tree-sitter
 # only reports them, ``Query.pattern_assertions``: no match depends on them) and the queries are compiled once.
 _PROPERTY_PREDICATE = re.compile(r"\(#(?:is\?|is-not\?|set!)[^()\"]*\)")
-HIGHLIGHTS_SOURCE = (
-    _PROPERTY_PREDICATE.sub("", tree_sitter_javascript.HIGHLIGHTS_QUERY) + '\n[":" "?" "..."] @operator\n'
-)
 TOOL_MEMBERS_SOURCE = """
 (member_expression object: (identifier) @tools property: (property_identifier) @tool (#eq? @tools "tools"))
 """
@@ -68,14 +65,19 @@ _QUERIES: list[tuple[Query, Query]] = []
 _QUERIES_LOCK = threading.Lock()
 
 
+def highlights_source() -> str:
+    """The grammar's highlight query without its property predicates, plus the punctuation it leaves out (which
+    would otherwise keep the string's colour); read when first needed (the grammar reads its file on access)."""
+    return _PROPERTY_PREDICATE.sub("", tree_sitter_javascript.HIGHLIGHTS_QUERY) + '\n[":" "?" "..."] @operator\n'
+
+
 def _queries() -> tuple[Query, Query]:
-    """The grammar's query, plus the punctuation it leaves out (which would otherwise keep the string's colour),
-    and the ``tools.NAME`` members: compiled on the first tokens asked for, not when the server starts, by one
-    thread while the others wait (see above)."""
+    """The highlights and the ``tools.NAME`` members: compiled on the first tokens asked for, not when the server
+    starts, by one thread while the others wait (see above)."""
     if not _QUERIES:
         with _QUERIES_LOCK:
             if not _QUERIES:
-                _QUERIES.append((Query(JAVASCRIPT, HIGHLIGHTS_SOURCE), Query(JAVASCRIPT, TOOL_MEMBERS_SOURCE)))
+                _QUERIES.append((Query(JAVASCRIPT, highlights_source()), Query(JAVASCRIPT, TOOL_MEMBERS_SOURCE)))
     return _QUERIES[0]
 
 

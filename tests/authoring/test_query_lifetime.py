@@ -81,7 +81,7 @@ def test_the_highlight_query_is_the_grammars_without_its_two_property_predicates
     grammar = tree_sitter_javascript.HIGHLIGHTS_QUERY
     assert grammar.count("(#is-not? local)") == 2
     assert (
-        semantic_tokens.HIGHLIGHTS_SOURCE == grammar.replace("(#is-not? local)", "") + '\n[":" "?" "..."] @operator\n'
+        semantic_tokens.highlights_source() == grammar.replace("(#is-not? local)", "") + '\n[":" "?" "..."] @operator\n'
     )
 
 
@@ -93,12 +93,12 @@ import json, os
 from pathlib import Path
 import tree_sitter_javascript
 from tree_sitter import Query, QueryCursor
-from analysis.authoring.semantic_tokens import HIGHLIGHTS_SOURCE
+from analysis.authoring.semantic_tokens import highlights_source
 from analysis.script.js_tree import JAVASCRIPT
 from analysis.script.script import ExecScript
 from analysis.session.rollout import analyze_text
 
-ours = Query(JAVASCRIPT, HIGHLIGHTS_SOURCE)
+ours = Query(JAVASCRIPT, highlights_source())
 grammar = Query(JAVASCRIPT, tree_sitter_javascript.HIGHLIGHTS_QUERY + '\\n[":" "?" "..."] @operator\\n')
 scripts = [r.script for f in {FIXTURES!r} for r in analyze_text(Path({str(ROOT / "fixtures")!r}, f).read_text(encoding="utf-8")).records
            if r.is_exec and r.script]
