@@ -179,10 +179,9 @@ for package in (analysis, lsp_server):
             if isinstance(value, Query) and id(value) not in seen:  # the first module holding it compiled it
                 seen.add(id(value))
                 compiling.append(loaded)
-cached = getattr(semantic_tokens, "_QUERIES", None)  # where the semantic-token queries are kept
 for _ in range(20):
     semantic_tokens._queries()
-    cached.clear() if cached is not None else semantic_tokens._queries.cache_clear()
+    semantic_tokens._QUERIES.clear()
     for module in compiling:
         importlib.reload(module)
     gc.collect()
