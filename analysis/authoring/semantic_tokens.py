@@ -14,9 +14,10 @@ a token covers exactly the raw characters of its text in the line.
 from __future__ import annotations
 
 import json
+import re
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cache
 
 import tree_sitter_javascript
 from tree_sitter import Node, Query, QueryCursor
@@ -49,18 +50,35 @@ TOKEN_TYPES = (
 TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
 
 
-@cache
-def _queries() -> tuple[Query, Query]:
-    """The grammar's query, plus the punctuation it leaves out (which would otherwise keep the string's colour),
-    and the ``tools.NAME`` members: compiled on the first tokens asked for, not when the server starts."""
-    highlights = Query(JAVASCRIPT, tree_sitter_javascript.HIGHLIGHTS_QUERY + '\n[":" "?" "..."] @operator\n')
-    tool_members = Query(
-        JAVASCRIPT,
-        """
+# py-tree-sitter 0.26.1 corrupts the heap when it frees a Query in which a pattern has a text predicate (``#eq?``,
+# ``#match?``) followed by a property one (``#is-not?``, ``#is?``, ``#set!``): the grammar's
+# ``((identifier) @function.builtin (#eq? … "require") (#is-not? local))`` is one.  The server's semantic-token
+# requests run on several threads at once, and each of them that found no query yet compiled one (``functools.cache``
+# does not lock), the losers freed: language servers of the real-VS Code tests died of a fault in CPython's
+# allocator (docs/reliability.md, "Crashes in native code").  The property predicates are taken out (py-tree-sitter
+# only reports them, ``Query.pattern_assertions``: no match depends on them) and the queries are compiled once.
+_PROPERTY_PREDICATE = re.compile(r"\(#(?:is\?|is-not\?|set!)[^()\"]*\)")
+TOOL_MEMBERS_SOURCE = """
 (member_expression object: (identifier) @tools property: (property_identifier) @tool (#eq? @tools "tools"))
-""",
-    )
-    return highlights, tool_members
+"""
+_QUERIES: list[tuple[Query, Query]] = []
+_QUERIES_LOCK = threading.Lock()
+
+
+def highlights_source() -> str:
+    """The grammar's highlight query without its property predicates, plus the punctuation it leaves out (which
+    would otherwise keep the string's colour); read when first needed (the grammar reads its file on access)."""
+    return _PROPERTY_PREDICATE.sub("", tree_sitter_javascript.HIGHLIGHTS_QUERY) + '\n[":" "?" "..."] @operator\n'
+
+
+def _queries() -> tuple[Query, Query]:
+    """The highlights and the ``tools.NAME`` members: compiled on the first tokens asked for, not when the server
+    starts, by one thread while the others wait (see above)."""
+    if not _QUERIES:
+        with _QUERIES_LOCK:
+            if not _QUERIES:
+                _QUERIES.append((Query(JAVASCRIPT, highlights_source()), Query(JAVASCRIPT, TOOL_MEMBERS_SOURCE)))
+    return _QUERIES[0]
 
 
 # capture name of the grammar's query -> (token type, modifiers); None punches a hole (text inside ``${…}``

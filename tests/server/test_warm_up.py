@@ -17,9 +17,9 @@ from lsp_server.features.warm_up import warm_up
 from analysis.authoring import semantic_tokens
 from analysis.reports.library import pricing
 server = create_server()
-before = {"table": pricing._table.cache_info().currsize, "queries": semantic_tokens._queries.cache_info().currsize}
+before = {"table": pricing._table.cache_info().currsize, "queries": len(semantic_tokens._QUERIES)}
 warm_up(server.protocol)
-after = {"table": pricing._table.cache_info().currsize, "queries": semantic_tokens._queries.cache_info().currsize}
+after = {"table": pricing._table.cache_info().currsize, "queries": len(semantic_tokens._QUERIES)}
 print(json.dumps({"before": before, "after": after}))
 """
 
