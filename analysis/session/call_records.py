@@ -139,7 +139,8 @@ def _from_note(note: Note, span) -> Finding:
     return Finding(note.code, note.message, span(note.start, note.end), related)
 
 
-def read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) -> None:
+def read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple, lean: bool = False) -> None:
+    """A freeform ``apply_patch`` call; ``lean``: its call as the stream keeps it, without the patch's text."""
     patch = parse_patch(text)
     found = locate(line, [path])
     whole = Span(0, 0, len(line))
@@ -150,6 +151,9 @@ def read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) ->
     for error in patch.errors:
         where = escapes.span(0, error.offset, error.offset + error.length) if escapes else whole
         fields["findings"].append(Finding(PATCH_SYNTAX, f"patch line {error.line + 1}: {error.message}", where))
+    if lean:  # what analysis.reports.stream.thinning keeps of it: no copy made there
+        fields["calls"] = (ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, executed="yes"),)
+        return
     fields["calls"] = (
         ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, patch=text, executed="yes", source=text),
     )
