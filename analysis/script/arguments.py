@@ -63,20 +63,23 @@ class Arguments:
         return out
 
 
-def read_arguments(constants: Constants, node: Node | None, env: Env | None = None) -> Arguments | None:
+def read_arguments(
+    constants: Constants, node: Node | None, env: Env | None = None, only: tuple[str, ...] | None = None
+) -> Arguments | None:
     """The call's first argument read key by key; None when there is none.  An argument that is not an
-    object known key by key has every key unknown."""
+    object known key by key has every key unknown.  ``only``: the values of an object literal's other keys are
+    not evaluated (they are left out of ``values``; what is open stays as written)."""
     node = unwrap(node)
     if node is None:
         return None
     if node.type == "object":
         props, open_after = constants.properties(node)
         return Arguments(
-            {k: constants.value(v, env) for k, v in props.items()},
+            {k: constants.value(v, env) for k, v in props.items() if only is None or k in only},
             props,
             open_after,
             node,
-            _is_json(constants.script.text(node)),
+            is_json(constants.script.text(node)),
         )
     value = constants.value(node, env)
     if isinstance(value, dict):
@@ -213,7 +216,8 @@ class PatchReader:
         return "".join(out), holes
 
 
-def _is_json(text: str) -> bool:
+def is_json(text: str) -> bool:
+    """Whether an object literal is written as JSON (its text decodes as JSON)."""
     if text[1:].lstrip()[:1] not in ('"', "}"):  # ``{cmd: …}``: a JSON object's first key is quoted (no decode)
         return False
     try:
@@ -223,4 +227,4 @@ def _is_json(text: str) -> bool:
     return True
 
 
-__all__ = ["Arguments", "PatchReader", "PatchValue", "command_node", "command_of", "read_arguments"]
+__all__ = ["Arguments", "PatchReader", "PatchValue", "command_node", "command_of", "is_json", "read_arguments"]

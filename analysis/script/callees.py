@@ -10,6 +10,7 @@ dialect's bare global wrappers (``exec_command(…)``).  Names are compared as
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tree_sitter import Node
@@ -59,6 +60,8 @@ DYNAMIC: Any = _Dynamic()  # a tool chosen at run time: tools[name](…)
 _ALIAS: Any = object()  # a name bound to another expression that may name a tool
 ALL_TOOLS = "ALL_TOOLS"
 _MAX_STEPS = 64  # links followed from a tool's name back to ALL_TOOLS
+# a callee written ``tools.name`` (no space, comment, escape or ``?.``): most calls of a script (see Callees.tool)
+_PLAIN_TOOLS_MEMBER = re.compile(rb"tools\.([A-Za-z_$][A-Za-z0-9_$]*)")
 
 
 def kind_of(tool: str | None) -> str:
@@ -81,6 +84,12 @@ class Callees:
         """The tool name a callee names, :data:`DYNAMIC`, or None when it is no tool.  Aliases are followed
         through any number of names bound once (``const f = tools.x; const g = f; g()``)."""
         script = self.script
+        if node is not None and "tools" not in script.bindings:
+            # ``tools.name`` with ``tools`` the global: the member's bytes tell its name, which is what the reading
+            # below finds through unwrap, the member's fields and is_tools (stop 39); anything else takes it
+            plain = _PLAIN_TOOLS_MEMBER.fullmatch(script.data, node.start_byte, node.end_byte)
+            if plain is not None and node.type == "member_expression" and not node.has_error:
+                return plain.group(1).decode("ascii")
         seen: set[int] = set()
         while True:
             node = unwrap(node)

@@ -23,7 +23,7 @@ from tree_sitter import Node
 
 from ..jsonl.findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
 from ..jsonl.pickling import pickled_by_fields
-from .arguments import PatchReader, command_node, command_of, read_arguments
+from .arguments import PatchReader, command_node, command_of, is_json, read_arguments
 from .callees import ALL_TOOLS, COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of, may_name_a_tool
 from .dynamic import dynamic_notes
 from .expansions import Expansions, Run
@@ -135,7 +135,10 @@ class ScriptCalls:
 
 
 def find_calls(
-    script: ExecScript, place: Callable[[int, int], tuple[int, int]] | None = None, short_path: bool = True
+    script: ExecScript,
+    place: Callable[[int, int], tuple[int, int]] | None = None,
+    short_path: bool = True,
+    lean: bool = False,
 ) -> ScriptCalls:
     """Every tool call of ``script`` in source order, with the findings about them.  ``place`` maps a call's
     offsets in the script to where the call is to be reported (its columns in a document line); it must keep
@@ -143,8 +146,13 @@ def find_calls(
 
     A straight-line script (:mod:`analysis.script.straight_line`) takes the short path: no dead-code, path or
     expansion reading, which would find nothing.  ``short_path=False`` makes every script take the full path
-    (the differential tests compare the two)."""
-    result = _CallReader(script, place, short_path and script.straight_line).read()
+    (the differential tests compare the two).
+
+    ``lean``: each call without what the stream thins away (``analysis.reports.stream.thinning``: its source,
+    patch text, computed expression, arguments and computed arguments, at their defaults), so neither those
+    values are read nor a copy without them made; every other field, and every note, is what the full reading
+    gives (``tests/script/test_lean_calls.py``)."""
+    result = _CallReader(script, place, short_path and script.straight_line, lean).read()
     result.notes = sorted(result.notes + dynamic_notes(script), key=lambda n: (n.start, n.code))
     return result
 
@@ -196,9 +204,11 @@ class _CallReader:
         script: ExecScript,
         place: Callable[[int, int], tuple[int, int]] | None = None,
         straight_line: bool = False,
+        lean: bool = False,
     ) -> None:
         self.script = script
         self.place = place
+        self.lean = lean  # see find_calls
         self.straight_line = straight_line  # take the short path (see find_calls)
         self.constants = constants_of(script)
         self.callees = Callees(script, self.constants)
@@ -237,8 +247,9 @@ class _CallReader:
             "kind": kind_of(named),
             "start": start,
             "end": end,
-            "source": script.source[start:end],  # script.call_text(call), its span read once
         }
+        if not self.lean:
+            fields["source"] = script.source[start:end]  # script.call_text(call), its span read once
         if tool is DYNAMIC:
             self.dynamic_call(fields, callee, first)
         elif not args:
@@ -256,6 +267,9 @@ class _CallReader:
             fields["unconditional"] = True
         if self.place is not None:
             fields["start"], fields["end"] = self.place(start, end)
+        if self.lean:  # read for the notes' messages only: the stream keeps neither
+            fields.pop("patch", None)
+            fields.pop("computed_expression", None)
         self.calls.append(ToolCall(**fields))
 
     def computed(self, fields: dict[str, Any], node: Node | None, what: str | None = None) -> None:
@@ -275,13 +289,15 @@ class _CallReader:
         node = unwrap(first)
         if node is None:
             return  # no argument: the tool gets {} (and refuses it)
-        arguments = read_arguments(self.constants, node)
+        key = COMMAND_TOOLS[tool]
+        # lean: only the command and workdir are kept, the other keys' values are not evaluated
+        arguments = read_arguments(self.constants, node, only=(key, "workdir") if self.lean else None)
         if arguments is None:  # never: ``node`` is an expression, unwrapped already
             return
         fields["json_arguments"] = arguments.json
-        key = COMMAND_TOOLS[tool]
-        fields["arguments"] = arguments.others(key, "workdir")
-        fields["computed_arguments"] = arguments.computed(self.script.text, key, "workdir")
+        if not self.lean:
+            fields["arguments"] = arguments.others(key, "workdir")
+            fields["computed_arguments"] = arguments.computed(self.script.text, key, "workdir")
         workdir = arguments.get("workdir")
         if isinstance(workdir, str):
             fields["workdir"] = workdir
@@ -369,6 +385,9 @@ class _CallReader:
     def tool_call(self, fields: dict[str, Any], first: Node | None) -> None:
         node = unwrap(first)
         if node is None or node.type != "object":
+            return
+        if self.lean:  # of a tool's arguments the stream keeps only how they are written
+            fields["json_arguments"] = is_json(self.script.text(node))
             return
         arguments = read_arguments(self.constants, node)
         if arguments is None:  # never: ``node`` is an expression, unwrapped already

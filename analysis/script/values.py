@@ -425,15 +425,16 @@ class Constants:
         """A property key written statically: ``name``, ``"name"``, ``1``, ``["name"]``."""
         if node is None:
             return None
-        if node.type == "property_identifier":
+        kind = node.type  # read once: each read of a node's type is a call into tree-sitter
+        if kind == "property_identifier":
             return self.script.name_of(node)
-        if node.type == "string":
+        if kind == "string":
             value = string_value(self.script.text(node))
             return None if value is UNKNOWN else value
-        if node.type == "number":
+        if kind == "number":
             number = number_value(self.script.text(node))
             return None if number is UNKNOWN else number_to_string(_number(number))
-        if node.type == "computed_property_name":
+        if kind == "computed_property_name":
             inner = [c for c in node.named_children if c.type != "comment"]
             value = self.value(inner[0]) if len(inner) == 1 else UNKNOWN
             text = to_string(value) if is_primitive(value) else UNKNOWN

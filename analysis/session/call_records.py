@@ -106,7 +106,9 @@ def call_id_span(line: str) -> Span | None:
     return Span(0, span[0], span[1]) if span else None
 
 
-def read_exec(line: str, fields: dict[str, Any], source: str) -> None:
+def read_exec(line: str, fields: dict[str, Any], source: str, lean: bool = False) -> None:
+    """An exec script's calls and findings; ``lean``: its calls as the stream keeps them
+    (:func:`analysis.script.calls.find_calls`), without the script and its escape map (the stream drops both)."""
     found = locate(line, [("payload", "input")])
     if ("payload", "input") not in found:
         return
@@ -114,7 +116,7 @@ def read_exec(line: str, fields: dict[str, Any], source: str) -> None:
     escapes = EscapeMap(raw, raw_start)
     script = ExecScript(source)
     # the calls are made at their columns in the line (the escape map keeps their order)
-    result = find_calls(script, lambda start, end: (escapes.start(start), escapes.end(end)))
+    result = find_calls(script, lambda start, end: (escapes.start(start), escapes.end(end)), lean=lean)
 
     def span(start: int, end: int) -> Span:
         return escapes.span(0, start, end)
@@ -126,7 +128,10 @@ def read_exec(line: str, fields: dict[str, Any], source: str) -> None:
         fields["findings"].append(Finding(SCRIPT_SYNTAX, problem.message, span(problem.start, problem.end)))
         if problem.refused:  # V8 refuses the module before any of it runs: no call of it ran
             fields["calls"] = tuple(replace(c, executed="no") for c in fields["calls"])
-    fields.update(script=source, script_map=escapes, is_exec=True)
+    if lean:
+        fields["is_exec"] = True
+    else:
+        fields.update(script=source, script_map=escapes, is_exec=True)
 
 
 def _from_note(note: Note, span) -> Finding:
@@ -134,7 +139,8 @@ def _from_note(note: Note, span) -> Finding:
     return Finding(note.code, note.message, span(note.start, note.end), related)
 
 
-def read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) -> None:
+def read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple, lean: bool = False) -> None:
+    """A freeform ``apply_patch`` call; ``lean``: its call as the stream keeps it, without the patch's text."""
     patch = parse_patch(text)
     found = locate(line, [path])
     whole = Span(0, 0, len(line))
@@ -145,6 +151,9 @@ def read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple) ->
     for error in patch.errors:
         where = escapes.span(0, error.offset, error.offset + error.length) if escapes else whole
         fields["findings"].append(Finding(PATCH_SYNTAX, f"patch line {error.line + 1}: {error.message}", where))
+    if lean:  # what analysis.reports.stream.thinning keeps of it: no copy made there
+        fields["calls"] = (ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, executed="yes"),)
+        return
     fields["calls"] = (
         ToolCall(fields.get("name"), PATCH, 0, len(line), files=patch.files, patch=text, executed="yes", source=text),
     )

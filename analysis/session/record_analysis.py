@@ -328,9 +328,9 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str,
     elif isinstance(item, CustomToolCall):
         fields.update(call_id=item.call_id, name=item.name, text=item.input, is_call=True)
         if item.name == "exec" and item.namespace in EXEC_NAMESPACES:
-            read_exec(line, fields, item.input)
+            read_exec(line, fields, item.input, lean)
         elif item.name == "apply_patch":
-            read_top_patch(line, fields, item.input, item_path(record, "input"))
+            read_top_patch(line, fields, item.input, item_path(record, "input"), lean)
         else:  # any other freeform tool: its input is one string
             fields["name"] = tool_name(item.name, item.namespace)
             fields["calls"] = (

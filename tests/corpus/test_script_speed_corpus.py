@@ -16,6 +16,7 @@ from analysis.script.script import ExecScript
 from tests.helpers import SHARED
 from tests.script.test_script_speed import BENIGN, EARLY_ERRORS, assert_fast_paths_exact
 from tests.script.test_script_speed38 import _notes, _same_sites
+from tests.script.test_script_speed39 import assert_same_tools
 
 
 @cache
@@ -93,3 +94,11 @@ def test_dynamic_notes_on_every_corpus_script() -> None:
     assert len(scripts) > 500
     for source in scripts:
         assert _notes(source) == _notes(source + "\n// \\u"), source
+
+
+def test_every_corpus_callee_names_the_tool_the_full_reading_names() -> None:
+    """Stop 39's ``tools.name`` shortcut in which callees are tools, on every call site of the corpus."""
+    scripts = corpus_scripts()
+    assert len(scripts) >= 700
+    for source in scripts:
+        assert_same_tools(source)
