@@ -53,7 +53,11 @@ def process_cpu(folder: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", nargs="?", default=str(ROOT.parent / "shared" / "corpus" / "wild"))
+    parser.add_argument(
+        "folder",
+        nargs="?",
+        default=str(Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared")) / "corpus" / "wild"),
+    )
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     files = sorted(glob.glob(os.path.join(args.folder, "**", "*.jsonl"), recursive=True))

@@ -23,7 +23,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 OUT = HERE / "out"
-WILD = ROOT.parent / "shared" / "corpus" / "wild"
+WILD = (
+    Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared")) / "corpus" / "wild"
+)  # as tests/helpers.py finds it
 sys.path.insert(0, str(ROOT))
 
 from bench.corpus import generate  # noqa: E402

@@ -21,6 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared"))  # as tests/helpers.py finds it
 sys.path.insert(0, str(ROOT))
 
 from bench.same_outputs import checkout  # noqa: E402
@@ -30,7 +31,7 @@ WORDS = ("git", "apply_patch", "npm test", "README")
 
 
 def folders() -> list[str]:
-    found = [ROOT / "fixtures", *(ROOT.parent / "shared" / "corpus" / name for name in ("wild", "recorded", "peer"))]
+    found = [ROOT / "fixtures", *(SHARED / "corpus" / name for name in ("wild", "recorded", "peer"))]
     return [str(f) for f in found if f.is_dir()]
 
 

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "corpus"
+SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared")) / "corpus"  # as tests/helpers.py finds it
 
 
 def rollouts() -> list[Path]:
@@ -106,6 +106,8 @@ def main() -> int:
             differences += 1
             shown = " ".join(arguments) if len(arguments) <= 4 else " ".join(arguments[:4]) + " … (all files)"
             print(f"differs: {shown} (exit {old[0]} → {new[0]}, {len(old[1])} → {len(new[1])} bytes)")
+    if not SHARED.is_dir():  # said, so that "identical" over the fixtures alone is not read as the corpus's
+        print(f"no corpus at {SHARED} (set ROLLOUT_LSP_SHARED): fixtures only")
     print(
         f"{len(files)} files, {len(todo)} commands: "
         + ("every output identical" if differences == 0 else f"{differences} outputs differ")
