@@ -37,6 +37,7 @@ import atexit
 import hashlib
 import marshal
 import os
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -44,7 +45,7 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
-FORMAT = b"rollout-lsp code cache 1\n"
+FORMAT = b"rollout-lsp code cache 2\n"
 # a session leaves about 1,500 entries, the same at every start; should some generated source ever differ from
 # one start to the next, the file keeps only what the last start used and made instead of growing without end
 MAX_ENTRIES = 5000
@@ -96,13 +97,10 @@ class CodeCache:
         if self.path is None:
             return
         try:
-            with open(self.path, "rb") as file:
-                if os.fstat(file.fileno()).st_size > MAX_BYTES:
-                    return
-                data = file.read()
-        except OSError:
-            return
-        self.read = parse(data, self.key)
+            data = _read_regular_file(self.path)
+            self.read = parse(data, self.key) if data is not None else {}
+        except Exception:  # a start never fails on this file (a MemoryError, a marshal error of another Python)
+            self.read = {}
 
     def save(self) -> bool:
         """Write the file again if this process compiled code it did not hold (atomically); False if it could not
@@ -135,15 +133,44 @@ class CodeCache:
             return True
 
 
+def _read_regular_file(path: Path) -> bytes | None:
+    """The bytes of the file at ``path`` if it is a regular file of this user's (or root's) of at most
+    ``MAX_BYTES``; None otherwise. Opened without blocking or following a last symbolic link, so that a FIFO or a
+    link to a device put there cannot hang or exhaust the start."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return None
+    with open(descriptor, "rb") as file:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_uid not in _owners() or status.st_size > MAX_BYTES:
+            return None
+        data = file.read(MAX_BYTES + 1)
+    return data if len(data) <= MAX_BYTES else None
+
+
+def _owners() -> tuple[int, ...]:
+    """Whose cache file is read: this user's or root's (where Windows has no owners, anyone's: its st_uid is 0)."""
+    return (os.geteuid(), 0) if hasattr(os, "geteuid") else (0,)
+
+
+def _key_digest(key: tuple[object, ...]) -> bytes:
+    return hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).digest()
+
+
 def serialise(key: tuple[object, ...], entries: dict[bytes, CodeType]) -> bytes:
     payload = marshal.dumps((key, entries))  # type: ignore[arg-type]  # a tuple of str, int, tuple and None
-    return FORMAT + hashlib.sha256(payload).digest() + payload
+    return FORMAT + _key_digest(key) + hashlib.sha256(payload).digest() + payload
 
 
 def parse(data: bytes, key: tuple[object, ...]) -> dict[bytes, CodeType]:
-    """The entries of a cache file's bytes, or none unless the file is whole and of this ``key``."""
-    start = len(FORMAT) + _DIGEST
-    if not data.startswith(FORMAT) or hashlib.sha256(data[start:]).digest() != data[len(FORMAT) : start]:
+    """The entries of a cache file's bytes, or none unless the file is whole and of this ``key``: the key's digest
+    is compared before anything is unmarshalled (another Python's code objects are never read)."""
+    start = len(FORMAT) + 2 * _DIGEST
+    if not data.startswith(FORMAT) or data[len(FORMAT) : len(FORMAT) + _DIGEST] != _key_digest(key):
+        return {}
+    if hashlib.sha256(data[start:]).digest() != data[len(FORMAT) + _DIGEST : start]:
         return {}
     try:
         found_key, entries = marshal.loads(data[start:])
@@ -195,8 +222,9 @@ def _distribution_version(module: str, distribution: str) -> str | None:
 
 
 def cache_path() -> Path | None:
-    """Where Python puts this package's bytecode, one file per Python (its cache tag); None where Python keeps no
-    bytecode."""
+    """Where Python puts this package's bytecode, one file per Python: its cache tag and a digest of its version,
+    so two Pythons of one tag (3.11.7 and 3.11.9 in one folder, a release candidate and its release) do not
+    overwrite each other's file at every start; None where Python keeps no bytecode."""
     import importlib.util
 
     tag = sys.implementation.cache_tag
@@ -206,7 +234,8 @@ def cache_path() -> Path | None:
         beside = Path(importlib.util.cache_from_source(__file__))
     except (NotImplementedError, ValueError):
         return None
-    return beside.with_name(f"generated-code.{tag}.bin")
+    version = hashlib.sha256(sys.version.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return beside.with_name(f"generated-code.{tag}.{version}.bin")
 
 
 _installed: CodeCache | None = None
@@ -283,13 +312,19 @@ def _cached_exec(cache: CodeCache, inherited: int) -> Callable[..., Any]:
         if isinstance(source, str) and len(args) == 2 and args[0] is not None and not kwargs:
             exec(cache.code(source, "<string>", inherited), *args)  # dataclasses' call: exec(text, globals, ns)
             return
-        # any other call, uncached; without globals exec takes the caller's namespaces, which are not this frame's
-        if (not args and "globals" not in kwargs) or (args and args[0] is None):
-            frame = sys._getframe(1)
-            args = (frame.f_globals, frame.f_locals if len(args) < 2 or args[1] is None else args[1])
-        if isinstance(source, str):
+        # any other call, uncached, as the builtin called in the module: text (str or bytes) compiled with the
+        # module's flags, not this one's; without globals, the caller's namespaces (not this frame's)
+        if not isinstance(source, CodeType):
             source = compile(source, "<string>", "exec", inherited, True)
-        exec(source, *args, **kwargs)
+        if len(args) > 2:
+            raise TypeError(f"exec expected at most 3 arguments, got {1 + len(args)}")
+        globals_ = args[0] if args else kwargs.pop("globals", None)
+        locals_ = args[1] if len(args) > 1 else kwargs.pop("locals", None)
+        if globals_ is None:
+            frame = sys._getframe(1)
+            globals_ = frame.f_globals
+            locals_ = frame.f_locals if locals_ is None else locals_
+        exec(source, globals_, locals_, **kwargs)
 
     return exec_cached
 

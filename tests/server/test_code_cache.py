@@ -3,6 +3,7 @@ one ``compile`` makes, over every class lsprotocol defines; a damaged or foreign
 writing it together leave a whole file; and the hooks on attrs and cattrs still apply to the pinned versions."""
 
 import dataclasses
+import hashlib
 import json
 import marshal
 import os
@@ -31,16 +32,20 @@ if hooked:
     cache = code_cache.install(Path(sys.argv[2]))
     assert cache is not None, "the hooks no longer fit attrs or cattrs"
     seen = []
+    returned = []  # the code objects the cache gave, kept alive so that ids stay theirs
     cached_code = cache.code
     def recording(source, filename, flags):
         seen.append((source, filename, flags))
-        return cached_code(source, filename, flags)
+        code = cached_code(source, filename, flags)
+        returned.append(code)
+        return code
     cache.code = recording
 import lsprotocol.types
 from lsp_server.features.warm_up import warm_up
 from lsp_server.server import create_server
 warm_up(create_server().protocol)
 generated = {}
+code_of = {}  # the same keys: the code objects themselves
 for module in ("lsprotocol.types",):
     for name, cls in sorted(vars(sys.modules[module]).items()):
         if hasattr(cls, "__attrs_attrs__") and cls.__module__ == module:
@@ -48,11 +53,13 @@ for module in ("lsprotocol.types",):
                 method_code = getattr(function, "__code__", None)
                 if method_code is not None and method_code.co_filename.startswith("<attrs generated"):
                     generated[f"{name}.{method}"] = marshal.dumps(method_code, 2).hex()
+                    code_of[f"{name}.{method}"] = method_code
 converter = create_server().protocol._converter
 for kind, functions in (("structure", converter._structure_func), ("unstructure", converter._unstructure_func)):
     for cls in (lsprotocol.types.DidOpenTextDocumentParams, lsprotocol.types.CodeAction):
         function = functions.dispatch(cls)
         generated[f"{kind} {cls.__name__}"] = marshal.dumps(function.__code__, 2).hex()
+        code_of[f"{kind} {cls.__name__}"] = function.__code__
 # every dataclass of the server's modules: their methods are dataclasses' generated code ("<string>")
 for module_name, module in sorted(sys.modules.items()):
     if module_name.split(".")[0] in ("analysis", "lsp_server", "pygls"):
@@ -62,10 +69,21 @@ for module_name, module in sorted(sys.modules.items()):
                     method_code = getattr(function, "__code__", None)
                     if method_code is not None and method_code.co_filename == "<string>":
                         generated[f"{module_name}:{name}.{method}"] = marshal.dumps(method_code, 2).hex()
+                        code_of[f"{module_name}:{name}.{method}"] = method_code
 out = {"generated": generated, "classes": sorted(
     name for name, cls in vars(lsprotocol.types).items()
     if hasattr(cls, "__attrs_attrs__") and cls.__module__ == "lsprotocol.types")}
 if hooked:
+    # each generated method's code is the cache's: the very object, or a function's code made inside it
+    given = set()
+    def walk(code):
+        given.add(id(code))
+        for const in code.co_consts:
+            if hasattr(const, "co_consts"):
+                walk(const)
+    for code in returned:
+        walk(code)
+    out["not_through_cache"] = sorted(key for key, code in code_of.items() if id(code) not in given)
     out.update(hits=cache.hits, compiled=len(cache.compiled), saved=cache.save(),
                seen=[[s, f, flags] for s, f, flags in seen])
 print(json.dumps(out))
@@ -95,6 +113,8 @@ def test_each_generated_method_is_the_same_code_with_and_without_the_cache(three
     assert sum(":" in key for key in plain["generated"]) > 300  # the dataclasses' methods
     assert first["generated"] == plain["generated"]
     assert second["generated"] == plain["generated"]
+    # and each of them came out of the cache, on both starts: a method compiled some other way is named here
+    assert first["not_through_cache"] == [] and second["not_through_cache"] == []
 
 
 def test_the_second_start_compiles_nothing_and_the_first_wrote_it_all(three_starts):
@@ -232,9 +252,9 @@ def test_a_folder_that_cannot_be_written_is_no_error(tmp_path, monkeypatch):
 
 def test_the_cache_lives_beside_the_packages_bytecode():
     path = code_cache.cache_path()
-    assert (
-        path == Path(code_cache.__file__).parent / "__pycache__" / f"generated-code.{sys.implementation.cache_tag}.bin"
-    )
+    version = hashlib.sha256(sys.version.encode()).hexdigest()[:12]
+    name = f"generated-code.{sys.implementation.cache_tag}.{version}.bin"
+    assert path == Path(code_cache.__file__).parent / "__pycache__" / name
 
 
 def test_servers_writing_together_leave_one_whole_file(tmp_path):
@@ -287,13 +307,25 @@ def test_the_hooks_other_calls_are_the_builtins(tmp_path):
     assert len(cache.compiled) == 1
 
 
+SERVE_PROBE = r"""
+import argparse, sys
+from lsp_server import code_cache, serve_command
+real_install = code_cache.install
+def install(*args, **kwargs):
+    print("lsprotocol.types" in sys.modules)  # not yet made when the hooks go in
+    cache = real_install(*args, **kwargs)
+    import lsprotocol.types  # made now: every class through the hooks
+    classes = [c for c in vars(lsprotocol.types).values() if hasattr(c, "__attrs_attrs__")]
+    print(cache is not None and cache.hits + len(cache.compiled) >= len(classes) > 500)
+    raise SystemExit(0)
+code_cache.install = install
+serve_command.run(argparse.Namespace())
+"""
+
+
 def test_the_server_start_installs_the_cache_before_lsprotocol():
-    probe = (
-        "import sys, lsp_server.serve_command as s, inspect; src = inspect.getsource(s.run); "
-        "print(src.index('code_cache.install()') < src.index('from .server import run'))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert done.stdout == "True\n"
+    done = subprocess.run([sys.executable, "-c", SERVE_PROBE], cwd=ROOT, capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "False\nTrue\n"), done.stderr
 
 
 def test_what_another_thread_compiles_while_the_file_is_written_is_kept_for_the_next_write(tmp_path, monkeypatch):
@@ -333,3 +365,58 @@ def test_the_file_keeps_what_the_last_start_used_once_it_holds_too_many(tmp_path
     assert sorted(marshal.dumps(c.co_consts, 2) for c in third.read.values()) == sorted(
         marshal.dumps(compile(source, "<x>", "exec", 0, True).co_consts, 2) for source in ("x = 0\n", "x = 9\n")
     )
+
+
+def test_what_is_no_regular_file_of_this_user_reads_as_empty_without_waiting(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    cache = _written(tmp_path)
+    path = cache.path
+    good = path.read_bytes()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opened for reading, a FIFO without a writer would block the start for ever
+    link = tmp_path / "link"
+    link.symlink_to(path)  # a link, even to a good file, is not followed
+    zero = tmp_path / "zero"
+    zero.symlink_to("/dev/zero")  # size 0 to stat, endless to read
+    for place in (fifo, link, zero, tmp_path):
+        other = code_cache.CodeCache(place, ("key",))
+        other.load()
+        assert other.read == {}, place
+    # a file of another user (not root) is not read either
+    monkeypatch.setattr(code_cache, "_owners", lambda: (os.getuid() + 4242,))
+    other = code_cache.CodeCache(path, ("key",))
+    other.load()
+    assert other.read == {}
+    monkeypatch.undo()
+    again = code_cache.CodeCache(path, ("key",))
+    again.load()
+    assert len(again.read) == 2 and path.read_bytes() == good
+
+
+def test_a_file_of_another_key_is_not_unmarshalled(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = _written(tmp_path).path
+    loaded = []
+    monkeypatch.setattr(code_cache.marshal, "loads", lambda data: loaded.append(len(data)))
+    assert code_cache.parse(path.read_bytes(), ("other",)) == {}
+    assert loaded == []
+
+
+def test_the_exec_hooks_other_calls_compile_with_the_modules_flags():
+    cache = code_cache.CodeCache(None, ())
+    plain = code_cache._cached_exec(cache, 0)  # a module without `from __future__ import annotations`
+    with pytest.raises(NameError):  # annotations evaluated, as the builtin exec does there
+        plain(b"def f(x: undefined_name): pass\n", {}, {})
+    with pytest.raises(NameError):
+        plain(bytearray(b"def f(x: undefined_name): pass\n"))
+    postponed = code_cache._cached_exec(cache, __import__("__future__").annotations.compiler_flag)
+    namespace: dict = {}
+    postponed(b"def f(x: undefined_name): pass\n", namespace)
+    assert namespace["f"].__annotations__ == {"x": "undefined_name"}
+    g: dict = {}
+    local: dict = {}
+    plain("z = 3", globals=g, locals=local)  # the keyword form (Python 3.13's)
+    assert local == {"z": 3} and "z" not in g
+    with pytest.raises(TypeError):
+        plain("z = 3", g, local, g)
+    assert cache.compiled == {}
