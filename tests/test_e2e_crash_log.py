@@ -47,3 +47,11 @@ def test_servers_that_stopped_normally_are_no_crash(tmp_path: Path) -> None:
     _log(tmp_path, 0, STOPPED)
     _log(tmp_path, 1, STOPPED)
     assert e2e_conftest.crashed_server_logs(tmp_path) == {}
+
+
+def test_the_servers_logs_are_found_where_code_server_writes_them(tmp_path: Path) -> None:
+    assert e2e_conftest.server_logs(tmp_path) == []  # the e2e's check fails on this: it would see no crash
+    _log(tmp_path, 0, STOPPED)
+    assert e2e_conftest.server_logs(tmp_path) == [
+        tmp_path / "code-server0/data/logs/20261202T134036/exthost1/output_logging_1/1-Rollout LSP.log"
+    ]
