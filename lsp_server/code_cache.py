@@ -230,10 +230,7 @@ def cache_path() -> Path | None:
     tag = sys.implementation.cache_tag
     if tag is None:
         return None
-    try:
-        beside = Path(importlib.util.cache_from_source(__file__))
-    except (NotImplementedError, ValueError):
-        return None
+    beside = Path(importlib.util.cache_from_source(__file__))  # raises only without a cache tag, checked above
     version = hashlib.sha256(sys.version.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return beside.with_name(f"generated-code.{tag}.{version}.bin")
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from analysis.jsonl.lines import split_lines
@@ -15,6 +16,19 @@ FIXTURES = ROOT / "fixtures"
 # CI lays shared/ beside the clone; ROLLOUT_LSP_SHARED points elsewhere when it is not
 SHARED = Path(os.environ.get("ROLLOUT_LSP_SHARED", ROOT.parent / "shared"))
 CORPUS = SHARED / "corpus" / "recorded"
+
+
+def exec_inputs(lines: Iterable[str]) -> list[str]:
+    """The script of each record whose payload is a call of the tool ``exec`` with text input, in order."""
+    scripts = []
+    for line in lines:
+        try:
+            payload = json.loads(line).get("payload")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(payload, dict) and payload.get("name") == "exec" and isinstance(payload.get("input"), str):
+            scripts.append(payload["input"])
+    return scripts
 
 
 def fixture(name: str) -> str:

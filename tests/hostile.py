@@ -13,7 +13,7 @@ from analysis.jsonl.lines import split_lines
 from analysis.jsonl.positions import PositionEncoding
 from analysis.jsonl.secrets import find_secrets, redact
 from analysis.session.rollout import RolloutAnalysis
-from tests.helpers import FIXTURES
+from tests.helpers import FIXTURES, exec_inputs
 
 RECORD_TYPES = ["session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state", "x"]
 ITEM_TYPES = [
@@ -78,15 +78,7 @@ def real_lines() -> list[str]:
 
 @lru_cache(maxsize=1)
 def real_scripts() -> list[str]:
-    scripts = []
-    for line in real_lines():
-        try:
-            payload = json.loads(line).get("payload")
-        except (ValueError, AttributeError):
-            continue
-        if isinstance(payload, dict) and payload.get("name") == "exec" and isinstance(payload.get("input"), str):
-            scripts.append(payload["input"])
-    return scripts
+    return exec_inputs(real_lines())
 
 
 def exec_line(script: str, call_id: str = "call_fuzz") -> str:

@@ -5,7 +5,6 @@ the same on every exec script of ../shared/corpus)."""
 
 from __future__ import annotations
 
-import json
 from functools import cache
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from analysis.reports.stream.thinning import _thin_call
 from analysis.script.calls import find_calls
 from analysis.script.script import ExecScript
-from tests.helpers import FIXTURES
+from tests.helpers import FIXTURES, exec_inputs
 from tests.reports.lean_support import thin_exec_call
 
 
@@ -28,16 +27,8 @@ def assert_lean_is_thin(source: str) -> None:
 
 @cache
 def fixture_scripts() -> tuple[str, ...]:
-    found = []
-    for path in sorted(FIXTURES.rglob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                payload = json.loads(line).get("payload")
-            except (ValueError, AttributeError):
-                continue
-            if isinstance(payload, dict) and payload.get("name") == "exec" and isinstance(payload.get("input"), str):
-                found.append(payload["input"])
-    return tuple(found)
+    paths = sorted(FIXTURES.rglob("*.jsonl"))
+    return tuple(s for path in paths for s in exec_inputs(path.read_text(encoding="utf-8").splitlines()))
 
 
 def test_every_fixture_script_reads_lean_as_its_full_reading_thinned() -> None:
