@@ -105,17 +105,10 @@ def _thin_output(output: ToolOutput | None) -> ToolOutput | None:
 
 
 def _thin_call(call: ToolCall, keep_arguments: bool) -> ToolCall:
+    thin = not call.source and call.patch is None and call.computed_expression is None
     if keep_arguments:
-        if not call.source and call.patch is None and call.computed_expression is None:
-            return call  # thin already
-        return _copy_call(call, source="", patch=None, computed_expression=None)
-    if (
-        not call.source
-        and call.patch is None
-        and call.computed_expression is None
-        and not call.arguments
-        and not call.computed_arguments
-    ):
+        return call if thin else _copy_call(call, source="", patch=None, computed_expression=None)
+    if thin and not call.arguments and not call.computed_arguments:
         return call  # thin already: an exec call read lean (analysis.script.calls.find_calls)
     return _copy_call(call, source="", patch=None, computed_expression=None, arguments={}, computed_arguments={})
 
