@@ -89,11 +89,12 @@ def read_arguments(
 
 
 # An object literal of plain keys and plain values only (``{cmd: "ls -la", workdir: "/w", max_output_tokens: 2000}``,
-# most command calls): its keys and its string values are its bytes, so the lean reading of a command (stop 40)
-# takes them from one match instead of the tree's pairs, the keys' nodes and the values' evaluation.  A string
-# here holds printable ASCII without quote or backslash (no escape, no line break: its value is its text); a key
-# is a name or a double-quoted name; anything else (comments, escapes, templates, other values) is not matched,
-# and the call is read in full.
+# most command calls): its keys and its strings are its bytes, so the lean reading of a command (stop 40) takes
+# them from one match instead of the tree's pairs, the keys' nodes and the values' evaluation.  A key is a name or
+# a double-quoted name; a value a string, a decimal integer, true, false or null.  A string holds no line break or
+# control character; a double-quoted one JSON's escapes only, a single-quoted one none (the two forms
+# ``string_value`` reads without esprima).  Anything else (comments, other escapes, templates, other values) is
+# not matched, and the call is read in full.
 _BLANK = rb"[ \t\n\r]*"
 _PLAIN_PAIR = (
     _BLANK
@@ -101,7 +102,8 @@ _PLAIN_PAIR = (
     + _BLANK
     + rb":"
     + _BLANK
-    + rb"""("[ !#-\[\]-~]*"|'[ -&(-\[\]-~]*'|[0-9]+|true|false|null)"""
+    + rb'("[^"\\\x00-\x1f]*(?:(?:\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'  # one way to match: linear
+    + rb"""|'[^'\\\x00-\x1f]*'|[0-9]+|true|false|null)"""
     + _BLANK
 )
 _PLAIN_OBJECT = re.compile(rb"\{(?:" + _PLAIN_PAIR + rb",)*(?:" + _PLAIN_PAIR + rb",?)?" + _BLANK + rb"\}")
@@ -125,10 +127,12 @@ def plain_object(script: ExecScript, node: Node) -> dict[str, bytes] | None:
 
 
 def plain_string(value: bytes | None) -> str | None:
-    """The string a plain value (see :func:`plain_object`) spells; None for a number, boolean or null."""
+    """The string a plain value (see :func:`plain_object`) spells, as the full reading evaluates a string's text;
+    None for a number, boolean or null."""
     if value is None or value[:1] not in (b'"', b"'"):
         return None
-    return value[1:-1].decode("ascii")
+    text = string_value(value.decode("utf-8", "replace"))  # the script's text is UTF-8: never replaced
+    return text if isinstance(text, str) else None
 
 
 def command_of(tool: str, arguments: Arguments | None) -> str | Unknown | None:
