@@ -46,6 +46,9 @@ from .script import ExecScript
 from .tool_names import SEPARATOR, key_argument, key_text, shown_tool, split_tool
 from .values import constants_of, unwrap
 
+# what _commands reads of an expanded call's run: the command under any command tool's key, and the workdir
+_RUN_KEYS = (*sorted(set(COMMAND_TOOLS.values())), "workdir")
+
 
 @pickled_by_fields
 @dataclass(frozen=True, slots=True)
@@ -410,8 +413,12 @@ class _CallReader:
         return tuple(place(*s) if place is not None else s for s in spans)
 
     def runs(self, callee: Node, first: Node | None) -> list[Run] | None:
-        """The call's runs over a constant array; straight-line code iterates nothing (no loop, no callback)."""
-        return None if self.straight_line else self.expansions.runs(callee, first)
+        """The call's runs over a constant array; straight-line code iterates nothing (no loop, no callback).  Lean,
+        only what ``_commands`` reads of a run is evaluated: its command (under any command tool's key) and
+        workdir."""
+        if self.straight_line:
+            return None
+        return self.expansions.runs(callee, first, _RUN_KEYS if self.lean else None)
 
     def tool_call(self, fields: dict[str, Any], first: Node | None) -> None:
         node = unwrap(first)

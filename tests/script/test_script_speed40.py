@@ -144,6 +144,12 @@ PLAIN_SCRIPTS = [
     'const c = "ls"; await tools.exec_command({cmd: c}); await tools.exec_command(({cmd: "pwd"}));',
     'await tools.exec_command({cmd: "echo ${HOME}", workdir: "/w"}); exit(); await tools.exec_command({cmd: "x"});',
     'await tools.exec_command({cmd: "caf\u00e9"}); await tools.exec_command({cmd: "ls"});',
+    # expansions: lean, a run's other keys are not evaluated (stop 40)
+    'for (const c of ["ls", "pwd"]) await tools.exec_command({cmd: c, workdir: "/w", n: c.length, m: [c, {c}]});',
+    'for (const [t, a] of [["exec_command", {cmd: "ls", x: 1}], ["shell", {command: ["pwd"], workdir: "/w"}]]) '
+    "await tools[t](a);",
+    'for (const [t, c] of [["shell_command", "ls"], ["exec_command", "pwd"]]) await tools[t]({command: c, cmd: c});',
+    '["a", "b"].forEach((x, i) => tools.exec_command({cmd: `cat ${x}`, workdir: x, yield_time_ms: i * 10}));',
 ]
 
 
