@@ -11,6 +11,7 @@ through one ``const``; template substitutions that do not resolve become holes.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -85,6 +86,53 @@ def read_arguments(
     if isinstance(value, dict):
         return Arguments(dict(value), whole=node)
     return Arguments({}, open={"*"}, whole=node)
+
+
+# An object literal of plain keys and plain values only (``{cmd: "ls -la", workdir: "/w", max_output_tokens: 2000}``,
+# most command calls): its keys and its strings are its bytes, so the lean reading of a command (stop 40) takes
+# them from one match instead of the tree's pairs, the keys' nodes and the values' evaluation.  A key is a name or
+# a double-quoted name; a value a string, a decimal integer, true, false or null.  A string holds no line break or
+# control character; a double-quoted one JSON's escapes only, a single-quoted one none (the two forms
+# ``string_value`` reads without esprima).  Anything else (comments, other escapes, templates, other values) is
+# not matched, and the call is read in full.
+_BLANK = rb"[ \t\n\r]*"
+_PLAIN_PAIR = (
+    _BLANK
+    + rb'([A-Za-z_$][A-Za-z0-9_$]*|"[A-Za-z_$][A-Za-z0-9_$]*")'
+    + _BLANK
+    + rb":"
+    + _BLANK
+    + rb'("[^"\\\x00-\x1f]*(?:(?:\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'  # one way to match: linear
+    + rb"""|'[^'\\\x00-\x1f]*'|[0-9]+|true|false|null)"""
+    + _BLANK
+)
+_PLAIN_OBJECT = re.compile(rb"\{(?:" + _PLAIN_PAIR + rb",)*(?:" + _PLAIN_PAIR + rb",?)?" + _BLANK + rb"\}")
+_PLAIN_PAIRS = re.compile(_PLAIN_PAIR)  # group 1 the key, group 2 the value
+
+
+def plain_object(script: ExecScript, node: Node) -> dict[str, bytes] | None:
+    """The keys of an object literal written with plain keys and values only, each with its value's bytes
+    (a string's with its quotes); None for any other object (then read it with :func:`read_arguments`), one
+    that repeats a key or sets ``__proto__``."""
+    data, start, end = script.data, node.start_byte, node.end_byte
+    if _PLAIN_OBJECT.fullmatch(data, start, end) is None or node.has_error:
+        return None
+    pairs: dict[str, bytes] = {}
+    for match in _PLAIN_PAIRS.finditer(data, start + 1, end - 1):
+        key = match.group(1).strip(b'"').decode("ascii")
+        if key in pairs or key == "__proto__":
+            return None
+        pairs[key] = match.group(2)
+    return pairs
+
+
+def plain_string(value: bytes | None) -> str | None:
+    """The string a plain value (see :func:`plain_object`) spells, as the full reading evaluates a string's text;
+    None for a number, boolean or null."""
+    if value is None or value[:1] not in (b'"', b"'"):
+        return None
+    text = string_value(value.decode("utf-8", "replace"))  # the script's text is UTF-8: never replaced
+    return text if isinstance(text, str) else None
 
 
 def command_of(tool: str, arguments: Arguments | None) -> str | Unknown | None:
@@ -227,4 +275,14 @@ def is_json(text: str) -> bool:
     return True
 
 
-__all__ = ["Arguments", "PatchReader", "PatchValue", "command_node", "command_of", "is_json", "read_arguments"]
+__all__ = [
+    "Arguments",
+    "PatchReader",
+    "PatchValue",
+    "command_node",
+    "command_of",
+    "is_json",
+    "plain_object",
+    "plain_string",
+    "read_arguments",
+]

@@ -62,6 +62,7 @@ ALL_TOOLS = "ALL_TOOLS"
 _MAX_STEPS = 64  # links followed from a tool's name back to ALL_TOOLS
 # a callee written ``tools.name`` (no space, comment, escape or ``?.``): most calls of a script (see Callees.tool)
 _PLAIN_TOOLS_MEMBER = re.compile(rb"tools\.([A-Za-z_$][A-Za-z0-9_$]*)")
+_PLAIN_GLOBAL_CALLEE = re.compile(rb"([A-Za-z_$][A-Za-z0-9_$]*)(\.[A-Za-z_$][A-Za-z0-9_$]*)?")
 
 
 def kind_of(tool: str | None) -> str:
@@ -84,12 +85,25 @@ class Callees:
         """The tool name a callee names, :data:`DYNAMIC`, or None when it is no tool.  Aliases are followed
         through any number of names bound once (``const f = tools.x; const g = f; g()``)."""
         script = self.script
-        if node is not None and "tools" not in script.bindings:
-            # ``tools.name`` with ``tools`` the global: the member's bytes tell its name, which is what the reading
-            # below finds through unwrap, the member's fields and is_tools (stop 39); anything else takes it
-            plain = _PLAIN_TOOLS_MEMBER.fullmatch(script.data, node.start_byte, node.end_byte)
-            if plain is not None and node.type == "member_expression" and not node.has_error:
-                return plain.group(1).decode("ascii")
+        if node is not None:
+            bindings = script.bindings
+            if "tools" not in bindings:
+                # ``tools.name`` with ``tools`` the global: the member's bytes tell its name, which is what the
+                # reading below finds through unwrap, the member's fields and is_tools (stop 39)
+                plain = _PLAIN_TOOLS_MEMBER.fullmatch(script.data, node.start_byte, node.end_byte)
+                if plain is not None and node.type == "member_expression" and not node.has_error:
+                    return plain.group(1).decode("ascii")
+            # ``name`` or ``name.member`` with ``name`` declared nowhere in the script (``text``, ``JSON.stringify``:
+            # most callees that are no tool): a global, so the reading below ends at its first step (stop 40)
+            plain = _PLAIN_GLOBAL_CALLEE.fullmatch(script.data, node.start_byte, node.end_byte)
+            if plain is not None and not node.has_error:
+                name = plain.group(1).decode("ascii")
+                if name not in bindings and name != "tools":
+                    if plain.group(2) is None:
+                        if node.type == "identifier":
+                            return name if name in LEGACY_GLOBALS else None
+                    elif node.type == "member_expression":
+                        return None  # is_tools of a global other than ``tools`` is False
         seen: set[int] = set()
         while True:
             node = unwrap(node)

@@ -23,8 +23,20 @@ from tree_sitter import Node
 
 from ..jsonl.findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
 from ..jsonl.pickling import pickled_by_fields
-from .arguments import PatchReader, command_node, command_of, is_json, read_arguments
-from .callees import ALL_TOOLS, COMMAND, COMMAND_TOOLS, DYNAMIC, HELPERS, PATCH, TOOL, Callees, kind_of, may_name_a_tool
+from .arguments import PatchReader, command_node, command_of, is_json, plain_object, plain_string, read_arguments
+from .callees import (
+    ALL_TOOLS,
+    ARGV_TOOLS,
+    COMMAND,
+    COMMAND_TOOLS,
+    DYNAMIC,
+    HELPERS,
+    PATCH,
+    TOOL,
+    Callees,
+    kind_of,
+    may_name_a_tool,
+)
 from .dynamic import dynamic_notes
 from .expansions import Expansions, Run
 from .notes import Note
@@ -33,6 +45,9 @@ from .reachability import is_dead, runs_unconditionally
 from .script import ExecScript
 from .tool_names import SEPARATOR, key_argument, key_text, shown_tool, split_tool
 from .values import constants_of, unwrap
+
+# what _commands reads of an expanded call's run: the command under any command tool's key, and the workdir
+_RUN_KEYS = (*sorted(set(COMMAND_TOOLS.values())), "workdir")
 
 
 @pickled_by_fields
@@ -290,6 +305,8 @@ class _CallReader:
         if node is None:
             return  # no argument: the tool gets {} (and refuses it)
         key = COMMAND_TOOLS[tool]
+        if self.lean and tool not in ARGV_TOOLS and node.type == "object" and self.plain_command(fields, node, key):
+            return
         # lean: only the command and workdir are kept, the other keys' values are not evaluated
         arguments = read_arguments(self.constants, node, only=(key, "workdir") if self.lean else None)
         if arguments is None:  # never: ``node`` is an expression, unwrapped already
@@ -327,6 +344,23 @@ class _CallReader:
             fields["start"],
             fields["end"],
         )
+
+    def plain_command(self, fields: dict[str, Any], node: Node, key: str) -> bool:
+        """A lean command whose object is plain (:func:`~analysis.script.arguments.plain_object`) and whose
+        command and workdir are strings or absent: its fields from the object's bytes, as the tree's reading
+        gives them (``tests/script/test_plain_commands.py``); False, nothing set, for any other."""
+        pairs = plain_object(self.script, node)
+        if pairs is None:
+            return False
+        command, workdir = plain_string(pairs.get(key)), plain_string(pairs.get("workdir"))
+        if command is None and key in pairs or workdir is None and "workdir" in pairs:
+            return False  # a number, boolean or null: the tool refuses it, which the full reading tells
+        fields["json_arguments"] = is_json(self.script.text(node))
+        if workdir is not None:
+            fields["workdir"] = workdir
+        if command is not None:
+            fields["command"] = command
+        return True
 
     def dynamic_call(self, fields: dict[str, Any], callee: Node, first: Node | None) -> None:
         """``tools[name](…)``: a tool chosen at run time, known per element when a constant list drives it."""
@@ -379,8 +413,12 @@ class _CallReader:
         return tuple(place(*s) if place is not None else s for s in spans)
 
     def runs(self, callee: Node, first: Node | None) -> list[Run] | None:
-        """The call's runs over a constant array; straight-line code iterates nothing (no loop, no callback)."""
-        return None if self.straight_line else self.expansions.runs(callee, first)
+        """The call's runs over a constant array; straight-line code iterates nothing (no loop, no callback).  Lean,
+        only what ``_commands`` reads of a run is evaluated: its command (under any command tool's key) and
+        workdir."""
+        if self.straight_line:
+            return None
+        return self.expansions.runs(callee, first, _RUN_KEYS if self.lean else None)
 
     def tool_call(self, fields: dict[str, Any], first: Node | None) -> None:
         node = unwrap(first)

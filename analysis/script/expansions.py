@@ -75,9 +75,10 @@ class Expansions:
         self._references: dict[str, list[Node]] | None = None
         self._starts: dict[str, list[int]] | None = None
 
-    def runs(self, callee: Node, argument: Node | None) -> list[Run] | None:
+    def runs(self, callee: Node, argument: Node | None, only: tuple[str, ...] | None = None) -> list[Run] | None:
         """The call's runs, one per element of the one constant array it depends on; None when it depends on
-        no such array, on several, or the array is not exactly known and unchanged."""
+        no such array, on several, or the array is not exactly known and unchanged.  ``only``: each run's
+        arguments hold the values of these keys alone (see :func:`~analysis.script.arguments.read_arguments`)."""
         iteration = self.iteration_of([n for n in (callee, argument) if n is not None])
         if iteration is None:
             return None
@@ -95,7 +96,7 @@ class Expansions:
             return None
         spans = self.element_spans(array, len(items))
         return [
-            Run(self.callees.tool(callee, env), read_arguments(self.constants, argument, env), span)
+            Run(self.callees.tool(callee, env), read_arguments(self.constants, argument, env, only), span)
             for env, span in zip(envs, spans)
         ]
 

@@ -251,7 +251,7 @@ _LABELLED = re.compile(rb":\s*(?:async\s+)?(?:function|class)\b")
 def _labelled_in_braces(script: ExecScript) -> bool:
     """A function or class as a label's body inside a block tree-sitter misread as an object literal."""
     data = script.data
-    if b":" not in data:
+    if b":" not in data or b"function" not in data and b"class" not in data:  # what _LABELLED needs (stop 40)
         return False
     for m in _LABELLED.finditer(data):
         value = script.root.descendant_for_byte_range(m.end() - 1, m.end())
