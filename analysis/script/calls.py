@@ -348,7 +348,7 @@ class _CallReader:
     def plain_command(self, fields: dict[str, Any], node: Node, key: str) -> bool:
         """A lean command whose object is plain (:func:`~analysis.script.arguments.plain_object`) and whose
         command and workdir are strings or absent: its fields from the object's bytes, as the tree's reading
-        gives them (``tests/script/test_plain_commands.py``); False, nothing set, for any other."""
+        gives them (``tests/script/test_script_speed40.py``); False, nothing set, for any other."""
         pairs = plain_object(self.script, node)
         if pairs is None:
             return False
