@@ -27,14 +27,15 @@ from pygls.protocol import default_converter
 
 def lazily_resolved_converter() -> Any:
     """pygls's default converter, its lsprotocol classes resolved at their first hook (module docstring)."""
-    everything = getattr(types, "ALL_TYPES_MAP", None)
-    if getattr(_hooks, "_resolved_forward_references", None) is not False or not isinstance(everything, dict):
+    found = getattr(types, "ALL_TYPES_MAP", None)
+    if getattr(_hooks, "_resolved_forward_references", None) is not False or not isinstance(found, dict):
         return default_converter()  # resolved already in this process, or a lsprotocol this was not written for
     _hooks._resolved_forward_references = True
     try:
         converter = default_converter()
     finally:
         _hooks._resolved_forward_references = False
+    everything: dict[str, Any] = found
 
     def resolve(target: Any, seen: set[int]) -> None:
         if id(target) in seen:
@@ -42,8 +43,9 @@ def lazily_resolved_converter() -> Any:
         seen.add(id(target))
         if isinstance(target, type):
             # the classes lsprotocol's own pass resolves: attrs classes of the map under their own name
-            if everything.get(target.__name__) is target and attrs.has(target):
-                attrs.resolve_types(target, everything, {})
+            cls: type = target
+            if attrs.has(cls) and id(everything.get(cls.__name__)) == id(cls):  # id: `is` would narrow cls
+                attrs.resolve_types(cls, everything, {})
             return
         for argument in typing.get_args(target):
             resolve(argument, seen)
