@@ -60,6 +60,22 @@ def host_port(text: str) -> str:
     return text
 
 
+def install_code_cache() -> None:
+    """The code cache's hooks (once per process), with the cyclic collector off as during the imports after it
+    (gc.freeze at their end takes what this made out of its reach too)."""
+    import gc
+
+    from . import code_cache
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        code_cache.install()
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def run(args: argparse.Namespace) -> int:
     import faulthandler
     import sys

@@ -21,9 +21,10 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
-from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import Workspace
 
+from .converter import lazily_resolved_converter
 from .documents import RolloutWorkspace
 from .transport import MessageStdout
 
@@ -230,4 +231,4 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-CONVERTER = default_converter()
+CONVERTER = lazily_resolved_converter()

@@ -21,7 +21,7 @@ from ..wire import install_workspace
 from .base import Feature, lsp_method
 from .blame import BlameFeature
 from .diagnostics import DiagnosticsFeature
-from .warm_up import DELAY, start_warm_up
+from .warm_up import DELAY, warm_up_if_idle
 
 log = logging.getLogger("rollout_lsp")
 
@@ -61,7 +61,8 @@ class LifecycleFeature(Feature):
     @lsp_method(types.INITIALIZED)
     async def initialized(self, params: types.InitializedParams) -> None:
         """Ask the client for its settings, and let waiting diagnostics go once they are known; a second later,
-        do in the background what the first rollout opened would do once per process (``warm_up.py``)."""
+        do in the background what the first rollout opened would do once per process, unless one is open already
+        (``warm_up.py``)."""
         for notice in START_NOTICES:  # said on stderr before the client could hear it (a deleted folder)
             self.server.window_log_message(types.LogMessageParams(types.MessageType.Warning, notice))
         configured = self.server.configured = self.server.configured or asyncio.Event()
@@ -70,7 +71,7 @@ class LifecycleFeature(Feature):
         finally:
             configured.set()
         await self.blame.sync_registration()
-        asyncio.get_running_loop().call_later(DELAY, start_warm_up, self.server.protocol)
+        asyncio.get_running_loop().call_later(DELAY, warm_up_if_idle, self.server.protocol)
 
     @lsp_method(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(self, params: types.DidChangeConfigurationParams) -> None:

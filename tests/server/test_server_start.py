@@ -61,3 +61,26 @@ def test_the_protocol_and_the_features_share_one_converter():
     assert server.protocol._converter is CONVERTER
     links = next(f for f in server.features.values() if isinstance(getattr(f, "links", None), InvocationLinks)).links
     assert links.converter is CONVERTER
+
+
+ENTRY = """
+import json, sys
+sys.argv = ["rollout-lsp", sys.argv[1], "--help"]
+import lsp_server.__main__
+from lsp_server import code_cache
+print(json.dumps({"installed": code_cache._installed is not None, "attrs": "attr" in sys.modules,
+                  "cli": "analysis.cli" in sys.modules}))
+"""
+
+
+def test_the_code_cache_is_installed_before_the_command_lines_imports_for_serve_only():
+    """``serve`` installs its code cache before ``analysis.cli`` makes the analysis's first dataclasses, so that
+    their methods come from it too; ``check`` and ``outline`` (no cache) import no attrs for it."""
+
+    def entry(command: str) -> dict:
+        done = subprocess.run([sys.executable, "-c", ENTRY, command], cwd=ROOT, capture_output=True, text=True)
+        return json.loads(done.stdout)
+
+    assert entry("serve") == {"installed": True, "attrs": True, "cli": True}
+    assert entry("check") == {"installed": False, "attrs": False, "cli": True}
+    assert entry("outline") == {"installed": False, "attrs": False, "cli": True}
