@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsonl.decoding import loads as json_loads
 from ..jsonl.findings import (
     INVALID_JSON,
     RECORD_SHAPE,
@@ -142,7 +143,7 @@ def _analysed(
     try:
         # a large world_state's state is cut out before the line is decoded: it is never decoded whole
         cut = without_state(text)[0] if len(line) > LARGE_LINE and is_world_state_line(text) else text
-        value = json.loads(cut)
+        value = json_loads(cut)
         if found:  # encrypted blobs and base64 payloads are opaque: a match inside one is chance, not a secret
             found = _outside_opaque(text, value, found)
         record = envelope_less_record(value) or parse_record(value)
