@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 # json.loads' own decoder is made with the default arguments: this scanner is the same C scanner, configured alike
-_scan_once = json.JSONDecoder().scan_once
+_scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped
 
 
 def loads(text: str) -> Any:
