@@ -139,8 +139,11 @@ class PatternSet:
         options.log_errors = False  # a memory bail-out is reported by the missing sentinel, not on stderr
         options.max_mem = max_mem
         pattern_set = re2.Set.SearchSet(options)
-        # the sentinel matches every text: a result without it means RE2 could not finish (DFA out of memory)
-        pattern_set.Add("")  # raises re2.error on a pattern it refuses
+        # the sentinel matches every text: a result without it means RE2 could not finish (DFA out of memory,
+        # when RE2 clears the matches).  It matches at the text's end only: an empty pattern, which matches at
+        # every position, made every state of the automaton a match state, whose ids RE2 adds to the result at
+        # each byte (twice the pass's cost: 3.7 against 1.9 ns a byte on the wild rollouts)
+        pattern_set.Add(r"\z")  # raises re2.error on a pattern it refuses
         for index, source in enumerate(self.sources):
             folded = index < len(ignore_case) and ignore_case[index]
             pattern_set.Add(("(?i)" if folded else "") + source)

@@ -34,7 +34,8 @@ FAILED_PREFIXES = ("apply_patch verification failed", "Script error:")
 # a write_stdin whose writing failed (``write_stdin failed: stdin is closed for this session``): it says only
 # that writing failed, not that the process ended (analysis.session.continuations)
 WRITE_FAILED, WRITE_FAILED_PREFIX = "write_failed", "write_stdin failed:"
-_RUNNING_LINE = re.compile(r"^Process running with session ID ([0-9]{1,20})", re.MULTILINE)
+_RUNNING_WORDS = "Process running with session ID"
+_RUNNING_LINE = re.compile(r"^%s ([0-9]{1,20})" % _RUNNING_WORDS, re.MULTILINE)
 _STATUS_HEADER = re.compile(r"Script (?:completed|failed|terminated|running with cell ID)")
 # an output whose text items add up to more characters than this keeps none of them, only its line: in bench's
 # 50 MB rollout the outputs above it hold 99.7% of all output text (39 of its 50 MB), and reading one again for a
@@ -313,11 +314,14 @@ def read_call_output(body: Any) -> ToolOutput:
         texts = [str(value["output"])]
     else:
         head = _head(text)  # the lines before ``Output:``: a command's own output may say anything
-        m = _EXIT_LINE.search(head)
+        # each expression is tried only on a head holding its words: a ``^`` in MULTILINE mode has no literal
+        # for ``re`` to look for, so it steps through every character (a list's text, one long line, is often
+        # all of its head: three such searches were a third of reading the wild rollouts' outputs)
+        m = _EXIT_LINE.search(head) if "Exit code:" in head or "Process exited with code" in head else None
         exit_code = int(m.group(1)) if m else None
-        m = _WALL_LINE.search(head)
+        m = _WALL_LINE.search(head) if "Wall time" in head else None
         wall = float(m.group(1)) if m else None
-        running = _RUNNING_LINE.search(head) if exit_code is None else None
+        running = _RUNNING_LINE.search(head) if exit_code is None and _RUNNING_WORDS in head else None
         if running:
             status = "running"
             session = running.group(1)

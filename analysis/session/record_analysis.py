@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from ..jsonl.decoding import loads as json_loads
 from ..jsonl.findings import (
     INVALID_JSON,
     RECORD_SHAPE,
@@ -39,7 +40,7 @@ from .call_records import (
     tool_name,
 )
 from .compaction import LARGE_LINE, CompactedSummary, is_compacted_line, summarise
-from .events import ToolEvent, read_event
+from .events import EVENT_TYPES, ToolEvent, read_event
 from .legacy_records import envelope_less_record, item_path
 from .message_metadata import message_delivery, not_a_request, world_state_fields
 from .outputs import ToolOutput, read_output
@@ -58,11 +59,15 @@ from .records import (
     parse_record,
 )
 from .settings import Settings, read_thread_settings, read_turn_context_settings
-from .turn_events import TurnEnd, TurnItem, read_turn_end, read_turn_item, user_item_words
+from .turn_events import TURN_END_EVENTS, TurnEnd, TurnItem, read_turn_end, read_turn_item, user_item_words
 from .world_state import WORLD_STATE, WorldStateSummary, is_world_state_line, without_state
 
 EXEC_NAMESPACES = (None, "functions")
 TURN_EVENTS = ("task_started", "turn_started")
+# the event types that read_turn_end, read_turn_item (item_completed) and read_event read: an event of any other
+# type (token counts, agent messages and reasoning: a third of a rollout's lines) is none of the three, and
+# its payload is not handed to each in turn to find that out
+_READ_EVENTS = TURN_END_EVENTS | EVENT_TYPES | {"item_completed"}
 
 
 @pickled_by_fields
@@ -142,7 +147,7 @@ def _analysed(
     try:
         # a large world_state's state is cut out before the line is decoded: it is never decoded whole
         cut = without_state(text)[0] if len(line) > LARGE_LINE and is_world_state_line(text) else text
-        value = json.loads(cut)
+        value = json_loads(cut)
         if found:  # encrypted blobs and base64 payloads are opaque: a match inside one is chance, not a secret
             found = _outside_opaque(text, value, found)
         record = envelope_less_record(value) or parse_record(value)
@@ -384,7 +389,7 @@ def _read_event(payload: Any, fields: dict[str, Any], lean: bool = False) -> Non
     elif kind == "thread_settings_applied":
         if not lean:
             fields["settings"] = read_thread_settings(payload)
-    else:
+    elif type(kind) is str and kind in _READ_EVENTS:  # a list or an object as a type: none of the three
         end = read_turn_end(payload)
         if end is not None:
             fields["turn_end"] = end

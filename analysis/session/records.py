@@ -251,7 +251,7 @@ def parse_record(value: Any) -> Record:
     typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
     # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad,
     # so the envelope reads the same from the line's own dict, and its payload is emptied after)
-    envelope: Envelope | None = _PLAIN_READERS[Envelope](value)
+    envelope: Envelope | None = _plain_envelope(value)
     if envelope is None:
         envelope = _read(Envelope, {**value, "payload": None} if typed else value, ())
     elif typed:
@@ -263,10 +263,24 @@ def parse_record(value: Any) -> Record:
         item_type = payload.get("type")  # any JSON value: a list or object must not end the reading
         model = RESPONSE_ITEMS.get(item_type, OtherItem) if isinstance(item_type, str) else OtherItem
     if model is None:
-        return Record(envelope=envelope, item=payload)
+        return _record(envelope, payload)
     if not isinstance(payload, dict):
         raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
-    return Record(envelope=envelope, item=_read(model, payload, ("payload",)))
+    return _record(envelope, _read(model, payload, ("payload",)))
+
+
+_new = object.__new__
+_PUT_ENVELOPE, _PUT_ITEM, _PUT_BARE = (Record.__dict__[name].__set__ for name in ("envelope", "item", "bare"))
+
+
+def _record(envelope: Envelope, item: Any) -> Record:
+    """``Record(envelope, item)``, made as :mod:`.copies` makes its copies: the frozen dataclass's ``__init__``
+    (a call of ``object.__setattr__`` a field) cost twice as much, once a line."""
+    record = _new(Record)
+    _PUT_ENVELOPE(record, envelope)
+    _PUT_ITEM(record, item)
+    _PUT_BARE(record, False)
+    return record
 
 
 def _read(cls: type[ItemT], value: dict, prefix: tuple) -> ItemT:
@@ -376,3 +390,38 @@ def _check(kind: Any, value: Any) -> Any:
 # each reads its own class (or None): Any, as a dict's value type cannot name its key's class
 _PLAIN_READERS: dict[type[_Item], Callable[[dict], Any]] = {cls: _plain_reader(cls) for cls in (*_PARTS, OtherItem)}
 _set_payload = Envelope.__dict__["payload"].__set__
+_PUT_ENVELOPE_FIELDS = tuple(Envelope.__dict__[name].__set__ for name in ("timestamp", "type", "payload", "ordinal"))
+_PUT_METADATA = Envelope.__dict__["metadata"].__set__
+_SET_EXTRA = _Item.__dict__["_extra"].__set__
+_ENVELOPE_NAMES = Envelope._names
+
+
+def _plain_envelope(value: dict) -> Envelope | None:
+    """The plain reader of :class:`Envelope` (``_PLAIN_READERS[Envelope]``) written out: every line has one, and
+    the loop over the field table cost a third more (``tests/session/test_plain_envelope.py`` holds them equal)."""
+    get = value.get
+    kind = get("type")  # required: absent reads as None, which is no str
+    timestamp = get("timestamp")
+    ordinal = get("ordinal")
+    metadata = get("metadata")
+    if (
+        type(kind) is not str
+        or timestamp is not None
+        and type(timestamp) is not str
+        or ordinal is not None
+        and type(ordinal) is not int
+        or metadata is not None
+        and type(metadata) is not dict
+    ):
+        return None
+    envelope = _new(Envelope)
+    put_timestamp, put_type, put_payload, put_ordinal = _PUT_ENVELOPE_FIELDS
+    put_timestamp(envelope, timestamp)
+    put_type(envelope, kind)
+    put_payload(envelope, get("payload"))
+    put_ordinal(envelope, ordinal)
+    _PUT_METADATA(envelope, metadata)
+    # most envelopes are {timestamp, type, payload}: told by their count and two lookups
+    plain = len(value) == 3 and "timestamp" in value and "payload" in value or value.keys() <= _ENVELOPE_NAMES
+    _SET_EXTRA(envelope, None if plain else {k: v for k, v in value.items() if k not in _ENVELOPE_NAMES})
+    return envelope

@@ -29,6 +29,8 @@ from .prompts import user_words
 
 COMPLETE, ERROR, ABORTED, ROLLED_BACK = "complete", "error", "aborted", "rolled_back"
 _COMPLETE_EVENTS = frozenset({"task_complete", "turn_complete"})
+# every event type read_turn_end reads (any other is no turn end)
+TURN_END_EVENTS = _COMPLETE_EVENTS | {"error", "turn_aborted", "thread_rolled_back"}
 USER_ITEMS = frozenset({"UserMessage", "userMessage"})
 AGENT_ITEMS = frozenset({"AgentMessage", "agentMessage"})
 CONTENT_ITEMS = frozenset({"Reasoning", "reasoning", "Plan", "plan"}) | AGENT_ITEMS

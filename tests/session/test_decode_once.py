@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from analysis.cli import main
+from analysis.jsonl import decoding
 from analysis.jsonl.lines import bom_as_space
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +25,16 @@ def _decodes(monkeypatch, argv: list[str]) -> Counter:
         seen[text] += 1
         return loads(text, *args, **kwargs)
 
+    scan = decoding._scan_once
+
+    def counting_scan(text, index):  # decoding.loads' own decoding: a line it reads whole without json.loads
+        value, end = scan(text, index)
+        if end == len(text):
+            seen[text] += 1
+        return value, end
+
     monkeypatch.setattr(json, "loads", counting)
+    monkeypatch.setattr(decoding, "_scan_once", counting_scan)
     main(argv)
     monkeypatch.undo()
     return seen
