@@ -96,18 +96,23 @@ def read_arguments(
 # ``string_value`` reads without esprima).  Anything else (comments, other escapes, templates, other values) is
 # not matched, and the call is read in full.
 _BLANK = rb"[ \t\n\r]*"
-_PLAIN_PAIR = (
-    _BLANK
-    + rb'([A-Za-z_$][A-Za-z0-9_$]*|"[A-Za-z_$][A-Za-z0-9_$]*")'
+_KEY_AND_VALUE = (
+    rb'([A-Za-z_$][A-Za-z0-9_$]*|"[A-Za-z_$][A-Za-z0-9_$]*")'
     + _BLANK
     + rb":"
     + _BLANK
     + rb'("[^"\\\x00-\x1f]*(?:(?:\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'  # one way to match: linear
     + rb"""|'[^'\\\x00-\x1f]*'|[0-9]+|true|false|null)"""
-    + _BLANK
 )
-_PLAIN_OBJECT = re.compile(rb"\{(?:" + _PLAIN_PAIR + rb",)*(?:" + _PLAIN_PAIR + rb",?)?" + _BLANK + rb"\}")
-_PLAIN_PAIRS = re.compile(_PLAIN_PAIR)  # group 1 the key, group 2 the value
+_PLAIN_PAIR = _BLANK + _KEY_AND_VALUE + _BLANK
+# no two blanks side by side (a pair ends in one): ``re`` would try every split of a long run of blanks between
+# them before refusing what follows, quadratic in the run (a hostile script's 64,000 spaces: seconds)
+_PLAIN_OBJECT = re.compile(
+    rb"\{(?:(?:" + _PLAIN_PAIR + rb",)*" + _PLAIN_PAIR + rb"(?:," + _BLANK + rb")?|" + _BLANK + rb")\}"
+)
+# the pairs of an object _PLAIN_OBJECT matched, group 1 the key, group 2 the value; no blank first: a search
+# trying each blank of a long run would run a leading blank to the run's end each time (quadratic)
+_PLAIN_PAIRS = re.compile(_KEY_AND_VALUE)
 
 
 def plain_object(script: ExecScript, node: Node) -> dict[str, bytes] | None:

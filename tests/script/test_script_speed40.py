@@ -23,6 +23,7 @@ import analysis.script.calls as calls_module
 from analysis.script.arguments import plain_object, plain_string
 from analysis.script.callees import Callees
 from analysis.script.calls import find_calls
+from analysis.script.module_syntax import module_problem
 from analysis.script.script import ExecScript
 from analysis.script.values import constants_of
 from tests.script.test_lean_calls import assert_lean_is_thin
@@ -251,3 +252,58 @@ def test_a_generated_callee_names_the_tool_the_full_reading_names(
 ) -> None:
     declarations = "".join(f"const {name} = tools.shell;\n" for name in declared if name not in ("this", "tools"))
     assert_same_callee_tools(declarations + "".join(f"{name}{member}(x);\n" for name, member in callees))
+
+
+_LONG_BLANKS = " " * 64_000
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (f'f({{cmd: "x"{_LONG_BLANKS}}})', {"cmd": b'"x"'}),
+        (f'f({{cmd: "x"{_LONG_BLANKS},{_LONG_BLANKS}}})', {"cmd": b'"x"'}),
+        (f'f({{cmd: "x",{_LONG_BLANKS}n: 1{_LONG_BLANKS}}})', {"cmd": b'"x"', "n": b"1"}),
+        (f"f({{{_LONG_BLANKS}}})", {}),
+        (f'f({{cmd: "x"{_LONG_BLANKS}/*c*/}})', None),  # a comment: left to the full reading
+        (f'f({{cmd: "x"{_LONG_BLANKS},,}})', None),
+    ],
+)
+def test_a_long_run_of_blanks_in_a_command_object_is_read_or_refused_as_a_short_one(
+    source: str, expected: dict[str, bytes] | None
+) -> None:
+    # stop 40's review: blanks side by side in the pattern made the refusal quadratic in the run (6 s here);
+    # bench/hostile.py's ``blank-run`` shows the time stays linear, this pins what is read
+    assert _object_of(source) == expected
+    assert_plain_commands_exact(source.replace("f(", "await tools.exec_command(", 1) + ";")
+
+
+@pytest.mark.parametrize("word", ["exit", "globalThis", "self", "eval", "Function"])
+def test_each_exit_name_ends_the_unconditional_calls_after_it(word: str) -> None:
+    # each word of reachability's pre-check (stop 40) must send the script on to the identifier search
+    calls = find_calls(
+        ExecScript(f'await tools.exec_command({{cmd: "a"}}); {word}(); await tools.exec_command({{cmd: "b"}});')
+    ).calls
+    assert [(c.command, c.unconditional) for c in calls] == [("a", True), ("b", False)]
+    calls = find_calls(ExecScript(f'{word}x(); await tools.exec_command({{cmd: "b"}});')).calls  # a longer name
+    assert [(c.command, c.unconditional) for c in calls] == [("b", True)]
+
+
+@pytest.mark.parametrize(
+    ("source", "start", "end", "reason"),
+    [
+        ("{ L: class C {} }", 5, 10, "Unexpected token class"),
+        ("() => { L: class C {} }", 11, 16, "Unexpected token class"),
+        (
+            "{ L: function f() {} }",
+            5,
+            13,
+            "In strict mode code, functions can only be declared at top level or inside a block",
+        ),
+    ],
+)
+def test_a_labelled_class_or_function_in_braces_is_refused(source: str, start: int, end: int, reason: str) -> None:
+    # module_syntax's labelled look runs only where ``function`` or ``class`` stands (stop 40)
+    problem = module_problem(ExecScript(source))
+    assert problem is not None
+    assert (problem.start, problem.end, problem.refused) == (start, end, True)
+    assert problem.message.endswith(f"(exec scripts run as strict ES modules; the script never ran): {reason}")

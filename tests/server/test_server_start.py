@@ -66,10 +66,20 @@ def test_the_protocol_and_the_features_share_one_converter():
 ENTRY = """
 import json, sys
 sys.argv = ["rollout-lsp", sys.argv[1], "--help"]
+before_cli = []
+
+class Watch:  # notes, as analysis.cli is first looked for, whether the code cache is installed by then
+    def find_spec(self, name, path=None, target=None):
+        if name == "analysis.cli":
+            cache = sys.modules.get("lsp_server.code_cache")
+            before_cli.append(cache is not None and cache._installed is not None)
+        return None
+
+sys.meta_path.insert(0, Watch())
 import lsp_server.__main__
 from lsp_server import code_cache
 print(json.dumps({"installed": code_cache._installed is not None, "attrs": "attr" in sys.modules,
-                  "cli": "analysis.cli" in sys.modules}))
+                  "cli": "analysis.cli" in sys.modules, "before_cli": before_cli}))
 """
 
 
@@ -81,6 +91,6 @@ def test_the_code_cache_is_installed_before_the_command_lines_imports_for_serve_
         done = subprocess.run([sys.executable, "-c", ENTRY, command], cwd=ROOT, capture_output=True, text=True)
         return json.loads(done.stdout)
 
-    assert entry("serve") == {"installed": True, "attrs": True, "cli": True}
-    assert entry("check") == {"installed": False, "attrs": False, "cli": True}
-    assert entry("outline") == {"installed": False, "attrs": False, "cli": True}
+    assert entry("serve") == {"installed": True, "attrs": True, "cli": True, "before_cli": [True]}
+    assert entry("check") == {"installed": False, "attrs": False, "cli": True, "before_cli": [False]}
+    assert entry("outline") == {"installed": False, "attrs": False, "cli": True, "before_cli": [False]}
