@@ -160,10 +160,13 @@ def _other_database(path: Path) -> bool:
     if not path.is_file():
         return False
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0)
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=2.0, isolation_level=None)
     except sqlite3.Error:
         return False
     try:
+        # one read transaction, one snapshot: a process making the index commits its tables and its id together,
+        # and two reads outside a transaction could see no id before that commit and its tables after it
+        db.execute("BEGIN")
         app = db.execute("PRAGMA application_id").fetchone()[0]
         names = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.Error:
