@@ -59,15 +59,23 @@ from .records import (
     parse_record,
 )
 from .settings import Settings, read_thread_settings, read_turn_context_settings
-from .turn_events import TURN_END_EVENTS, TurnEnd, TurnItem, read_turn_end, read_turn_item, user_item_words
+from .turn_events import (
+    TURN_END_EVENTS,
+    TURN_ITEM_EVENT,
+    TurnEnd,
+    TurnItem,
+    read_turn_end,
+    read_turn_item,
+    user_item_words,
+)
 from .world_state import WORLD_STATE, WorldStateSummary, is_world_state_line, without_state
 
 EXEC_NAMESPACES = (None, "functions")
 TURN_EVENTS = ("task_started", "turn_started")
-# the event types that read_turn_end, read_turn_item (item_completed) and read_event read: an event of any other
+# the event types that read_turn_end, read_turn_item and read_event read: an event of any other
 # type (token counts, agent messages and reasoning: a third of a rollout's lines) is none of the three, and
 # its payload is not handed to each in turn to find that out
-_READ_EVENTS = TURN_END_EVENTS | EVENT_TYPES | {"item_completed"}
+_READ_EVENTS = TURN_END_EVENTS | EVENT_TYPES | {TURN_ITEM_EVENT}
 
 
 @pickled_by_fields

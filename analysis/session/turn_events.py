@@ -29,8 +29,9 @@ from .prompts import user_words
 
 COMPLETE, ERROR, ABORTED, ROLLED_BACK = "complete", "error", "aborted", "rolled_back"
 _COMPLETE_EVENTS = frozenset({"task_complete", "turn_complete"})
-# every event type read_turn_end reads (any other is no turn end)
+# every event type read_turn_end reads (any other is no turn end), and the one read_turn_item reads
 TURN_END_EVENTS = _COMPLETE_EVENTS | {"error", "turn_aborted", "thread_rolled_back"}
+TURN_ITEM_EVENT = "item_completed"
 USER_ITEMS = frozenset({"UserMessage", "userMessage"})
 AGENT_ITEMS = frozenset({"AgentMessage", "agentMessage"})
 CONTENT_ITEMS = frozenset({"Reasoning", "reasoning", "Plan", "plan"}) | AGENT_ITEMS
@@ -95,7 +96,7 @@ def read_turn_end(payload: dict) -> TurnEnd | None:
 
 def read_turn_item(payload: dict) -> TurnItem | None:
     """The words of an ``item_completed`` turn item (UserMessage, AgentMessage, Reasoning, Plan), else None."""
-    if payload.get("type") != "item_completed":
+    if payload.get("type") != TURN_ITEM_EVENT:
         return None
     item = payload.get("item")
     if not isinstance(item, dict):
@@ -193,6 +194,8 @@ __all__ = [
     "ERROR",
     "ABORTED",
     "ROLLED_BACK",
+    "TURN_END_EVENTS",
+    "TURN_ITEM_EVENT",
     "TurnEnd",
     "TurnItem",
     "read_turn_end",
