@@ -12,6 +12,7 @@ Stages are cached on the script, so each row is what that stage adds.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -64,7 +65,9 @@ def main() -> None:
     from bench.run import MB, corpus_file
     from bench.versus import large_file
 
-    paths = [Path(p) for p in sys.argv[1:]] or [corpus_file(20 * MB), large_file()]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rollouts", nargs="*", type=Path, help="default: bench's dense and large-script rollouts")
+    paths = parser.parse_args().rollouts or [corpus_file(20 * MB), large_file()]
     import analysis
 
     print(f"code: {Path(analysis.__file__).resolve().parents[1]}\n")
