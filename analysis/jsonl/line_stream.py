@@ -189,7 +189,7 @@ def _region(region: bytes, number: int, limit: int, last: bool) -> Generator[tup
     """The lines of ``region`` (whole lines, each with its terminator; ``last``: the file's last line, without
     one), from line ``number`` on; returns the number of the line after them.  Each line is decoded on its own
     (a line of ASCII stays a compact string whatever its neighbours hold)."""
-    parts = region.split(b"\n") if b"\r" not in region else _BREAK.split(region)
+    parts = _split_lf(region) if b"\r" not in region else _BREAK.split(region)
     if not last:
         parts.pop()  # the empty bytes after the region's last terminator: the next line starts in later bytes
     if len(region) <= limit and (number or not region.startswith(_BOM_BYTES)):
@@ -213,6 +213,27 @@ def _region(region: bytes, number: int, limit: int, last: bool) -> Generator[tup
             yield (line, None) if clean else _clean(line, number)
         number += 1
     return number
+
+
+def _split_lf(region: bytes) -> list[bytes]:
+    """``region.split(b"\\n")``, found a line at a time by ``bytes.find`` (``memchr``): ``bytes.split`` steps
+    through every byte (5 instructions a byte, 2.7% of ``check`` of the wild rollouts, whose lines are
+    kilobytes long); ``find`` skips a long line in a fraction of that.  A line costs the loop a few hundred
+    instructions more than it costs ``split``, so once the lines found average under 128 bytes (a region of
+    short lines) the rest is split by ``bytes.split``."""
+    parts: list[bytes] = []
+    append = parts.append
+    find = region.find
+    start = 0
+    for _ in range((len(region) >> 7) + 1):
+        end = find(b"\n", start)
+        if end < 0:
+            append(region[start:])
+            return parts
+        append(region[start:end])
+        start = end + 1
+    parts += region[start:].split(b"\n")
+    return parts
 
 
 def _first_break(data: bytes) -> int:
