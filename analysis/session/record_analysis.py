@@ -128,19 +128,19 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
     return read if isinstance(read, LineAnalysis) else LineAnalysis(**read)
 
 
-def lean_fields(line: str) -> LineAnalysis | dict[str, Any]:
+def lean_fields(line: str, encoded: bytes | None = None) -> LineAnalysis | dict[str, Any]:
     """What the stream reads of one line, before it is thinned: a blank or invalid line's
     :class:`LineAnalysis`, or the fields of any other's as a dict (``kind``, ``record``, ``findings`` and those
     set), without what only the whole-file analysis reads (the fields ``thinning.DROPPED`` names: a message's
     text, the user's words, settings, turn items, compacted and world_state summaries, a message's
     delivery).  Every other field is what :func:`analyze_line` gives (``tests/reports/test_lean_lines.py``);
     ``analysis.reports.stream.thinning.thin_fields`` makes the thin analysis of it without building the whole
-    one first."""
-    return _analysed(line, (), True, True)
+    one first.  ``encoded``: the line's UTF-8 as read from its file (for the secret prefilter), when known."""
+    return _analysed(line, (), True, True, encoded)
 
 
 def _analysed(
-    line: str, extra_secrets: tuple[re.Pattern[str], ...], secrets: bool, lean: bool
+    line: str, extra_secrets: tuple[re.Pattern[str], ...], secrets: bool, lean: bool, encoded: bytes | None = None
 ) -> LineAnalysis | dict[str, Any]:
     if not line.strip():
         return LineAnalysis("blank")
@@ -148,7 +148,9 @@ def _analysed(
     # a large compacted record's history repeats the transcript before it (where its secrets were found) and
     # its images: not searched again
     found = (
-        [] if not secrets or len(line) > LARGE_LINE and is_compacted_line(line) else find_secrets(line, extra_secrets)
+        []
+        if not secrets or len(line) > LARGE_LINE and is_compacted_line(line)
+        else find_secrets(line, extra_secrets, encoded)
     )
     value = None
     problem = None

@@ -259,10 +259,16 @@ class ChunkFacts:
     first_known: int | None  # the first line of a known record type (is it a rollout?)
 
 
-def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnalysis] | None = None) -> ChunkFacts:
+def analyze_chunk(
+    lines: list[str],
+    sessions: bool = False,
+    full: list[LineAnalysis] | None = None,
+    encoded: list[bytes | None] | None = None,
+) -> ChunkFacts:
     """The thin analyses of a chunk of lines (run in worker processes); ``full``, when given, receives the
     whole analyses too.  Without ``full`` each line is read lean (:func:`analysis.session.record_analysis.lean_fields`)
-    and thinned from its fields (:func:`thin_fields`): what the stream drops is neither read nor built."""
+    and thinned from its fields (:func:`thin_fields`): what the stream drops is neither read nor built.
+    ``encoded``: each line's UTF-8 as read from the file, or None (``analysis.jsonl.line_stream.read_raw_lines``)."""
     records: list[LineAnalysis] = []
     unknown: dict[int, tuple[str, int, int]] = {}
     first_known = None
@@ -273,7 +279,7 @@ def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnaly
             rec = la.record
             thinned = thin(la, sessions)
         else:
-            read = lean_fields(line)
+            read = lean_fields(line, encoded[i] if encoded is not None else None)
             if isinstance(read, LineAnalysis):  # blank or invalid: no record
                 rec = None
                 thinned = thin(read, sessions)
