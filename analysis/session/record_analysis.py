@@ -45,6 +45,7 @@ from .legacy_records import envelope_less_record, item_path
 from .message_metadata import message_delivery, not_a_request, world_state_fields
 from .outputs import ToolOutput, read_output
 from .prompts import user_words
+from .record_parts import _Item
 from .records import (
     CustomToolCall,
     CustomToolCallOutput,
@@ -182,7 +183,11 @@ def _analysed(
     )
     if problem is not None:
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secret_findings), key=finding_sort_key)))
-    fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
+    # Record.kind written out (a property: a call on every line): response items by their own type
+    kind = record.envelope.type
+    if kind == "response_item" and isinstance(record.item, _Item):
+        kind = getattr(record.item, "type", kind)
+    fields: dict[str, Any] = {"kind": kind, "record": record, "findings": []}
     _read_record(text, record, fields, line, lean)
     found_here = fields["findings"]
     fields["findings"] = (

@@ -223,7 +223,11 @@ def thin_fields(fields: dict[str, Any], sessions: bool = False) -> LineAnalysis:
     (:func:`analysis.session.record_analysis.lean_fields`): no whole analysis is built only to be thinned."""
     kind = fields["kind"]
     get = fields.get
-    record = _stub_of(kind, fields["record"], get("turn_start", False), get("event"), sessions)
+    rec = fields["record"]
+    if sessions:
+        record = _stub_of(kind, rec, get("turn_start", False), get("event"), sessions)
+    else:  # _stub_of without sessions, written out: only a message keeps a stub (its role), on every line
+        record = _message_stub(getattr(rec.item, "role", None)) if kind == "message" and rec is not None else None
     if record is None or kind == "message":
         defaults = _MARK_DEFAULTS
         for name, value in fields.items() if len(fields) > 3 or fields["findings"] else ():
