@@ -54,6 +54,7 @@ from .records import (
     LocalShellCall,
     Message,
     OtherItem,
+    Reasoning,
     Record,
     RecordShapeError,
     SessionMeta,
@@ -161,7 +162,12 @@ def _analysed(
         value = json_loads(cut)
         if found:  # encrypted blobs and base64 payloads are opaque: a match inside one is chance, not a secret
             found = _outside_opaque(text, value, found)
-        record = envelope_less_record(value) or parse_record(value)
+        # a line with a payload is never envelope-less: the test written out, as nearly every line has one
+        record = (
+            parse_record(value)
+            if type(value) is dict and "payload" in value
+            else envelope_less_record(value) or parse_record(value)
+        )
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
         problem = Finding(INVALID_JSON, json_problem(text, error), Span(0, at, at + 1 if at < len(line) else at))
@@ -330,6 +336,8 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str,
     elif envelope_type == WORLD_STATE:
         if not lean:
             fields.update(world_state_fields(record, line))
+    elif type(item) is Reasoning:  # an eighth of a rollout's lines: nothing read of it (its kind is the record's)
+        return
     elif isinstance(item, Message):
         if lean:  # its text, delivery and the user's words are all the whole-file analysis's
             return
