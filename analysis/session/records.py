@@ -255,15 +255,15 @@ def parse_record(value: Any) -> Record:
                 raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
             _set_payload(envelope, None)
             item_type = payload.get("type")  # any JSON value: a list or object must not end the reading
-            model = RESPONSE_ITEMS.get(item_type, OtherItem) if isinstance(item_type, str) else OtherItem
-            return _record(envelope, _read(model, payload, ("payload",)))
-        model = PAYLOADS.get(kind)
-        if model is None:
+            item_model = RESPONSE_ITEMS.get(item_type, OtherItem) if isinstance(item_type, str) else OtherItem
+            return _record(envelope, _read(item_model, payload, ("payload",)))
+        typed_model = PAYLOADS.get(kind)
+        if typed_model is None:
             return _record(envelope, payload)
         if not isinstance(payload, dict):
             raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
         _set_payload(envelope, None)
-        return _record(envelope, _read(model, payload, ("payload",)))
+        return _record(envelope, _read(typed_model, payload, ("payload",)))
     kind = value.get("type")
     typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
     # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad,
