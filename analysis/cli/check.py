@@ -16,7 +16,7 @@ from ..jsonl.access import CODEX_HOME_HELP, configure_codex_home
 from ..jsonl.display import MESSAGE_LIMIT, shown
 from ..jsonl.findings import Finding, Severity
 from ..jsonl.limits import capped
-from ..jsonl.line_stream import Unreadable, read_lines
+from ..jsonl.line_stream import Unreadable, read_raw_lines
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, load
 from ..reports.invocations import head_looks_like_invocation_log, looks_like_invocation_log, read_invocation_log
@@ -195,9 +195,9 @@ def _findings(
     a rollout.  A rollout is read as a stream (analysis.reports.stream), an invocation log (and standard
     input) whole."""
     if path != STDIN and not looks_like_invocation_log(path, ""):
-        lines = read_lines(path)  # the head is read once: to tell an invocation log, then streamed on
+        lines = read_raw_lines(path)  # the head is read once: to tell an invocation log, then streamed on
         head = list(islice(lines, HEAD))
-        texts = [text for text, _ in head]
+        texts = [text for text, _, _ in head]
         if not head_looks_like_invocation_log(path, texts):
             streamed = stream_rollout(
                 path,

@@ -158,15 +158,17 @@ class PatternSet:
         """Whether the set can decide (google-re2 is installed)."""
         return self._set is not None
 
-    def matches(self, text: str) -> frozenset[int] | None:
+    def matches(self, text: str, encoded: bytes | None = None) -> frozenset[int] | None:
         """Indexes (into ``sources``) of the patterns whose loosened copy matches ``text``; ``None`` when
-        that cannot be told (then every pattern must be tried)."""
+        that cannot be told (then every pattern must be tried).  ``encoded``: ``text``'s UTF-8, when the caller
+        has it (a line's bytes as read from its file), not made again."""
         if self._set is None:
             return None
-        try:
-            encoded = text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate (from a JSON-RPC "\ud800"): RE2 reads UTF-8 only
-            return None
+        if encoded is None:
+            try:
+                encoded = text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (from a JSON-RPC "\ud800"): RE2 reads UTF-8 only
+                return None
         found = self._match(encoded)
         if not found or 0 not in found:
             return None

@@ -141,11 +141,12 @@ class SecretMatch:
 NO_SECRET_CHARS = "0123456789abcdef-:.TZ+ "
 
 
-def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = ()) -> list[SecretMatch]:
-    """Credential-shaped strings in one raw line, in order, not overlapping."""
+def find_secrets(line: str, extra: tuple[re.Pattern[str], ...] = (), encoded: bytes | None = None) -> list[SecretMatch]:
+    """Credential-shaped strings in one raw line, in order, not overlapping (``encoded``: the line's UTF-8,
+    when the caller has it)."""
     if not extra and not line.strip(NO_SECRET_CHARS):
         return []
-    gates = _PREFILTER.matches(line)
+    gates = _PREFILTER.matches(line) if encoded is None else _PREFILTER.matches(line, encoded)
     if not gates and gates is not None and not extra:
         return []
     return _scan(line, extra, gates)

@@ -45,6 +45,7 @@ from .legacy_records import envelope_less_record, item_path
 from .message_metadata import message_delivery, not_a_request, world_state_fields
 from .outputs import ToolOutput, read_output
 from .prompts import user_words
+from .record_parts import _Item
 from .records import (
     CustomToolCall,
     CustomToolCallOutput,
@@ -53,6 +54,7 @@ from .records import (
     LocalShellCall,
     Message,
     OtherItem,
+    Reasoning,
     Record,
     RecordShapeError,
     SessionMeta,
@@ -128,19 +130,19 @@ def analyze_line(line: str, extra_secrets: tuple[re.Pattern[str], ...] = (), sec
     return read if isinstance(read, LineAnalysis) else LineAnalysis(**read)
 
 
-def lean_fields(line: str) -> LineAnalysis | dict[str, Any]:
+def lean_fields(line: str, encoded: bytes | None = None) -> LineAnalysis | dict[str, Any]:
     """What the stream reads of one line, before it is thinned: a blank or invalid line's
     :class:`LineAnalysis`, or the fields of any other's as a dict (``kind``, ``record``, ``findings`` and those
     set), without what only the whole-file analysis reads (the fields ``thinning.DROPPED`` names: a message's
     text, the user's words, settings, turn items, compacted and world_state summaries, a message's
     delivery).  Every other field is what :func:`analyze_line` gives (``tests/reports/test_lean_lines.py``);
     ``analysis.reports.stream.thinning.thin_fields`` makes the thin analysis of it without building the whole
-    one first."""
-    return _analysed(line, (), True, True)
+    one first.  ``encoded``: the line's UTF-8 as read from its file (for the secret prefilter), when known."""
+    return _analysed(line, (), True, True, encoded)
 
 
 def _analysed(
-    line: str, extra_secrets: tuple[re.Pattern[str], ...], secrets: bool, lean: bool
+    line: str, extra_secrets: tuple[re.Pattern[str], ...], secrets: bool, lean: bool, encoded: bytes | None = None
 ) -> LineAnalysis | dict[str, Any]:
     if not line.strip():
         return LineAnalysis("blank")
@@ -148,7 +150,9 @@ def _analysed(
     # a large compacted record's history repeats the transcript before it (where its secrets were found) and
     # its images: not searched again
     found = (
-        [] if not secrets or len(line) > LARGE_LINE and is_compacted_line(line) else find_secrets(line, extra_secrets)
+        []
+        if not secrets or len(line) > LARGE_LINE and is_compacted_line(line)
+        else find_secrets(line, extra_secrets, encoded)
     )
     value = None
     problem = None
@@ -158,7 +162,12 @@ def _analysed(
         value = json_loads(cut)
         if found:  # encrypted blobs and base64 payloads are opaque: a match inside one is chance, not a secret
             found = _outside_opaque(text, value, found)
-        record = envelope_less_record(value) or parse_record(value)
+        # a line with a payload is never envelope-less: the test written out, as nearly every line has one
+        record = (
+            parse_record(value)
+            if type(value) is dict and "payload" in value
+            else envelope_less_record(value) or parse_record(value)
+        )
     except json.JSONDecodeError as error:
         at = min(error.pos, len(line))
         problem = Finding(INVALID_JSON, json_problem(text, error), Span(0, at, at + 1 if at < len(line) else at))
@@ -180,7 +189,11 @@ def _analysed(
     )
     if problem is not None:
         return LineAnalysis("invalid", findings=tuple(sorted((problem, *secret_findings), key=finding_sort_key)))
-    fields: dict[str, Any] = {"kind": record.kind, "record": record, "findings": []}
+    # Record.kind written out (a property: a call on every line): response items by their own type
+    kind = record.envelope.type
+    if kind == "response_item" and isinstance(record.item, _Item):
+        kind = getattr(record.item, "type", kind)
+    fields: dict[str, Any] = {"kind": kind, "record": record, "findings": []}
     _read_record(text, record, fields, line, lean)
     found_here = fields["findings"]
     fields["findings"] = (
@@ -323,6 +336,8 @@ def _read_record(line: str, record: Record, fields: dict[str, Any], source: str,
     elif envelope_type == WORLD_STATE:
         if not lean:
             fields.update(world_state_fields(record, line))
+    elif type(item) is Reasoning:  # an eighth of a rollout's lines: nothing read of it (its kind is the record's)
+        return
     elif isinstance(item, Message):
         if lean:  # its text, delivery and the user's words are all the whole-file analysis's
             return

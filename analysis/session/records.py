@@ -246,16 +246,29 @@ def parse_record(value: Any) -> Record:
     """A :class:`Record` from one decoded JSON line, or :class:`RecordShapeError`."""
     if not isinstance(value, dict):
         raise RecordShapeError(f"a rollout line must be a JSON object, not {_json_type(value)}", ())
-    kind = value.get("type")
     payload = value.get("payload")
+    envelope: Envelope | None = _plain_envelope(value)
+    if envelope is not None:  # nearly every line: its kind read once, the payload's readers chosen by it
+        kind = envelope.type
+        if kind == "response_item":
+            if not isinstance(payload, dict):
+                raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
+            _set_payload(envelope, None)
+            item_type = payload.get("type")  # any JSON value: a list or object must not end the reading
+            item_model = RESPONSE_ITEMS.get(item_type, OtherItem) if isinstance(item_type, str) else OtherItem
+            return _record(envelope, _read(item_model, payload, ("payload",)))
+        typed_model = PAYLOADS.get(kind)
+        if typed_model is None:
+            return _record(envelope, payload)
+        if not isinstance(payload, dict):
+            raise RecordShapeError(f"payload must be an object, not {_json_type(payload)}", ("payload",))
+        _set_payload(envelope, None)
+        return _record(envelope, _read(typed_model, payload, ("payload",)))
+    kind = value.get("type")
     typed = isinstance(kind, str) and (kind in PAYLOADS or kind == "response_item" and isinstance(payload, dict))
     # a payload read into a typed item is not kept in the envelope too (``payload`` takes anything: never bad,
     # so the envelope reads the same from the line's own dict, and its payload is emptied after)
-    envelope: Envelope | None = _plain_envelope(value)
-    if envelope is None:
-        envelope = _read(Envelope, {**value, "payload": None} if typed else value, ())
-    elif typed:
-        _set_payload(envelope, None)
+    envelope = _read(Envelope, {**value, "payload": None} if typed else value, ())
     model = PAYLOADS.get(envelope.type)
     if envelope.type == "response_item":
         if not isinstance(payload, dict):

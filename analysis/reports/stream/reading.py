@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ...jsonl.findings import Finding
 from ...jsonl.limits import capped
-from ...jsonl.line_stream import Unreadable, opened, read_lines, reason
+from ...jsonl.line_stream import RawLine, Unreadable, opened, read_lines, read_raw_lines, reason
 from ...jsonl.positions import PositionEncoding
 from ...jsonl.source import STDIN, decode, decompressed_if_zstd, load, within_lines
 from ...session.finish import sorted_findings
@@ -34,23 +34,25 @@ PARALLEL_BYTES = 2 << 20  # a file this large is worth analysing in worker proce
 _WEB_SEARCH = "web_search"  # in a web search's call or its end event: a file whose stream may turn to the whole
 
 
-def _chunks(lines: Iterator[tuple[str, Finding | None]], chunk_chars: int) -> Iterator[tuple[list[str], list]]:
+def _chunks(lines: Iterator[RawLine], chunk_chars: int) -> Iterator[tuple[list[str], list, list[bytes | None]]]:
     texts: list[str] = []
     bad: list[Finding | None] = []
+    encoded: list[bytes | None] = []  # each line's UTF-8 as the file holds it: the secret prefilter reads it
     size = 0
-    for text, finding in lines:
+    for text, finding, raw in lines:
         texts.append(text)
         bad.append(finding)
+        encoded.append(raw)
         size += len(text)
         if size >= chunk_chars or len(texts) >= CHUNK_LINES:
-            yield texts, bad
-            texts, bad, size = [], [], 0
+            yield texts, bad, encoded
+            texts, bad, encoded, size = [], [], [], 0
     if texts:
-        yield texts, bad
+        yield texts, bad, encoded
 
 
 def _analysed(
-    chunks: Iterator[tuple[list[str], list]],
+    chunks: Iterator[tuple[list[str], list, list[bytes | None]]],
     pool: Executor | None,
     jobs: int,
     sessions: bool,
@@ -64,13 +66,13 @@ def _analysed(
     less than a whole analysis thinned: a file that refers back without a web search is analysed whole
     again."""
     if pool is None:
-        for number, (texts, bad) in enumerate(chunks):
+        for number, (texts, bad, encoded) in enumerate(chunks):
             full: list[LineAnalysis] | None = (
                 [] if first is not None and number == 0 and any(_WEB_SEARCH in text for text in texts) else None
             )
             if first is not None and number == 1:
                 first.clear()  # memory stays bounded: a large file's fallback analyses every line again
-            facts = analyze_chunk(texts, sessions, full)
+            facts = analyze_chunk(texts, sessions, full, encoded)
             if first is not None and full is not None:
                 cache = LineCache()
                 cache.fill(texts, full)
@@ -79,7 +81,7 @@ def _analysed(
             yield texts, bad, facts
         return
     pending: deque = deque()
-    for texts, bad in chunks:
+    for texts, bad, _ in chunks:  # the bytes stay here: the workers would be sent every line twice
         pending.append((texts, bad, pool.submit(analyze_chunk, texts, sessions)))
         if len(pending) > jobs * 2:
             texts, bad, future = pending.popleft()
@@ -100,11 +102,11 @@ def stream_rollout(
     force_lines: int = FORCE_LINES,
     chunk_chars: int = CHUNK_CHARS,
     turns: bool = False,
-    lines: Iterator[tuple[str, Finding | None]] | None = None,
+    lines: Iterator[RawLine] | None = None,
 ) -> Streamed:
     """Findings (and, to ``make_sink()``'s sink, records and calls) of the rollout at ``path`` (``-``: standard
     input), exactly as the whole-file analysis gives them; with ``turns``, its turns too (read in a second, light
-    pass: a turn spans windows).  ``lines``: its lines as :func:`read_lines` gives them, when the caller has
+    pass: a turn spans windows).  ``lines``: its lines as :func:`read_raw_lines` gives them, when the caller has
     begun reading them (its head, read once).  Raises :class:`Unreadable`."""
     with opened(path) as readable:
         name = "standard input" if path == STDIN else path
@@ -116,7 +118,7 @@ def stream_rollout(
         try:
             base = 0
             if lines is None:
-                lines = read_lines(readable, name, sniff)
+                lines = read_raw_lines(readable, name, sniff)
             for texts, bad, facts in _analysed(
                 _chunks(lines, chunk_chars), pool, jobs, sessions, None if pool is not None else first
             ):

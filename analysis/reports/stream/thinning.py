@@ -223,7 +223,11 @@ def thin_fields(fields: dict[str, Any], sessions: bool = False) -> LineAnalysis:
     (:func:`analysis.session.record_analysis.lean_fields`): no whole analysis is built only to be thinned."""
     kind = fields["kind"]
     get = fields.get
-    record = _stub_of(kind, fields["record"], get("turn_start", False), get("event"), sessions)
+    rec = fields["record"]
+    if sessions:
+        record = _stub_of(kind, rec, get("turn_start", False), get("event"), sessions)
+    else:  # _stub_of without sessions, written out: only a message keeps a stub (its role), on every line
+        record = _message_stub(getattr(rec.item, "role", None)) if kind == "message" and rec is not None else None
     if record is None or kind == "message":
         defaults = _MARK_DEFAULTS
         for name, value in fields.items() if len(fields) > 3 or fields["findings"] else ():
@@ -259,10 +263,16 @@ class ChunkFacts:
     first_known: int | None  # the first line of a known record type (is it a rollout?)
 
 
-def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnalysis] | None = None) -> ChunkFacts:
+def analyze_chunk(
+    lines: list[str],
+    sessions: bool = False,
+    full: list[LineAnalysis] | None = None,
+    encoded: list[bytes | None] | None = None,
+) -> ChunkFacts:
     """The thin analyses of a chunk of lines (run in worker processes); ``full``, when given, receives the
     whole analyses too.  Without ``full`` each line is read lean (:func:`analysis.session.record_analysis.lean_fields`)
-    and thinned from its fields (:func:`thin_fields`): what the stream drops is neither read nor built."""
+    and thinned from its fields (:func:`thin_fields`): what the stream drops is neither read nor built.
+    ``encoded``: each line's UTF-8 as read from the file, or None (``analysis.jsonl.line_stream.read_raw_lines``)."""
     records: list[LineAnalysis] = []
     unknown: dict[int, tuple[str, int, int]] = {}
     first_known = None
@@ -273,7 +283,7 @@ def analyze_chunk(lines: list[str], sessions: bool = False, full: list[LineAnaly
             rec = la.record
             thinned = thin(la, sessions)
         else:
-            read = lean_fields(line)
+            read = lean_fields(line, encoded[i] if encoded is not None else None)
             if isinstance(read, LineAnalysis):  # blank or invalid: no record
                 rec = None
                 thinned = thin(read, sessions)
