@@ -22,7 +22,6 @@ name that clash (a shadowing one in an inner block does not).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from functools import lru_cache
 
 from tree_sitter import Node
@@ -96,43 +95,16 @@ def might_be_refused(script: ExecScript) -> bool:
     structure = script.structure
     if structure["suspect_always"]:
         return True
-    functions = structure["scope_function"]
+    in_functions = bool(structure["scope_function"])
     for check, group in _CHECKS:
-        if check == "await":
-            if not functions:
-                continue  # outside every function ``await`` is the operator (see _await_refused)
-            if _await_refused_in_function(script, functions, structure[group]):
-                return True
-            continue
+        if check == "await" and not in_functions:
+            continue  # outside every function ``await`` is the operator (see _await_refused)
         types = _CHECKED_TYPES.get(group)
         for captures in structure[group]:
             node = captures[group][0]
             if (types is None or node.type in types) and _refused(script, check, node):
                 return True
     return _misnames(script) or _assigns_badly(script) or _redeclares(script) or _labelled_in_braces(script)
-
-
-def _await_refused_in_function(
-    script: ExecScript, functions: list[dict[str, list[Node]]], awaits: list[dict[str, list[Node]]]
-) -> bool:
-    """Whether an ``await`` inside a function is refused (:func:`_await_refused`; outside every function it is the
-    operator): the functions' byte ranges merged into disjoint ones, each ``await`` found among them by bisection,
-    so a script's top-level awaits (most) are not asked which function they are in."""
-    starts: list[int] = []
-    ends: list[int] = []
-    for start, end in sorted((c["scope_function"][0].start_byte, c["scope_function"][0].end_byte) for c in functions):
-        if ends and start < ends[-1]:  # inside the range before (tree nodes nest, never overlap)
-            ends[-1] = max(ends[-1], end)
-            continue
-        starts.append(start)
-        ends.append(end)
-    for captures in awaits:
-        node = captures["suspect_await"][0]
-        at = node.start_byte
-        index = bisect_right(starts, at) - 1
-        if index >= 0 and at < ends[index] and _await_refused(script, node):
-            return True
-    return False
 
 
 def _short_circuit(node: Node | None) -> bool:

@@ -1,6 +1,6 @@
 """Stop 41's shortcuts (tests/script/test_script_speed41.py) on every exec script of ../shared/corpus: ``_misnames``
-with and without its text pre-check, the await check by merged ranges and one ``await`` at a time, and each plain
-command object's JSON verdict from its pairs against ``is_json`` of its text."""
+with and without its text pre-check, and each plain command object's JSON verdict from its pairs against
+``is_json`` of its text."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from analysis.script.arguments import is_json, plain_arguments
 from analysis.script.module_names import _misnames
 from analysis.script.script import ExecScript
 from tests.corpus.test_script_speed_corpus import corpus_scripts
-from tests.script.test_script_speed41 import awaits_refused, awaits_refused_one_by_one, misnames_without_shortcut
+from tests.script.test_script_speed41 import misnames_without_shortcut
 
 
 def test_every_corpus_script_gets_the_same_strict_verdicts() -> None:
@@ -18,7 +18,6 @@ def test_every_corpus_script_gets_the_same_strict_verdicts() -> None:
         if ExecScript(source).tree_problem is not None:
             continue  # never asked: the tree's problem is the verdict
         assert _misnames(ExecScript(source)) is misnames_without_shortcut(ExecScript(source)), source
-        assert awaits_refused(ExecScript(source)) is awaits_refused_one_by_one(ExecScript(source)), source
 
 
 def test_every_corpus_plain_object_gets_is_jsons_verdict() -> None:
