@@ -119,16 +119,31 @@ def plain_object(script: ExecScript, node: Node) -> dict[str, bytes] | None:
     """The keys of an object literal written with plain keys and values only, each with its value's bytes
     (a string's with its quotes); None for any other object (then read it with :func:`read_arguments`), one
     that repeats a key or sets ``__proto__``."""
+    found = plain_arguments(script, node)
+    return found[0] if found is not None else None
+
+
+def plain_arguments(script: ExecScript, node: Node) -> tuple[dict[str, bytes], bool] | None:
+    """:func:`plain_object`'s pairs, and whether the object is written as JSON (what :func:`is_json` tells of its
+    text), told from the pairs' bytes: each key double-quoted, each value a double-quoted string (its escapes
+    JSON's already), ``true``, ``false``, ``null`` or an integer without a leading zero, no comma last."""
     data, start, end = script.data, node.start_byte, node.end_byte
     if _PLAIN_OBJECT.fullmatch(data, start, end) is None or node.has_error:
         return None
     pairs: dict[str, bytes] = {}
+    json_written = True
+    last = start + 1
     for match in _PLAIN_PAIRS.finditer(data, start + 1, end - 1):
-        key = match.group(1).strip(b'"').decode("ascii")
+        written, value = match.group(1, 2)
+        key = written.strip(b'"').decode("ascii")
         if key in pairs or key == "__proto__":
             return None
-        pairs[key] = match.group(2)
-    return pairs
+        pairs[key] = value
+        if json_written and (written[:1] != b'"' or value[:1] == b"'" or value[:1] == b"0" and len(value) > 1):
+            json_written = False
+        last = match.end()
+    # after the last pair only blanks and at most one comma (the match above): JSON has none
+    return pairs, json_written and b"," not in data[last : end - 1]
 
 
 def plain_string(value: bytes | None) -> str | None:
@@ -287,6 +302,7 @@ __all__ = [
     "command_node",
     "command_of",
     "is_json",
+    "plain_arguments",
     "plain_object",
     "plain_string",
     "read_arguments",

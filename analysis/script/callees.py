@@ -87,15 +87,16 @@ class Callees:
         script = self.script
         if node is not None:
             bindings = script.bindings
+            start, end = node.start_byte, node.end_byte  # read once for both matches below
             if "tools" not in bindings:
                 # ``tools.name`` with ``tools`` the global: the member's bytes tell its name, which is what the
                 # reading below finds through unwrap, the member's fields and is_tools (stop 39)
-                plain = _PLAIN_TOOLS_MEMBER.fullmatch(script.data, node.start_byte, node.end_byte)
+                plain = _PLAIN_TOOLS_MEMBER.fullmatch(script.data, start, end)
                 if plain is not None and node.type == "member_expression" and not node.has_error:
                     return plain.group(1).decode("ascii")
             # ``name`` or ``name.member`` with ``name`` declared nowhere in the script (``text``, ``JSON.stringify``:
             # most callees that are no tool): a global, so the reading below ends at its first step (stop 40)
-            plain = _PLAIN_GLOBAL_CALLEE.fullmatch(script.data, node.start_byte, node.end_byte)
+            plain = _PLAIN_GLOBAL_CALLEE.fullmatch(script.data, start, end)
             if plain is not None and not node.has_error:
                 name = plain.group(1).decode("ascii")
                 if name not in bindings and name != "tools":

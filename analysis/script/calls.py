@@ -23,7 +23,8 @@ from tree_sitter import Node
 
 from ..jsonl.findings import COMPUTED_COMMAND, DEAD_BRANCH, EXPANDED_COMMAND
 from ..jsonl.pickling import pickled_by_fields
-from .arguments import PatchReader, command_node, command_of, is_json, plain_object, plain_string, read_arguments
+from .arguments import PatchReader, command_node, command_of, is_json, plain_string, read_arguments
+from .arguments import plain_arguments as plain_object  # under the name tests switch the shortcut off by
 from .callees import (
     ALL_TOOLS,
     ARGV_TOOLS,
@@ -199,9 +200,13 @@ def tool_sites(script: ExecScript) -> list[ToolSite]:
     return sites
 
 
-def _first_argument(call: Node) -> Node | None:
-    arguments = call.child_by_field_name("arguments")
-    if arguments is None or arguments.type != "arguments":
+def _first_argument(call: Node, arguments: Node | None = None, args: bool | None = None) -> Node | None:
+    """The call's first argument; ``arguments`` and ``args`` (whether they are a list, not a template), when
+    the caller read them already, are not read again."""
+    if args is None:
+        arguments = call.child_by_field_name("arguments")
+        args = arguments is not None and arguments.type == "arguments"
+    if not args or arguments is None:
         return None
     if not arguments.named_child_count:
         return None
@@ -254,7 +259,7 @@ class _CallReader:
         start, end = script.call_span(call)
         arguments = call.child_by_field_name("arguments")
         args = arguments is not None and arguments.type == "arguments"  # else a tagged template
-        first = _first_argument(call)
+        first = _first_argument(call, arguments, args)
         named = None if tool is DYNAMIC else tool
         # the call's fields, filled in by the readers below, then frozen into one ToolCall
         fields: dict[str, Any] = {
@@ -349,13 +354,14 @@ class _CallReader:
         """A lean command whose object is plain (:func:`~analysis.script.arguments.plain_object`) and whose
         command and workdir are strings or absent: its fields from the object's bytes, as the tree's reading
         gives them (``tests/script/test_script_speed40.py``); False, nothing set, for any other."""
-        pairs = plain_object(self.script, node)
-        if pairs is None:
+        found = plain_object(self.script, node)  # (pairs, whether written as JSON)
+        if found is None:
             return False
+        pairs, json_written = found
         command, workdir = plain_string(pairs.get(key)), plain_string(pairs.get("workdir"))
         if command is None and key in pairs or workdir is None and "workdir" in pairs:
             return False  # a number, boolean or null: the tool refuses it, which the full reading tells
-        fields["json_arguments"] = is_json(self.script.text(node))
+        fields["json_arguments"] = json_written  # is_json of its text, told from its pairs (no text, no decoding)
         if workdir is not None:
             fields["workdir"] = workdir
         if command is not None:

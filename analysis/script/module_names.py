@@ -6,6 +6,8 @@ optional chain, and declarations of one name that clash.  Each says whether espr
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from .script import Binding, ExecScript
@@ -14,6 +16,13 @@ _FEW = 4  # declarations of one name compared pairwise; more are compared by sco
 
 
 _MISNAMES = ("let", "await", "eval", "arguments")
+# a callee ``let`` or ``await`` is that word, then blanks or comments (``/``; any non-ASCII byte: Unicode spaces are
+# several), then its arguments (``(``, a template's backquote) or ``?.``: a script without such text calls neither,
+# so its calls are not read one by one for them (most scripts: the callee's type is a call into tree-sitter).  Two
+# patterns, each starting with its literal word: ``re`` then skips to the word's occurrences (an alternation of the
+# two is tried at every byte, dearer than the pass it saves)
+_CALLED_AWAIT = re.compile(rb"await[ \t\n\r\v\f\x80-\xff]*[(/`?]")
+_CALLED_LET = re.compile(rb"let[ \t\n\r\v\f\x80-\xff]*[(/`?]")
 
 
 def _misnames(script: ExecScript) -> bool:
@@ -28,6 +37,8 @@ def _misnames(script: ExecScript) -> bool:
         return True
     data = script.data
     tags = b"?." in data and b"`" in data  # a tagged chain's callee holds ``?.``, its template a backquote
+    if not tags and _CALLED_AWAIT.search(data) is None and (b"let" not in data or _CALLED_LET.search(data) is None):
+        return False
     for captures in script.structure["call"]:  # one pass over the calls for both readings
         callee = captures["callee"][0]
         if callee.type == "identifier":
