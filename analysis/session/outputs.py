@@ -313,29 +313,56 @@ def read_call_output(body: Any) -> ToolOutput:
         wall = _float(meta.get("duration_seconds", value.get("wall_time_seconds")))
         texts = [str(value["output"])]
     else:
-        head = _head(text)  # the lines before ``Output:``: a command's own output may say anything
-        # each expression is tried only on a head holding its words: a ``^`` in MULTILINE mode has no literal
-        # for ``re`` to look for, so it steps through every character (a list's text, one long line, is often
-        # all of its head: three such searches were a third of reading the wild rollouts' outputs)
-        m = _EXIT_LINE.search(head) if "Exit code:" in head or "Process exited with code" in head else None
-        exit_code = int(m.group(1)) if m else None
-        m = _WALL_LINE.search(head) if "Wall time" in head else None
-        wall = float(m.group(1)) if m else None
-        running = _RUNNING_LINE.search(head) if exit_code is None and _RUNNING_WORDS in head else None
+        head, starts = _head(text)  # the lines before ``Output:``: a command's own output may say anything
+        if starts is not None:  # the first three lines: each expression tried at their starts only
+            m = _at_a_start(_EXIT_LINE, head, starts)
+            exit_code = int(m.group(1)) if m else None
+            m = _at_a_start(_WALL_LINE, head, starts)
+            wall = float(m.group(1)) if m else None
+            running = _at_a_start(_RUNNING_LINE, head, starts) if exit_code is None else None
+        else:
+            # each expression is tried only on a head holding its words: a ``^`` in MULTILINE mode has no literal
+            # for ``re`` to look for, so it steps through every character (a list's text, one long line, is
+            # often all of its head: three such searches were a third of reading the wild rollouts' outputs)
+            m = _EXIT_LINE.search(head) if "Exit code:" in head or "Process exited with code" in head else None
+            exit_code = int(m.group(1)) if m else None
+            m = _WALL_LINE.search(head) if "Wall time" in head else None
+            wall = float(m.group(1)) if m else None
+            running = _RUNNING_LINE.search(head) if exit_code is None and _RUNNING_WORDS in head else None
         if running:
             status = "running"
             session = running.group(1)
     return ToolOutput(status, wall, tuple(texts), (), None, None, exit_code, images, session)
 
 
-def _head(text: str) -> str:
-    """The header of a command output: its lines before the ``Output:`` line (the first three without one)."""
+def _head(text: str) -> tuple[str, tuple[int, ...] | None]:
+    """The header of a command output: its lines before the ``Output:`` line (the first three without one),
+    and, for the first three, where they start."""
     at = text.find("Output:")
     while at > 0 and text[at - 1] != "\n":
         at = text.find("Output:", at + 1)
     if at >= 0:
-        return text[:at]
-    return "\n".join(text.split("\n", 3)[:3])
+        return text[:at], None
+    # no ``Output:`` line: the header is at most three lines, whose starts are the only places its expressions can
+    # match (stop 41: a tool's result in one long line, a JSON list, was searched through four times over; now
+    # each expression is tried at three places, and the text is not split)
+    starts = [0]
+    while len(starts) < 3:
+        found = text.find("\n", starts[-1])
+        if found < 0:
+            return text, tuple(starts)
+        starts.append(found + 1)
+    found = text.find("\n", starts[-1])
+    return (text if found < 0 else text[:found]), tuple(starts)
+
+
+def _at_a_start(pattern: re.Pattern[str], head: str, starts: tuple[int, ...]) -> re.Match[str] | None:
+    """``pattern.search(head)`` for a ``^``-anchored MULTILINE pattern and a head whose lines start at ``starts``."""
+    for start in starts:
+        m = pattern.match(head, start)
+        if m is not None:
+            return m
+    return None
 
 
 def _exec_result(text: str, index: int) -> ExecResult | None:
