@@ -21,7 +21,6 @@ from typing import Any
 
 from ..jsonl.lines import bom_as_space
 from ..jsonl.pickling import pickled_by_fields
-from .copies import replacer
 from .records import parse_record
 
 _HEADER = re.compile(
@@ -130,15 +129,19 @@ def read_output(body: Any, line: str | None = None) -> ToolOutput:
     """An output body, read as an exec output when it starts with a status header.  With the record's
     ``line``, an output whose texts are large (and at least an eighth of their line) keeps that line in their
     place."""
-    output = read_exec_output(body) if _is_exec(body) else read_call_output(body)
+    return read_exec_output(body, line) if _is_exec(body) else read_call_output(body, line)
+
+
+def _output(line: str | None, status: str | None, wall: float | None, texts: tuple[str, ...], *rest: Any) -> ToolOutput:
+    """``ToolOutput(status, wall, texts, *rest)`` (``rest``: every field up to the line), or, with the record's
+    ``line`` when the texts are large (and at least an eighth of their line), the output keeping that line in
+    their place: made once, not made and copied (stop 41: the copy cost as much as making the output)."""
     if line is not None:
-        total = sum(map(len, output.kept_texts or ()))
+        total = sum(map(len, texts))
         if total > KEPT_TEXT and total * KEPT_SHARE >= len(line):
-            return _copy_output(output, kept_texts=None, line=line)
-    return output
-
-
-_copy_output = replacer(ToolOutput)
+            results, error, cell, exit_code, images, session = rest
+            return ToolOutput(status, wall, None, results, error, cell, exit_code, images, session, line)
+    return ToolOutput(status, wall, texts, *rest)
 
 
 def _is_exec(body: Any) -> bool:
@@ -246,11 +249,11 @@ def _items(body: Any) -> tuple[list[str], int]:
     return texts, images
 
 
-def read_exec_output(body: Any) -> ToolOutput:
-    """The output of a code-mode ``exec`` (or ``wait``) call."""
+def read_exec_output(body: Any, line: str | None = None) -> ToolOutput:
+    """The output of a code-mode ``exec`` (or ``wait``) call (with its record's ``line``: see :func:`read_output`)."""
     texts, images, status, wall, cell, error = _exec_texts(body)
     results = tuple(r for r in (_exec_result(t, i) for i, t in enumerate(texts)) if r is not None)
-    return ToolOutput(status, wall, tuple(texts), results, error, cell, None, images)
+    return _output(line, status, wall, tuple(texts), results, error, cell, None, images, None)
 
 
 def _exec_texts(body: Any) -> tuple[list[str], int, str | None, float | None, str | None, str | None]:
@@ -290,8 +293,9 @@ def thrown_error(code: int) -> str:
     return f"Exit code: {code}\nWall time: "
 
 
-def read_call_output(body: Any) -> ToolOutput:
+def read_call_output(body: Any, line: str | None = None) -> ToolOutput:
     """The output of a top-level call: ``exec_command``, ``shell``, ``local_shell_call``, ``apply_patch``, …
+    (with its record's ``line``: see :func:`read_output`)
 
     ``failed`` when it says so (``apply_patch verification failed``); the exit code from the text
     (``Exit code: 1``, ``Process exited with code 130``) or from a JSON output's ``metadata.exit_code``."""
@@ -301,7 +305,7 @@ def read_call_output(body: Any) -> ToolOutput:
     status = "failed" if text.startswith(FAILED_PREFIXES) else "completed"
     if text.startswith(WRITE_FAILED_PREFIX):
         failure = text.split("\n", 1)[0].strip()[:500]  # kept as its error: a streamed reading keeps it too
-        return ToolOutput(WRITE_FAILED, None, tuple(texts), (), failure, None, None, images)
+        return _output(line, WRITE_FAILED, None, tuple(texts), (), failure, None, None, images, None)
     try:
         value = json.loads(text) if text.startswith("{") else None
     except ValueError:
@@ -313,7 +317,7 @@ def read_call_output(body: Any) -> ToolOutput:
         wall = _float(meta.get("duration_seconds", value.get("wall_time_seconds")))
         texts = [str(value["output"])]
     else:
-        head, starts = _head(text)  # the lines before ``Output:``: a command's own output may say anything
+        head, starts = _head_and_starts(text)  # the lines before ``Output:``: a command's own output may say anything
         if starts is not None:  # the first three lines: each expression tried at their starts only
             m = _at_a_start(_EXIT_LINE, head, starts)
             exit_code = int(m.group(1)) if m else None
@@ -332,12 +336,16 @@ def read_call_output(body: Any) -> ToolOutput:
         if running:
             status = "running"
             session = running.group(1)
-    return ToolOutput(status, wall, tuple(texts), (), None, None, exit_code, images, session)
+    return _output(line, status, wall, tuple(texts), (), None, None, exit_code, images, session)
 
 
-def _head(text: str) -> tuple[str, tuple[int, ...] | None]:
-    """The header of a command output: its lines before the ``Output:`` line (the first three without one),
-    and, for the first three, where they start."""
+def _head(text: str) -> str:
+    """The header of a command output: its lines before the ``Output:`` line (the first three without one)."""
+    return _head_and_starts(text)[0]
+
+
+def _head_and_starts(text: str) -> tuple[str, tuple[int, ...] | None]:
+    """:func:`_head`, and, when it is the first three lines, where they start."""
     at = text.find("Output:")
     while at > 0 and text[at - 1] != "\n":
         at = text.find("Output:", at + 1)
