@@ -63,7 +63,7 @@ def test_the_ends_of_escaped_characters_are_after_both_raw_characters():
 
 
 def test_out_of_order_questions_go_over_to_the_tables_and_stay_exact():
-    raw = "\\\\n\\\"x" * 200
+    raw = '\\\\n\\"x' * 200
     decoded = len(json.loads('"' + raw + '"'))
     escapes = EscapeMap(raw, 7)
     indexes = list(range(decoded + 3, -2, -1))

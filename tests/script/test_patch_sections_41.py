@@ -39,9 +39,7 @@ def test_offsets_through_crlf_and_lone_cr(breaks):
     text = breaks.join(["*** Begin Patch", "*** Update File: é/ü.py", "@@", "oops", "+ok", "*** End Patch", ""])
     patch = parse_patch(text)
     assert patch.files == (PatchFile("update", "é/ü.py", None, 1, text.index("é/ü.py")),)
-    assert patch.errors == (
-        PatchError(3, text.index("oops"), 4, "a hunk line must start with '+', '-', ' ' or '@@'"),
-    )
+    assert patch.errors == (PatchError(3, text.index("oops"), 4, "a hunk line must start with '+', '-', ' ' or '@@'"),)
 
 
 def test_a_heredoc_around_blank_lines_and_a_patch():
@@ -61,6 +59,10 @@ def test_the_next_header_after_lines_holding_stars():
         "*** Add File: b\n+1\n  *** Delete File: c  \n*** End Patch"
     )
     patch = parse_patch(text)
-    assert [(f.action, f.path, f.line) for f in patch.files] == [("update", "a", 1), ("add", "b", 6), ("delete", "c", 8)]
+    assert [(f.action, f.path, f.line) for f in patch.files] == [
+        ("update", "a", 1),
+        ("add", "b", 6),
+        ("delete", "c", 8),
+    ]
     assert patch.files[2].path_offset == text.index("c  \n")
     assert patch.errors == ()
