@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import accumulate, repeat
 from operator import add
+from typing import cast
 
 from .pickling import pickled_by_fields
 
@@ -174,6 +175,7 @@ _NO_ESCAPES: tuple[int, ...] = ()
 
 
 _INT32_MAX = 2**31 - 1
+_NOTHING_FOUND: tuple[tuple[int, int], ...] = ()
 
 
 class EscapeMap:
@@ -194,10 +196,12 @@ class EscapeMap:
     _dec: Sequence[int]
     _raw: Sequence[int]
     _raw_end: Sequence[int]
+    _found: Sequence[tuple[int, int]]  # a list while counting, else the shared empty tuple
 
     def __init__(self, raw: str, raw_start: int) -> None:
         self.raw_start = raw_start
         self._flat: str | None = None  # short escapes only, tables not made: the raw text, "\\\\" as "\\\x00"
+        self._found, self._budget = _NOTHING_FOUND, 0  # every slot set: a map is pickled and compared by its slots
         if "\\" in raw and "\\u" not in raw:  # every escape is a backslash and one character
             # each escaped backslash a backslash and a plain character: every backslash left starts an escape
             self._flat = raw.replace("\\\\", "\\\x00") if "\\\\" in raw else raw
@@ -237,7 +241,7 @@ class EscapeMap:
         backslashes before c)``: counted from a known character on, until no backslash is added."""
         if index <= 0:
             return index
-        found = self._found
+        found = cast("list[tuple[int, int]]", self._found)  # a list whenever the flat text is set
         k = bisect_right(found, (index, len(flat) + index)) - 1
         known, column = found[k]
         at = column + index - known  # ``index`` if no backslash came between
