@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import accumulate, repeat
 from operator import add
+from typing import cast
 
 from .pickling import pickled_by_fields
 
@@ -174,22 +175,43 @@ _NO_ESCAPES: tuple[int, ...] = ()
 
 
 _INT32_MAX = 2**31 - 1
+_NOTHING_FOUND: tuple[tuple[int, int], ...] = ()
 
 
 class EscapeMap:
     """Maps indices of a decoded JSON string to columns of its raw text in the line.
 
     ``raw_start`` is the column of the first character after the opening quote.
+
+    A string whose escapes are all a backslash and one character (``\\n``, ``\\"``: all but six of ``wild/``'s
+    967 exec inputs) is asked a few columns (its calls' and findings' ends), so it makes no tables: a column is
+    found by counting the backslashes before it (``str.count``, C) from the nearest column found before (stop 41:
+    the tables cost an object per escape, 2,200 instructions each, and a long script holds hundreds).  Columns
+    asked out of order could count the same text again and again: once the characters counted pass twice the
+    string's, the tables are made, so no string costs more than a few passes over it, whatever is asked.
     """
 
-    __slots__ = ("raw_start", "_dec", "_raw", "_raw_end")
+    __slots__ = ("raw_start", "_dec", "_raw", "_raw_end", "_flat", "_found", "_budget")
     # machine-integer arrays, or the shared empty tuple
     _dec: Sequence[int]
     _raw: Sequence[int]
     _raw_end: Sequence[int]
+    _found: Sequence[tuple[int, int]]  # a list while counting, else the shared empty tuple
 
     def __init__(self, raw: str, raw_start: int) -> None:
         self.raw_start = raw_start
+        self._flat: str | None = None  # short escapes only, tables not made: the raw text, "\\\\" as "\\\x00"
+        self._found, self._budget = _NOTHING_FOUND, 0  # every slot set: a map is pickled and compared by its slots
+        if "\\" in raw and "\\u" not in raw:  # every escape is a backslash and one character
+            # each escaped backslash a backslash and a plain character: every backslash left starts an escape
+            self._flat = raw.replace("\\\\", "\\\x00") if "\\\\" in raw else raw
+            self._found = [(0, 0)]  # (decoded index, raw column) of characters found, in increasing order
+            self._budget = 2 * len(raw)
+            self._dec = self._raw = self._raw_end = _NO_ESCAPES
+            return
+        self._tables(raw)
+
+    def _tables(self, raw: str) -> None:
         dec: list[int] = []
         raw_at: list[int] = []
         raw_end: list[int] = []
@@ -213,8 +235,41 @@ class EscapeMap:
         else:  # most strings hold no escape: one shared empty table
             self._dec = self._raw = self._raw_end = _NO_ESCAPES
 
+    def _counted(self, flat: str, index: int) -> int | None:
+        """The raw column (from ``raw_start``) of character ``index`` of a string of short escapes, or None when
+        the budget is spent.  Character ``index`` starts at the least column ``c`` with ``c = index + (the
+        backslashes before c)``: counted from a known character on, until no backslash is added."""
+        if index <= 0:
+            return index
+        found = cast("list[tuple[int, int]]", self._found)  # a list whenever the flat text is set
+        k = bisect_right(found, (index, len(flat) + index)) - 1
+        known, column = found[k]
+        at = column + index - known  # ``index`` if no backslash came between
+        added = flat.count("\\", column, at)
+        while added:
+            column, at = at, at + added
+            added = flat.count("\\", column, at)
+        self._budget -= at - found[k][1]
+        if self._budget < 0:
+            return None
+        if index > found[-1][0]:  # kept only in increasing order: an append, never an insertion
+            found.append((index, at))
+        return at
+
+    def _tabled(self) -> None:
+        """Asked out of order too often: the tables from now on."""
+        flat = self._flat
+        assert flat is not None
+        self._flat = None
+        self._tables(flat)  # the same tables as the raw text's: _short_escapes pairs its backslashes the same way
+
     def start(self, index: int) -> int:
         """Column of the raw characters that decode to character ``index``."""
+        if self._flat is not None:
+            column = self._counted(self._flat, index)
+            if column is not None:
+                return self.raw_start + column
+            self._tabled()
         k = bisect_right(self._dec, index) - 1
         if k < 0:
             return self.raw_start + index
@@ -226,6 +281,12 @@ class EscapeMap:
         """Column just after the raw characters that decode to character ``index - 1``."""
         if index <= 0:
             return self.raw_start
+        flat = self._flat
+        if flat is not None:
+            column = self._counted(flat, index - 1)
+            if column is not None:  # past an escape's two characters, or one plain one
+                return self.raw_start + column + (2 if flat.startswith("\\", column) else 1)
+            self._tabled()
         k = bisect_right(self._dec, index - 1) - 1
         if k >= 0 and self._dec[k] == index - 1:
             return self.raw_start + self._raw_end[k]

@@ -13,7 +13,10 @@ heredoc wrapper (``<<'EOF'`` … ``EOF``) is accepted.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate, compress, count, repeat
+from operator import add, contains
 
 from ..jsonl.lines import split_lines
 from ..jsonl.pickling import pickled_by_fields
@@ -64,34 +67,66 @@ def parse_patch(text: str) -> Patch:
     return _PatchReader(text).read()
 
 
+# the lines of a file section are checked in one C pass a section (``all``/``any`` over ``map``), not a Python
+# step a line, and the sections' ends are looked for only among the lines holding "*** " (stop 41: a patch
+# adding a file of hundreds of lines is common, and a step a line was most of reading it)
+_HUNK_LINE = ("+", "-", " ", "@@")
+_CHANGE_LINE = ("+", "-", " ")
+_HEADER_MARK = "*** "
+
+
+def _line_offsets(text: str, lines: list[str]) -> list[int]:
+    """Where each line starts in ``text``."""
+    if "\r" not in text:  # every line but the last ends with one "\n": the lengths before it, plus one each
+        return list(map(add, accumulate(map(len, lines), initial=0), range(len(lines))))
+    offsets = []
+    at = 0
+    for line in lines:
+        offsets.append(at)
+        at += len(line)
+        at += 2 if text.startswith("\r\n", at) else (1 if at < len(text) else 0)
+    return offsets
+
+
 class _PatchReader:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = split_lines(text)
-        self.offsets: list[int] = []
-        at = 0
-        for line in self.lines:
-            self.offsets.append(at)
-            at += len(line)
-            at += 2 if text.startswith("\r\n", at) else (1 if at < len(text) else 0)
+        self._offsets: list[int] | None = None  # made when a header or an error first needs one
+        self._marks: list[int] | None = None  # the lines holding "*** " (every file header does)
         self.files: list[PatchFile] = []
         self.errors: list[PatchError] = []
 
+    def offset(self, index: int) -> int:
+        """Where line ``index`` starts in the patch text."""
+        if self._offsets is None:
+            self._offsets = _line_offsets(self.text, self.lines)
+        return self._offsets[index]
+
     def error(self, index: int, message: str) -> None:
-        self.errors.append(PatchError(index, self.offsets[index], len(self.lines[index]), message))
+        self.errors.append(PatchError(index, self.offset(index), len(self.lines[index]), message))
+
+    def _body(self) -> tuple[int, int] | None:
+        """The first and the last line that is not blank, inside a heredoc wrapper if there is one (found from
+        either end: the lines between are not looked at)."""
+        lines = self.lines
+        first = next((i for i in range(len(lines)) if lines[i].strip()), None)
+        if first is None:
+            return None
+        last = next(i for i in range(len(lines) - 1, first - 1, -1) if lines[i].strip())
+        if lines[first].strip().startswith("<<") and lines[last].strip() in ("EOF", "'EOF'", '"EOF"'):
+            inner = next((i for i in range(first + 1, last) if lines[i].strip()), None)
+            if inner is None:
+                return None
+            return inner, next(i for i in range(last - 1, inner - 1, -1) if lines[i].strip())
+        return first, last
 
     def read(self) -> Patch:
-        body = [i for i, line in enumerate(self.lines) if line.strip()]
-        if (
-            body
-            and self.lines[body[0]].strip().startswith("<<")
-            and self.lines[body[-1]].strip() in ("EOF", "'EOF'", '"EOF"')
-        ):
-            body = body[1:-1]
-        if not body:
+        body = self._body()
+        if body is None:
             self.errors.append(PatchError(0, 0, 0, "empty patch: no '*** Begin Patch' line"))
             return Patch(self.text, (), tuple(self.errors))
-        first, last = body[0], body[-1]
+        first, last = body
         if self.lines[first].strip() != BEGIN and self.lines[last].strip() != END:
             self.error(first, f"not a patch: no '{BEGIN}' … '{END}' envelope")
             return Patch(self.text, (), tuple(self.errors))
@@ -140,26 +175,31 @@ class _PatchReader:
         if not path:
             self.error(i, f"'{prefix.strip()}' names no path")
             return None
-        return path, self.offsets[i] + lead + len(prefix.strip()) + (len(rest) - len(rest.lstrip()))
+        return path, self.offset(i) + lead + len(prefix.strip()) + (len(rest) - len(rest.lstrip()))
 
     def section_end(self, i: int, stop: int) -> int:
         """The index of the next file header (or the end) after line ``i``."""
-        j = i + 1
-        while j < stop:
-            marker = self.lines[j].strip()
-            if marker.startswith("*** ") and marker != _EOF_MARK and not marker.startswith(_MOVE.strip()):
+        marks = self._marks
+        if marks is None:  # a header's stripped text starts with "*** ": only lines holding it are looked at
+            marks = self._marks = list(compress(count(), map(contains, self.lines, repeat(_HEADER_MARK))))
+        for k in range(bisect_right(marks, i), len(marks)):
+            j = marks[k]
+            if j >= stop:
                 break
-            j += 1
-        return j
+            marker = self.lines[j].strip()
+            if marker.startswith(_HEADER_MARK) and marker != _EOF_MARK and not marker.startswith(_MOVE.strip()):
+                return j
+        return stop
 
     def read_add(self, i: int, stop: int) -> int:
         end = self.section_end(i, stop)
         found = self.header_path(i, _ADD)
         if found:
             self.files.append(PatchFile("add", found[0], None, i, found[1]))
-        for j in range(i + 1, end):
-            if not self.lines[j].startswith("+"):
-                self.error(j, "a line of an added file must start with '+'")
+        if not all(map(str.startswith, self.lines[i + 1 : end], repeat("+"))):
+            for j in range(i + 1, end):
+                if not self.lines[j].startswith("+"):
+                    self.error(j, "a line of an added file must start with '+'")
         return end
 
     def read_delete(self, i: int, stop: int) -> int:
@@ -182,10 +222,15 @@ class _PatchReader:
             j += 1
         changes = 0
         errors_before = len(self.errors)
+        hunks = self.lines[j:end]
+        # every line a hunk's (the usual case): no error, and a change if any line is one
+        if all(map(str.startswith, filter(None, hunks), repeat(_HUNK_LINE))):
+            changes = any(map(str.startswith, hunks, repeat(_CHANGE_LINE)))
+            j = end
         for k in range(j, end):
             line = self.lines[k]
-            if line.startswith(("+", "-", " ", "@@")) or line == "":
-                changes += line.startswith(("+", "-", " "))
+            if line.startswith(_HUNK_LINE) or line == "":
+                changes += line.startswith(_CHANGE_LINE)
             elif line.strip() == _EOF_MARK:
                 pass
             elif line.strip().startswith(_MOVE.strip()):

@@ -21,7 +21,6 @@ from typing import Any
 
 from ..jsonl.lines import bom_as_space
 from ..jsonl.pickling import pickled_by_fields
-from .copies import replacer
 from .records import parse_record
 
 _HEADER = re.compile(
@@ -130,15 +129,19 @@ def read_output(body: Any, line: str | None = None) -> ToolOutput:
     """An output body, read as an exec output when it starts with a status header.  With the record's
     ``line``, an output whose texts are large (and at least an eighth of their line) keeps that line in their
     place."""
-    output = read_exec_output(body) if _is_exec(body) else read_call_output(body)
+    return read_exec_output(body, line) if _is_exec(body) else read_call_output(body, line)
+
+
+def _output(line: str | None, status: str | None, wall: float | None, texts: tuple[str, ...], *rest: Any) -> ToolOutput:
+    """``ToolOutput(status, wall, texts, *rest)`` (``rest``: every field up to the line), or, with the record's
+    ``line`` when the texts are large (and at least an eighth of their line), the output keeping that line in
+    their place: made once, not made and copied (stop 41: the copy cost as much as making the output)."""
     if line is not None:
-        total = sum(map(len, output.kept_texts or ()))
+        total = sum(map(len, texts))
         if total > KEPT_TEXT and total * KEPT_SHARE >= len(line):
-            return _copy_output(output, kept_texts=None, line=line)
-    return output
-
-
-_copy_output = replacer(ToolOutput)
+            results, error, cell, exit_code, images, session = rest
+            return ToolOutput(status, wall, None, results, error, cell, exit_code, images, session, line)
+    return ToolOutput(status, wall, texts, *rest)
 
 
 def _is_exec(body: Any) -> bool:
@@ -246,11 +249,11 @@ def _items(body: Any) -> tuple[list[str], int]:
     return texts, images
 
 
-def read_exec_output(body: Any) -> ToolOutput:
-    """The output of a code-mode ``exec`` (or ``wait``) call."""
+def read_exec_output(body: Any, line: str | None = None) -> ToolOutput:
+    """The output of a code-mode ``exec`` (or ``wait``) call (with its record's ``line``: see :func:`read_output`)."""
     texts, images, status, wall, cell, error = _exec_texts(body)
     results = tuple(r for r in (_exec_result(t, i) for i, t in enumerate(texts)) if r is not None)
-    return ToolOutput(status, wall, tuple(texts), results, error, cell, None, images)
+    return _output(line, status, wall, tuple(texts), results, error, cell, None, images, None)
 
 
 def _exec_texts(body: Any) -> tuple[list[str], int, str | None, float | None, str | None, str | None]:
@@ -290,8 +293,9 @@ def thrown_error(code: int) -> str:
     return f"Exit code: {code}\nWall time: "
 
 
-def read_call_output(body: Any) -> ToolOutput:
+def read_call_output(body: Any, line: str | None = None) -> ToolOutput:
     """The output of a top-level call: ``exec_command``, ``shell``, ``local_shell_call``, ``apply_patch``, …
+    (with its record's ``line``: see :func:`read_output`)
 
     ``failed`` when it says so (``apply_patch verification failed``); the exit code from the text
     (``Exit code: 1``, ``Process exited with code 130``) or from a JSON output's ``metadata.exit_code``."""
@@ -301,7 +305,7 @@ def read_call_output(body: Any) -> ToolOutput:
     status = "failed" if text.startswith(FAILED_PREFIXES) else "completed"
     if text.startswith(WRITE_FAILED_PREFIX):
         failure = text.split("\n", 1)[0].strip()[:500]  # kept as its error: a streamed reading keeps it too
-        return ToolOutput(WRITE_FAILED, None, tuple(texts), (), failure, None, None, images)
+        return _output(line, WRITE_FAILED, None, tuple(texts), (), failure, None, None, images, None)
     try:
         value = json.loads(text) if text.startswith("{") else None
     except ValueError:
@@ -313,29 +317,60 @@ def read_call_output(body: Any) -> ToolOutput:
         wall = _float(meta.get("duration_seconds", value.get("wall_time_seconds")))
         texts = [str(value["output"])]
     else:
-        head = _head(text)  # the lines before ``Output:``: a command's own output may say anything
-        # each expression is tried only on a head holding its words: a ``^`` in MULTILINE mode has no literal
-        # for ``re`` to look for, so it steps through every character (a list's text, one long line, is often
-        # all of its head: three such searches were a third of reading the wild rollouts' outputs)
-        m = _EXIT_LINE.search(head) if "Exit code:" in head or "Process exited with code" in head else None
-        exit_code = int(m.group(1)) if m else None
-        m = _WALL_LINE.search(head) if "Wall time" in head else None
-        wall = float(m.group(1)) if m else None
-        running = _RUNNING_LINE.search(head) if exit_code is None and _RUNNING_WORDS in head else None
+        head, starts = _head_and_starts(text)  # the lines before ``Output:``: a command's own output may say anything
+        if starts is not None:  # the first three lines: each expression tried at their starts only
+            m = _at_a_start(_EXIT_LINE, head, starts)
+            exit_code = int(m.group(1)) if m else None
+            m = _at_a_start(_WALL_LINE, head, starts)
+            wall = float(m.group(1)) if m else None
+            running = _at_a_start(_RUNNING_LINE, head, starts) if exit_code is None else None
+        else:
+            # each expression is tried only on a head holding its words: a ``^`` in MULTILINE mode has no literal
+            # for ``re`` to look for, so it steps through every character (a list's text, one long line, is
+            # often all of its head: three such searches were a third of reading the wild rollouts' outputs)
+            m = _EXIT_LINE.search(head) if "Exit code:" in head or "Process exited with code" in head else None
+            exit_code = int(m.group(1)) if m else None
+            m = _WALL_LINE.search(head) if "Wall time" in head else None
+            wall = float(m.group(1)) if m else None
+            running = _RUNNING_LINE.search(head) if exit_code is None and _RUNNING_WORDS in head else None
         if running:
             status = "running"
             session = running.group(1)
-    return ToolOutput(status, wall, tuple(texts), (), None, None, exit_code, images, session)
+    return _output(line, status, wall, tuple(texts), (), None, None, exit_code, images, session)
 
 
 def _head(text: str) -> str:
     """The header of a command output: its lines before the ``Output:`` line (the first three without one)."""
+    return _head_and_starts(text)[0]
+
+
+def _head_and_starts(text: str) -> tuple[str, tuple[int, ...] | None]:
+    """:func:`_head`, and, when it is the first three lines, where they start."""
     at = text.find("Output:")
     while at > 0 and text[at - 1] != "\n":
         at = text.find("Output:", at + 1)
     if at >= 0:
-        return text[:at]
-    return "\n".join(text.split("\n", 3)[:3])
+        return text[:at], None
+    # no ``Output:`` line: the header is at most three lines, whose starts are the only places its expressions can
+    # match (stop 41: a tool's result in one long line, a JSON list, was searched through four times over; now
+    # each expression is tried at three places, and the text is not split)
+    starts = [0]
+    while len(starts) < 3:
+        found = text.find("\n", starts[-1])
+        if found < 0:
+            return text, tuple(starts)
+        starts.append(found + 1)
+    found = text.find("\n", starts[-1])
+    return (text if found < 0 else text[:found]), tuple(starts)
+
+
+def _at_a_start(pattern: re.Pattern[str], head: str, starts: tuple[int, ...]) -> re.Match[str] | None:
+    """``pattern.search(head)`` for a ``^``-anchored MULTILINE pattern and a head whose lines start at ``starts``."""
+    for start in starts:
+        m = pattern.match(head, start)
+        if m is not None:
+            return m
+    return None
 
 
 def _exec_result(text: str, index: int) -> ExecResult | None:
