@@ -256,20 +256,21 @@ class EscapeMap:
             found.append((index, at))
         return at
 
-    def _tabled(self) -> None:
-        """Asked out of order too often: the tables from now on."""
-        flat = self._flat
-        assert flat is not None
-        self._flat = None
+    def _tabled(self, flat: str) -> None:
+        """Asked out of order too often: the tables from now on.  The flat text is let go only once the tables
+        are whole: semantic tokens ask a shared map from worker threads, and a thread that saw no flat text must
+        find the tables made (two threads making them at once make the same tables)."""
         self._tables(flat)  # the same tables as the raw text's: _short_escapes pairs its backslashes the same way
+        self._flat = None
 
     def start(self, index: int) -> int:
         """Column of the raw characters that decode to character ``index``."""
-        if self._flat is not None:
-            column = self._counted(self._flat, index)
+        flat = self._flat
+        if flat is not None:
+            column = self._counted(flat, index)
             if column is not None:
                 return self.raw_start + column
-            self._tabled()
+            self._tabled(flat)
         k = bisect_right(self._dec, index) - 1
         if k < 0:
             return self.raw_start + index
@@ -286,7 +287,7 @@ class EscapeMap:
             column = self._counted(flat, index - 1)
             if column is not None:  # past an escape's two characters, or one plain one
                 return self.raw_start + column + (2 if flat.startswith("\\", column) else 1)
-            self._tabled()
+            self._tabled(flat)
         k = bisect_right(self._dec, index - 1) - 1
         if k >= 0 and self._dec[k] == index - 1:
             return self.raw_start + self._raw_end[k]

@@ -34,7 +34,11 @@ class CodePoints:
         self._after: list[int] = []  # and up to its end
 
     def _tables(self) -> list[int]:
-        starts, before, after = [], self._before, self._after
+        # made in locals and published starts last: a script's offsets are asked from worker threads too
+        # (semantic tokens), and a thread that sees ``_starts`` set must find the other tables whole
+        starts: list[int] = []
+        before: list[int] = []
+        after: list[int] = []
         extra = 0
         for m in _NON_ASCII.finditer(self._text):
             code = ord(m.group())
@@ -42,6 +46,7 @@ class CodePoints:
             before.append(extra)
             extra += 1 if code < 0x800 else 2 if code < 0x10000 else 3
             after.append(extra)
+        self._before, self._after = before, after
         self._starts = starts
         return starts
 
@@ -77,8 +82,8 @@ class CodePoints:
             return self._tabled(byte)
         column = self._chars[k] + len(data[start:byte].decode(_UTF8, _SURROGATES))
         if byte > known[-1]:  # kept only in increasing order: an append, never an insertion
+            self._chars.append(column)  # first: a thread that finds the byte must find its column
             known.append(byte)
-            self._chars.append(column)
         return column
 
 
