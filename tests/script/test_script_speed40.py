@@ -63,11 +63,12 @@ def assert_same_callee_tools(source: str) -> None:
     assert fast == without == full
 
 
-def _first_object(node: Node) -> Node | None:
+def first_object(node: Node) -> Node | None:
+    """The first object literal under ``node``, depth first (test_script_speed41 reads it too)."""
     if node.type == "object":
         return node
     for child in node.children:
-        found = _first_object(child)
+        found = first_object(child)
         if found is not None:
             return found
     return None
@@ -76,7 +77,7 @@ def _first_object(node: Node) -> Node | None:
 def _object_of(source: str) -> dict[str, bytes] | None:
     """``plain_object`` of the first object literal of ``source``."""
     script = ExecScript(source)
-    node = _first_object(script.root)
+    node = first_object(script.root)
     assert node is not None
     return plain_object(script, node)
 

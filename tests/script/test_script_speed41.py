@@ -14,13 +14,13 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tree_sitter import Node
 
 import analysis.script.module_names as names_module
 from analysis.script.arguments import is_json, plain_arguments, plain_object
 from analysis.script.module_names import _misnames
 from analysis.script.module_syntax import might_be_refused
 from analysis.script.script import ExecScript
+from tests.script.test_script_speed40 import first_object
 
 _ALWAYS = re.compile(rb"")  # finds a match in every script: the calls are read one by one, as before stop 41
 
@@ -89,20 +89,10 @@ def test_the_shortcut_reads_no_call_of_a_script_without_the_words() -> None:
         _misnames(called)
 
 
-def _first_object(node: Node) -> Node | None:
-    if node.type == "object":
-        return node
-    for child in node.children:
-        found = _first_object(child)
-        if found is not None:
-            return found
-    return None
-
-
 def json_verdicts(source: str) -> tuple[bool, bool] | None:
     """(the plain reading's JSON verdict, is_json of the object's text), None when the object is not plain."""
     script = ExecScript(f"text({source});")
-    node = _first_object(script.root)
+    node = first_object(script.root)
     assert node is not None
     found = plain_arguments(script, node)
     if found is None:
