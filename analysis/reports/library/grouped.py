@@ -128,18 +128,26 @@ def _grouped(queries: Sequence[Query]) -> tuple[dict[str | None, ModelSum], Deci
             group[i + 1] += clamp[i]
     if largest * tokens * 10**decimals >= 10 ** getcontext().prec:
         return None
-    table = _table()
     for (model, values), (selected, *summed) in groups.items():
-        prices = table.types.ModelPrice(**dict(values)) if selected.tiered else selected.prices
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                usd = Decimal(prices.calc_price(usage_of(table, tuple(summed)))["total_price"])
-        except (ValueError, AttributeError, TypeError):  # what price() would say of each response: say it so
+        usd = _group_price(values, tuple(summed))
+        if usd is None:  # what price() would say of each response: say it so
             return None
         sums[model].add(Price(usd, selected.model_id))
         total = None if total is None else total + usd
     return sums, total
+
+
+@lru_cache(maxsize=4096)  # the lens asks again of an unchanged session at each edit elsewhere
+def _group_price(values: tuple[tuple[str, Decimal], ...], summed: tuple[int, int, int, int]) -> Decimal | None:
+    """genai-prices' price of ``summed`` tokens at ``values`` (plain Decimals), None when it refuses them."""
+    table = _table()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = table.types.ModelPrice(**dict(values)).calc_price(usage_of(table, summed))
+    except (ValueError, AttributeError, TypeError):
+        return None
+    return Decimal(found["total_price"])
 
 
 def _priced_provider(provider: str | None) -> bool:
@@ -147,6 +155,7 @@ def _priced_provider(provider: str | None) -> bool:
     return not provider or provider.lower() in PRICED_PROVIDERS
 
 
+@lru_cache(maxsize=65536)  # as price()'s: the lens asks again of the same responses at each edit
 def _selected(model: str, tier: str | None, timestamp: str | None) -> _Selected | None:
     """The prices ``calc_price(…, model, provider_id="openai", …)`` uses at ``timestamp`` and ``tier``; None when
     it finds no model or the response has no time (priced alone: its reason, or the present's prices)."""

@@ -61,9 +61,10 @@ def _moment(timestamp: str | None) -> datetime | None:
 def clamped(tokens: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """(input, cached, output, cache write) as genai-prices takes them: none negative, cache reads and writes
     within the input."""
-    input_tokens, cached, output, cache_write = (max(0, n) for n in tokens)
-    cached = min(cached, input_tokens)  # genai-prices refuses more cache reads than input
-    return input_tokens, cached, output, min(cache_write, input_tokens - cached)
+    input_tokens, cached, output, cache_write = tokens  # without a generator: it is run for every response
+    input_tokens = max(input_tokens, 0)
+    cached = min(max(cached, 0), input_tokens)  # genai-prices refuses more cache reads than input
+    return input_tokens, cached, max(output, 0), min(max(cache_write, 0), input_tokens - cached)
 
 
 def usage_of(table: Any, tokens: tuple[int, int, int, int]) -> Any:
