@@ -1,6 +1,7 @@
 """The sessions library over the index: every session with its project, name, request, times, tokens, exact cost
-and links (:mod:`.sessions`), the responses that count (:mod:`.responses`), their prices (:mod:`.pricing`), the
-``--tree`` view (:mod:`.tree`) and the cost report by session, day, project or model (:mod:`.cost`)."""
+and links (:mod:`.sessions`), the responses that count (:mod:`.responses`), their prices (:mod:`.pricing`; their
+sum priced in groups, exactly: :mod:`.grouped`), the ``--tree`` view (:mod:`.tree`) and the cost report by
+session, day, project or model (:mod:`.cost`)."""
 
 from .cost import BY, cost_report
 from .pricing import PRICES_AS_OF, price, unavailable

@@ -1,5 +1,6 @@
 """``rollout-lsp cost``: the counted responses' tokens and exact cost, grouped by session, day, project or
-model (each response priced alone, at its time and tier; a group's ``usd`` null when any response is unpriced)."""
+model (each response's price at its time and tier, summed exactly in groups by :mod:`.grouped`; a group's ``usd``
+null when any response is unpriced)."""
 
 from __future__ import annotations
 

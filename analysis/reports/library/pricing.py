@@ -1,8 +1,9 @@
 """A response's price, from pydantic's ``genai-prices`` (pinned in pyproject.toml; its bundled data, offline:
-``UpdatePrices`` is never started).  Each response is priced alone, at its own timestamp (historical prices) and
+``UpdatePrices`` is never started).  Each response is priced at its own timestamp (historical prices) and
 service tier; cached input at the cache-read price, reasoning as the part of output it is.  A response is left
 unpriced, with the reason, when its model is unknown to the table, its provider is not OpenAI's API, or the
-table is not installed (genai-prices needs Python 3.11)."""
+table is not installed (genai-prices needs Python 3.11).  Many responses' sum is priced in groups
+(:mod:`.grouped`), to the same Decimal as pricing each alone."""
 
 from __future__ import annotations
 
@@ -57,6 +58,31 @@ def _moment(timestamp: str | None) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
+def clamped(tokens: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """(input, cached, output, cache write) as genai-prices takes them: none negative, cache reads and writes
+    within the input."""
+    input_tokens, cached, output, cache_write = tokens  # without a generator: it is run for every response
+    input_tokens = max(input_tokens, 0)
+    cached = min(max(cached, 0), input_tokens)  # genai-prices refuses more cache reads than input
+    return input_tokens, cached, max(output, 0), min(max(cache_write, 0), input_tokens - cached)
+
+
+def usage_of(table: Any, tokens: tuple[int, int, int, int]) -> Any:
+    """genai-prices' ``Usage`` of clamped ``tokens``."""
+    input_tokens, cached, output, cache_write = tokens
+    return table.Usage(
+        input_tokens=input_tokens,
+        cache_read_tokens=cached,
+        output_tokens=output,
+        cache_write_tokens=cache_write or None,
+    )
+
+
+def context_of(tier: str | None) -> dict[str, str] | None:
+    """The ``price_context`` of a service tier (None: the standard price)."""
+    return {"service_tier": tier} if tier in TIERS else None
+
+
 @lru_cache(maxsize=65536)
 def price(
     model: str | None,
@@ -74,16 +100,8 @@ def price(
     table = _table()
     if table is None:
         return Price(None, None, unavailable())
-    input_tokens, cached, output, cache_write = (max(0, n) for n in tokens)
-    cached = min(cached, input_tokens)  # genai-prices refuses more cache reads than input
-    cache_write = min(cache_write, input_tokens - cached)
-    usage = table.Usage(
-        input_tokens=input_tokens,
-        cache_read_tokens=cached,
-        output_tokens=output,
-        cache_write_tokens=cache_write or None,
-    )
-    context = {"service_tier": tier} if tier in TIERS else None
+    usage = usage_of(table, clamped(tokens))
+    context = context_of(tier)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

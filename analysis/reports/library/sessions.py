@@ -12,7 +12,8 @@ from decimal import Decimal
 from typing import Any
 
 from ...session.thread_names import name_of
-from .pricing import PRICES_AS_OF, price
+from .grouped import model_sums
+from .pricing import PRICES_AS_OF
 from .responses import Response, counted_responses
 
 LIVE_SECONDS = 5 * 60  # a file modified this recently, whose last turn has not ended, is still being written
@@ -85,31 +86,35 @@ def number(value: Decimal | None) -> float | None:
 
 
 def cost_of(responses: list[Response]) -> dict[str, Any]:
-    """``{usd, priced, models, prices_as_of}`` of ``responses``: each priced alone; ``usd`` null when any is
-    unpriced (its tokens still listed under its model)."""
+    """``{usd, priced, models, prices_as_of}`` of ``responses``: the exact sum of each one's price (priced in
+    groups, :mod:`.grouped`); ``usd`` null when any is unpriced (its tokens still listed under its model)."""
     models: dict[str | None, dict[str, Any]] = {}
-    total: Decimal | None = Decimal(0)
     for r in responses:
-        found = price(r.model, r.provider, r.service_tier, r.timestamp, (r.input, r.cached, r.output, r.cache_write))
-        entry = models.setdefault(
-            r.model,
-            {"model": r.model, "priced_as": None, "responses": 0, "tokens": _zero(), "usd": Decimal(0), "reason": None},
-        )
+        entry = models.get(r.model)
+        if entry is None:
+            entry = models[r.model] = {"model": r.model, "responses": 0, "tokens": _zero()}
         entry["responses"] += 1
         _add(entry["tokens"], r)
-        if found.usd is None:
-            entry["usd"] = None
-            entry["reason"] = entry["reason"] or found.reason
-            total = None
-        else:
-            entry["priced_as"] = entry["priced_as"] or found.priced_as
-            if entry["usd"] is not None:
-                entry["usd"] += found.usd
-            if total is not None:
-                total += found.usd
+    sums, total = model_sums(
+        [
+            (r.model, r.provider, r.service_tier, r.timestamp, (r.input, r.cached, r.output, r.cache_write))
+            for r in responses
+        ]
+    )
     listed = []
     for entry in sorted(models.values(), key=lambda e: e["model"] or ""):
-        listed.append({**entry, "usd": number(entry["usd"]), "priced": entry["usd"] is not None})
+        found = sums[entry["model"]]
+        listed.append(
+            {
+                "model": entry["model"],
+                "priced_as": found.priced_as,
+                "responses": entry["responses"],
+                "tokens": entry["tokens"],
+                "usd": number(found.usd),
+                "reason": found.reason,
+                "priced": found.usd is not None,
+            }
+        )
     return {"usd": number(total), "priced": total is not None, "models": listed, "prices_as_of": PRICES_AS_OF}
 
 
