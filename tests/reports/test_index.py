@@ -200,8 +200,10 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
         index.update([str(sessions)])
         before = rows(index)
     analysed: list[str] = []
-    real = planning_module._analyse
-    monkeypatch.setattr(planning_module, "_analyse", lambda text: analysed.append(text) or real(text))
+    real = planning_module._analyse_lines  # what every reading of the index analyses (the text's lines)
+    monkeypatch.setattr(
+        planning_module, "_analyse_lines", lambda lines: analysed.append("\n".join(lines)) or real(lines)
+    )
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
@@ -222,8 +224,10 @@ def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeyp
         [pending] = index.search("pytest -q tests/")
         assert (pending.status, pending.exit_code, pending.output_line) == (None, None, None)
     analysed: list[str] = []
-    real = planning_module._analyse
-    monkeypatch.setattr(planning_module, "_analyse", lambda text: analysed.append(text) or real(text))
+    real = planning_module._analyse_lines  # what every reading of the index analyses (the text's lines)
+    monkeypatch.setattr(
+        planning_module, "_analyse_lines", lambda lines: analysed.append("\n".join(lines)) or real(lines)
+    )
     with open(rollout, "a", encoding="utf-8") as handle:
         handle.write("\n".join(lines[5:]))
     with RolloutIndex.open(db) as index:
@@ -587,14 +591,14 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
 
 
 def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tmp_path: Path, monkeypatch):
-    real = planning_module._analyse
+    real = planning_module._analyse_lines
 
-    def analyze(text: str):
-        if "call_demo1" in text:
+    def analyze(lines: list[str]):
+        if "call_demo1" in "\n".join(lines):
             raise RuntimeError("a bug")
-        return real(text)
+        return real(lines)
 
-    monkeypatch.setattr(planning_module, "_analyse", analyze)
+    monkeypatch.setattr(planning_module, "_analyse_lines", analyze)
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         stats = index.update([str(sessions)])
         assert index.search("git push") == []
