@@ -914,22 +914,23 @@ def test_the_index_reads_lines_without_looking_for_secrets_and_still_stores_none
     assert sum(f.code == "secret" for a in full for f in a.findings) >= 5
     assert [tuple(f for f in a.findings if f.code != "secret") for a in full] == [a.findings for a in plain]
     scanned: list[str] = []
-    real = planning_module.LineCache
+    read: list[str] = []
+    real = planning_module.analyze_line  # each line the index reads is analysed by it (planning._analyse_lines)
 
-    class Watched(real):
-        def get(self, line):
-            if self.secrets:
-                scanned.append(line)
-            return super().get(line)
+    def watched(line, extra_secrets=(), secrets=True):
+        read.append(line)
+        if secrets:
+            scanned.append(line)
+        return real(line, extra_secrets, secrets)
 
-    monkeypatch.setattr(planning_module, "LineCache", Watched)
+    monkeypatch.setattr(planning_module, "analyze_line", watched)
     folder = tmp_path / "sessions"
     folder.mkdir()
     (folder / "rollout-secrets.jsonl").write_text(fixture("rollout-secrets.jsonl"), encoding="utf-8")
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         index.update([str(folder)])
         [hit] = index.search("")
-    assert scanned == []
+    assert scanned == [] and read == lines
     assert hit.text == "OPENAI_API_KEY=sk-xxxx-" + "x" * 36 + " python run.py"  # redacted all the same
 
 

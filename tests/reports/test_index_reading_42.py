@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -15,7 +17,9 @@ import analysis.reports.index.reading as reading_module
 from analysis.jsonl.limits import LINES_ENV
 from analysis.jsonl.lines import split_lines
 from analysis.jsonl.source import decode
-from tests.helpers import FIXTURES
+from tests.helpers import FIXTURES, ROOT
+
+PARENT_ENV = "ROLLOUT_LSP_PARENT_PID"
 
 # pieces a rollout's bytes are made of: ASCII, line breaks, a BOM, two- three- and four-byte UTF-8 (U+2028 among
 # them: JSON writes it raw, and it ends no line), and bytes that are not UTF-8 (a lone continuation byte, a sequence
@@ -107,3 +111,30 @@ def test_the_line_limit_cuts_where_counting_every_line_feed_did(data, limit):
 @given(st.lists(st.sampled_from([b"x", b"\n", b"\n\n", b"yz"]), max_size=25).map(b"".join), st.integers(0, 12))
 def test_line_feeds_are_counted_up_to_the_limit(data, limit):
     assert reading_module._feeds_up_to(data, limit) == min(data.count(b"\n"), limit)
+
+
+def test_an_index_run_imports_no_process_pool_nor_the_stream(tmp_path):
+    """``rollout-lsp index --jobs 1`` imports neither ``concurrent.futures`` (the pool's, imported with a pool) nor
+    ``analysis.reports.spread`` and the stream package (only to die with the server that started it, which
+    sets ``ROLLOUT_LSP_PARENT_PID``); with that variable set, spread is imported and asked."""
+    script = (
+        "import sys\n"
+        "from analysis.cli import main\n"
+        f"status = main(['index', {str(FIXTURES / 'rollout-demo.jsonl')!r}, '--db', {str(tmp_path / 'i.sqlite3')!r},"
+        " '--jobs', '1'])\n"
+        "print(status, *(m in sys.modules for m in ('concurrent.futures', 'analysis.reports.spread',"
+        " 'analysis.reports.stream')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != PARENT_ENV}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.stdout.splitlines()[-1] == "0 False False False", done.stderr
+    env[PARENT_ENV] = str(os.getpid())  # this test's process: alive, so the run goes on
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.stdout.splitlines()[-1] == "0 False True True", done.stderr
+
+
+def test_the_parent_variable_is_the_one_the_server_sets():
+    from analysis.cli import index as index_command
+    from analysis.reports import spread
+
+    assert index_command.PARENT_ENV == spread.PARENT_ENV == PARENT_ENV
