@@ -10,8 +10,9 @@ import sys
 
 from ..jsonl.source import NOT_A_ROLLOUT
 from ..reports.index import IndexUnavailable, RolloutIndex, default_db_path, default_session_dirs
-from ..reports.spread import die_with_parent_from_environment
 from .common import jobs_option
+
+PARENT_ENV = "ROLLOUT_LSP_PARENT_PID"  # analysis.reports.spread.PARENT_ENV, named here to import spread only if set
 
 
 def register(sub) -> None:
@@ -72,7 +73,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"rollout-lsp index: {path}: no such file or folder", file=sys.stderr)
     if args.dirs and len(missing) == len(args.dirs):
         return 2
-    die_with_parent_from_environment()  # the server's background index dies with the server
+    if os.environ.get(PARENT_ENV):  # the server's background index dies with the server
+        # spread (and the stream package it imports) only then: a run from the command line uses neither (4 ms)
+        from ..reports.spread import die_with_parent_from_environment
+
+        die_with_parent_from_environment()
     # what is loaded by now (modules, parser) lives as long as the process: frozen, the collector no longer walks
     # it, during the run or at exit (about 0.03 CPU-s of a run's start; nothing frozen is garbage)
     gc.freeze()

@@ -200,8 +200,10 @@ def test_an_unchanged_folder_is_not_read_again(sessions: Path, tmp_path: Path, m
         index.update([str(sessions)])
         before = rows(index)
     analysed: list[str] = []
-    real = planning_module._analyse
-    monkeypatch.setattr(planning_module, "_analyse", lambda text: analysed.append(text) or real(text))
+    real = planning_module._analyse_lines  # what every reading of the index analyses (the text's lines)
+    monkeypatch.setattr(
+        planning_module, "_analyse_lines", lambda lines: analysed.append("\n".join(lines)) or real(lines)
+    )
     with RolloutIndex.open(db) as index:
         stats = index.update([str(sessions)])
         assert rows(index) == before
@@ -222,8 +224,10 @@ def test_an_appended_rollout_has_only_its_new_lines_read(tmp_path: Path, monkeyp
         [pending] = index.search("pytest -q tests/")
         assert (pending.status, pending.exit_code, pending.output_line) == (None, None, None)
     analysed: list[str] = []
-    real = planning_module._analyse
-    monkeypatch.setattr(planning_module, "_analyse", lambda text: analysed.append(text) or real(text))
+    real = planning_module._analyse_lines  # what every reading of the index analyses (the text's lines)
+    monkeypatch.setattr(
+        planning_module, "_analyse_lines", lambda lines: analysed.append("\n".join(lines)) or real(lines)
+    )
     with open(rollout, "a", encoding="utf-8") as handle:
         handle.write("\n".join(lines[5:]))
     with RolloutIndex.open(db) as index:
@@ -587,14 +591,14 @@ def test_index_defaults_to_the_codex_sessions_folders(tmp_path: Path):
 
 
 def test_a_file_the_analysis_fails_on_is_an_error_not_a_crash(sessions: Path, tmp_path: Path, monkeypatch):
-    real = planning_module._analyse
+    real = planning_module._analyse_lines
 
-    def analyze(text: str):
-        if "call_demo1" in text:
+    def analyze(lines: list[str]):
+        if "call_demo1" in "\n".join(lines):
             raise RuntimeError("a bug")
-        return real(text)
+        return real(lines)
 
-    monkeypatch.setattr(planning_module, "_analyse", analyze)
+    monkeypatch.setattr(planning_module, "_analyse_lines", analyze)
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         stats = index.update([str(sessions)])
         assert index.search("git push") == []
@@ -910,22 +914,23 @@ def test_the_index_reads_lines_without_looking_for_secrets_and_still_stores_none
     assert sum(f.code == "secret" for a in full for f in a.findings) >= 5
     assert [tuple(f for f in a.findings if f.code != "secret") for a in full] == [a.findings for a in plain]
     scanned: list[str] = []
-    real = planning_module.LineCache
+    read: list[str] = []
+    real = planning_module.analyze_line  # each line the index reads is analysed by it (planning._analyse_lines)
 
-    class Watched(real):
-        def get(self, line):
-            if self.secrets:
-                scanned.append(line)
-            return super().get(line)
+    def watched(line, extra_secrets=(), secrets=True):
+        read.append(line)
+        if secrets:
+            scanned.append(line)
+        return real(line, extra_secrets, secrets)
 
-    monkeypatch.setattr(planning_module, "LineCache", Watched)
+    monkeypatch.setattr(planning_module, "analyze_line", watched)
     folder = tmp_path / "sessions"
     folder.mkdir()
     (folder / "rollout-secrets.jsonl").write_text(fixture("rollout-secrets.jsonl"), encoding="utf-8")
     with RolloutIndex.open(tmp_path / "index.sqlite3") as index:
         index.update([str(folder)])
         [hit] = index.search("")
-    assert scanned == []
+    assert scanned == [] and read == lines
     assert hit.text == "OPENAI_API_KEY=sk-xxxx-" + "x" * 36 + " python run.py"  # redacted all the same
 
 

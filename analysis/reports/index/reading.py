@@ -40,9 +40,10 @@ def within_lines(data: bytes) -> tuple[bytes, str | None]:
     """``data`` up to the end of its line :func:`~analysis.jsonl.limits.max_lines`, and, when that cut it,
     what to say (the lines after are not indexed)."""
     limit = max_lines()
-    breaks = data.count(b"\n")
     if b"\r" in data:  # a search, not a count: most rollouts hold no carriage return
-        breaks += data.count(b"\r")
+        breaks = data.count(b"\n") + data.count(b"\r")
+    else:
+        breaks = _feeds_up_to(data, limit)
     if breaks < limit:  # an upper bound of the line breaks (a "\r\n" counts twice)
         return data, None
     for number, found in enumerate(_BREAK.finditer(data), 1):
@@ -52,6 +53,19 @@ def within_lines(data: bytes) -> tuple[bytes, str | None]:
                 return data, None
             return data[:end], (f"more than {limit} lines (the limit, {LINES_ENV}): only the first {limit} are indexed")
     return data, None
+
+
+def _feeds_up_to(data: bytes, limit: int) -> int:
+    """How many line feeds ``data`` holds, counted up to ``limit``: found one at a time by ``bytes.find``
+    (``memchr``), which skips a line of a rollout (kilobytes) in a fraction of what ``bytes.count`` spends
+    on it (it steps through every byte: 2% of the instructions of indexing the wild rollouts)."""
+    find = data.find
+    count = 0
+    at = find(b"\n")
+    while at >= 0 and count < limit:
+        count += 1
+        at = find(b"\n", at + 1)
+    return count
 
 
 def _over_limit(limit: int) -> tuple[str, str]:

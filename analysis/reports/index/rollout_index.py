@@ -7,9 +7,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from concurrent.futures import Future
 from contextlib import ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...jsonl.display import storable
 from ...jsonl.source import find_rollout_files
@@ -19,6 +18,9 @@ from .rows import _Work
 from .schema import _FILE_COLUMNS, _INSERT_CHANGE, insert_calls
 from .session_rows import write_session
 from .workers import FILES_IN_FLIGHT, Prepared, _Skipped, prepare_file
+
+if TYPE_CHECKING:  # the pool's futures, imported with the pool (concurrent.futures brings logging: 4 ms)
+    from concurrent.futures import Future
 
 
 class RolloutIndex(IndexDatabase):
