@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import replace
-from json.encoder import encode_basestring  # type: ignore[attr-defined]  # the C encoder json.dumps uses
+from json.encoder import encode_basestring  # the C encoder json.dumps uses
 from typing import Any
 
 from ..jsonl.decoding import loads as json_loads
@@ -139,10 +139,10 @@ def input_span(line: str, text: str) -> tuple[int, int] | None:
 def read_exec(line: str, fields: dict[str, Any], source: str, lean: bool = False) -> None:
     """An exec script's calls and findings; ``lean``: its calls as the stream keeps them
     (:func:`analysis.script.calls.find_calls`), without the script and its escape map (the stream drops both)."""
-    span = input_span(line, source)
-    if span is None:
+    found = input_span(line, source)
+    if found is None:
         return
-    raw_start, raw = string_content(line, span)
+    raw_start, raw = string_content(line, found)
     escapes = EscapeMap(raw, raw_start)
     script = ExecScript(source)
     # the calls are made at their columns in the line (the escape map keeps their order)
