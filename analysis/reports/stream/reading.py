@@ -32,11 +32,6 @@ CHUNK_CHARS = 1 << 20  # a chunk of lines is about this many characters
 CHUNK_LINES = 8192
 PARALLEL_BYTES = 2 << 20  # a file this large is worth analysing in worker processes
 _WEB_SEARCH = "web_search"  # in a web search's call or its end event: a file whose stream may turn to the whole
-# where a line names it: a web search's call or end event has it in its type, among the line's first characters
-# (searching every character of the first chunk's lines, outputs and scripts too, cost about 1% of ``check`` of
-# the wild rollouts; a line naming it further on only made a whole analysis of the chunk more likely, which
-# changes what is computed first, never what is found)
-_WEB_SEARCH_HEAD = 256
 
 
 def _chunks(lines: Iterator[RawLine], chunk_chars: int) -> Iterator[tuple[list[str], list, list[bytes | None]]]:
@@ -73,9 +68,7 @@ def _analysed(
     if pool is None:
         for number, (texts, bad, encoded) in enumerate(chunks):
             full: list[LineAnalysis] | None = (
-                []
-                if first is not None and number == 0 and any(_WEB_SEARCH in text[:_WEB_SEARCH_HEAD] for text in texts)
-                else None
+                [] if first is not None and number == 0 and any(_WEB_SEARCH in text for text in texts) else None
             )
             if first is not None and number == 1:
                 first.clear()  # memory stays bounded: a large file's fallback analyses every line again
