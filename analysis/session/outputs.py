@@ -19,7 +19,6 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..jsonl.decoding import loads as json_loads  # json.loads without its wrapper: the same values and errors
 from ..jsonl.lines import bom_as_space
 from ..jsonl.pickling import pickled_by_fields
 from .records import parse_record
@@ -308,7 +307,7 @@ def read_call_output(body: Any, line: str | None = None) -> ToolOutput:
         failure = text.split("\n", 1)[0].strip()[:500]  # kept as its error: a streamed reading keeps it too
         return _output(line, WRITE_FAILED, None, tuple(texts), (), failure, None, None, images, None)
     try:
-        value = json_loads(text) if text.startswith("{") else None
+        value = json.loads(text) if text.startswith("{") else None
     except ValueError:
         value = None
     if isinstance(value, dict) and "output" in value:
@@ -378,7 +377,7 @@ def _exec_result(text: str, index: int) -> ExecResult | None:
     if not text.startswith("{") or '"output"' not in text:
         return None
     try:
-        value = json_loads(text)
+        value = json.loads(text)
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, dict) or "output" not in value or "wall_time_seconds" not in value:
