@@ -11,7 +11,6 @@ from dataclasses import replace
 from json.encoder import encode_basestring  # the C encoder json.dumps uses
 from typing import Any
 
-from ..jsonl.decoding import loads as json_loads
 from ..jsonl.findings import PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, Finding, Related
 from ..jsonl.jsonspans import locate, string_content
 from ..jsonl.lazy_pattern import lazy
@@ -193,7 +192,7 @@ def read_function_call(line: str, fields: dict[str, Any], item: FunctionCall, pr
     whole = (0, len(line))
     name = fields["name"]
     try:
-        args = json_loads(item.arguments) if item.arguments.strip() else {}
+        args = json.loads(item.arguments) if item.arguments.strip() else {}
     except (ValueError, RecursionError):
         args = None
     if not isinstance(args, dict):
