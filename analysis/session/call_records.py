@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import replace
+from json.encoder import encode_basestring  # the C encoder json.dumps uses
 from typing import Any
 
 from ..jsonl.findings import PATCH_SYNTAX, RECORD_SHAPE, SCRIPT_SYNTAX, Finding, Related
 from ..jsonl.jsonspans import locate, string_content
+from ..jsonl.lazy_pattern import lazy
 from ..jsonl.positions import EscapeMap, Span
 from ..script.calls import COMMAND, PATCH, TOOL, Note, ToolCall, find_calls
 from ..script.module_syntax import syntax_problem
@@ -106,13 +108,40 @@ def call_id_span(line: str) -> Span | None:
     return Span(0, span[0], span[1]) if span else None
 
 
+_INPUT = ("payload", "input")
+# a freeform call's line as Codex writes it, up to its input: the envelope's timestamp and type, then the
+# payload's members that are plain strings (no escape, none named input), in one match
+_INPUT_HEAD = lazy(
+    r'\{"timestamp":"[^"\\]*","type":"response_item","payload":\{(?:"(?!input")[^"\\]*":"[^"\\]*",)*"input":'
+)
+
+
+def input_span(line: str, text: str) -> tuple[int, int] | None:
+    """Where the payload's ``input`` string is in ``line`` (a line the JSON decoder read; ``text``: that string
+    decoded), exactly as ``locate(line, [("payload", "input")])`` finds it, or None.  A line written as Codex
+    writes it is not walked (the walk decoded every member again, about 100,000 instructions an exec line): its
+    head is matched up to the input, the input is written back as json writes a string and compared in place,
+    and what follows it holds no escape and no ``"input"`` or ``"payload"`` (so no later member of either name,
+    which would be the one the decoder kept and the walk finds); any other line is walked."""
+    head = _INPUT_HEAD.match(line)
+    if head is not None:
+        start = head.end()
+        raw = encode_basestring(text)
+        end = start + len(raw)
+        if line.startswith(raw, start):
+            tail = line[end:]
+            if "\\" not in tail and '"input"' not in tail and '"payload"' not in tail:
+                return start, end
+    return locate(line, [_INPUT]).get(_INPUT)
+
+
 def read_exec(line: str, fields: dict[str, Any], source: str, lean: bool = False) -> None:
     """An exec script's calls and findings; ``lean``: its calls as the stream keeps them
     (:func:`analysis.script.calls.find_calls`), without the script and its escape map (the stream drops both)."""
-    found = locate(line, [("payload", "input")])
-    if ("payload", "input") not in found:
+    found = input_span(line, source)
+    if found is None:
         return
-    raw_start, raw = string_content(line, found[("payload", "input")])
+    raw_start, raw = string_content(line, found)
     escapes = EscapeMap(raw, raw_start)
     script = ExecScript(source)
     # the calls are made at their columns in the line (the escape map keeps their order)
@@ -142,11 +171,11 @@ def _from_note(note: Note, span) -> Finding:
 def read_top_patch(line: str, fields: dict[str, Any], text: str, path: tuple, lean: bool = False) -> None:
     """A freeform ``apply_patch`` call; ``lean``: its call as the stream keeps it, without the patch's text."""
     patch = parse_patch(text)
-    found = locate(line, [path])
+    span = input_span(line, text) if path == _INPUT else locate(line, [path]).get(path)
     whole = Span(0, 0, len(line))
     escapes = None
-    if path in found:
-        raw_start, raw = string_content(line, found[path])
+    if span is not None:
+        raw_start, raw = string_content(line, span)
         escapes = EscapeMap(raw, raw_start)
     for error in patch.errors:
         where = escapes.span(0, error.offset, error.offset + error.length) if escapes else whole
