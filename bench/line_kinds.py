@@ -24,7 +24,7 @@ import time
 from collections import defaultdict
 from functools import partial
 
-from analysis.jsonl.line_stream import read_lines
+from analysis.jsonl.line_stream import read_lines, read_raw_lines
 from analysis.jsonl.positions import PositionEncoding
 from analysis.reports.stream.collect import Streamed
 from analysis.reports.stream.reading import CHUNK_CHARS, FORCE_LINES, MARGIN, _chunks
@@ -119,8 +119,8 @@ def main() -> None:
     def chunks_all() -> list:
         out = []
         for p in paths:
-            for texts, bad in _chunks(read_lines(p), CHUNK_CHARS):
-                out.append((p, texts, bad, analyze_chunk(texts)))
+            for texts, bad, encoded in _chunks(read_raw_lines(p), CHUNK_CHARS):
+                out.append((p, texts, bad, analyze_chunk(texts, encoded=encoded)))
         return out
 
     analysed = chunks_all()
