@@ -49,6 +49,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.editor_first import Client, cpu_of, default_files, first_start  # noqa: E402
+from bench.run import WILD  # noqa: E402
 
 CAPABILITIES = {
     "textDocument": {
@@ -114,10 +115,12 @@ class Setup:
     workspace: bool = False
     codex_home: bool = False
     configuration: bool = False
+    others: int = 0  # documents the server holds already (VS Code sends a restarted server every one it holds)
     base: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="open-requests-")))
 
     def label(self) -> str:
         parts = [name for name in ("workspace", "codex_home", "configuration") if getattr(self, name)]
+        parts += [f"{self.others} other documents open"] if self.others else []
         return ", ".join(parts) or "bare (no workspace, no Codex home, no configuration)"
 
     def file(self, source: Path) -> Path:
@@ -130,6 +133,10 @@ class Setup:
         if not copy.exists():
             shutil.copy(source, copy)
         return copy
+
+    def other_files(self) -> list[Path]:
+        """Wild's largest after the four joined in the default file (none of their lines is in it)."""
+        return sorted(WILD.glob("*.jsonl"), key=lambda p: p.stat().st_size, reverse=True)[4 : 4 + self.others]
 
     def env(self) -> dict[str, str]:
         if not self.codex_home:
@@ -248,6 +255,16 @@ def _start(
     if setup.configuration:  # the language client's first push of the synchronized section
         client.notify("workspace/didChangeConfiguration", {"settings": {"rolloutLsp": client.section}})
     client.answer_for(idle)  # a server started early: its warm-up done before the file is opened
+    for other in setup.other_files():
+        uri = setup.file(other).resolve().as_uri()
+        text = other.read_text(encoding="utf-8")
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "codex-rollout", "version": 1, "text": text}},
+        )
+        client.wait(_answered(client.request("textDocument/foldingRange", {"textDocument": {"uri": uri}})))
+    if setup.others:
+        client.answer_for(2.0)  # their diagnostics published, the server idle again
     return client, path.resolve().as_uri()
 
 
@@ -438,9 +455,10 @@ def main() -> None:
     parser.add_argument("--codex-home", action="store_true", help="a CODEX_HOME with sessions, an index")
     parser.add_argument("--configuration", action="store_true", help="VS Code's workspace capabilities, settings")
     parser.add_argument("--code-server", action="store_true", help="all three, as editor_vscode.py opens it")
+    parser.add_argument("--others", type=int, default=0, help="open N of wild's largest first, kept open")
     args = parser.parse_args()
     every = args.code_server
-    setup = Setup(args.workspace or every, args.codex_home or every, args.configuration or every)
+    setup = Setup(args.workspace or every, args.codex_home or every, args.configuration or every, args.others)
     try:
         _main(args, setup)
     finally:
