@@ -18,17 +18,30 @@ worker threads) and writes the merged stats to OUT (``python -m pstats OUT``).
 File by default: the four largest of ``../shared/corpus/wild`` concatenated (14 MB, ``bench/out/``, made once as
 ``bench/editor_first.py`` makes it).  For instruction counts run the server under callgrind with ``--valgrind
 OUT`` (one run; the whole process, its start included: compare trees by difference).
+
+As code-server opens it (``bench/editor_vscode.py``), each part on its own or all with ``--code-server``:
+``--workspace`` copies the file into a workspace folder under Codex's name (``rollout-2026-01-01T00-00-00-….jsonl``)
+and names that folder in ``initialize`` (``rootUri``, ``workspaceFolders``); ``--codex-home`` gives the server a
+``CODEX_HOME`` whose sessions hold the demo rollout, and its own session index (``ROLLOUT_LSP_INDEX``, no refresh),
+as editor_vscode.py prepares them; ``--configuration`` declares VS Code's workspace capabilities (configuration,
+dynamic registration of lenses and hovers, refreshes) and answers ``workspace/configuration`` with the
+``rolloutLsp`` section VS Code would (``vscode-client/package.json``'s defaults), then pushes it in
+``workspace/didChangeConfiguration`` as the language client does once it has started.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -36,6 +49,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.editor_first import Client, cpu_of, default_files, first_start  # noqa: E402
+from bench.run import WILD  # noqa: E402
 
 CAPABILITIES = {
     "textDocument": {
@@ -78,6 +92,142 @@ def sequence(uri: str) -> list[tuple[str, str, dict]]:
     ]
 
 
+# what VS Code declares beyond CAPABILITIES (its language client's, read from a trace): only with --configuration
+VSCODE_WORKSPACE = {
+    "applyEdit": True,
+    "configuration": True,
+    "workspaceFolders": True,
+    "didChangeConfiguration": {"dynamicRegistration": True},
+    "didChangeWatchedFiles": {"dynamicRegistration": True, "relativePatternSupport": True},
+    "executeCommand": {"dynamicRegistration": True},
+    "semanticTokens": {"refreshSupport": True},
+    "codeLens": {"refreshSupport": True},
+    "inlayHint": {"refreshSupport": True},
+    "diagnostics": {"refreshSupport": True},
+}
+DEMO_SESSION = "rollout-2026-01-01T00-00-00-019f0000-0000-7000-8000-000000000001.jsonl"
+
+
+@dataclass
+class Setup:
+    """How the open is made: the scripted client's bare one, or parts of code-server's."""
+
+    workspace: bool = False
+    codex_home: bool = False
+    configuration: bool = False
+    others: int = 0  # documents the server holds already (VS Code sends a restarted server every one it holds)
+    base: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="open-requests-")))
+
+    def label(self) -> str:
+        parts = [name for name in ("workspace", "codex_home", "configuration") if getattr(self, name)]
+        parts += [f"{self.others} other documents open"] if self.others else []
+        return ", ".join(parts) or "bare (no workspace, no Codex home, no configuration)"
+
+    def file(self, source: Path) -> Path:
+        """The file opened: the source itself, or its copy in the workspace under Codex's name."""
+        if not self.workspace:
+            return source
+        folder = self.base / "workspace"
+        folder.mkdir(exist_ok=True)
+        copy = folder / f"rollout-2026-01-01T00-00-00-{source.stem[:40]}.jsonl"
+        if not copy.exists():
+            shutil.copy(source, copy)
+        return copy
+
+    def other_files(self) -> list[Path]:
+        """Wild's largest after the four joined in the default file (none of their lines is in it)."""
+        return sorted(WILD.glob("*.jsonl"), key=lambda p: p.stat().st_size, reverse=True)[4 : 4 + self.others]
+
+    def env(self) -> dict[str, str]:
+        if not self.codex_home:
+            return {}
+        day = self.base / "codex" / "sessions" / "2026" / "01" / "01"
+        day.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "fixtures" / "rollout-demo.jsonl", day / DEMO_SESSION)
+        return {
+            "CODEX_HOME": str(self.base / "codex"),
+            "ROLLOUT_LSP_INDEX": str(self.base / "index.sqlite3"),
+            "ROLLOUT_LSP_INDEX_REFRESH": "0",
+        }
+
+    def initialize(self) -> dict:
+        capabilities: dict = json.loads(json.dumps(CAPABILITIES))
+        params: dict = {"processId": os.getpid(), "rootUri": None, "capabilities": capabilities}
+        if self.configuration:
+            capabilities["workspace"] = VSCODE_WORKSPACE
+            for method in ("codeLens", "hover"):
+                capabilities["textDocument"].setdefault(method, {})["dynamicRegistration"] = True
+            params["initializationOptions"] = initialization_options(vscode_section())
+        if self.workspace:
+            folder = (self.base / "workspace").resolve()
+            params["rootUri"] = folder.as_uri()
+            params["workspaceFolders"] = [{"uri": folder.as_uri(), "name": "workspace"}]
+        return params
+
+    def close(self) -> None:
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def vscode_section() -> dict:
+    """``getConfiguration("rolloutLsp")`` of a user who set nothing: package.json's defaults, nested."""
+    package = json.loads((ROOT / "vscode-client" / "package.json").read_text(encoding="utf-8"))
+    groups = package["contributes"]["configuration"]
+    section: dict = {}
+    for group in groups if isinstance(groups, list) else [groups]:
+        for key, spec in group["properties"].items():
+            *parents, last = key.split(".")[1:]
+            place = section
+            for name in parents:
+                place = place.setdefault(name, {})
+            place[last] = spec.get("default")
+    return section
+
+
+def initialization_options(section: dict) -> dict:
+    """What vscode-client/src/settings.ts's ``initializationOptions`` sends for these settings."""
+    keys = ("severity", "secretPatterns", "hoverOutputLines", "files", "invocationLogs", "debounceMs")
+    return {**{key: section[key] for key in keys}, "pullDiagnostics": False}
+
+
+class EditorClient(Client):
+    """The scripted client, answering ``workspace/configuration`` with the ``rolloutLsp`` section as VS Code does."""
+
+    section: dict | None = None
+
+    def send(self, message: dict) -> None:
+        if self.section is not None and "result" in message and "method" not in message:
+            asked = [m for _, _, m in self.arrived if m.get("id") == message["id"] and "method" in m]
+            if asked and asked[-1]["method"] == "workspace/configuration":
+                items = asked[-1]["params"]["items"]
+                message = {**message, "result": [self._value(item.get("section")) for item in items]}
+        super().send(message)
+
+    def _value(self, section: str | None) -> object:
+        if section == "rolloutLsp":
+            return self.section
+        return None
+
+    exit_timeout = 30.0  # seconds the server has to exit (callgrind writes its file then: minutes)
+
+    def close(self) -> None:
+        try:
+            number = self.request("shutdown", {})
+            self.wait(lambda m: m.get("id") == number and "method" not in m, timeout=600)
+            self.notify("exit", {})
+            self.process.wait(timeout=self.exit_timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+
+    def answer_for(self, seconds: float) -> None:
+        """Answer the server's requests (configuration, registrations, progress) for ``seconds``."""
+        try:
+            self.wait(lambda m: False, timeout=seconds)
+        except TimeoutError:
+            pass
+
+
 def _server(profile: Path | None, valgrind: Path | None) -> list[str]:
     serve = ["-m", "lsp_server", "serve"]
     if profile is not None:
@@ -88,15 +238,33 @@ def _server(profile: Path | None, valgrind: Path | None) -> list[str]:
 
 
 def _start(
-    path: Path, profile: Path | None = None, valgrind: Path | None = None, idle: float = 0.0
-) -> tuple[Client, str]:
+    path: Path, profile: Path | None = None, valgrind: Path | None = None, idle: float = 0.0, setup: Setup | None = None
+) -> tuple[EditorClient, str]:
+    setup = setup or Setup()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT)
-    client = Client(_server(profile, valgrind), cwd=ROOT, env=env)
-    number = client.request("initialize", {"processId": os.getpid(), "rootUri": None, "capabilities": CAPABILITIES})
+    env.update(setup.env())
+    client = EditorClient(_server(profile, valgrind), cwd=ROOT, env=env)
+    if valgrind is not None:
+        client.exit_timeout = 900.0
+    if setup.configuration:
+        client.section = vscode_section()
+    number = client.request("initialize", setup.initialize())
     client.wait(lambda m: m.get("id") == number)
     client.notify("initialized", {})
-    time.sleep(idle)  # a server started early: its warm-up done before the file is opened
+    if setup.configuration:  # the language client's first push of the synchronized section
+        client.notify("workspace/didChangeConfiguration", {"settings": {"rolloutLsp": client.section}})
+    client.answer_for(idle)  # a server started early: its warm-up done before the file is opened
+    for other in setup.other_files():
+        uri = setup.file(other).resolve().as_uri()
+        text = other.read_text(encoding="utf-8")
+        client.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "codex-rollout", "version": 1, "text": text}},
+        )
+        client.wait(_answered(client.request("textDocument/foldingRange", {"textDocument": {"uri": uri}})))
+    if setup.others:
+        client.answer_for(2.0)  # their diagnostics published, the server idle again
     return client, path.resolve().as_uri()
 
 
@@ -104,9 +272,11 @@ def _answered(number: int):
     return lambda m: m.get("id") == number and "method" not in m
 
 
-def at_once(path: Path, idle: float, profile: Path | None = None, valgrind: Path | None = None) -> dict[str, float]:
+def at_once(
+    path: Path, idle: float, profile: Path | None = None, valgrind: Path | None = None, setup: Setup | None = None
+) -> dict[str, float]:
     """VS Code's order, each request sent without waiting: the CPU from ``didOpen`` to the answer of each."""
-    client, uri = _start(path, profile, valgrind, idle)
+    client, uri = _start(path, profile, valgrind, idle, setup)
     text = path.read_text(encoding="utf-8")
     try:
         opened = cpu_of(client.process.pid)
@@ -130,9 +300,9 @@ def at_once(path: Path, idle: float, profile: Path | None = None, valgrind: Path
     return found
 
 
-def serial(path: Path, idle: float) -> dict[str, float]:
+def serial(path: Path, idle: float, setup: Setup | None = None) -> dict[str, float]:
     """The analysis and its diagnostics first, then each request alone: its own CPU."""
-    client, uri = _start(path, idle=idle)
+    client, uri = _start(path, idle=idle, setup=setup)
     text = path.read_text(encoding="utf-8")
     found = {}
     try:
@@ -144,7 +314,7 @@ def serial(path: Path, idle: float) -> dict[str, float]:
         # the analysis, asked by a request that costs nothing more; then its diagnostics published
         number = client.request("textDocument/foldingRange", {"textDocument": {"uri": uri}})
         client.wait(_answered(number))
-        time.sleep(0.5)
+        client.answer_for(0.5)
         now = cpu_of(client.process.pid)
         found["didOpen → analysis, diagnostics"], before = now - before, now
         for label, method, params in sequence(uri):
@@ -281,8 +451,23 @@ def main() -> None:
     parser.add_argument("--valgrind", type=Path)
     parser.add_argument("--in-process", action="store_true", help="the features called in this process")
     parser.add_argument("--idle", type=float, default=3.0, help="seconds between initialized and didOpen")
+    parser.add_argument("--workspace", action="store_true", help="the file in a workspace folder, Codex's name")
+    parser.add_argument("--codex-home", action="store_true", help="a CODEX_HOME with sessions, an index")
+    parser.add_argument("--configuration", action="store_true", help="VS Code's workspace capabilities, settings")
+    parser.add_argument("--code-server", action="store_true", help="all three, as editor_vscode.py opens it")
+    parser.add_argument("--others", type=int, default=0, help="open N of wild's largest first, kept open")
     args = parser.parse_args()
-    path = args.file or default_files()[-1]
+    every = args.code_server
+    setup = Setup(args.workspace or every, args.codex_home or every, args.configuration or every, args.others)
+    try:
+        _main(args, setup)
+    finally:
+        setup.close()
+
+
+def _main(args: argparse.Namespace, setup: Setup) -> None:
+    source = args.file or default_files()[-1]
+    path = setup.file(source)
     if args.in_process:
         steps = in_process(path, args.runs)
         print(f"{path.name}: CPU seconds of each step in this process, medians of {args.runs} passes\n")
@@ -293,12 +478,15 @@ def main() -> None:
         compileall.compile_dir(ROOT / package, quiet=1)
     first_start()
     if args.profile or args.valgrind:
-        found = at_once(path, args.idle, args.profile, args.valgrind)
+        found = at_once(path, args.idle, args.profile, args.valgrind, setup)
         print("\n".join(f"{label}: {cpu:.2f} s" for label, cpu in found.items()))
         return
-    runs = [serial(path, args.idle) if args.serial else at_once(path, args.idle) for _ in range(args.runs)]
+    runs = [
+        serial(path, args.idle, setup) if args.serial else at_once(path, args.idle, setup=setup)
+        for _ in range(args.runs)
+    ]
     what = "each request alone" if args.serial else "from didOpen to each answer, requests sent at once"
-    print(f"{path.name}: server CPU seconds, {what}; medians of {args.runs} runs (each run's in brackets)\n")
+    print(f"{source.name} ({setup.label()}): server CPU seconds, {what}; medians of {args.runs} runs\n")
     for label in runs[0]:
         values = [run[label] for run in runs]
         print(f"{label:32} {statistics.median(values):6.2f}   [{' '.join(f'{v:.2f}' for v in values)}]")
