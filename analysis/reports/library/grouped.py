@@ -166,12 +166,15 @@ def _selected(model: str, tier: str | None, timestamp: str | None) -> _Selected 
     if found is None:
         return None
     provider, info, dated = found
-    if not dated:
-        return _select(provider, info, tier, at)
-    day = (model, tier, at.astimezone(timezone.utc).date())  # all the constraints read (StartDateConstraint)
-    if day not in _BY_DAY:
-        _BY_DAY[day] = _select(provider, info, tier, at)
-    return _BY_DAY[day]
+    try:
+        if not dated:
+            return _select(provider, info, tier, at)
+        day = (model, tier, at.astimezone(timezone.utc).date())  # all the constraints read (StartDateConstraint)
+        if day not in _BY_DAY:
+            _BY_DAY[day] = _select(provider, info, tier, at)
+        return _BY_DAY[day]
+    except OverflowError:  # a time at the calendar's edge (9999-12-31T23:00-05:00): priced alone, as price() does
+        return None
 
 
 _BY_DAY: dict[

@@ -114,6 +114,6 @@ def price(
             )
     except LookupError:
         return Price(None, None, f"{model} is not in {PRICES_AS_OF}")
-    except (ValueError, AttributeError, TypeError) as error:
+    except (ValueError, AttributeError, TypeError, OverflowError) as error:  # Overflow: a time at the calendar's edge
         return Price(None, None, f"{type(error).__name__}: {error}")
     return Price(Decimal(found.total_price), found.model.id)
