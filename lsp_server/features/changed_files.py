@@ -20,6 +20,7 @@ code lenses: it asks the client to show the file (``window/showDocument``) and a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -72,7 +73,7 @@ class ChangedFileFeature(Feature):
         # largest): each (file, cwd) is looked for once per request, each candidate path checked once
         # (a check resolves the path: up to 1 + 3 × folders of them per touch in a workspace)
         found: dict[tuple[str | None, str | None], str | None] = {}
-        exists = _once(access.workspace_file)
+        exists = functools.cache(access.workspace_file)  # for this request only: files may change between requests
         for number in lines:
             seen = set()
             for change in line_changes(analysis, number, cwds):
@@ -161,19 +162,6 @@ class ChangedFileFeature(Feature):
             self.server.window_show_message(types.ShowMessageParams(types.MessageType.Info, message))
         except Exception:  # no client attached (the feature called directly): nothing to tell
             pass
-
-
-def _once(check: Callable[[str], bool]) -> Callable[[str], bool]:
-    """``check`` asked once per path (for one request: the files may change between requests)."""
-    known: dict[str, bool] = {}
-
-    def once(path: str) -> bool:
-        answer = known.get(path)
-        if answer is None:
-            answer = known[path] = check(path)
-        return answer
-
-    return once
 
 
 def _same_repository(place: Place) -> Callable[[str, str], bool]:
