@@ -68,9 +68,10 @@ def _written_out(cls: type[T], names: list[str], post_init: Callable[[Any], None
 
 
 def _by_descriptors(cls: type[T], names: list[str], post_init: Callable[[Any], None] | None) -> Callable[..., T]:
-    """The copy made by setting each slot through its descriptor (a class whose slots are not all its fields)."""
+    """The copy made by setting each slot through its descriptor (a subclass: its slots are not all its fields)."""
     values_of = attrgetter(*names) if len(names) > 1 else (lambda obj: (getattr(obj, names[0]),))
-    setters = [cls.__dict__[name].__set__ for name in names]  # the slots' descriptors: frozen does not stop them
+    # the slots' descriptors, a base's too: frozen does not stop them
+    setters = [getattr(cls, name).__set__ for name in names]
     setter_of = dict(zip(names, setters))
     new = object.__new__
 
