@@ -33,7 +33,8 @@ def replacer(cls: type[T]) -> Callable[..., T]:
         raise TypeError(f"{cls.__name__}: a field not set by __init__ is not copied as replace would")
     names = [f.name for f in fields]
     post_init = getattr(cls, "__post_init__", None)
-    if cls.__bases__ == (object,) and tuple(cls.__slots__) == tuple(names):
+    slots = tuple(cls.__dict__["__slots__"])
+    if cls.__bases__ == (object,) and slots == tuple(names):
         replace = _written_out(cls, names, post_init)
     else:
         replace = _by_descriptors(cls, names, post_init)
@@ -48,7 +49,7 @@ def _written_out(cls: type[T], names: list[str], post_init: Callable[[Any], None
     checks that the layouts are the same).  A read and a store by name are specialised instructions; setting a
     slot through its descriptor is a call (stop 43: a ToolCall's 21 fields cost ~9,000 instructions a copy, the
     copy of every call that ran and of every output a stream thins)."""
-    twin = type(f"_Unfrozen{cls.__name__}", (), {"__slots__": cls.__slots__})
+    twin = type(f"_Unfrozen{cls.__name__}", (), {"__slots__": tuple(names)})
     lines = [
         "def replace(obj, **changes):",
         "    copy = new(twin)",

@@ -428,7 +428,9 @@ def _content_item(value: dict) -> ContentItem | None:
     put_type(item, kind)
     put_text(item, text)
     put_url(item, url)
-    _SET_EXTRA(item, None if value.keys() <= _CONTENT_NAMES else {k: v for k, v in value.items() if k not in _CONTENT_NAMES})
+    _SET_EXTRA(
+        item, None if value.keys() <= _CONTENT_NAMES else {k: v for k, v in value.items() if k not in _CONTENT_NAMES}
+    )
     return item
 
 
