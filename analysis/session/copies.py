@@ -35,7 +35,7 @@ def replacer(cls: type[T]) -> Callable[..., T]:
     post_init = getattr(cls, "__post_init__", None)
     slots = tuple(cls.__dict__["__slots__"])
     if cls.__bases__ == (object,) and slots == tuple(names):
-        replace = _written_out(cls, names, post_init)
+        replace = _through_twin(cls, names, post_init)
     else:
         replace = _by_descriptors(cls, names, post_init)
     replace.__name__ = replace.__qualname__ = f"replace_{cls.__name__}"
@@ -43,29 +43,33 @@ def replacer(cls: type[T]) -> Callable[..., T]:
     return replace
 
 
-def _written_out(cls: type[T], names: list[str], post_init: Callable[[Any], None] | None) -> Callable[..., T]:
-    """The copy as code written for ``cls``: its fields read and stored one by one, by name, into an object of
-    a twin class with the same slots and no frozen ``__setattr__``, which is then given the class ``cls`` (Python
-    checks that the layouts are the same).  A read and a store by name are specialised instructions; setting a
-    slot through its descriptor is a call (stop 43: a ToolCall's 21 fields cost ~9,000 instructions a copy, the
-    copy of every call that ran and of every output a stream thins)."""
-    twin = type(f"_Unfrozen{cls.__name__}", (), {"__slots__": tuple(names)})
-    lines = [
-        "def replace(obj, **changes):",
-        "    copy = new(twin)",
-        *(f"    copy.{name} = obj.{name}" for name in names),
-        "    for name, value in changes.items():",
-        "        if name not in known:",
-        "            raise TypeError(f'{cls.__name__} has no field {name!r}')",
-        "        setattr(copy, name, value)",
-        "    copy.__class__ = cls",
-        *(["    post_init(copy)"] if post_init is not None else []),
-        "    return copy",
-    ]
-    scope: dict[str, Any] = {"new": object.__new__, "twin": twin, "cls": cls, "known": frozenset(names)}
-    scope["post_init"] = post_init
-    exec("\n".join(lines), scope)  # as dataclasses writes __init__: the names are the class's own fields
-    return scope["replace"]
+def _through_twin(cls: type[T], names: list[str], post_init: Callable[[Any], None] | None) -> Callable[..., T]:
+    """The copy made through a twin of ``cls``: a dataclass with the same slots, not frozen, whose ``__init__``
+    (written by :mod:`dataclasses`) stores each field by name, a specialised instruction each; the object made is
+    then given the class ``cls`` (Python checks that the layouts are the same: ``thinning._Unfrozen`` does the
+    same since stop 42).  Setting each slot through its descriptor is a call a field (stop 43: a ToolCall's copy
+    cost twice as much, ~29,000 instructions against ~14,500, for every call that ran and every output a stream
+    thins).  Reading the fields by name too would need code written for the class (``exec``, which the analysis
+    does not run: tests/reports/test_purity.py), so they are read by ``attrgetter`` as before."""
+    twin: Any = dataclasses.make_dataclass(f"_Unfrozen{cls.__name__}", names, slots=True, eq=False, repr=False)
+    values_of = attrgetter(*names) if len(names) > 1 else (lambda obj: (getattr(obj, names[0]),))
+    init = twin.__init__  # called on an object made by object.__new__: no type call, no lookup of __init__
+    known = frozenset(names)
+    new = object.__new__
+
+    def replace(obj: T, **changes: Any) -> T:
+        copy = new(twin)
+        init(copy, *values_of(obj))
+        for name, value in changes.items():
+            if name not in known:
+                raise TypeError(f"{cls.__name__} has no field {name!r}")
+            setattr(copy, name, value)
+        copy.__class__ = cls
+        if post_init is not None:
+            post_init(copy)
+        return copy
+
+    return replace
 
 
 def _by_descriptors(cls: type[T], names: list[str], post_init: Callable[[Any], None] | None) -> Callable[..., T]:
