@@ -11,6 +11,7 @@ changed ones again (about 2.3 µs), then the class's ``__post_init__`` when it h
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from operator import attrgetter
 from typing import Any, TypeVar
@@ -51,15 +52,19 @@ def _through_twin(cls: type[T], names: list[str], post_init: Callable[[Any], Non
     cost twice as much, ~29,000 instructions against ~14,500, for every call that ran and every output a stream
     thins).  Reading the fields by name too would need code written for the class (``exec``, which the analysis
     does not run: tests/reports/test_purity.py), so they are read by ``attrgetter`` as before."""
-    twin: Any = dataclasses.make_dataclass(f"_Unfrozen{cls.__name__}", names, slots=True, eq=False, repr=False)
     values_of = attrgetter(*names) if len(names) > 1 else (lambda obj: (getattr(obj, names[0]),))
-    init = twin.__init__  # called on an object made by object.__new__: no type call, no lookup of __init__
     known = frozenset(names)
     new = object.__new__
+    # the twin and its __init__, made at the first copy: not at import, nor for a class never copied
+    made: list[Any] = []
+    shape: Any = (cls, tuple(names))  # the twin's key (Any: mypy does not take a type[T] as hashable)
 
     def replace(obj: T, **changes: Any) -> T:
+        if not made:
+            made.extend(_twin(*shape))
+        twin, init = made
         copy = new(twin)
-        init(copy, *values_of(obj))
+        init(copy, *values_of(obj))  # __init__ called on an object made by object.__new__: no type call
         for name, value in changes.items():
             if name not in known:
                 raise TypeError(f"{cls.__name__} has no field {name!r}")
@@ -70,6 +75,14 @@ def _through_twin(cls: type[T], names: list[str], post_init: Callable[[Any], Non
         return copy
 
     return replace
+
+
+@functools.cache
+def _twin(cls: Any, names: tuple[str, ...]) -> tuple[Any, Callable[..., None]]:
+    """The twin of ``cls`` and its ``__init__``, one a class (a dataclass costs ~3 M instructions to make, and
+    several modules copy the same class)."""
+    twin: Any = dataclasses.make_dataclass(f"_Unfrozen{cls.__name__}", names, slots=True, eq=False, repr=False)
+    return twin, twin.__init__
 
 
 def _by_descriptors(cls: type[T], names: list[str], post_init: Callable[[Any], None] | None) -> Callable[..., T]:

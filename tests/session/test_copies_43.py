@@ -49,7 +49,7 @@ def test_a_copy_is_replace_s(obj, changes):
 
 def test_the_twin_copy_is_used_for_the_analysis_classes():
     for cls in (ToolCall, ToolOutput, CallOutput, LocatedCall, Finding, LineAnalysis):
-        assert "twin" in replacer(cls).__code__.co_freevars, cls
+        assert "made" in replacer(cls).__code__.co_freevars, cls
 
 
 def test_an_unknown_field_is_refused_and_nothing_half_made_escapes():
@@ -72,7 +72,7 @@ class _Derived(_Base):
 
 def test_a_subclass_is_copied_through_its_descriptors():
     replace = replacer(_Derived)
-    assert "twin" not in replace.__code__.co_freevars
+    assert "made" not in replace.__code__.co_freevars
     copy = replace(_Derived(1, "y"), a=2)
     assert copy == dataclasses.replace(_Derived(1, "y"), a=2) == _Derived(2, "Y")
     with pytest.raises(TypeError, match="no field"):
