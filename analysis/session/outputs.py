@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..jsonl.decoding import loads
 from ..jsonl.lines import bom_as_space
 from ..jsonl.pickling import pickled_by_fields
 from .records import parse_record
@@ -252,7 +253,9 @@ def _items(body: Any) -> tuple[list[str], int]:
 def read_exec_output(body: Any, line: str | None = None) -> ToolOutput:
     """The output of a code-mode ``exec`` (or ``wait``) call (with its record's ``line``: see :func:`read_output`)."""
     texts, images, status, wall, cell, error = _exec_texts(body)
-    results = tuple(r for r in (_exec_result(t, i) for i, t in enumerate(texts)) if r is not None)
+    # which texts may be result objects told here, before a call for each (most texts of a long output are)
+    found = [_exec_result(t, i) for i, t in enumerate(texts) if t.startswith("{") and '"output"' in t]
+    results = tuple([r for r in found if r is not None]) if found else ()
     return _output(line, status, wall, tuple(texts), results, error, cell, None, images, None)
 
 
@@ -374,10 +377,11 @@ def _at_a_start(pattern: re.Pattern[str], head: str, starts: tuple[int, ...]) ->
 
 
 def _exec_result(text: str, index: int) -> ExecResult | None:
-    if not text.startswith("{") or '"output"' not in text:
-        return None
+    """The result object of ``text`` (one that starts with ``{`` and holds ``"output"``), or None."""
     try:
-        value = json.loads(text)
+        # the C scanner without json.loads' three Python frames and two whitespace matches (the same value or
+        # the same refusal): a long exec output holds a result object in each of its texts
+        value = loads(text)
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, dict) or "output" not in value or "wall_time_seconds" not in value:
