@@ -7,7 +7,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-_commands_cache = None
 if sys.argv[1:2] == ["serve"]:
     # the server's code cache (code_cache.py) before the command line's imports: the analysis's dataclasses that
     # analysis.cli imports take their generated methods from it too (serve_command.run finds it installed)
@@ -20,7 +19,7 @@ elif __name__ == "__main__" or os.path.basename(sys.argv[0]).startswith("rollout
     # their source (a quarter of a small check's instructions); not when another program imports this module
     from .code_cache import install_for_commands
 
-    _commands_cache = install_for_commands()
+    install_for_commands()
 
 from analysis.cli import COMMANDS
 from analysis.cli import main as analysis_main
@@ -32,8 +31,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status = analysis_main(argv, ALL_COMMANDS)
     finally:
-        if _commands_cache is not None:  # what this command compiled that the cache lacked (nothing once whole)
-            _commands_cache.save()
+        cache = sys.modules.get("lsp_server.code_cache")
+        if cache is not None:  # what this command compiled that the command line's cache lacked (once)
+            cache.save_for_commands()
     if argv is None and sys.argv[1:2] == ["check"]:
         _end_now(status)
     return status
