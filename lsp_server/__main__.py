@@ -19,7 +19,7 @@ elif __name__ == "__main__" or os.path.basename(sys.argv[0]).startswith("rollout
     # their source (a quarter of a small check's instructions); not when another program imports this module
     from .code_cache import install_for_commands
 
-    install_for_commands()
+    install_for_commands(command=sys.argv[1] if len(sys.argv) > 1 else "")
 
 from analysis.cli import COMMANDS
 from analysis.cli import main as analysis_main
@@ -28,12 +28,10 @@ ALL_COMMANDS = {**COMMANDS, "serve": "lsp_server.serve_command"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        status = analysis_main(argv, ALL_COMMANDS)
-    finally:
-        cache = sys.modules.get("lsp_server.code_cache")
-        if cache is not None:  # what this command compiled that the command line's cache lacked (once)
-            cache.save_for_commands()
+    status = analysis_main(argv, ALL_COMMANDS)
+    cache = sys.modules.get("lsp_server.code_cache")
+    if cache is not None:  # what this command compiled that its cache lacked (once; not after a usage error)
+        cache.save_for_commands()
     if argv is None and sys.argv[1:2] == ["check"]:
         _end_now(status)
     return status

@@ -277,10 +277,11 @@ def install(at: Path | None = None) -> CodeCache | None:
 _commands: CodeCache | None = None
 
 
-def install_for_commands(at: Path | None = None) -> CodeCache | None:
+def install_for_commands(at: Path | None = None, command: str = "") -> CodeCache | None:
     """The command line's cache (``check``, ``outline``, …): the generated methods of the analysis's dataclasses
-    alone, hooked as the server's are, in a file of its own (``dataclass-code.*.bin``, about 300 entries) so that
-    a command reads none of the server's protocol classes and imports no attrs.  Compiling those methods from
+    alone, hooked as the server's are, in a file of each command's own (``dataclass-code-check.*.bin``, about 300
+    entries) so that a command reads none of the server's protocol classes, imports no attrs, and reads no other
+    command's entries.  Compiling those methods from
     their source was a quarter of the instructions of ``check`` of a small file.  Once per process; None where
     ``dataclasses`` no longer calls ``exec`` by name or the server's cache already hooks it.  Not saved at exit:
     the caller saves (:func:`save_for_commands`), so that a command can end without Python's finalisation."""
@@ -291,7 +292,10 @@ def install_for_commands(at: Path | None = None) -> CodeCache | None:
 
     if not calls_builtin(dataclasses, "exec"):
         return None
-    cache = CodeCache(at or cache_path("dataclass-code"), command_cache_key(dataclasses))
+    # a name of letters alone, as every command's is; anything else (an option, a typo with a digit) shares one file
+    plain = command.isascii() and command.isalpha() and command.islower() and len(command) <= 16
+    name = f"dataclass-code-{command}" if plain else "dataclass-code"
+    cache = CodeCache(at or cache_path(name), command_cache_key(dataclasses))
     cache.load()
     dataclasses.exec = _cached_exec(cache, future_flags(dataclasses))  # type: ignore[attr-defined]
     _commands = cache

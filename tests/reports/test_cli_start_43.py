@@ -74,11 +74,34 @@ def test_the_second_start_compiles_nothing_and_writes_nothing(three_starts):
     assert second["compiled"] == 0 and second["saved"] is False
 
 
-def test_the_commands_cache_is_a_file_of_its_own_beside_the_servers():
-    server, commands = code_cache.cache_path(), code_cache.cache_path("dataclass-code")
-    assert server is not None and commands is not None
-    assert commands.parent == server.parent
-    assert commands.name == server.name.replace("generated-code.", "dataclass-code.", 1)
+def test_each_commands_cache_is_a_file_of_its_own_beside_the_servers(tmp_path):
+    server, check = code_cache.cache_path(), code_cache.cache_path("dataclass-code-check")
+    assert server is not None and check is not None
+    assert check.parent == server.parent
+    assert check.name == server.name.replace("generated-code.", "dataclass-code-check.", 1)
+    done = subprocess.run([sys.executable, "-c", NAMED], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [
+        "dataclass-code-check",
+        "dataclass-code-outline",
+        "dataclass-code",
+        "dataclass-code",
+        "dataclass-code",
+    ]
+
+
+# the file each command line's first word names (each in a fresh module state: install is once per process)
+NAMED = """
+import json
+from lsp_server import code_cache
+names = []
+for command in ("check", "outline", "--version", "check2", "Check"):
+    code_cache._commands = None
+    cache = code_cache.install_for_commands(command=command)
+    names.append(cache.path.name.split(".")[0])
+    import dataclasses
+    del dataclasses.exec
+print(json.dumps(names))
+"""
 
 
 ENTRY = """
