@@ -221,7 +221,7 @@ def _distribution_version(module: str, distribution: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def cache_path() -> Path | None:
+def cache_path(name: str = "generated-code") -> Path | None:
     """Where Python puts this package's bytecode, one file per Python: its cache tag and a digest of its version,
     so two Pythons of one tag (3.11.7 and 3.11.9 in one folder, a release candidate and its release) do not
     overwrite each other's file at every start; None where Python keeps no bytecode."""
@@ -232,7 +232,7 @@ def cache_path() -> Path | None:
         return None
     beside = Path(importlib.util.cache_from_source(__file__))  # raises only without a cache tag, checked above
     version = hashlib.sha256(sys.version.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return beside.with_name(f"generated-code.{tag}.{version}.bin")
+    return beside.with_name(f"{name}.{tag}.{version}.bin")
 
 
 _installed: CodeCache | None = None
@@ -272,6 +272,50 @@ def install(at: Path | None = None) -> CodeCache | None:
     # what the session compiled after the warm-up's save (the first answers of other requests) is kept at exit
     atexit.register(cache.save)
     return cache
+
+
+_commands: CodeCache | None = None
+
+
+def install_for_commands(at: Path | None = None, command: str = "") -> CodeCache | None:
+    """The command line's cache (``check``, ``outline``, …): the generated methods of the analysis's dataclasses
+    alone, hooked as the server's are, in a file of each command's own (``dataclass-code-check.*.bin``, about 300
+    entries) so that a command reads none of the server's protocol classes, imports no attrs, and reads no other
+    command's entries.  Compiling those methods from
+    their source was a quarter of the instructions of ``check`` of a small file.  Once per process; None where
+    ``dataclasses`` no longer calls ``exec`` by name or the server's cache already hooks it.  Not saved at exit:
+    the caller saves (:func:`save_for_commands`), so that a command can end without Python's finalisation."""
+    global _commands
+    if _commands is not None:
+        return _commands
+    import dataclasses
+
+    if not calls_builtin(dataclasses, "exec"):
+        return None
+    # a name of letters alone, as every command's is; anything else (an option, a typo with a digit) shares one file
+    plain = command.isascii() and command.isalpha() and command.islower() and len(command) <= 16
+    name = f"dataclass-code-{command}" if plain else "dataclass-code"
+    cache = CodeCache(at or cache_path(name), command_cache_key(dataclasses))
+    cache.load()
+    dataclasses.exec = _cached_exec(cache, future_flags(dataclasses))  # type: ignore[attr-defined]
+    _commands = cache
+    return cache
+
+
+def command_cache_key(dataclasses: ModuleType) -> tuple[object, ...]:
+    """This Python and its ``dataclasses`` module (size and time, should it be edited in place)."""
+    try:
+        found = os.stat(dataclasses.__file__ or "")
+        watched = (found.st_size, found.st_mtime_ns)
+    except (OSError, TypeError):
+        watched = None
+    return (sys.version, sys.implementation.cache_tag, ("dataclasses", watched))
+
+
+def save_for_commands() -> None:
+    """Write what this command compiled that the command line's cache did not hold (nothing once it is whole)."""
+    if _commands is not None:
+        _commands.save()
 
 
 def attrs_hook_fits(module: ModuleType) -> bool:

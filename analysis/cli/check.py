@@ -20,7 +20,6 @@ from ..jsonl.line_stream import Unreadable, read_raw_lines
 from ..jsonl.positions import PositionEncoding
 from ..jsonl.source import NOT_A_ROLLOUT, STDIN, find_rollout_files, load
 from ..reports.invocations import head_looks_like_invocation_log, looks_like_invocation_log, read_invocation_log
-from ..reports.spread import file_tasks, pool_options, spread_by_lines
 from ..reports.stream import parallel_worth_it, stream_rollout
 from ..session.finish import finding_json, is_rollout_file, with_parent_findings
 from ..session.profiles import AUTHOR, PROFILES, default_profile, quiet_findings, severity_in
@@ -130,6 +129,8 @@ def _outcomes(
     # only for several files or a large one: `check --jobs 1` and a small file do without (start-up)
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
+
+    from ..reports.spread import file_tasks, pool_options, spread_by_lines  # signal, threading: the pool's
 
     sizes = {path: _size(path) for path in remote}
     large = set(spread_by_lines(sizes, jobs))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import weakref
-from decimal import Decimal
 from typing import Any, TypeGuard
 
 from tree_sitter import Node
@@ -140,6 +139,8 @@ def number_to_string(value: int | float) -> str:
         return "-" + number_to_string(-value)
     if math.isinf(value):
         return "Infinity"
+    from decimal import Decimal  # here: only a fraction or a large number needs it; not every start
+
     _, digits, exponent = Decimal(repr(value)).as_tuple()
     assert isinstance(exponent, int)  # a finite value's ("n", "N" and "F" are NaN's and infinity's)
     text = "".join(map(str, digits)).rstrip("0")
