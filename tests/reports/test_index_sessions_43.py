@@ -133,9 +133,18 @@ def _usage_of(i: Any, c: Any = 0, o: Any = 0, r: Any = 0, t: Any = None, w: Any 
 BRANCHES = [
     _meta(),
     _line("2026-12-03T09:00:01.000Z", "event_msg", {"type": "task_started", "turn_id": "t1"}),
-    _line("2026-12-03T09:00:01.500Z", "turn_context",
-          {"cwd": "/w", "approval_policy": "never", "sandbox_policy": {"type": "x"}, "model": "gpt-5",
-           "summary": "auto", "service_tier": "priority"}),  # fmt: skip
+    _line(
+        "2026-12-03T09:00:01.500Z",
+        "turn_context",
+        {
+            "cwd": "/w",
+            "approval_policy": "never",
+            "sandbox_policy": {"type": "x"},
+            "model": "gpt-5",
+            "summary": "auto",
+            "service_tier": "priority",
+        },
+    ),  # fmt: skip
     _line("2026-12-03T09:00:02.000Z", "event_msg", {"type": "user_message", "message": "fix the build"}),
     _count("2026-12-03T09:00:03.000Z", _usage_of(10, 2, 5, 1, 15), _usage_of(10, 2, 5, 1, 15)),
     _count("2026-12-03T09:00:04.000Z", _usage_of(7, 0, 3), _usage_of(17, 2, 8, 1)),  # no totals: input + output
@@ -148,12 +157,20 @@ BRANCHES = [
     _line("2026-12-03T09:00:11.000Z", "event_msg", {"type": "token_count", "info": None}),
     _line("2026-12-03T09:00:12.000Z", "event_msg", ["token_count"]),  # a payload that is not an object
     _line("2026-12-03T09:00:13.000Z", "event_msg", "token_count"),
-    _line("2026-12-03T09:00:14.000Z", "event_msg",
-          {"type": "thread_settings_applied", "thread_settings": {"model": "gpt-5.1", "service_tier": "flex",
-                                                                  "model_provider_id": "azure"}}),  # fmt: skip
+    _line(
+        "2026-12-03T09:00:14.000Z",
+        "event_msg",
+        {
+            "type": "thread_settings_applied",
+            "thread_settings": {"model": "gpt-5.1", "service_tier": "flex", "model_provider_id": "azure"},
+        },
+    ),  # fmt: skip
     _count("2026-12-03T09:00:15.000Z", _usage_of(3, 1, 1), _usage_of(20, 3, 9, 1)),
-    _line("2026-12-03T09:00:16 sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd", "event_msg",
-          {"type": "agent_message", "message": "a timestamp that is not one"}),  # fmt: skip
+    _line(
+        "2026-12-03T09:00:16 sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd",
+        "event_msg",
+        {"type": "agent_message", "message": "a timestamp that is not one"},
+    ),  # fmt: skip
     _line("2026-12-03T09:00:17.000Zé", "event_msg", {"type": "agent_message", "message": "not ASCII"}),
     _line(12345, "event_msg", {"type": "agent_message", "message": "a number for a timestamp"}),
     _line(None, "event_msg", {"type": "task_complete", "turn_id": "t1"}),

@@ -15,10 +15,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from ...jsonl.secrets import NO_SECRET_CHARS
 from ...session.lineage import lineage
 from ...session.references import references
 from ...session.rollout import RolloutAnalysis
-from ...jsonl.secrets import NO_SECRET_CHARS
 from ...session.usage import _FIELDS, TOKEN_COUNT, USAGE_RECORD, TokenUsage, token_count_payload, usage_record_payload
 from .rows import _TITLE_LIMIT, _clean, _Work
 from .schema import SESSION_COLUMNS
@@ -85,7 +85,7 @@ def plan_session(analysis: RolloutAnalysis, work: _Work, base_line: int, stable_
         state["provider"] = _clean(_text(getattr(meta, "model_provider", None)) or _text(extra.get("model_provider")))
     own_id = work.session_id
     # the replayed history's lines (an empty range when there is none)
-    first, last = (replay.start, replay.end) if replay is not None else (1, 0)
+    replay_first, replay_last = (replay.start, replay.end) if replay is not None else (1, 0)
     # the loop below is the planning's own work for every line (17,715 of wild's): names looked up once, a
     # timestamp taken as it is when _clean would keep it (the usual ASCII one, no function call), and only a
     # token_count event (or a payload that is not a dict, which token_count_payload may still read) asked for
@@ -96,7 +96,7 @@ def plan_session(analysis: RolloutAnalysis, work: _Work, base_line: int, stable_
         record = line.record
         if record is None:
             continue
-        inherited = first <= number <= last
+        inherited = replay_first <= number <= replay_last
         envelope = record.envelope
         timestamp = envelope.timestamp
         if timestamp is not None and (type(timestamp) is not str or timestamp.strip(NO_SECRET_CHARS)):
@@ -109,8 +109,10 @@ def plan_session(analysis: RolloutAnalysis, work: _Work, base_line: int, stable_
         if kind == "event_msg":
             payload = _payload(record)
             event = payload.get("type") if payload is not None else None
-            if event == "thread_settings_applied" and isinstance(payload.get("thread_settings"), dict):
-                settings = payload["thread_settings"]
+            settings = (
+                payload.get("thread_settings") if payload is not None and event == "thread_settings_applied" else None
+            )
+            if isinstance(settings, dict):
                 state["model"] = _clean(_text(settings.get("model"))) or state["model"]
                 state["service_tier"] = _clean(_text(settings.get("service_tier"))) or state["service_tier"]
                 state["provider"] = _clean(_text(settings.get("model_provider_id"))) or state["provider"]
