@@ -15,10 +15,11 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from ...jsonl.secrets import NO_SECRET_CHARS
 from ...session.lineage import lineage
 from ...session.references import references
 from ...session.rollout import RolloutAnalysis
-from ...session.usage import TokenUsage, token_count_payload, usage_record_payload
+from ...session.usage import _FIELDS, TOKEN_COUNT, USAGE_RECORD, TokenUsage, token_count_payload, usage_record_payload
 from .rows import _TITLE_LIMIT, _clean, _Work
 from .schema import SESSION_COLUMNS
 
@@ -83,27 +84,35 @@ def plan_session(analysis: RolloutAnalysis, work: _Work, base_line: int, stable_
         state["nickname"] = _clean(ident.nickname)
         state["provider"] = _clean(_text(getattr(meta, "model_provider", None)) or _text(extra.get("model_provider")))
     own_id = work.session_id
-    for number, line in enumerate(analysis.records):
-        absolute = base_line + number
-        if absolute >= stable_lines:
-            break
+    # the replayed history's lines (an empty range when there is none)
+    replay_first, replay_last = (replay.start, replay.end) if replay is not None else (1, 0)
+    # the loop below is the planning's own work for every line (17,715 of wild's): names looked up once, a
+    # timestamp taken as it is when _clean would keep it (the usual ASCII one, no function call), and only a
+    # token_count event (or a payload that is not a dict, which token_count_payload may still read) asked for
+    # its usage row
+    records = analysis.records
+    for number in range(min(len(records), stable_lines - base_line)):
+        line = records[number]
         record = line.record
         if record is None:
             continue
-        inherited = replay is not None and replay.start <= number <= replay.end
-        timestamp = _clean(record.envelope.timestamp)
+        inherited = replay_first <= number <= replay_last
+        envelope = record.envelope
+        timestamp = envelope.timestamp
+        if timestamp is not None and (type(timestamp) is not str or timestamp.strip(NO_SECRET_CHARS)):
+            timestamp = _clean(timestamp)
         if timestamp and not inherited:
             state["started"] = state["started"] or timestamp
             if state["ended"] is None or timestamp > state["ended"]:
                 state["ended"] = timestamp
-        kind = record.envelope.type
-        if kind == "turn_context" and line.settings is not None and line.settings.model:
-            state["model"] = _clean(line.settings.model)
-        payload = _payload(record) if kind in ("event_msg", "turn_context") else None
-        if payload is not None and kind == "event_msg":
-            event = payload.get("type")
-            if event == "thread_settings_applied" and isinstance(payload.get("thread_settings"), dict):
-                settings = payload["thread_settings"]
+        kind = envelope.type
+        if kind == "event_msg":
+            payload = _payload(record)
+            event = payload.get("type") if payload is not None else None
+            settings = (
+                payload.get("thread_settings") if payload is not None and event == "thread_settings_applied" else None
+            )
+            if isinstance(settings, dict):
                 state["model"] = _clean(_text(settings.get("model"))) or state["model"]
                 state["service_tier"] = _clean(_text(settings.get("service_tier"))) or state["service_tier"]
                 state["provider"] = _clean(_text(settings.get("model_provider_id"))) or state["provider"]
@@ -111,14 +120,21 @@ def plan_session(analysis: RolloutAnalysis, work: _Work, base_line: int, stable_
                 state["open_turn"] = 1
             elif event in _ENDS and not inherited:
                 state["open_turn"] = 0
-        if kind == "turn_context" and payload is not None and _text(payload.get("service_tier")):
-            state["service_tier"] = _clean(payload["service_tier"])
+            if line.prompt and not inherited and state["request"] is None and not _inherited_message(record):
+                state["request"] = _clean(line.prompt, _TITLE_LIMIT)
+            if event == TOKEN_COUNT or payload is None:
+                _count_row(analysis, number, base_line + number, own_id, state, timestamp, inherited, work, payload)
+            continue
+        if kind == "turn_context":
+            if line.settings is not None and line.settings.model:
+                state["model"] = _clean(line.settings.model)
+            payload = _payload(record)
+            if payload is not None and _text(payload.get("service_tier")):
+                state["service_tier"] = _clean(payload["service_tier"])
         if line.prompt and not inherited and state["request"] is None and not _inherited_message(record):
             state["request"] = _clean(line.prompt, _TITLE_LIMIT)
-        if kind == "token_usage_record":
-            _record_row(analysis, number, absolute, own_id, state, timestamp, inherited, work)
-        elif kind == "event_msg":
-            _count_row(analysis, number, absolute, own_id, state, timestamp, inherited, work)
+        if kind == USAGE_RECORD:
+            _record_row(analysis, number, base_line + number, own_id, state, timestamp, inherited, work)
     if not work.append:
         if state["open_turn"] is None and analysis.turns:
             last = analysis.turns[-1]
@@ -200,13 +216,17 @@ def _count_row(
     timestamp: str | None,
     inherited: bool,
     work: _Work,
+    payload: dict | None = None,
 ) -> None:
-    payload = token_count_payload(analysis, number)
+    """The row of a ``token_count`` event: ``payload``, the event's, or None to read it as
+    :func:`token_count_payload` does."""
+    if payload is None:
+        payload = token_count_payload(analysis, number)
     info = payload.get("info") if payload is not None else None
     if not isinstance(info, dict):
         return
-    usage = TokenUsage.from_json(info.get("last_token_usage"))
-    total = TokenUsage.from_json(info.get("total_token_usage"))
+    usage = _usage(info.get("last_token_usage"))
+    total = _usage(info.get("total_token_usage"))
     if usage is None or total is None:
         return
     work.responses.append(
@@ -215,19 +235,36 @@ def _count_row(
             own_id,
             None,
             "count",
-            f"{total.input}/{total.cached}/{total.output}/{total.reasoning}/{total.total}",
+            f"{total[0]}/{total[1]}/{total[2]}/{total[3]}/{total[4]}",
             state["model"],
             state["service_tier"],
             state["provider"],
             timestamp,
-            usage.input,
-            usage.cached,
-            usage.output,
-            usage.reasoning,
-            usage.cache_write,
+            usage[0],
+            usage[1],
+            usage[2],
+            usage[3],
+            usage[5],
             int(inherited),
         )
     )
+
+
+def _usage(value: Any) -> tuple[int, int, int, int, int, int] | None:
+    """The fields of ``TokenUsage.from_json(value)`` (input, cached, output, reasoning, total, cache_write), or
+    None as it gives None.  A usage whose six counts are plain ints (every one Codex writes) is read here
+    without the frozen dataclass built and dropped (two a ``token_count``, 7,000 of them in wild); any other
+    value is read by ``from_json`` itself."""
+    if type(value) is dict:
+        get = value.get
+        numbers = [get(name, 0) for name in _FIELDS]
+        read, cached, written, reasoning, total, cache_write = numbers
+        if type(read) is type(cached) is type(written) is type(reasoning) is type(total) is type(cache_write) is int:
+            return (read, cached, written, reasoning, total or read + written, cache_write)
+    usage = TokenUsage.from_json(value)
+    if usage is None:
+        return None
+    return (usage.input, usage.cached, usage.output, usage.reasoning, usage.total, usage.cache_write)
 
 
 def write_session(db: sqlite3.Connection, file_id: int | None, work: _Work) -> None:
