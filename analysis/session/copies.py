@@ -55,14 +55,17 @@ def _through_twin(cls: type[T], names: list[str], post_init: Callable[[Any], Non
     values_of = attrgetter(*names) if len(names) > 1 else (lambda obj: (getattr(obj, names[0]),))
     known = frozenset(names)
     new = object.__new__
-    # the twin and its __init__, made at the first copy: not at import, nor for a class never copied
-    made: list[Any] = []
+    # the twin and its __init__, made at the first copy: not at import, nor for a class never copied; kept as
+    # one pair in one store, so that threads making their first copies at once (the server's analyses run on
+    # worker threads) each read a whole pair, never a list another thread is filling (the review of stop 43)
+    made: list[Any] = [None]
     shape: Any = (cls, tuple(names))  # the twin's key (Any: mypy does not take a type[T] as hashable)
 
     def replace(obj: T, **changes: Any) -> T:
-        if not made:
-            made.extend(_twin(*shape))
-        twin, init = made
+        pair = made[0]
+        if pair is None:
+            pair = made[0] = _twin(*shape)
+        twin, init = pair
         copy = new(twin)
         init(copy, *values_of(obj))  # __init__ called on an object made by object.__new__: no type call
         for name, value in changes.items():
