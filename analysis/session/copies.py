@@ -4,8 +4,15 @@
 which sets each field through ``object.__setattr__`` (the class is frozen): about 3.3 µs for a
 :class:`~analysis.session.record_analysis.LineAnalysis` of 24 fields, paid for every line a streamed ``check``
 thins, every call it thins or finds ran, every large output.  :func:`replacer` looks the class up once and
-makes a function that copies directly: a new object whose slots are set through their descriptors, the
-changed ones again (about 2.3 µs), then the class's ``__post_init__`` when it has one, as ``replace`` runs it.
+makes a function that copies directly, in one of two ways:
+
+- a class of its own slots only (most): through an unfrozen *twin* with the same slots, whose generated
+  ``__init__`` stores every field; the changed ones are set again, then the copy is given the real class
+  (:func:`_through_twin`, stop 43: half the descriptor copy's cost);
+- a subclass, whose slots are not all its fields: a new object whose slots are set through their descriptors,
+  the changed ones again (:func:`_by_descriptors`).
+
+Either way the class's ``__post_init__`` runs after, when it has one, as ``replace`` runs it.
 """
 
 from __future__ import annotations
