@@ -144,7 +144,8 @@ class _Stream:
 
     # settling -------------------------------------------------------------------------------------------
     def _settle(self, final: bool) -> None:
-        a = link_records(self.lines, self.records, self.numbers)
+        # without a sink the window's calls are never read (only its findings, outputs and events): not made
+        a = link_records(self.lines, self.records, self.numbers, located=self.sink is not None)
         forced = False
         if final:
             cut = len(self.lines)
