@@ -167,12 +167,16 @@ def partial_analysis(lines: list[str], records: list[LineAnalysis]) -> RolloutAn
     return analysis
 
 
-def link_records(lines: list[str], records: list[LineAnalysis], file_lines: list[int] | None = None) -> RolloutAnalysis:
+def link_records(
+    lines: list[str], records: list[LineAnalysis], file_lines: list[int] | None = None, located: bool = True
+) -> RolloutAnalysis:
     """Calls paired with outputs and events, and turns, over lines analysed elsewhere (the command line
     pairs a window of a rollout at a time, analysis.reports.stream, whose lines are ``file_lines`` of the file);
-    unknown record types are left to the caller."""
+    unknown record types are left to the caller.  Without ``located``, neither ``calls`` (each call with its
+    output and event) nor ``turns`` is made: a window read only for its findings and its cut (a stream without a
+    sink) reads neither, and no finding comes from them."""
     analysis = RolloutAnalysis(lines, records, file_lines=file_lines)
-    _link(analysis, LineCache(), _index(analysis))
+    _link(analysis, LineCache(), _index(analysis), located)
     return analysis
 
 
@@ -199,8 +203,9 @@ def _index(analysis: RolloutAnalysis) -> list[Finding]:
     return findings
 
 
-def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) -> None:
-    analysis.turns = _turns(analysis, cache)
+def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding], located: bool = True) -> None:
+    if located:
+        analysis.turns = _turns(analysis, cache)
     findings.extend(failed_turn_findings(analysis))
     continuations = RecordOutputs(
         analysis.records, analysis.outputs_by_call_id, analysis.call_records, cache.outputs_made
@@ -230,6 +235,9 @@ def _link(analysis: RolloutAnalysis, cache: LineCache, findings: list[Finding]) 
             corrected[number] = found
             analysis.record_outputs[number] = found.corrected
     cache.outputs_corrected = corrected
+    if not located:  # the pairs below add no finding: only LocatedCalls, which this caller never reads
+        analysis.findings = sorted(findings, key=finding_sort_key)
+        return
     calls, records, record_outputs = analysis.calls, analysis.records, analysis.record_outputs
     events_at: dict[int, dict[int, tuple[int, ToolEvent]]] = {}  # call line → call index → its event
     for (number, index), event in matched.items():

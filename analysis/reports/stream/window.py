@@ -66,20 +66,25 @@ class _Stream:
     def take(self, texts: list[str], bad: list[Finding | None], facts: ChunkFacts, base: int) -> None:
         if self.first_known is None and facts.first_known is not None:
             self.first_known = base + facts.first_known
-        for i, (text, record) in enumerate(zip(texts, facts.records)):
-            number = base + i
-            self._check(record, count=True)
+        records, unknown, sessions = facts.records, facts.unknown, self.sessions
+        for i, record in enumerate(records):
+            # a line that is no call, no output and reports no event cannot refer back (_check finds nothing):
+            # most lines, which skip the call
+            if record.is_call or record.is_output or record.event is not None:
+                self._check(record, count=True)
             finding = bad[i]
             if finding is not None:
+                number, text = base + i, texts[i]
                 if self._keeps(finding, _Window([text], [number])):
                     self.loaded.append((finding, _Stored(finding, _Window([text], [number]), self.encoding)))
-            if i in facts.unknown:
-                self._unknown(number, text, *facts.unknown[i])
-            if self.sessions:
-                self._keep(number, record)
-            self.lines.append(text)
-            self.records.append(record)
-            self.numbers.append(number)
+            if i in unknown:
+                self._unknown(base + i, texts[i], *unknown[i])
+            if sessions:
+                self._keep(base + i, record)
+        # the chunk joins the window at once (a line that refers back ends the stream: the window is dropped)
+        self.lines += texts
+        self.records += records
+        self.numbers += range(base, base + len(texts))
         self.held = max(self.held, len(self.lines))
         self.count = base + len(texts)
         if texts:
@@ -144,7 +149,8 @@ class _Stream:
 
     # settling -------------------------------------------------------------------------------------------
     def _settle(self, final: bool) -> None:
-        a = link_records(self.lines, self.records, self.numbers)
+        # without a sink the window's calls are never read (only its findings, outputs and events): not made
+        a = link_records(self.lines, self.records, self.numbers, located=self.sink is not None)
         forced = False
         if final:
             cut = len(self.lines)
