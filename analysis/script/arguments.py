@@ -21,6 +21,7 @@ from tree_sitter import Node
 
 from ..jsonl.findings import PATCH_SYNTAX, UNRESOLVED_PATCH_PATH
 from .callees import ARGV_TOOLS, COMMAND_TOOLS
+from .js_tree import TYPE_OF
 from .literals import UNKNOWN, Unknown, string_value
 from .notes import NoteSink, Related
 from .patch import PatchFile, parse_patch
@@ -73,7 +74,7 @@ def read_arguments(
     node = unwrap(node)
     if node is None:
         return None
-    if node.type == "object":
+    if TYPE_OF[node.kind_id] == "object":
         props, open_after = constants.properties(node)
         return Arguments(
             {k: constants.value(v, env) for k, v in props.items() if only is None or k in only},
@@ -209,7 +210,11 @@ class PatchReader:
         for index, hole in enumerate(holes):
             shown = shown.replace(f"{_HOLE}{index}{_HOLE}", "${" + self.script.text(hole)[2:-1] + "}")
         a_start, a_end = self.script.span(literal)
-        exact = literal.type in ("string", "template_string") and "\\" not in self.script.text(literal) and not holes
+        exact = (
+            TYPE_OF[literal.kind_id] in ("string", "template_string")
+            and "\\" not in self.script.text(literal)
+            and not holes
+        )
         for error in patch.errors:
             where = (
                 (a_start + 1 + error.offset, a_start + 1 + error.offset + error.length) if exact else (a_start, a_end)
@@ -221,7 +226,7 @@ class PatchReader:
     def patch_node(self, argument: Node | None) -> Node | None:
         """The expression that holds the patch: the argument, or its ``input`` key (the JSON variant)."""
         node = unwrap(argument)
-        if node is not None and node.type == "object":
+        if node is not None and TYPE_OF[node.kind_id] == "object":
             props, _ = self.constants.properties(node)
             node = unwrap(props.get("input"))
         return node
@@ -252,25 +257,25 @@ class PatchReader:
 
     def literal(self, node: Node) -> tuple[Node | None, Binding | None]:
         """The string or template that holds a patch, directly or through one ``const``."""
-        if node.type in ("string", "template_string"):
+        if TYPE_OF[node.kind_id] in ("string", "template_string"):
             return node, None
-        if node.type in ("identifier", "shorthand_property_identifier"):
+        if TYPE_OF[node.kind_id] in ("identifier", "shorthand_property_identifier"):
             binding = self.script.resolve(node)
             if binding is not None and binding.kind == "const" and self.script.declared_once(binding):
                 init = unwrap(binding.init)
-                if init is not None and init.type in ("string", "template_string"):
+                if init is not None and TYPE_OF[init.kind_id] in ("string", "template_string"):
                     return init, binding
         return None, None
 
     def text(self, literal: Node) -> tuple[str | None, list[Node]]:
         """A patch text; template substitutions that are not exactly known become numbered holes."""
-        if literal.type == "string":
+        if TYPE_OF[literal.kind_id] == "string":
             value = string_value(self.script.text(literal))
             return (None if value is UNKNOWN else value), []
         pieces = self.constants.quasis(literal)
         if pieces is UNKNOWN:
             return None, []
-        substitutions = [c for c in literal.named_children if c.type == "template_substitution"]
+        substitutions = [c for c in literal.named_children if TYPE_OF[c.kind_id] == "template_substitution"]
         out = [pieces[0]]
         holes: list[Node] = []
         for sub, piece in zip(substitutions, pieces[1:]):
