@@ -105,15 +105,11 @@ _KEY_AND_VALUE = (
     + rb'("[^"\\\x00-\x1f]*(?:(?:\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'  # one way to match: linear
     + rb"""|'[^'\\\x00-\x1f]*'|[0-9]+|true|false|null)"""
 )
-_PLAIN_PAIR = _BLANK + _KEY_AND_VALUE + _BLANK
-# no two blanks side by side (a pair ends in one): ``re`` would try every split of a long run of blanks between
-# them before refusing what follows, quadratic in the run (a hostile script's 64,000 spaces: seconds)
-_PLAIN_OBJECT = re.compile(
-    rb"\{(?:(?:" + _PLAIN_PAIR + rb",)*" + _PLAIN_PAIR + rb"(?:," + _BLANK + rb")?|" + _BLANK + rb")\}"
-)
-# the pairs of an object _PLAIN_OBJECT matched, group 1 the key, group 2 the value; no blank first: a search
-# trying each blank of a long run would run a leading blank to the run's end each time (quadratic)
-_PLAIN_PAIRS = re.compile(_KEY_AND_VALUE)
+# one pair and what follows it, matched where the previous one ended (group 3: ``,`` or ``}``): the object is read in
+# one pass, pair by pair (stop 44; a whole-object match, then a search for its pairs, read it twice).  Each match is
+# anchored, and a blank run is only ever before a key or a delimiter, so a long run costs one pass, never one a blank.
+_PLAIN_STEP = re.compile(_BLANK + _KEY_AND_VALUE + _BLANK + rb"([,}])")
+_PLAIN_CLOSE = re.compile(_BLANK + rb"\}")  # an empty object's inside, or what follows a last comma
 
 
 def plain_object(script: ExecScript, node: Node) -> dict[str, bytes] | None:
@@ -129,22 +125,34 @@ def plain_arguments(script: ExecScript, node: Node) -> tuple[dict[str, bytes], b
     text), told from the pairs' bytes: each key double-quoted, each value a double-quoted string (its escapes
     JSON's already), ``true``, ``false``, ``null`` or an integer without a leading zero, no comma last."""
     data, start, end = script.data, node.start_byte, node.end_byte
-    if _PLAIN_OBJECT.fullmatch(data, start, end) is None or node.has_error:
+    if data[start : start + 1] != b"{":
         return None
     pairs: dict[str, bytes] = {}
     json_written = True
-    last = start + 1
-    for match in _PLAIN_PAIRS.finditer(data, start + 1, end - 1):
-        written, value = match.group(1, 2)
+    at = start + 1
+    step = _PLAIN_STEP.match
+    while True:
+        match = step(data, at, end)
+        if match is None:  # ``{}``, or a comma last (JSON has none): only blanks and the closing brace may be left
+            if _PLAIN_CLOSE.fullmatch(data, at, end) is None:
+                return None
+            json_written = json_written and not pairs
+            break
+        written, value, after = match.group(1, 2, 3)
         key = written.strip(b'"').decode("ascii")
         if key in pairs or key == "__proto__":
             return None
         pairs[key] = value
         if json_written and (written[:1] != b'"' or value[:1] == b"'" or value[:1] == b"0" and len(value) > 1):
             json_written = False
-        last = match.end()
-    # after the last pair only blanks and at most one comma (the match above): JSON has none
-    return pairs, json_written and b"," not in data[last : end - 1]
+        at = match.end()
+        if after == b"}":
+            if at != end:
+                return None
+            break
+    if node.has_error:
+        return None
+    return pairs, json_written
 
 
 def plain_string(value: bytes | None) -> str | None:

@@ -1,6 +1,6 @@
 """Stop 44's node reads (tests/script/test_script_speed44.py) on every node of every exec script of
 ../shared/corpus: ``TYPE_OF[node.kind_id]`` is ``node.type``, ``child_by_field_id(FIELD_X)`` is
-``child_by_field_name("x")``."""
+``child_by_field_name("x")``; every object literal read in one pass as in two (``plain_arguments``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from analysis.script import js_tree
 from analysis.script.js_tree import TYPE_OF
 from analysis.script.script import ExecScript
 from tests.corpus.test_script_speed_corpus import corpus_scripts
-from tests.script.test_script_speed44 import FIELDS, nodes
+from tests.script.test_script_speed44 import FIELDS, assert_one_pass_is_two_pass, nodes
 
 
 def test_every_corpus_node_reads_the_same_type_and_fields() -> None:
@@ -23,3 +23,8 @@ def test_every_corpus_node_reads_the_same_type_and_fields() -> None:
             for name, field in ids.items():
                 assert node.child_by_field_id(field) == node.child_by_field_name(name), (name, source)
     assert count > 90_000
+
+
+def test_every_corpus_object_reads_in_one_pass_as_in_two() -> None:
+    count = sum(assert_one_pass_is_two_pass(source) for source in corpus_scripts())
+    assert count >= 700
