@@ -21,6 +21,7 @@ from tree_sitter import Node
 
 from ..jsonl.findings import PATCH_SYNTAX, UNRESOLVED_PATCH_PATH
 from .callees import ARGV_TOOLS, COMMAND_TOOLS
+from .js_tree import TYPE_OF
 from .literals import UNKNOWN, Unknown, string_value
 from .notes import NoteSink, Related
 from .patch import PatchFile, parse_patch
@@ -73,7 +74,7 @@ def read_arguments(
     node = unwrap(node)
     if node is None:
         return None
-    if node.type == "object":
+    if TYPE_OF[node.kind_id] == "object":
         props, open_after = constants.properties(node)
         return Arguments(
             {k: constants.value(v, env) for k, v in props.items() if only is None or k in only},
@@ -104,15 +105,11 @@ _KEY_AND_VALUE = (
     + rb'("[^"\\\x00-\x1f]*(?:(?:\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"'  # one way to match: linear
     + rb"""|'[^'\\\x00-\x1f]*'|[0-9]+|true|false|null)"""
 )
-_PLAIN_PAIR = _BLANK + _KEY_AND_VALUE + _BLANK
-# no two blanks side by side (a pair ends in one): ``re`` would try every split of a long run of blanks between
-# them before refusing what follows, quadratic in the run (a hostile script's 64,000 spaces: seconds)
-_PLAIN_OBJECT = re.compile(
-    rb"\{(?:(?:" + _PLAIN_PAIR + rb",)*" + _PLAIN_PAIR + rb"(?:," + _BLANK + rb")?|" + _BLANK + rb")\}"
-)
-# the pairs of an object _PLAIN_OBJECT matched, group 1 the key, group 2 the value; no blank first: a search
-# trying each blank of a long run would run a leading blank to the run's end each time (quadratic)
-_PLAIN_PAIRS = re.compile(_KEY_AND_VALUE)
+# one pair and what follows it, matched where the previous one ended (group 3: ``,`` or ``}``): the object is read in
+# one pass, pair by pair (stop 44; a whole-object match, then a search for its pairs, read it twice).  Each match is
+# anchored, and a blank run is only ever before a key or a delimiter, so a long run costs one pass, never one a blank.
+_PLAIN_STEP = re.compile(_BLANK + _KEY_AND_VALUE + _BLANK + rb"([,}])")
+_PLAIN_CLOSE = re.compile(_BLANK + rb"\}")  # an empty object's inside, or what follows a last comma
 
 
 def plain_object(script: ExecScript, node: Node) -> dict[str, bytes] | None:
@@ -128,22 +125,34 @@ def plain_arguments(script: ExecScript, node: Node) -> tuple[dict[str, bytes], b
     text), told from the pairs' bytes: each key double-quoted, each value a double-quoted string (its escapes
     JSON's already), ``true``, ``false``, ``null`` or an integer without a leading zero, no comma last."""
     data, start, end = script.data, node.start_byte, node.end_byte
-    if _PLAIN_OBJECT.fullmatch(data, start, end) is None or node.has_error:
+    if data[start : start + 1] != b"{":
         return None
     pairs: dict[str, bytes] = {}
     json_written = True
-    last = start + 1
-    for match in _PLAIN_PAIRS.finditer(data, start + 1, end - 1):
-        written, value = match.group(1, 2)
+    at = start + 1
+    step = _PLAIN_STEP.match
+    while True:
+        match = step(data, at, end)
+        if match is None:  # ``{}``, or a comma last (JSON has none): only blanks and the closing brace may be left
+            if _PLAIN_CLOSE.fullmatch(data, at, end) is None:
+                return None
+            json_written = json_written and not pairs
+            break
+        written, value, after = match.group(1, 2, 3)
         key = written.strip(b'"').decode("ascii")
         if key in pairs or key == "__proto__":
             return None
         pairs[key] = value
         if json_written and (written[:1] != b'"' or value[:1] == b"'" or value[:1] == b"0" and len(value) > 1):
             json_written = False
-        last = match.end()
-    # after the last pair only blanks and at most one comma (the match above): JSON has none
-    return pairs, json_written and b"," not in data[last : end - 1]
+        at = match.end()
+        if after == b"}":
+            if at != end:
+                return None
+            break
+    if node.has_error:
+        return None
+    return pairs, json_written
 
 
 def plain_string(value: bytes | None) -> str | None:
@@ -209,7 +218,11 @@ class PatchReader:
         for index, hole in enumerate(holes):
             shown = shown.replace(f"{_HOLE}{index}{_HOLE}", "${" + self.script.text(hole)[2:-1] + "}")
         a_start, a_end = self.script.span(literal)
-        exact = literal.type in ("string", "template_string") and "\\" not in self.script.text(literal) and not holes
+        exact = (
+            TYPE_OF[literal.kind_id] in ("string", "template_string")
+            and "\\" not in self.script.text(literal)
+            and not holes
+        )
         for error in patch.errors:
             where = (
                 (a_start + 1 + error.offset, a_start + 1 + error.offset + error.length) if exact else (a_start, a_end)
@@ -221,7 +234,7 @@ class PatchReader:
     def patch_node(self, argument: Node | None) -> Node | None:
         """The expression that holds the patch: the argument, or its ``input`` key (the JSON variant)."""
         node = unwrap(argument)
-        if node is not None and node.type == "object":
+        if node is not None and TYPE_OF[node.kind_id] == "object":
             props, _ = self.constants.properties(node)
             node = unwrap(props.get("input"))
         return node
@@ -252,25 +265,25 @@ class PatchReader:
 
     def literal(self, node: Node) -> tuple[Node | None, Binding | None]:
         """The string or template that holds a patch, directly or through one ``const``."""
-        if node.type in ("string", "template_string"):
+        if TYPE_OF[node.kind_id] in ("string", "template_string"):
             return node, None
-        if node.type in ("identifier", "shorthand_property_identifier"):
+        if TYPE_OF[node.kind_id] in ("identifier", "shorthand_property_identifier"):
             binding = self.script.resolve(node)
             if binding is not None and binding.kind == "const" and self.script.declared_once(binding):
                 init = unwrap(binding.init)
-                if init is not None and init.type in ("string", "template_string"):
+                if init is not None and TYPE_OF[init.kind_id] in ("string", "template_string"):
                     return init, binding
         return None, None
 
     def text(self, literal: Node) -> tuple[str | None, list[Node]]:
         """A patch text; template substitutions that are not exactly known become numbered holes."""
-        if literal.type == "string":
+        if TYPE_OF[literal.kind_id] == "string":
             value = string_value(self.script.text(literal))
             return (None if value is UNKNOWN else value), []
         pieces = self.constants.quasis(literal)
         if pieces is UNKNOWN:
             return None, []
-        substitutions = [c for c in literal.named_children if c.type == "template_substitution"]
+        substitutions = [c for c in literal.named_children if TYPE_OF[c.kind_id] == "template_substitution"]
         out = [pieces[0]]
         holes: list[Node] = []
         for sub, piece in zip(substitutions, pieces[1:]):

@@ -15,6 +15,17 @@ from typing import Any
 
 from tree_sitter import Node
 
+from .js_tree import (
+    FIELD_FUNCTION,
+    FIELD_INDEX,
+    FIELD_OBJECT,
+    FIELD_OPERATOR,
+    FIELD_PARAMETER,
+    FIELD_PARAMETERS,
+    FIELD_PROPERTY,
+    FIELD_RIGHT,
+    TYPE_OF,
+)
 from .script import Binding, ExecScript
 from .values import Constants, Env, unwrap
 
@@ -92,7 +103,7 @@ class Callees:
                 # ``tools.name`` with ``tools`` the global: the member's bytes tell its name, which is what the
                 # reading below finds through unwrap, the member's fields and is_tools (stop 39)
                 plain = _PLAIN_TOOLS_MEMBER.fullmatch(script.data, start, end)
-                if plain is not None and node.type == "member_expression" and not node.has_error:
+                if plain is not None and TYPE_OF[node.kind_id] == "member_expression" and not node.has_error:
                     return plain.group(1).decode("ascii")
             # ``name`` or ``name.member`` with ``name`` declared nowhere in the script (``text``, ``JSON.stringify``:
             # most callees that are no tool): a global, so the reading below ends at its first step (stop 40)
@@ -101,16 +112,16 @@ class Callees:
                 name = plain.group(1).decode("ascii")
                 if name not in bindings and name != "tools":
                     if plain.group(2) is None:
-                        if node.type == "identifier":
+                        if TYPE_OF[node.kind_id] == "identifier":
                             return name if name in LEGACY_GLOBALS else None
-                    elif node.type == "member_expression":
+                    elif TYPE_OF[node.kind_id] == "member_expression":
                         return None  # is_tools of a global other than ``tools`` is False
         seen: set[int] = set()
         while True:
             node = unwrap(node)
             if node is None:
                 return None
-            kind = node.type
+            kind = TYPE_OF[node.kind_id]
             if kind == "identifier":
                 name = script.name_of(node)  # read once: resolve would read it again
                 binding = script.resolve(node, name)
@@ -125,18 +136,18 @@ class Callees:
                 node, env = binding.init, None
                 continue
             if kind == "member_expression":
-                prop = node.child_by_field_name("property")
+                prop = node.child_by_field_id(FIELD_PROPERTY)
                 if (
                     prop is not None
-                    and prop.type == "property_identifier"
-                    and self.is_tools(node.child_by_field_name("object"))
+                    and TYPE_OF[prop.kind_id] == "property_identifier"
+                    and self.is_tools(node.child_by_field_id(FIELD_OBJECT))
                 ):
                     return script.name_of(prop)
                 return None
             if kind == "subscript_expression":
-                if not self.is_tools(node.child_by_field_name("object")):
+                if not self.is_tools(node.child_by_field_id(FIELD_OBJECT)):
                     return None
-                index = self.constants.value(node.child_by_field_name("index"), env)
+                index = self.constants.value(node.child_by_field_id(FIELD_INDEX), env)
                 return index if isinstance(index, str) else DYNAMIC
             return None
 
@@ -148,7 +159,7 @@ class Callees:
             node = unwrap(node)
             if node is None:
                 return False
-            if node.type == "identifier":
+            if TYPE_OF[node.kind_id] == "identifier":
                 name = script.name_of(node)
                 binding = script.resolve(node, name)
                 if binding is None:
@@ -160,13 +171,13 @@ class Callees:
                 seen.add(binding.node.id)
                 node = binding.init
                 continue
-            if node.type == "member_expression":  # globalThis.tools
-                obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+            if TYPE_OF[node.kind_id] == "member_expression":  # globalThis.tools
+                obj, prop = node.child_by_field_id(FIELD_OBJECT), node.child_by_field_id(FIELD_PROPERTY)
                 return (
                     obj is not None
                     and prop is not None
                     and script.name_of(prop) == "tools"
-                    and obj.type == "identifier"
+                    and TYPE_OF[obj.kind_id] == "identifier"
                     and script.name_of(obj) in ("globalThis", "self")
                     and script.resolve(obj) is None
                 )
@@ -188,7 +199,7 @@ class Callees:
         if binding.key is not None:
             return binding.key if self.is_tools(binding.pattern_init) else None
         init = unwrap(binding.init)
-        if init is not None and init.type in ("member_expression", "subscript_expression", "identifier"):
+        if init is not None and TYPE_OF[init.kind_id] in ("member_expression", "subscript_expression", "identifier"):
             return _ALIAS
         return None
 
@@ -203,14 +214,14 @@ class Callees:
             node = unwrap(node)
             if node is None:
                 return False
-            kind = node.type
+            kind = TYPE_OF[node.kind_id]
             if kind in ("member_expression", "subscript_expression"):
-                node = node.child_by_field_name("object")
+                node = node.child_by_field_id(FIELD_OBJECT)
             elif kind == "call_expression":  # a method of such a value: find, filter, at, slice, map…
-                function = unwrap(node.child_by_field_name("function"))
-                if function is None or function.type != "member_expression":
+                function = unwrap(node.child_by_field_id(FIELD_FUNCTION))
+                if function is None or TYPE_OF[function.kind_id] != "member_expression":
                     return False
-                node = function.child_by_field_name("object")
+                node = function.child_by_field_id(FIELD_OBJECT)
             elif kind == "identifier":
                 binding = script.resolve(node)
                 if binding is None:
@@ -235,10 +246,10 @@ class Callees:
             for _ in range(_MAX_STEPS):  # a loop variable: up through its pattern to the for…of
                 if node is None:
                     return None
-                if node.type == "for_in_statement":
-                    operator = node.child_by_field_name("operator")
+                if TYPE_OF[node.kind_id] == "for_in_statement":
+                    operator = node.child_by_field_id(FIELD_OPERATOR)
                     return (
-                        node.child_by_field_name("right")
+                        node.child_by_field_id(FIELD_RIGHT)
                         if operator is not None and self.script.text(operator) == "of"
                         else None
                     )
@@ -248,14 +259,19 @@ class Callees:
             function = binding.scope
             arguments = function.parent
             call = arguments.parent if arguments is not None else None
-            if arguments is None or arguments.type != "arguments" or call is None or call.type != "call_expression":
+            if (
+                arguments is None
+                or TYPE_OF[arguments.kind_id] != "arguments"
+                or call is None
+                or TYPE_OF[call.kind_id] != "call_expression"
+            ):
                 return None
-            first = next((c for c in arguments.named_children if c.type != "comment"), None)
-            params = function.child_by_field_name("parameters")
+            first = next((c for c in arguments.named_children if TYPE_OF[c.kind_id] != "comment"), None)
+            params = function.child_by_field_id(FIELD_PARAMETERS)
             listed = (
-                [c for c in params.named_children if c.type != "comment"]
+                [c for c in params.named_children if TYPE_OF[c.kind_id] != "comment"]
                 if params is not None
-                else [function.child_by_field_name("parameter")]
+                else [function.child_by_field_id(FIELD_PARAMETER)]
             )
             if (
                 first != function
@@ -264,10 +280,10 @@ class Callees:
                 or not listed[0].start_byte <= binding.node.start_byte < listed[0].end_byte
             ):
                 return None
-            member = unwrap(call.child_by_field_name("function"))
+            member = unwrap(call.child_by_field_id(FIELD_FUNCTION))
             return (
-                member.child_by_field_name("object")
-                if member is not None and member.type == "member_expression"
+                member.child_by_field_id(FIELD_OBJECT)
+                if member is not None and TYPE_OF[member.kind_id] == "member_expression"
                 else None
             )
         return None

@@ -40,6 +40,7 @@ from .callees import (
 )
 from .dynamic import dynamic_notes
 from .expansions import Expansions, Run
+from .js_tree import FIELD_ARGUMENTS, FIELD_INDEX, TYPE_OF
 from .notes import Note
 from .patch import PatchFile
 from .reachability import is_dead, runs_unconditionally
@@ -204,16 +205,16 @@ def _first_argument(call: Node, arguments: Node | None = None, args: bool | None
     """The call's first argument; ``arguments`` and ``args`` (whether they are a list, not a template), when
     the caller read them already, are not read again."""
     if args is None:
-        arguments = call.child_by_field_name("arguments")
-        args = arguments is not None and arguments.type == "arguments"
+        arguments = call.child_by_field_id(FIELD_ARGUMENTS)
+        args = arguments is not None and TYPE_OF[arguments.kind_id] == "arguments"
     if not args or arguments is None:
         return None
     if not arguments.named_child_count:
         return None
     first = arguments.named_child(0)  # the usual case: no comment before it, no list of every argument made
-    if first is None or first.type != "comment":
+    if first is None or TYPE_OF[first.kind_id] != "comment":
         return first
-    return next((a for a in arguments.named_children if a.type != "comment"), None)
+    return next((a for a in arguments.named_children if TYPE_OF[a.kind_id] != "comment"), None)
 
 
 class _CallReader:
@@ -257,8 +258,8 @@ class _CallReader:
     def read_call(self, call: Node, callee: Node, tool: Any) -> None:
         script = self.script
         start, end = script.call_span(call)
-        arguments = call.child_by_field_name("arguments")
-        args = arguments is not None and arguments.type == "arguments"  # else a tagged template
+        arguments = call.child_by_field_id(FIELD_ARGUMENTS)
+        args = arguments is not None and TYPE_OF[arguments.kind_id] == "arguments"  # else a tagged template
         first = _first_argument(call, arguments, args)
         named = None if tool is DYNAMIC else tool
         # the call's fields, filled in by the readers below, then frozen into one ToolCall
@@ -310,7 +311,12 @@ class _CallReader:
         if node is None:
             return  # no argument: the tool gets {} (and refuses it)
         key = COMMAND_TOOLS[tool]
-        if self.lean and tool not in ARGV_TOOLS and node.type == "object" and self.plain_command(fields, node, key):
+        if (
+            self.lean
+            and tool not in ARGV_TOOLS
+            and TYPE_OF[node.kind_id] == "object"
+            and self.plain_command(fields, node, key)
+        ):
             return
         # lean: only the command and workdir are kept, the other keys' values are not evaluated
         arguments = read_arguments(self.constants, node, only=(key, "workdir") if self.lean else None)
@@ -376,7 +382,7 @@ class _CallReader:
         if runs is None or commands is None:
             fields.update(computed=True, computed_expression=expression)
             subscript = unwrap(callee)  # tools[…]
-            index = subscript.child_by_field_name("index") if subscript is not None else None
+            index = subscript.child_by_field_id(FIELD_INDEX) if subscript is not None else None
             source = " from ALL_TOOLS" if self.callees.from_all_tools(index) else ""
             if source:
                 fields["chosen_from"] = ALL_TOOLS
@@ -428,7 +434,7 @@ class _CallReader:
 
     def tool_call(self, fields: dict[str, Any], first: Node | None) -> None:
         node = unwrap(first)
-        if node is None or node.type != "object":
+        if node is None or TYPE_OF[node.kind_id] != "object":
             return
         if self.lean:  # of a tool's arguments the stream keeps only how they are written
             fields["json_arguments"] = is_json(self.script.text(node))

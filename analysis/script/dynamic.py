@@ -19,6 +19,21 @@ from tree_sitter import Node, Query, QueryCursor
 
 from ..jsonl.findings import DYNAMIC_CODE
 from ..jsonl.lazy_pattern import lazy
+from .js_tree import (
+    FIELD_ARGUMENTS,
+    FIELD_BODY,
+    FIELD_CONDITION,
+    FIELD_CONSTRUCTOR,
+    FIELD_FUNCTION,
+    FIELD_LEFT,
+    FIELD_NAME,
+    FIELD_OBJECT,
+    FIELD_OPERATOR,
+    FIELD_PROPERTY,
+    FIELD_RIGHT,
+    FIELD_VALUE,
+    TYPE_OF,
+)
 from .notes import Note
 from .script import JAVASCRIPT, MAX_DEPTH, ExecScript, is_misread_await, misread_await_inner
 from .values import unwrap
@@ -55,12 +70,12 @@ def dynamic_notes(script: ExecScript) -> list[Note]:
         name = script.name_of(node)
         if (
             name in names
-            and node.type != "import"
+            and TYPE_OF[node.kind_id] != "import"
             and not _CALLED.match(script.data, node.end_byte)
             and _is_tools(script, node)
         ):
             _escape(script, node, note)
-        elif name in _RUN_TIME_WORDS or node.type == "import":
+        elif name in _RUN_TIME_WORDS or TYPE_OF[node.kind_id] == "import":
             _code_at_run_time(script, node, note)
     return sorted(notes.values(), key=lambda n: (n.start, n.end))
 
@@ -96,7 +111,7 @@ def _name_nodes(script: ExecScript, names: set[str]) -> Iterator[Node]:
                     found is not None
                     and found.start_byte == at
                     and found.end_byte == end
-                    and found.type in ("identifier", "shorthand_property_identifier", "import")
+                    and TYPE_OF[found.kind_id] in ("identifier", "shorthand_property_identifier", "import")
                 ):
                     yield found
             at = data.find(word, end)
@@ -129,7 +144,11 @@ def _may_alias(kind: str, init: Node) -> bool:
     """Whether a declaration can bind ``tools`` (as :func:`_is_tools` reads one): a ``const``/``let``/``var`` whose
     value is a name or a member.  ``const r = await tools.x(…)`` holds a result, never the tools object."""
     inner = unwrap(init)
-    return kind in ("const", "let", "var") and inner is not None and inner.type in ("identifier", "member_expression")
+    return (
+        kind in ("const", "let", "var")
+        and inner is not None
+        and TYPE_OF[inner.kind_id] in ("identifier", "member_expression")
+    )
 
 
 def _code_at_run_time(script: ExecScript, node: Node, note: _Note) -> None:
@@ -137,10 +156,14 @@ def _code_at_run_time(script: ExecScript, node: Node, note: _Note) -> None:
     parent = node.parent
     if parent is None:
         return
-    if node.type == "import":
-        if parent.type == "import":  # the keyword inside the named node
+    if TYPE_OF[node.kind_id] == "import":
+        if TYPE_OF[parent.kind_id] == "import":  # the keyword inside the named node
             node, parent = parent, parent.parent
-        if parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+        if (
+            parent is not None
+            and TYPE_OF[parent.kind_id] == "call_expression"
+            and parent.child_by_field_id(FIELD_FUNCTION) == node
+        ):
             note(parent, "a dynamic import() loads code at run time")
         return
     name = script.name_of(node)
@@ -148,74 +171,91 @@ def _code_at_run_time(script: ExecScript, node: Node, note: _Note) -> None:
         return  # a local function of that name
     if name in _CODE_FROM_TEXT:
         if (
-            parent.type == "call_expression"
-            and parent.child_by_field_name("function") == node
-            or parent.type == "new_expression"
-            and parent.child_by_field_name("constructor") == node
+            TYPE_OF[parent.kind_id] == "call_expression"
+            and parent.child_by_field_id(FIELD_FUNCTION) == node
+            or TYPE_OF[parent.kind_id] == "new_expression"
+            and parent.child_by_field_id(FIELD_CONSTRUCTOR) == node
         ):
             note(parent, _CODE_FROM_TEXT[name])
-    elif name == "Reflect" and parent.type == "member_expression" and parent.child_by_field_name("object") == node:
+    elif (
+        name == "Reflect"
+        and TYPE_OF[parent.kind_id] == "member_expression"
+        and parent.child_by_field_id(FIELD_OBJECT) == node
+    ):
         call = parent.parent
-        if call is not None and call.type == "call_expression" and call.child_by_field_name("function") == parent:
-            arguments = call.child_by_field_name("arguments")
+        if (
+            call is not None
+            and TYPE_OF[call.kind_id] == "call_expression"
+            and call.child_by_field_id(FIELD_FUNCTION) == parent
+        ):
+            arguments = call.child_by_field_id(FIELD_ARGUMENTS)
             if arguments is not None and any(_is_tool_value(script, a) for a in arguments.named_children):
                 note(call, "Reflect reaches a tool")
 
 
 def _escape(script: ExecScript, name: Node, note: _Note) -> None:
     """What is done with a reference to ``tools``: called members are the call reader's; the rest is here."""
-    if name.type == "shorthand_property_identifier":  # {tools}
+    if TYPE_OF[name.kind_id] == "shorthand_property_identifier":  # {tools}
         note(name, "tools is stored in an object")
         return
     value, parent = _climb(name, name.parent)
     member = (
         parent is not None
-        and parent.type in ("member_expression", "subscript_expression")
-        and parent.child_by_field_name("object") == value
+        and TYPE_OF[parent.kind_id] in ("member_expression", "subscript_expression")
+        and parent.child_by_field_id(FIELD_OBJECT) == value
     )
     if member and parent is not None:
         value, parent = _climb(parent, parent.parent)  # a member of tools: tools.x
-        if parent is not None and parent.type == "member_expression" and parent.child_by_field_name("object") == value:
-            prop = parent.child_by_field_name("property")
+        if (
+            parent is not None
+            and TYPE_OF[parent.kind_id] == "member_expression"
+            and parent.child_by_field_id(FIELD_OBJECT) == value
+        ):
+            prop = parent.child_by_field_id(FIELD_PROPERTY)
             if prop is not None and script.name_of(prop) in _INDIRECT:
                 note(parent, f"a tool is called through .{script.name_of(prop)}")
             return
     if parent is None:
         return
-    kind = parent.type
+    kind = TYPE_OF[parent.kind_id]
     what = "a tool" if member else "tools"
     if kind == "arguments":
         call = parent.parent
-        if call is not None and not _is_tool_value(script, call.child_by_field_name("function")):
+        if call is not None and not _is_tool_value(script, call.child_by_field_id(FIELD_FUNCTION)):
             note(value, f"{what} is passed to a function")
     elif kind == "array":
         note(value, f"{what} is stored in an array")
-    elif kind == "pair" and parent.child_by_field_name("value") == value:
+    elif kind == "pair" and parent.child_by_field_id(FIELD_VALUE) == value:
         note(value, f"{what} is stored in an object")
     elif kind == "spread_element":
         note(value, f"{what} is spread")
     elif (
         kind in ("return_statement", "yield_expression")
         or kind == "arrow_function"
-        and parent.child_by_field_name("body") == value
+        and parent.child_by_field_id(FIELD_BODY) == value
     ):
         note(value, f"{what} is returned")
     elif (
         kind == "ternary_expression"
-        and parent.child_by_field_name("condition") != value
+        and parent.child_by_field_id(FIELD_CONDITION) != value
         or kind == "binary_expression"
         and _operator(script, parent) in ("&&", "||", "??")
     ):
         note(value, f"{what} is chosen at run time")
-    elif kind == "assignment_expression" and parent.child_by_field_name("right") == value:
-        left = parent.child_by_field_name("left")
-        if left is not None and left.type != "identifier" or left is not None and _reassigned_alias(script, left):
+    elif kind == "assignment_expression" and parent.child_by_field_id(FIELD_RIGHT) == value:
+        left = parent.child_by_field_id(FIELD_LEFT)
+        if (
+            left is not None
+            and TYPE_OF[left.kind_id] != "identifier"
+            or left is not None
+            and _reassigned_alias(script, left)
+        ):
             note(value, f"{what} is assigned where the reading cannot follow it")
-    elif kind == "variable_declarator" and parent.child_by_field_name("value") == value:
-        target = parent.child_by_field_name("name")
+    elif kind == "variable_declarator" and parent.child_by_field_id(FIELD_VALUE) == value:
+        target = parent.child_by_field_id(FIELD_NAME)
         if target is None:
             return
-        if target.type == "identifier":
+        if TYPE_OF[target.kind_id] == "identifier":
             binding = script.resolve(target)
             if binding is not None and binding.init is None:  # a let/var assigned again
                 note(value, f"{what} is held by a name assigned more than once")
@@ -231,10 +271,10 @@ def _climb(value: Node, parent: Node | None) -> tuple[Node, Node | None]:
     """Up through what passes a value on unchanged: parentheses, ``await`` (also tree-sitter's misread
     ``await (x)`` call)."""
     while parent is not None:
-        if parent.type in _PASS_THROUGH:
+        if TYPE_OF[parent.kind_id] in _PASS_THROUGH:
             value, parent = parent, parent.parent
         elif (
-            parent.type == "arguments"
+            TYPE_OF[parent.kind_id] == "arguments"
             and parent.parent is not None
             and is_misread_await(parent.parent)
             and misread_await_inner(parent.parent) == value
@@ -247,7 +287,7 @@ def _climb(value: Node, parent: Node | None) -> tuple[Node, Node | None]:
 
 
 def _operator(script: ExecScript, expression: Node) -> str | None:
-    operator = expression.child_by_field_name("operator")
+    operator = expression.child_by_field_id(FIELD_OPERATOR)
     return None if operator is None else script.text(operator)
 
 
@@ -261,8 +301,8 @@ def _is_tool_value(script: ExecScript, node: Node | None) -> bool:
     node = unwrap(node)
     if node is None:
         return False
-    if node.type in ("member_expression", "subscript_expression"):
-        return _is_tools(script, node.child_by_field_name("object"))
+    if TYPE_OF[node.kind_id] in ("member_expression", "subscript_expression"):
+        return _is_tools(script, node.child_by_field_id(FIELD_OBJECT))
     return _is_tools(script, node)
 
 
@@ -271,7 +311,7 @@ def _is_tools(script: ExecScript, node: Node | None) -> bool:
     through any number of names."""
     seen: set[int] = set()
     while node is not None:
-        if node.type in ("identifier", "shorthand_property_identifier"):
+        if TYPE_OF[node.kind_id] in ("identifier", "shorthand_property_identifier"):
             binding = script.resolve(node)
             if binding is None:
                 return script.name_of(node) == "tools"
@@ -286,20 +326,20 @@ def _is_tools(script: ExecScript, node: Node | None) -> bool:
             if (
                 init is None
                 or binding.kind not in ("const", "let", "var")
-                or init.type not in ("identifier", "member_expression")
+                or TYPE_OF[init.kind_id] not in ("identifier", "member_expression")
                 or binding.node.id in seen
             ):
                 return False
             seen.add(binding.node.id)
             node = init
             continue
-        if node.type == "member_expression":
-            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+        if TYPE_OF[node.kind_id] == "member_expression":
+            obj, prop = node.child_by_field_id(FIELD_OBJECT), node.child_by_field_id(FIELD_PROPERTY)
             return (
                 obj is not None
                 and prop is not None
                 and script.name_of(prop) == "tools"
-                and obj.type == "identifier"
+                and TYPE_OF[obj.kind_id] == "identifier"
                 and script.name_of(obj) in ("globalThis", "self")
                 and script.resolve(obj) is None
             )

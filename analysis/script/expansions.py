@@ -26,6 +26,20 @@ from tree_sitter import Node, Query, QueryCursor
 
 from .arguments import Arguments, read_arguments
 from .callees import Callees
+from .js_tree import (
+    FIELD_FUNCTION,
+    FIELD_INDEX,
+    FIELD_KEY,
+    FIELD_LEFT,
+    FIELD_OBJECT,
+    FIELD_OPERATOR,
+    FIELD_PARAMETER,
+    FIELD_PARAMETERS,
+    FIELD_PROPERTY,
+    FIELD_RIGHT,
+    FIELD_VALUE,
+    TYPE_OF,
+)
 from .script import JAVASCRIPT, Binding, ExecScript
 from .values import OBJECT_PROTOTYPE, UNDEFINED, Constants, Env, is_primitive, unwrap
 
@@ -103,8 +117,8 @@ class Expansions:
     def element_spans(self, array: Node, count: int) -> list[tuple[int, int] | None]:
         """Where each item of an array literal is written; none known when the literal does not write its
         items one by one (no such array is expanded today: its values would not be exactly known)."""
-        elements = [n for n in array.named_children if n.type != "comment"]
-        if len(elements) != count or any(n.type == "spread_element" for n in elements):
+        elements = [n for n in array.named_children if TYPE_OF[n.kind_id] != "comment"]
+        if len(elements) != count or any(TYPE_OF[n.kind_id] == "spread_element" for n in elements):
             return [None] * count
         return [self.script.span(n) for n in elements]
 
@@ -115,7 +129,7 @@ class Expansions:
         stack = list(nodes)
         while stack:
             node = stack.pop()
-            if node.type in ("identifier", "shorthand_property_identifier"):
+            if TYPE_OF[node.kind_id] in ("identifier", "shorthand_property_identifier"):
                 names += 1
                 if names > _MAX_NAMES:
                     return None
@@ -134,44 +148,49 @@ class Expansions:
         if binding.kind != "const":
             return None  # a let or var loop variable can be reassigned in the body
         node = binding.node
-        while node.parent is not None and node.parent.type in _PATTERNS:
+        while node.parent is not None and TYPE_OF[node.parent.kind_id] in _PATTERNS:
             node = node.parent
         loop = node.parent
-        if loop is None or loop.type != "for_in_statement" or loop.child_by_field_name("left") != node:
+        if loop is None or TYPE_OF[loop.kind_id] != "for_in_statement" or loop.child_by_field_id(FIELD_LEFT) != node:
             return None
-        operator = loop.child_by_field_name("operator")
-        right = loop.child_by_field_name("right")
+        operator = loop.child_by_field_id(FIELD_OPERATOR)
+        right = loop.child_by_field_id(FIELD_RIGHT)
         if operator is None or self.script.text(operator) != "of" or right is None:
             return None
         return Iteration(loop, right, node, None)
 
     def callback_iteration(self, binding: Binding) -> Iteration | None:
         function = binding.scope
-        if function.type not in _CALLBACKS:
+        if TYPE_OF[function.kind_id] not in _CALLBACKS:
             return None
-        params = function.child_by_field_name("parameters")
+        params = function.child_by_field_id(FIELD_PARAMETERS)
         if params is not None:
-            listed = [c for c in params.named_children if c.type != "comment"]
+            listed = [c for c in params.named_children if TYPE_OF[c.kind_id] != "comment"]
         else:
-            single = function.child_by_field_name("parameter")
+            single = function.child_by_field_id(FIELD_PARAMETER)
             listed = [single] if single is not None else []
         if not listed:
             return None
         element = listed[0]
-        index = listed[1] if len(listed) > 1 and listed[1].type == "identifier" else None
+        index = listed[1] if len(listed) > 1 and TYPE_OF[listed[1].kind_id] == "identifier" else None
         at = binding.node.start_byte
         if not (element.start_byte <= at < element.end_byte or index is not None and index.start_byte == at):
             return None
         arguments = function.parent
         call = arguments.parent if arguments is not None else None
-        if arguments is None or arguments.type != "arguments" or call is None or call.type != "call_expression":
+        if (
+            arguments is None
+            or TYPE_OF[arguments.kind_id] != "arguments"
+            or call is None
+            or TYPE_OF[call.kind_id] != "call_expression"
+        ):
             return None
-        first = next((c for c in arguments.named_children if c.type != "comment"), None)
-        member = call.child_by_field_name("function")
-        if first is None or first != function or member is None or member.type != "member_expression":
+        first = next((c for c in arguments.named_children if TYPE_OF[c.kind_id] != "comment"), None)
+        member = call.child_by_field_id(FIELD_FUNCTION)
+        if first is None or first != function or member is None or TYPE_OF[member.kind_id] != "member_expression":
             return None
-        prop = member.child_by_field_name("property")
-        source = member.child_by_field_name("object")
+        prop = member.child_by_field_id(FIELD_PROPERTY)
+        source = member.child_by_field_id(FIELD_OBJECT)
         if prop is None or self.script.name_of(prop) not in ITERATORS or source is None:
             return None
         return Iteration(function, source, element, index)
@@ -181,9 +200,9 @@ class Expansions:
         node = unwrap(node)
         if node is None:
             return None, None
-        if node.type == "array":
+        if TYPE_OF[node.kind_id] == "array":
             return node, None
-        if node.type != "identifier":
+        if TYPE_OF[node.kind_id] != "identifier":
             return None, None
         binding = self.script.resolve(node)
         if (
@@ -194,7 +213,7 @@ class Expansions:
         ):
             return None, None
         init = unwrap(binding.init)
-        return (init, binding) if init is not None and init.type == "array" else (None, None)
+        return (init, binding) if init is not None and TYPE_OF[init.kind_id] == "array" else (None, None)
 
     # -- binding one element -----------------------------------------------------------------
     def bind(self, iteration: Iteration, item: Any, index: int) -> Env | None:
@@ -208,7 +227,7 @@ class Expansions:
     def bind_pattern(self, node: Node, value: Any, env: Env) -> bool:
         """Binds the names of a destructuring pattern as JavaScript would; False where a default or rest
         would be needed (not evaluated here)."""
-        kind = node.type
+        kind = TYPE_OF[node.kind_id]
         if kind == "identifier":
             env[node.start_byte] = value
             return True
@@ -217,9 +236,9 @@ class Expansions:
                 return False
             position = 0
             for child in node.children:
-                if child.type == ",":
+                if TYPE_OF[child.kind_id] == ",":
                     position += 1
-                elif child.is_named and child.type != "comment":
+                elif child.is_named and TYPE_OF[child.kind_id] != "comment":
                     item = value[position] if position < len(value) else UNDEFINED
                     if not self.bind_pattern(child, item, env):
                         return False
@@ -230,25 +249,25 @@ class Expansions:
             key: str | None
             target: Node | None
             for child in node.named_children:
-                if child.type == "shorthand_property_identifier_pattern":
+                if TYPE_OF[child.kind_id] == "shorthand_property_identifier_pattern":
                     key, target = self.script.name_of(child), child
-                elif child.type == "pair_pattern":
-                    key = self.constants.key(child.child_by_field_name("key"))
-                    target = child.child_by_field_name("value")
-                elif child.type == "comment":
+                elif TYPE_OF[child.kind_id] == "pair_pattern":
+                    key = self.constants.key(child.child_by_field_id(FIELD_KEY))
+                    target = child.child_by_field_id(FIELD_VALUE)
+                elif TYPE_OF[child.kind_id] == "comment":
                     continue
                 else:
                     return False  # a default or a rest
                 if key is None or target is None or key not in value and key in OBJECT_PROTOTYPE:
                     return False
                 item = value.get(key, UNDEFINED)
-                if target.type == "shorthand_property_identifier_pattern":
+                if TYPE_OF[target.kind_id] == "shorthand_property_identifier_pattern":
                     env[target.start_byte] = item
                 elif not self.bind_pattern(target, item, env):
                     return False
             return True
         if kind == "assignment_pattern":
-            left = node.child_by_field_name("left")
+            left = node.child_by_field_id(FIELD_LEFT)
             return value is not UNDEFINED and left is not None and self.bind_pattern(left, value, env)
         return False
 
@@ -261,16 +280,20 @@ class Expansions:
             if parent is None:
                 return False
             if (
-                parent.type in ("member_expression", "subscript_expression")
-                and parent.child_by_field_name("object") == ref
+                TYPE_OF[parent.kind_id] in ("member_expression", "subscript_expression")
+                and parent.child_by_field_id(FIELD_OBJECT) == ref
             ):
-                prop = parent.child_by_field_name("property")
+                prop = parent.child_by_field_id(FIELD_PROPERTY)
                 name = self.script.name_of(prop) if prop is not None else None
                 if deep and name != "length" or name in MUTATORS or self.written(parent):
                     return False
-            elif parent.type == "spread_element" and not deep:
+            elif TYPE_OF[parent.kind_id] == "spread_element" and not deep:
                 continue
-            elif parent.type == "for_in_statement" and parent.child_by_field_name("right") == ref and not deep:
+            elif (
+                TYPE_OF[parent.kind_id] == "for_in_statement"
+                and parent.child_by_field_id(FIELD_RIGHT) == ref
+                and not deep
+            ):
                 continue
             else:
                 return False
@@ -298,7 +321,10 @@ class Expansions:
             stack = [owner]
             while stack:
                 node = stack.pop()
-                if node.start_byte == at and node.type in ("identifier", "shorthand_property_identifier_pattern"):
+                if node.start_byte == at and TYPE_OF[node.kind_id] in (
+                    "identifier",
+                    "shorthand_property_identifier_pattern",
+                ):
                     return node
                 stack.extend(node.named_children)
         return None
@@ -308,29 +334,29 @@ class Expansions:
         top = ref
         while (
             top.parent is not None
-            and top.parent.type in ("member_expression", "subscript_expression")
-            and top.parent.child_by_field_name("object") == top
+            and TYPE_OF[top.parent.kind_id] in ("member_expression", "subscript_expression")
+            and top.parent.child_by_field_id(FIELD_OBJECT) == top
         ):
             top = top.parent
         parent = top.parent
         if parent is None or self.written(top):
             return False
-        if parent.type == "call_expression" and parent.child_by_field_name("function") == top:
+        if TYPE_OF[parent.kind_id] == "call_expression" and parent.child_by_field_id(FIELD_FUNCTION) == top:
             return False  # a method called on the element may change it
         if top != ref and all(is_primitive(self.constants.value(top, env)) for env in envs):
             return True  # `c.url`: a primitive read out of the element, which nothing can change through it
-        if parent.type in ("template_substitution", "binary_expression"):
+        if TYPE_OF[parent.kind_id] in ("template_substitution", "binary_expression"):
             return True
-        if parent.type == "subscript_expression" and parent.child_by_field_name("index") == top:
+        if TYPE_OF[parent.kind_id] == "subscript_expression" and parent.child_by_field_id(FIELD_INDEX) == top:
             return True
-        if parent.type == "pair" and parent.child_by_field_name("value") == top:
+        if TYPE_OF[parent.kind_id] == "pair" and parent.child_by_field_id(FIELD_VALUE) == top:
             parent = parent.parent.parent if parent.parent is not None else None  # the object's container
             if parent is None:
                 return False
         return (
-            parent.type == "arguments"
+            TYPE_OF[parent.kind_id] == "arguments"
             and parent.parent is not None
-            and self.callees.tool(parent.parent.child_by_field_name("function")) is not None
+            and self.callees.tool(parent.parent.child_by_field_id(FIELD_FUNCTION)) is not None
         )
 
     def written(self, node: Node) -> bool:
@@ -338,23 +364,23 @@ class Expansions:
         parent = node.parent
         if parent is None:
             return False
-        if parent.type in _ASSIGNMENTS and parent.child_by_field_name("left") == node:
+        if TYPE_OF[parent.kind_id] in _ASSIGNMENTS and parent.child_by_field_id(FIELD_LEFT) == node:
             return True
-        if parent.type == "update_expression":
+        if TYPE_OF[parent.kind_id] == "update_expression":
             return True
-        if parent.type == "for_in_statement" and parent.child_by_field_name("left") == node:
+        if TYPE_OF[parent.kind_id] == "for_in_statement" and parent.child_by_field_id(FIELD_LEFT) == node:
             return True
-        if parent.type == "unary_expression":
-            operator = parent.child_by_field_name("operator")
-            return operator is not None and operator.type == "delete"
-        return parent.type in _PATTERNS  # a destructuring assignment target
+        if TYPE_OF[parent.kind_id] == "unary_expression":
+            operator = parent.child_by_field_id(FIELD_OPERATOR)
+            return operator is not None and TYPE_OF[operator.kind_id] == "delete"
+        return TYPE_OF[parent.kind_id] in _PATTERNS  # a destructuring assignment target
 
     def uses(self, binding: Binding) -> list[Node]:
         """Every reference to ``binding`` other than its declaration: of the references to its name, those inside
         its scope (a binding is seen nowhere else, but one of the program's is seen everywhere) that resolve to it."""
         refs = self.references(binding.name)
         scope = binding.scope
-        if scope.type != "program" and refs:
+        if TYPE_OF[scope.kind_id] != "program" and refs:
             starts = self._reference_starts[binding.name]
             refs = refs[bisect_left(starts, scope.start_byte) : bisect_left(starts, scope.end_byte)]
         resolve = self.script.resolve

@@ -7,6 +7,7 @@ function named ``await`` (:func:`is_misread_await`).
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import tree_sitter_javascript
@@ -130,6 +131,48 @@ DECLARATION_GROUPS = (
 )
 
 
+# A node's ``kind_id`` → its ``type``: ``TYPE_OF[node.kind_id]`` is ``node.type`` without the string tree-sitter makes at
+# every read (about 300 instructions a read, callgrind); ``kind_id`` is a small int, and a plain dict (not a subclass)
+# is what the interpreter's specialised subscript reads fastest.  Both read the node's public symbol, whose name is
+# its type ("ERROR" is 65535, "_ERROR" 65534); ``tests/script/test_script_speed44.py`` checks every node of the corpus.
+TYPE_OF: dict[int, str] = {
+    kind_id: sys.intern(name)
+    for kind_id in (*range(JAVASCRIPT.node_kind_count), 65534, 65535)
+    if (name := JAVASCRIPT.node_kind_for_id(kind_id)) is not None
+}
+
+
+def _field(name: str) -> int:
+    found = JAVASCRIPT.field_id_for_name(name)
+    if found is None:
+        raise LookupError(f"tree-sitter-javascript has no field {name!r}")
+    return found
+
+
+# Field ids: ``node.child_by_field_id(FIELD_X)`` is ``node.child_by_field_name("x")`` without the lookup of the name
+# among the grammar's field names (about 900 of the 1,700 instructions of a call, callgrind).
+FIELD_ALIAS = _field("alias")
+FIELD_ARGUMENT = _field("argument")
+FIELD_ARGUMENTS = _field("arguments")
+FIELD_BODY = _field("body")
+FIELD_CONDITION = _field("condition")
+FIELD_CONSTRUCTOR = _field("constructor")
+FIELD_FUNCTION = _field("function")
+FIELD_INDEX = _field("index")
+FIELD_KEY = _field("key")
+FIELD_KIND = _field("kind")
+FIELD_LEFT = _field("left")
+FIELD_NAME = _field("name")
+FIELD_OBJECT = _field("object")
+FIELD_OPERATOR = _field("operator")
+FIELD_PARAMETER = _field("parameter")
+FIELD_PARAMETERS = _field("parameters")
+FIELD_PROPERTY = _field("property")
+FIELD_RIGHT = _field("right")
+FIELD_SOURCE = _field("source")
+FIELD_VALUE = _field("value")
+
+
 def parser() -> Parser:
     """This thread's parser (a Parser is not safe to share between threads)."""
     found = getattr(_LOCAL, "parser", None)
@@ -141,36 +184,36 @@ def parser() -> Parser:
 def is_misread_await(node: Node) -> bool:
     """Whether ``node`` is tree-sitter's misreading of ``await (x)`` as a call of a function named ``await``
     (in module code ``await`` is always the operator)."""
-    if node.type != "call_expression":
+    if TYPE_OF[node.kind_id] != "call_expression":
         return False
-    function = node.child_by_field_name("function")
+    function = node.child_by_field_id(FIELD_FUNCTION)
     if (
         function is None
-        or function.type != "identifier"
+        or TYPE_OF[function.kind_id] != "identifier"
         or function.end_byte - function.start_byte != 5
         or function.text != b"await"
     ):
         return False
-    arguments = node.child_by_field_name("arguments")
-    return arguments is not None and arguments.type == "arguments"
+    arguments = node.child_by_field_id(FIELD_ARGUMENTS)
+    return arguments is not None and TYPE_OF[arguments.kind_id] == "arguments"
 
 
 def misread_await_inner(node: Node) -> Node | None:
     """The expression a misread ``await (…)`` awaits: the last inside its parentheses (``(0, f)`` is ``f``)."""
-    arguments = node.child_by_field_name("arguments")
-    inner = [c for c in arguments.named_children if c.type != "comment"] if arguments is not None else []
+    arguments = node.child_by_field_id(FIELD_ARGUMENTS)
+    inner = [c for c in arguments.named_children if TYPE_OF[c.kind_id] != "comment"] if arguments is not None else []
     return inner[-1] if inner else None
 
 
 def chain_head(node: Node) -> Node | None:
     """The innermost node at the start of a call/member chain (``a`` of ``a.b(c)[d]()``)."""
     for _ in range(MAX_DEPTH):
-        if node.type == "call_expression":
+        if TYPE_OF[node.kind_id] == "call_expression":
             if is_misread_await(node):
                 return node
-            following = node.child_by_field_name("function")
-        elif node.type in ("member_expression", "subscript_expression"):
-            following = node.child_by_field_name("object")
+            following = node.child_by_field_id(FIELD_FUNCTION)
+        elif TYPE_OF[node.kind_id] in ("member_expression", "subscript_expression"):
+            following = node.child_by_field_id(FIELD_OBJECT)
         else:
             return node
         if following is None:
@@ -180,6 +223,27 @@ def chain_head(node: Node) -> Node | None:
 
 
 __all__ = [
+    "FIELD_ALIAS",
+    "FIELD_ARGUMENT",
+    "FIELD_ARGUMENTS",
+    "FIELD_BODY",
+    "FIELD_CONDITION",
+    "FIELD_CONSTRUCTOR",
+    "FIELD_FUNCTION",
+    "FIELD_INDEX",
+    "FIELD_KEY",
+    "FIELD_KIND",
+    "FIELD_LEFT",
+    "FIELD_NAME",
+    "FIELD_OBJECT",
+    "FIELD_OPERATOR",
+    "FIELD_PARAMETER",
+    "FIELD_PARAMETERS",
+    "FIELD_PROPERTY",
+    "FIELD_RIGHT",
+    "FIELD_SOURCE",
+    "FIELD_VALUE",
+    "TYPE_OF",
     "JAVASCRIPT",
     "FUNCTIONS",
     "BLOCKS",

@@ -19,6 +19,7 @@ import re
 from tree_sitter import Node, Query, QueryCursor
 
 from ..jsonl.memo import once_per_object
+from .js_tree import FIELD_BODY, FIELD_CONDITION, FIELD_LEFT, FIELD_OBJECT, FIELD_OPERATOR, FIELD_RIGHT, TYPE_OF
 from .literals import UNKNOWN
 from .module_syntax import syntax_problem
 from .script import FUNCTIONS, JAVASCRIPT, ExecScript
@@ -44,7 +45,7 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
         ranges.extend(_after_jump(captures["statement_list"][0]))
     for captures in groups["if"]:
         statement = captures["if"][0]
-        truth = truth_of(statement.child_by_field_name("condition"))
+        truth = truth_of(statement.child_by_field_id(FIELD_CONDITION))
         branch = "consequence" if truth is False else "alternative" if truth is True else None
         dead_branch = statement.child_by_field_name(branch) if branch else None
         if dead_branch is not None:
@@ -52,19 +53,19 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
     for group in ("while", "for"):
         for captures in groups[group]:
             loop = captures[group][0]
-            condition = loop.child_by_field_name("condition")
-            if condition is not None and condition.type == "expression_statement":  # for (;cond;) wraps it
+            condition = loop.child_by_field_id(FIELD_CONDITION)
+            if condition is not None and TYPE_OF[condition.kind_id] == "expression_statement":  # for (;cond;) wraps it
                 condition = condition.named_children[0] if condition.named_children else None
-            body = loop.child_by_field_name("body")
+            body = loop.child_by_field_id(FIELD_BODY)
             if condition is not None and body is not None and truth_of(condition) is False:
                 ranges.append(_range(body))
     for captures in groups["binary"]:
         expression = captures["binary"][0]
-        operator = expression.child_by_field_name("operator")
-        op = operator.type if operator is not None else ""
+        operator = expression.child_by_field_id(FIELD_OPERATOR)
+        op = TYPE_OF[operator.kind_id] if operator is not None else ""
         if op not in ("&&", "||", "??"):
             continue
-        left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+        left, right = expression.child_by_field_id(FIELD_LEFT), expression.child_by_field_id(FIELD_RIGHT)
         dead = (
             truth_of(left) is False
             if op == "&&"
@@ -76,7 +77,7 @@ def dead_ranges(script: ExecScript) -> list[tuple[int, int]]:
             ranges.append(_range(right))
     for captures in groups["ternary"]:
         expression = captures["ternary"][0]
-        truth = truth_of(expression.child_by_field_name("condition"))
+        truth = truth_of(expression.child_by_field_id(FIELD_CONDITION))
         arm = (
             expression.child_by_field_name("consequence" if truth is False else "alternative")
             if truth is not None
@@ -94,7 +95,7 @@ def _never_nullish(script: ExecScript, node: Node | None) -> bool:
     node = unwrap(node)
     if node is None:
         return False
-    if node.type in _NON_NULLISH:
+    if TYPE_OF[node.kind_id] in _NON_NULLISH:
         return True
     value = constants_of(script).value(node)
     return value is not UNKNOWN and value is not None and value is not UNDEFINED
@@ -107,9 +108,9 @@ def _after_jump(statements: Node) -> list[tuple[int, int]]:
     out = []
     jumped = False
     for child in statements.named_children:
-        if jumped and child.type not in _HOISTED and child.type != "comment":
+        if jumped and TYPE_OF[child.kind_id] not in _HOISTED and TYPE_OF[child.kind_id] != "comment":
             out.append(_range(child))
-        elif child.type in _JUMPS:
+        elif TYPE_OF[child.kind_id] in _JUMPS:
             jumped = True
     return out
 
@@ -208,16 +209,16 @@ def _path_to(script: ExecScript, target: Node) -> list[tuple[Node, str | None]] 
 
 def _runs_with(script: ExecScript, parent: Node, child: Node, field: str | None) -> bool:
     """Whether ``child`` (``field`` of ``parent``) runs whenever ``parent`` runs."""
-    kind = parent.type
+    kind = TYPE_OF[parent.kind_id]
     if kind in _ALL_CHILDREN:
-        return child.type != "method_definition"
+        return TYPE_OF[child.kind_id] != "method_definition"
     if kind in _SOME_CHILDREN:
         return field in _SOME_CHILDREN[kind]
     if kind in ("binary_expression", "assignment_expression", "augmented_assignment_expression"):
         if field == "left":  # an assignment's target runs when it is a member
-            return kind == "binary_expression" or child.type in _CHAINS
-        operator = parent.child_by_field_name("operator")
-        return field == "right" and (operator is None or operator.type not in _SHORT_CIRCUITS)
+            return kind == "binary_expression" or TYPE_OF[child.kind_id] in _CHAINS
+        operator = parent.child_by_field_id(FIELD_OPERATOR)
+        return field == "right" and (operator is None or TYPE_OF[operator.kind_id] not in _SHORT_CIRCUITS)
     if kind == "call_expression":
         return field == "function" or not _guarded(script, parent)
     if kind in ("member_expression", "subscript_expression"):
@@ -230,10 +231,10 @@ def _guarded(script: ExecScript, node: Node | None) -> bool:
     the global tools object is never nullish)."""
     if not _has_optional_chain(script):  # no optional chain anywhere: nothing to look for link by link
         return False
-    while node is not None and node.type in _CHAINS:
-        if any(c.type == "optional_chain" for c in node.children) and not _is_tools(script, node):
+    while node is not None and TYPE_OF[node.kind_id] in _CHAINS:
+        if any(TYPE_OF[c.kind_id] == "optional_chain" for c in node.children) and not _is_tools(script, node):
             return True
-        node = node.child_by_field_name("function" if node.type == "call_expression" else "object")
+        node = node.child_by_field_name("function" if TYPE_OF[node.kind_id] == "call_expression" else "object")
     return False
 
 
@@ -246,10 +247,10 @@ def _has_optional_chain(script: ExecScript) -> bool:
 
 def _is_tools(script: ExecScript, link: Node) -> bool:
     """``tools?.x``: the global ``tools`` object is never nullish, so its ``?.`` never skips."""
-    target = link.child_by_field_name("object") if link.type != "call_expression" else None
+    target = link.child_by_field_id(FIELD_OBJECT) if TYPE_OF[link.kind_id] != "call_expression" else None
     return (
         target is not None
-        and target.type == "identifier"
+        and TYPE_OF[target.kind_id] == "identifier"
         and script.name_of(target) == "tools"
         and script.resolve(target) is None
     )
@@ -285,7 +286,7 @@ def _find_first_exit(script: ExecScript) -> int:
     for name in names:
         node = name.parent
         while node is not None:
-            if node.type in FUNCTIONS or node.type == "class_body":
+            if TYPE_OF[node.kind_id] in FUNCTIONS or TYPE_OF[node.kind_id] == "class_body":
                 return -1
             node = node.parent
         first = min(first, name.start_byte)

@@ -16,7 +16,18 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ..jsonl.memo import cached_property
-from .js_tree import DECLARATION_GROUPS
+from .js_tree import (
+    DECLARATION_GROUPS,
+    FIELD_ALIAS,
+    FIELD_BODY,
+    FIELD_KEY,
+    FIELD_KIND,
+    FIELD_LEFT,
+    FIELD_NAME,
+    FIELD_SOURCE,
+    FIELD_VALUE,
+    TYPE_OF,
+)
 from .literals import UNKNOWN, string_value
 
 
@@ -92,16 +103,16 @@ class Scopes:
         targets: list[Node] = []
         for captures in self.structure["assign"]:
             node = captures["assign"][0]
-            target = node.child_by_field_name("argument" if node.type == "update_expression" else "left")
+            target = node.child_by_field_name("argument" if TYPE_OF[node.kind_id] == "update_expression" else "left")
             if target is None:
                 continue
-            if target.type == "identifier":
+            if TYPE_OF[target.kind_id] == "identifier":
                 targets.append(target)
-            elif target.type in ("object_pattern", "array_pattern"):
+            elif TYPE_OF[target.kind_id] in ("object_pattern", "array_pattern"):
                 targets.extend(ident for ident, _ in self._pattern_names(target))
         for captures in self.structure["loop"]:
             loop = captures["loop"][0]
-            if loop.child_by_field_name("kind") is None:
+            if loop.child_by_field_id(FIELD_KIND) is None:
                 targets.extend(ident for ident, _ in self._pattern_names(captures["name"][0]))
         return targets
 
@@ -144,12 +155,12 @@ class Scopes:
     def _bindings_of(self, captures: dict[str, list[Node]]) -> Iterator[Binding]:
         if "declarator" in captures:
             declarator = captures["declarator"][0]
-            kind = captures["kind"][0].type if "kind" in captures else "var"
+            kind = TYPE_OF[captures["kind"][0].kind_id] if "kind" in captures else "var"
             kind = kind if kind in ("const", "let") else "var"
             target = captures["name"][0]
-            value = declarator.child_by_field_name("value")
+            value = declarator.child_by_field_id(FIELD_VALUE)
             scope = self._scope(declarator, function_scoped=kind == "var")
-            if target.type == "identifier":
+            if TYPE_OF[target.kind_id] == "identifier":
                 yield Binding(self.name_of(target), kind, target, scope, value)
             else:
                 for ident, key in self._pattern_names(target):
@@ -182,7 +193,7 @@ class Scopes:
                 yield Binding(self.name_of(ident), "catch", ident, clause)
         elif "loop" in captures:
             loop = captures["loop"][0]
-            kind_node = loop.child_by_field_name("kind")
+            kind_node = loop.child_by_field_id(FIELD_KIND)
             loop_kind = self.text(kind_node) if kind_node is not None else None
             if loop_kind in ("const", "let", "var"):  # without one, the loop assigns an existing name
                 scope = self._scope(loop, function_scoped=True) if loop_kind == "var" else loop
@@ -192,28 +203,28 @@ class Scopes:
             yield from self._import_bindings(captures["import"][0])
 
     def _import_bindings(self, statement: Node) -> Iterator[Binding]:
-        source = statement.child_by_field_name("source")
+        source = statement.child_by_field_id(FIELD_SOURCE)
         module = self.text(source)[1:-1] if source is not None else ""
         for clause in statement.named_children:
-            if clause.type != "import_clause":
+            if TYPE_OF[clause.kind_id] != "import_clause":
                 continue
             for part in clause.named_children:
-                if part.type == "identifier":
+                if TYPE_OF[part.kind_id] == "identifier":
                     yield Binding(self.name_of(part), "import", part, self.root, module=module, imported="default")
-                elif part.type == "namespace_import":
-                    ident = next((c for c in part.named_children if c.type == "identifier"), None)
+                elif TYPE_OF[part.kind_id] == "namespace_import":
+                    ident = next((c for c in part.named_children if TYPE_OF[c.kind_id] == "identifier"), None)
                     if ident is not None:
                         yield Binding(self.name_of(ident), "import", ident, self.root, module=module, imported="*")
-                elif part.type == "named_imports":
+                elif TYPE_OF[part.kind_id] == "named_imports":
                     for spec in part.named_children:
-                        if spec.type != "import_specifier":
+                        if TYPE_OF[spec.kind_id] != "import_specifier":
                             continue
-                        name = spec.child_by_field_name("name")
-                        alias = spec.child_by_field_name("alias") or name
+                        name = spec.child_by_field_id(FIELD_NAME)
+                        alias = spec.child_by_field_id(FIELD_ALIAS) or name
                         if name is None or alias is None:
                             continue
                         imported = self.property_name(name)
-                        if imported is None or alias.type == "string":
+                        if imported is None or TYPE_OF[alias.kind_id] == "string":
                             continue
                         yield Binding(self.name_of(alias), "import", alias, self.root, module=module, imported=imported)
 
@@ -225,17 +236,17 @@ class Scopes:
         found = []
         while stack:
             node, key, top = stack.pop()
-            kind = node.type
+            kind = TYPE_OF[node.kind_id]
             if kind == "identifier":
                 found.append((node, key))
             elif kind == "shorthand_property_identifier_pattern":
                 found.append((node, self.name_of(node) if top else None))
             elif kind == "pair_pattern":
-                value = node.child_by_field_name("value")
+                value = node.child_by_field_id(FIELD_VALUE)
                 if value is not None:
-                    stack.append((value, self.property_name(node.child_by_field_name("key")) if top else None, False))
+                    stack.append((value, self.property_name(node.child_by_field_id(FIELD_KEY)) if top else None, False))
             elif kind in ("assignment_pattern", "object_assignment_pattern"):
-                left = node.child_by_field_name("left")
+                left = node.child_by_field_id(FIELD_LEFT)
                 if left is not None:
                     stack.append((left, key, top and kind == "object_assignment_pattern"))
             elif kind == "object_pattern":
@@ -248,10 +259,10 @@ class Scopes:
         """The property name a key spells: ``a``, ``"a"``, ``1``, ``["a"]``; None when it is computed."""
         if node is None:
             return None
-        kind = node.type
+        kind = TYPE_OF[node.kind_id]
         if kind == "computed_property_name":
-            inner = [c for c in node.named_children if c.type != "comment"]
-            if len(inner) != 1 or inner[0].type != "string":
+            inner = [c for c in node.named_children if TYPE_OF[c.kind_id] != "comment"]
+            if len(inner) != 1 or TYPE_OF[inner[0].kind_id] != "string":
                 return None
             node, kind = inner[0], "string"
         if kind in ("property_identifier", "identifier", "private_property_identifier"):
@@ -278,7 +289,7 @@ class Scopes:
         if found is None:
             return self.root
         if function_scoped:  # a ``var`` lives in the body: the parameters' default values do not see it
-            body = found.child_by_field_name("body")
+            body = found.child_by_field_id(FIELD_BODY)
             if body is not None and body.start_byte <= node.start_byte < body.end_byte:
                 return body
         return found
@@ -293,7 +304,7 @@ def _innermost(bindings: Iterable[Binding], at: int) -> Binding | None:
     best: Binding | None = None
     for binding in bindings:
         scope = binding.scope
-        if scope.start_byte <= at < scope.end_byte or scope.type == "program":
+        if scope.start_byte <= at < scope.end_byte or TYPE_OF[scope.kind_id] == "program":
             if best is None or scope.start_byte >= best.scope.start_byte and scope.end_byte <= best.scope.end_byte:
                 best = binding
     return best
@@ -318,7 +329,7 @@ class _NameIndex:
             if key not in by_range:
                 nodes.append(scope)
             by_range[key] = binding
-            if scope.type == "program":
+            if TYPE_OF[scope.kind_id] == "program":
                 self.program = binding
         self.by_range = by_range
         self.scopes = _Intervals(nodes)

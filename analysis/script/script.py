@@ -26,6 +26,7 @@ from .js_tree import (
     ALL_GROUPS,
     BLOCKS,
     CONFIRM_LIMIT,
+    FIELD_ARGUMENTS,
     FUNCTIONS,
     JAVASCRIPT,
     MAX_DEPTH,
@@ -33,6 +34,7 @@ from .js_tree import (
     PATTERN_GROUP,
     STRUCTURE,
     SUSPECT_GROUPS,
+    TYPE_OF,
     chain_head,
     is_misread_await,
     misread_await_inner,
@@ -128,7 +130,7 @@ class ExecScript(Scopes):
             if call.start_byte in heads:
                 head = chain_head(call)
                 if head is not None and head.id in fake:
-                    arguments = head.child_by_field_name("arguments")
+                    arguments = head.child_by_field_id(FIELD_ARGUMENTS)
                     starts[call.id] = arguments.start_byte if arguments is not None else head.start_byte
             if callee.id in fake:
                 inner = fake[callee.id]
@@ -172,7 +174,7 @@ class ExecScript(Scopes):
             if (
                 node is not None
                 and node.end_byte - node.start_byte + depth >= MAX_DEPTH
-                and node.type not in OPAQUE
+                and TYPE_OF[node.kind_id] not in OPAQUE
                 and cursor.goto_first_child()
             ):
                 depth += 1
@@ -214,7 +216,7 @@ class ExecScript(Scopes):
         start, end = self.span(node)
         refused = self._refused_too()
         if node.is_missing:
-            return SyntaxProblem(start, end, f"syntax error: missing {node.type!r}", refused)
+            return SyntaxProblem(start, end, f"syntax error: missing {TYPE_OF[node.kind_id]!r}", refused)
         text = self.source[start:end]
         shown = text if len(text) <= 40 else text[:37] + "..."
         return SyntaxProblem(start, end, f"syntax error: unexpected {shown!r}", refused)

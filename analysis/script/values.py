@@ -21,6 +21,18 @@ from typing import Any, TypeGuard
 from tree_sitter import Node
 
 from ..jsonl.memo import once_per_object
+from .js_tree import (
+    FIELD_ARGUMENT,
+    FIELD_INDEX,
+    FIELD_KEY,
+    FIELD_LEFT,
+    FIELD_OBJECT,
+    FIELD_OPERATOR,
+    FIELD_PROPERTY,
+    FIELD_RIGHT,
+    FIELD_VALUE,
+    TYPE_OF,
+)
 from .literals import UNKNOWN, Unknown, cook_raw, number_value, string_value, template_quasis
 from .script import ExecScript, is_misread_await, misread_await_inner
 
@@ -73,11 +85,11 @@ def unwrap(node: Node | None) -> Node | None:
     tree-sitter misreads ``await (x)`` as a call): awaiting a value that is no promise gives the value itself, and
     neither ``tools``, a tool nor a literal is a promise."""
     while node is not None:
-        kind = node.type  # read once: each read of a node's type is a call into tree-sitter
+        kind = TYPE_OF[node.kind_id]  # read once: each read of a node's type is a call into tree-sitter
         if kind not in _WRAPPERS:
             return node
         if kind == "parenthesized_expression" or kind == "await_expression":
-            inner = [c for c in node.named_children if c.type != "comment"]
+            inner = [c for c in node.named_children if TYPE_OF[c.kind_id] != "comment"]
             node = inner[-1] if inner else None
         elif kind == "sequence_expression":
             node = node.named_children[-1] if node.named_children else None
@@ -202,7 +214,7 @@ class Constants:
         node = unwrap(node)
         if node is None or depth > MAX_DEPTH:
             return UNKNOWN
-        kind = node.type
+        kind = TYPE_OF[node.kind_id]
         text = self.script.text
         if kind == "string":
             return string_value(text(node))
@@ -226,7 +238,7 @@ class Constants:
         if kind == "array":
             if _has_hole(node):
                 return UNKNOWN  # `[a, , b]`: iteration methods skip the hole, for…of does not
-            items = [self.value(c, env, depth + 1) for c in node.named_children if c.type != "comment"]
+            items = [self.value(c, env, depth + 1) for c in node.named_children if TYPE_OF[c.kind_id] != "comment"]
             return UNKNOWN if any(i is UNKNOWN for i in items) else items
         if kind == "object":
             props, open_after = self.properties(node)
@@ -257,18 +269,22 @@ class Constants:
 
     def member(self, node: Node, env: Env, depth: int) -> Any:
         """``x.key`` / ``x[i]`` where ``x`` is a loop element (its reads are checked read-only there)."""
-        target = unwrap(node.child_by_field_name("object"))
-        if target is None or target.type != "identifier" or any(c.type == "optional_chain" for c in node.children):
+        target = unwrap(node.child_by_field_id(FIELD_OBJECT))
+        if (
+            target is None
+            or TYPE_OF[target.kind_id] != "identifier"
+            or any(TYPE_OF[c.kind_id] == "optional_chain" for c in node.children)
+        ):
             return UNKNOWN
         binding = self.script.resolve(target)
         if binding is None or binding.node.start_byte not in env:
             return UNKNOWN
         base = env[binding.node.start_byte]
-        if node.type == "member_expression":
-            prop = node.child_by_field_name("property")
+        if TYPE_OF[node.kind_id] == "member_expression":
+            prop = node.child_by_field_id(FIELD_PROPERTY)
             key: Any = self.script.name_of(prop) if prop is not None else UNKNOWN
         else:
-            key = self.value(node.child_by_field_name("index"), env, depth + 1)
+            key = self.value(node.child_by_field_id(FIELD_INDEX), env, depth + 1)
         if isinstance(base, dict) and isinstance(key, str):
             # a key the object lacks is looked up on Object.prototype
             return base[key] if key in base else UNKNOWN if key in OBJECT_PROTOTYPE else UNDEFINED
@@ -279,9 +295,9 @@ class Constants:
         return UNKNOWN
 
     def unary(self, node: Node, env: Env | None, depth: int) -> Any:
-        operator = node.child_by_field_name("operator")
+        operator = node.child_by_field_id(FIELD_OPERATOR)
         op = self.script.text(operator) if operator is not None else ""
-        argument = node.child_by_field_name("argument")
+        argument = node.child_by_field_id(FIELD_ARGUMENT)
         if op == "!":
             truth = self.truth(argument, env, depth + 1)
             return UNKNOWN if truth is None else not truth
@@ -300,16 +316,16 @@ class Constants:
         return UNKNOWN
 
     def binary(self, node: Node, env: Env | None, depth: int) -> Any:
-        operator = node.child_by_field_name("operator")
-        op = operator.type if operator is not None else ""
+        operator = node.child_by_field_id(FIELD_OPERATOR)
+        op = TYPE_OF[operator.kind_id] if operator is not None else ""
         if op in ("&&", "||", "??"):
             return self.logical(node, op, env, depth)
         if op not in ("+", "===", "!=="):
             return UNKNOWN
-        left = self.value(node.child_by_field_name("left"), env, depth + 1)
+        left = self.value(node.child_by_field_id(FIELD_LEFT), env, depth + 1)
         if left is UNKNOWN:
             return UNKNOWN
-        right = self.value(node.child_by_field_name("right"), env, depth + 1)
+        right = self.value(node.child_by_field_id(FIELD_RIGHT), env, depth + 1)
         if right is UNKNOWN:
             return UNKNOWN
         if op != "+":
@@ -331,7 +347,7 @@ class Constants:
 
     def logical(self, node: Node, op: str, env: Env | None, depth: int) -> Any:
         """``a && b``, ``a || b``, ``a ?? b``: the operand JavaScript picks, when the left decides it."""
-        left = self.value(node.child_by_field_name("left"), env, depth + 1)
+        left = self.value(node.child_by_field_id(FIELD_LEFT), env, depth + 1)
         if left is UNKNOWN:
             return UNKNOWN
         takes_left = (
@@ -341,14 +357,14 @@ class Constants:
             if op == "||"
             else not truthy(left)
         )
-        return left if takes_left else self.value(node.child_by_field_name("right"), env, depth + 1)
+        return left if takes_left else self.value(node.child_by_field_id(FIELD_RIGHT), env, depth + 1)
 
     def template(self, node: Node, env: Env | None, depth: int) -> Any:
         pieces = self.quasis(node)
         if pieces is UNKNOWN:
             return UNKNOWN
         out = [pieces[0]]
-        substitutions = [c for c in node.named_children if c.type == "template_substitution"]
+        substitutions = [c for c in node.named_children if TYPE_OF[c.kind_id] == "template_substitution"]
         for sub, piece in zip(substitutions, pieces[1:]):
             value = self.substitution(sub, env, depth)
             if value is UNKNOWN:
@@ -358,7 +374,7 @@ class Constants:
 
     def substitution(self, sub: Node, env: Env | None = None, depth: int = 0) -> str | Unknown:
         """The text a ``${…}`` inserts: ToString of its exactly known value."""
-        inner = [c for c in sub.named_children if c.type != "comment"]
+        inner = [c for c in sub.named_children if TYPE_OF[c.kind_id] != "comment"]
         if len(inner) != 1:
             return UNKNOWN
         value = self.value(inner[0], env, depth + 1)
@@ -371,9 +387,9 @@ class Constants:
             return template_quasis(text)  # escapes: esprima cooks them
         pieces = [""]
         for child in template.named_children:
-            if child.type == "template_substitution":
+            if TYPE_OF[child.kind_id] == "template_substitution":
                 pieces.append("")
-            elif child.type == "string_fragment":
+            elif TYPE_OF[child.kind_id] == "string_fragment":
                 pieces[-1] += self.script.text(child)
         return [cook_raw(p) for p in pieces]
 
@@ -382,9 +398,9 @@ class Constants:
         node = unwrap(node)
         if node is None or depth > MAX_DEPTH:
             return None
-        if node.type in _ALWAYS_TRUTHY:
+        if TYPE_OF[node.kind_id] in _ALWAYS_TRUTHY:
             return True  # an array, object, function, class or regex is truthy whatever it holds
-        if node.type == "identifier":  # a const is as truthy as its initialiser, whatever that holds
+        if TYPE_OF[node.kind_id] == "identifier":  # a const is as truthy as its initialiser, whatever that holds
             binding = self.script.resolve(node)
             if (
                 binding is not None
@@ -405,10 +421,10 @@ class Constants:
         props: dict[str, Node] = {}
         open_after: set[str] = set()
         for child in obj.named_children:
-            kind = child.type
+            kind = TYPE_OF[child.kind_id]
             if kind == "pair":
-                key = self.key(child.child_by_field_name("key"))
-                value = child.child_by_field_name("value")
+                key = self.key(child.child_by_field_id(FIELD_KEY))
+                value = child.child_by_field_id(FIELD_VALUE)
                 if key is None or key == "__proto__":  # `__proto__: x` sets the prototype, not a key
                     open_after |= set(props) | {"*"}
                 elif value is not None:
@@ -426,7 +442,7 @@ class Constants:
         """A property key written statically: ``name``, ``"name"``, ``1``, ``["name"]``."""
         if node is None:
             return None
-        kind = node.type  # read once: each read of a node's type is a call into tree-sitter
+        kind = TYPE_OF[node.kind_id]  # read once: each read of a node's type is a call into tree-sitter
         if kind == "property_identifier":
             return self.script.name_of(node)
         if kind == "string":
@@ -436,7 +452,7 @@ class Constants:
             number = number_value(self.script.text(node))
             return None if number is UNKNOWN else number_to_string(_number(number))
         if kind == "computed_property_name":
-            inner = [c for c in node.named_children if c.type != "comment"]
+            inner = [c for c in node.named_children if TYPE_OF[c.kind_id] != "comment"]
             value = self.value(inner[0]) if len(inner) == 1 else UNKNOWN
             text = to_string(value) if is_primitive(value) else UNKNOWN
             return None if text is UNKNOWN else text
@@ -466,10 +482,10 @@ def _has_hole(array: Node) -> bool:
     """Whether an array literal has an elision (``[a, , b]``, ``[, a]``)."""
     expecting = True  # after `[` or `,`, an element is due
     for child in array.children:
-        if child.type == ",":
+        if TYPE_OF[child.kind_id] == ",":
             if expecting:
                 return True
             expecting = True
-        elif child.type not in ("[", "]", "comment"):
+        elif TYPE_OF[child.kind_id] not in ("[", "]", "comment"):
             expecting = False
     return False
