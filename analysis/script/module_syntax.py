@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import compress
 
 from tree_sitter import Node
 
@@ -88,12 +89,11 @@ def might_be_refused(script: ExecScript) -> bool:
         return True
     if STRICT in suspects and _strict_directive_refused(script):
         return True
-    for group, refused in _GROUP_CHECKS:
-        found = structure[group]
-        if found:
-            for captures in found:
-                if refused(script, captures[group][0]):
-                    return True
+    # only the groups holding a node (most are empty): picked in C, by the lists' truth
+    for group, refused in compress(_GROUP_CHECKS, map(structure.__getitem__, _GROUP_NAMES)):
+        for captures in structure[group]:
+            if refused(script, captures[group][0]):
+                return True
     in_functions = bool(structure["scope_function"])
     if in_functions:  # outside every function ``await`` is the operator (see _await_refused)
         for captures in structure["suspect_await"]:
@@ -101,7 +101,8 @@ def might_be_refused(script: ExecScript) -> bool:
                 return True
     return (
         _misnames(script, CALLED in suspects)
-        or _assigns_badly(script)
+        or bool(structure["assign"])
+        and _assigns_badly(script)
         or _redeclares(script)
         or in_functions
         and LABELLED in suspects
@@ -240,6 +241,7 @@ _GROUP_CHECKS = (
     ("suspect_regex", _regex_refused),
     ("suspect_number", _number_refused),
 )
+_GROUP_NAMES = tuple(group for group, _ in _GROUP_CHECKS)
 
 
 _DECIMAL_SEPARATOR = re.compile(rb"(?<![0-9])_|_(?![0-9])")
