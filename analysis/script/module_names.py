@@ -15,7 +15,7 @@ from .script import Binding, ExecScript
 _FEW = 4  # declarations of one name compared pairwise; more are compared by scope (_clashes)
 
 
-_MISNAMES = ("let", "await", "eval", "arguments")
+_MISNAMES = frozenset({"let", "await", "eval", "arguments"})
 # a callee ``let`` or ``await`` is that word, then blanks or comments (``/``; any non-ASCII byte: Unicode spaces are
 # several), then its arguments (``(``, a template's backquote) or ``?.``: a script without such text calls neither,
 # so its calls are not read one by one for them (most scripts: the callee's type is a call into tree-sitter).  Two
@@ -25,16 +25,23 @@ _CALLED_AWAIT = re.compile(rb"await[ \t\n\r\v\f\x80-\xff]*[(/`?]")
 _CALLED_LET = re.compile(rb"let[ \t\n\r\v\f\x80-\xff]*[(/`?]")
 
 
-def _misnames(script: ExecScript) -> bool:
+def _misnames(script: ExecScript, called: bool = True) -> bool:
     """``let``, ``await``, ``eval`` or ``arguments`` declared or assigned, ``let`` called as a name, and ``await``
     where it is no operator: tree-sitter reads ``await (f)()`` as a call of ``await``, which is V8's ``await``
     operator wherever it may stand (at the top level, in an async function's body); and a tagged template on an
-    optional chain (:func:`_tags_a_chain`), read in the same pass over the calls."""
-    bindings = script.bindings
-    if any(name in bindings for name in _MISNAMES):
+    optional chain (:func:`_tags_a_chain`), read in the same pass over the calls.  ``called=False``: the
+    pre-check's one pass over the text (module_text.text_suspects, its CALLED pattern) found none of the text
+    the call pass below needs, so it is skipped (the text tests below would find none either)."""
+    if not script.bindings.keys().isdisjoint(_MISNAMES):  # one C call, not four lookups (stop 44)
         return True
-    if any(script.name_of(target) in _MISNAMES for target in script.assigned_names()):
+    structure = script.structure
+    # assigned_names reads only these two groups: with both empty it is [] (stop 44: most scripts assign nothing)
+    if (structure["assign"] or structure["loop"]) and any(
+        script.name_of(target) in _MISNAMES for target in script.assigned_names()
+    ):
         return True
+    if not called:
+        return False
     data = script.data
     tags = b"?." in data and b"`" in data  # a tagged chain's callee holds ``?.``, its template a backquote
     if not tags and _CALLED_AWAIT.search(data) is None and (b"let" not in data or _CALLED_LET.search(data) is None):

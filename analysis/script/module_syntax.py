@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import compress
 
 from tree_sitter import Node
 
@@ -34,36 +35,19 @@ from .module_names import (
     _redeclares,
     _strict_directive_refused,
 )
-from .module_text import _ANY_TEXT_HIT, _NAME_BYTE, _text_hit, _text_hits
+from .module_text import (
+    _ANY_TEXT_HIT,
+    CALLED,
+    LABELLED,
+    STRICT,
+    TEXT_TRIGGER,
+    _text_hits,
+    placed_text_hit,
+    text_suspects,
+)
 from .script import ExecScript
 from .syntax_problem import SyntaxProblem, first_module_error
 
-# Nodes that may be, or hold, an early error, by the group of ``_refused`` that looks at them: the
-# ``suspect_*`` groups of the script's one structure query, and groups the rest of the analysis reads too.
-_CHECKS = (
-    ("operator", "binary"),
-    ("operator", "assign"),
-    ("method", "scope_function"),
-    ("body", "if"),
-    ("body", "while"),
-    ("body", "for"),
-    ("body", "loop"),
-    ("body", "suspect_body"),
-    ("delete", "suspect_delete"),
-    ("return", "suspect_return"),
-    ("jump", "suspect_jump"),
-    ("await", "suspect_await"),
-    ("new", "suspect_new"),
-    ("declarator", "suspect_declarator"),
-    ("regex", "suspect_regex"),
-    ("number", "suspect_number"),
-)
-# the node types each shared group is read for (a group may hold other nodes as well)
-_CHECKED_TYPES = {
-    "binary": frozenset({"binary_expression"}),
-    "assign": frozenset({"augmented_assignment_expression"}),
-    "scope_function": frozenset({"method_definition"}),
-}
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _DECLARATIONS = frozenset(
     {"function_declaration", "generator_function_declaration", "class_declaration", "lexical_declaration"}
@@ -89,22 +73,41 @@ def module_problem(script: ExecScript) -> SyntaxProblem | None:
 
 
 def might_be_refused(script: ExecScript) -> bool:
-    """Whether the script holds any construct that tree-sitter accepts and a module may not."""
-    if _strict_directive_refused(script) or _text_hit(script):
-        return True
+    """Whether the script holds any construct that tree-sitter accepts and a module may not.
+
+    Gated (stop 44), each gate exact for what it skips: a construct of ``suspect_always`` answers first; one RE2
+    set pass over the text (:func:`~analysis.script.module_text.text_suspects`) says which text readers can find
+    anything, and those it does not report are not asked (each pattern is a superset of what its reader needs);
+    the groups are read only where the structure query found a node (an empty group has nothing for _refused);
+    the labelled-function look needs a function node as well as its text (a ``class`` there is a
+    ``suspect_always`` node)."""
     structure = script.structure
     if structure["suspect_always"]:
         return True
-    in_functions = bool(structure["scope_function"])
-    for check, group in _CHECKS:
-        if check == "await" and not in_functions:
-            continue  # outside every function ``await`` is the operator (see _await_refused)
-        types = _CHECKED_TYPES.get(group)
+    suspects = text_suspects(script.data) or ()
+    if TEXT_TRIGGER in suspects and placed_text_hit(script):
+        return True
+    if STRICT in suspects and _strict_directive_refused(script):
+        return True
+    # only the groups holding a node (most are empty): picked in C, by the lists' truth
+    for group, refused in compress(_GROUP_CHECKS, map(structure.__getitem__, _GROUP_NAMES)):
         for captures in structure[group]:
-            node = captures[group][0]
-            if (types is None or node.type in types) and _refused(script, check, node):
+            if refused(script, captures[group][0]):
                 return True
-    return _misnames(script) or _assigns_badly(script) or _redeclares(script) or _labelled_in_braces(script)
+    in_functions = bool(structure["scope_function"])
+    if in_functions:  # outside every function ``await`` is the operator (see _await_refused)
+        for captures in structure["suspect_await"]:
+            if _await_refused(script, captures["suspect_await"][0]):
+                return True
+    return (
+        _misnames(script, CALLED in suspects)
+        or bool(structure["assign"])
+        and _assigns_badly(script)
+        or _redeclares(script)
+        or in_functions
+        and LABELLED in suspects
+        and _labelled_in_braces(script)
+    )
 
 
 def _short_circuit(node: Node | None) -> bool:
@@ -120,68 +123,125 @@ def _mixes_short_circuits(node: Node) -> bool:
     )
 
 
-def _refused(script: ExecScript, group: str, node: Node) -> bool:
+# What may be, or hold, an early error, by the group of the script's one structure query that finds it (the
+# ``suspect_*`` groups, and groups the rest of the analysis reads too, which may hold other node types as well):
+# one function a group, each false for a node that cannot be refused.  (Stop 44: a function a group, found by the
+# loop in might_be_refused for the non-empty groups only, not one function comparing the check's name 9 times.)
+
+
+def _operator_refused(script: ExecScript, node: Node) -> bool:
+    if node.type != "binary_expression" and node.type != "augmented_assignment_expression":
+        return False
+    operator = node.child_by_field_name("operator")
+    if operator is not None and operator.type == "??":
+        return _mixes_short_circuits(node)
+    if operator is None or operator.type != "**":
+        return False  # ``**=`` is refused only for a target _assigns_badly finds
+    left = node.child_by_field_name("left")  # ``-a ** b``, ``await a ** b``: a unary operand unparenthesised
+    return left is not None and left.type in ("unary_expression", "await_expression")
+
+
+def _method_refused(script: ExecScript, node: Node) -> bool:
+    if node.type != "method_definition":
+        return False
+    parent = node.parent  # getters and setters of object literals
+    return parent is not None and parent.type == "object"
+
+
+def _body_refused(script: ExecScript, node: Node) -> bool:
+    """A declaration as the whole body of an if, else or loop; a ``for (… in/of …)`` whose left side cannot be
+    assigned."""
+    kind = node.type
+    body = (
+        node.named_children[0]
+        if kind == "else_clause" and node.named_children
+        else node.child_by_field_name("consequence" if kind == "if_statement" else "body")
+    )
+    return (
+        body is not None
+        and body.type in _DECLARATIONS
+        or kind == "for_in_statement"
+        and node.child_by_field_name("kind") is None
+        and _unwrapped(node.child_by_field_name("left")) not in _TARGETS | {"object_pattern", "array_pattern"}
+    )
+
+
+def _delete_refused(script: ExecScript, node: Node) -> bool:
+    return _unwrapped(node.child_by_field_name("argument")) == "identifier"
+
+
+def _return_refused(script: ExecScript, node: Node) -> bool:
+    return _function_of(script, node) in (None, "class_static_block")
+
+
+def _jump_checked(script: ExecScript, node: Node) -> bool:
+    return _jump_refused(node)
+
+
+def _new_refused(script: ExecScript, node: Node) -> bool:
+    constructor = node.child_by_field_name("constructor")
+    return constructor is not None and "?." in script.text(constructor)
+
+
+# what ``[\w$\\]`` matches in a bytes pattern (``\w`` is ASCII there): a number's next byte read as a set member,
+# not a regular expression's match at a position (stop 44; the same bytes)
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$\\")
+
+
+def _number_refused(script: ExecScript, node: Node) -> bool:
+    """010, 08, 1__0, 1_, 0x_1, 3in x."""
+    data = script.data
+    end = node.end_byte
+    digits = data[node.start_byte : end]
+    return (
+        digits[:1] == b"0"
+        and digits[1:2].isdigit()
+        or b"_" in digits
+        and _bad_separator(digits)
+        or end < len(data)
+        and data[end] in _NAME_BYTES
+    )
+
+
+def _declarator_refused(script: ExecScript, node: Node) -> bool:
+    """One without a value: a const, or a pattern."""
+    declaration = node.parent
+    name = node.child_by_field_name("name")
+    return (
+        name is not None
+        and name.type != "identifier"
+        or declaration is not None
+        and declaration.type == "lexical_declaration"
+        and declaration.children[0].type == "const"
+    )
+
+
+def _regex_refused(script: ExecScript, node: Node) -> bool:
+    pattern, flags = node.child_by_field_name("pattern"), node.child_by_field_name("flags")
     text = script.text
-    if group == "operator":
-        operator = node.child_by_field_name("operator")
-        if operator is not None and operator.type == "??":
-            return _mixes_short_circuits(node)
-        if operator is None or operator.type != "**":
-            return False  # ``**=`` is refused only for a target _assigns_badly finds
-        left = node.child_by_field_name("left")  # ``-a ** b``, ``await a ** b``: a unary operand unparenthesised
-        return left is not None and left.type in ("unary_expression", "await_expression")
-    if group == "method":  # getters and setters of object literals
-        parent = node.parent
-        return parent is not None and parent.type == "object"
-    if group == "body":  # a declaration as the whole body of an if, else or loop
-        kind = node.type
-        body = (
-            node.named_children[0]
-            if kind == "else_clause" and node.named_children
-            else node.child_by_field_name("consequence" if kind == "if_statement" else "body")
-        )
-        return (
-            body is not None
-            and body.type in _DECLARATIONS
-            or kind == "for_in_statement"
-            and node.child_by_field_name("kind") is None
-            and _unwrapped(node.child_by_field_name("left")) not in _TARGETS | {"object_pattern", "array_pattern"}
-        )
-    if group == "delete":
-        return _unwrapped(node.child_by_field_name("argument")) == "identifier"
-    if group == "return":
-        return _function_of(script, node) in (None, "class_static_block")
-    if group == "jump":
-        return _jump_refused(node)
-    if group == "await":
-        return _await_refused(script, node)
-    if group == "new":
-        constructor = node.child_by_field_name("constructor")
-        return constructor is not None and "?." in text(constructor)
-    if group == "number":  # 010, 08, 1__0, 1_, 0x_1, 3in x
-        data = script.data
-        digits = data[node.start_byte : node.end_byte]
-        return (
-            digits[:1] == b"0"
-            and digits[1:2].isdigit()
-            or b"_" in digits
-            and _bad_separator(digits)
-            or bool(_NAME_BYTE.match(data, node.end_byte))
-        )
-    if group == "declarator":  # one without a value: a const, or a pattern
-        declaration = node.parent
-        name = node.child_by_field_name("name")
-        return (
-            name is not None
-            and name.type != "identifier"
-            or declaration is not None
-            and declaration.type == "lexical_declaration"
-            and declaration.children[0].type == "const"
-        )
-    if group == "regex":
-        pattern, flags = node.child_by_field_name("pattern"), node.child_by_field_name("flags")
-        return not _valid_regexp(text(pattern) if pattern is not None else "", text(flags) if flags is not None else "")
-    return False
+    return not _valid_regexp(text(pattern) if pattern is not None else "", text(flags) if flags is not None else "")
+
+
+# (group, its check) in the order the checks were asked before stop 44; the ``suspect_await`` group is read apart,
+# only in a script with functions (outside every function ``await`` is the operator: see _await_refused)
+_GROUP_CHECKS = (
+    ("binary", _operator_refused),
+    ("assign", _operator_refused),
+    ("scope_function", _method_refused),
+    ("if", _body_refused),
+    ("while", _body_refused),
+    ("for", _body_refused),
+    ("loop", _body_refused),
+    ("suspect_body", _body_refused),
+    ("suspect_delete", _delete_refused),
+    ("suspect_return", _return_refused),
+    ("suspect_jump", _jump_checked),
+    ("suspect_new", _new_refused),
+    ("suspect_declarator", _declarator_refused),
+    ("suspect_regex", _regex_refused),
+    ("suspect_number", _number_refused),
+)
+_GROUP_NAMES = tuple(group for group, _ in _GROUP_CHECKS)
 
 
 _DECIMAL_SEPARATOR = re.compile(rb"(?<![0-9])_|_(?![0-9])")

@@ -7,7 +7,7 @@ before ``=>`` or after ``async``; found in the text, then placed in the tree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from tree_sitter import Node
@@ -74,6 +74,58 @@ def _any_text_hit_pattern() -> _BytesSearch | None:
 
 
 _ANY_TEXT_HIT = _any_text_hit_pattern()
+
+# What the strict pre-check (module_syntax.might_be_refused) asks of a script's text, answered by one pass of one
+# RE2 set (stop 44): which of these four may be in the text.  Each pattern is a superset of the texts its reader
+# needs before it can say "maybe", so a pattern the set does not report lets that reader be skipped:
+# TEXT_TRIGGER is _ANY_TEXT_HIT's pattern (_text_hit searches with nothing else first); CALLED the text
+# module_names._misnames reads calls for (``await`` or ``let`` then blanks and ``(``, ``/``, a backquote or ``?``
+# as in _CALLED_AWAIT and _CALLED_LET, whose ``let`` is also a word of TEXT_TRIGGER; a tagged chain's ``?.`` and
+# backquote, in either order); LABELLED what module_syntax._LABELLED needs (``:``, blanks, maybe ``async``,
+# ``function`` or ``class``; without its ``\b``, so more); STRICT the directive _strict_directive_refused looks for.
+# One set's pass costs what one search through google-re2's wrapper cost (stop 43: about 10,500 instructions a
+# script against 15,500), and answers the four at once.
+TEXT_TRIGGER, CALLED, LABELLED, STRICT = range(4)
+_EVERY_SUSPECT = (TEXT_TRIGGER, CALLED, LABELLED, STRICT)
+_SPACE = rb"[ \t\n\r\f\v]"
+
+
+def _suspects_set() -> Callable[[bytes], Sequence[int] | None] | None:
+    r"""The bound ``Match`` of the RE2 set of the four patterns (Latin-1, as _ANY_TEXT_HIT's): the C method
+    itself where google-re2's wrapper keeps it (``_set``, which answers ``[]`` for none; a Python frame less a
+    script), else the wrapper's (``None`` for none)."""
+    if re2 is None:
+        return None
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    found = re2.Set.SearchSet(options)
+    words = b"|".join(re.escape(word) for word in _ALL_WORDS)
+    patterns = (
+        rb"\\(?:[1-9xu]|0[0-9])|"
+        + words
+        + rb"|[\n\r\xa8\xa9][ \t\f\v]*=>|\*/[ \t\n\r\f\v]*=>|async[ \t\f\v]*[\n\r\xe2/]",
+        rb"(?:await|let)[ \t\n\r\v\f\x80-\xff]*[(/`?]|\?\.[\x00-\xff]*`|`[\x00-\xff]*\?\.",
+        rb":" + _SPACE + rb"*(?:async" + _SPACE + rb"+)?(?:function|class)",
+        rb"use strict",
+    )
+    for index, pattern in enumerate(patterns):
+        if found.Add(pattern) != index:  # pragma: no cover - the set numbers its patterns in order
+            return None
+    found.Compile()
+    inner = getattr(found, "_set", None)
+    match: Callable[[bytes], Sequence[int] | None] = getattr(inner, "Match", None) or found.Match
+    return match
+
+
+def _every_suspect(data: bytes) -> Sequence[int]:
+    return _EVERY_SUSPECT  # without RE2: every reader is asked, as before stop 44
+
+
+# which of TEXT_TRIGGER, CALLED, LABELLED and STRICT may be in a script's bytes (a list, or None for none: the set's
+# own C method where google-re2 has it, called directly, as a Python frame around it costs a tenth of its pass)
+text_suspects: Callable[[bytes], Sequence[int] | None] = _suspects_set() or _every_suspect
+
+
 _NOT_CODE = frozenset(
     {
         "string_fragment",
@@ -169,9 +221,14 @@ _TEXT_HITS = 256  # hits placed in the tree before the script is simply asked ab
 
 
 def _text_hit(script: ExecScript) -> bool:
-    data, root = script.data, script.root
-    if _ANY_TEXT_HIT is not None and _ANY_TEXT_HIT.search(data) is None:
+    if _ANY_TEXT_HIT is not None and _ANY_TEXT_HIT.search(script.data) is None:
         return False
+    return placed_text_hit(script)
+
+
+def placed_text_hit(script: ExecScript) -> bool:
+    """_text_hit without its first search: for a script whose text :func:`text_suspects` says holds a trigger."""
+    data, root = script.data, script.root
     hits = _text_hits(data)
     if len(hits) > _TEXT_HITS:
         return True
