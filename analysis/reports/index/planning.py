@@ -126,12 +126,9 @@ def _decoded_lines(path: str, data: bytes, base: int, offsets: list[int]) -> lis
     not UTF-8 (U+FFFD in the text) and carriage returns (other breaks) are read as before, whole."""
     if data.find(b"\r", base) >= 0:
         return split_lines(decode(path, data[base:]).text)
-    # str() of a memoryview's slice decodes the file's own bytes in place: a slice of the bytes (``data[a:b]``)
-    # copied each line first (a copy of the whole file, line by line, made and freed)
-    view = memoryview(data)
     try:
-        lines = [str(view[start : end - 1], "utf-8") for start, end in zip(offsets, offsets[1:])]
-        lines.append(str(view[offsets[-1] :], "utf-8"))
+        lines = [data[start : end - 1].decode() for start, end in zip(offsets, offsets[1:])]
+        lines.append(data[offsets[-1] :].decode())
     except UnicodeDecodeError:
         return split_lines(decode(path, data[base:]).text)
     if lines[0].startswith(BOM):  # decode drops a byte-order mark at the start of the text
