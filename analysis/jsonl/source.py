@@ -347,12 +347,18 @@ def _read_bytes(path: str) -> tuple[bytes, bool]:
         return handle.read(), False  # no larger than the line limit (load reads a larger file by lines)
 
 
-def read_at_most(handle: BinaryIO, limit: int) -> bytes:
-    """Up to ``limit`` bytes of ``handle``, read a piece at a time (``read(limit)`` would reserve them all)."""
+def read_at_most(handle: BinaryIO, limit: int, expected: int = 0) -> bytes:
+    """Up to ``limit`` bytes of ``handle``, read a piece at a time (``read(limit)`` would reserve them all).
+
+    ``expected``: how many bytes the handle should hold (a regular file's size), read as the first piece, one
+    byte more to see the end: a file that is as big as it was is then read in one piece, which is the result
+    itself, where pieces of 1 MiB were joined into a copy of the whole file."""
     pieces: list[bytes] = []
     total = 0
+    first = min(expected + 1, limit) if expected > 1 << 20 else 0
     while total < limit:
-        piece = handle.read(min(1 << 20, limit - total))
+        piece = handle.read(first or min(1 << 20, limit - total))
+        first = 0
         if not piece:
             break
         pieces.append(piece)

@@ -75,33 +75,42 @@ def test_calls_inserted_many_a_statement_are_the_rows_and_matches_of_one_a_state
 
 
 class _Recorded:
-    """A connection that keeps how many rows each statement it is given inserts (and what it would allow)."""
+    """A connection that keeps the statements it is given and how many rows each writes (``executemany``: one
+    statement compiled once for all its rows)."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
-        self.db, self.inserts = db, []
+        self.db, self.statements = db, []
 
-    def execute(self, statement: str, values: list) -> sqlite3.Cursor:
-        self.inserts.append(statement.count("), (") + 1)
+    def execute(self, statement: str, values: tuple = ()) -> sqlite3.Cursor:
+        self.statements.append((statement.split("(")[0].split(" SELECT")[0], 1))
         return self.db.execute(statement, values)
 
-    def getlimit(self, which: int) -> int:
-        return self.db.getlimit(which)
+    def executemany(self, statement: str, rows: list) -> sqlite3.Cursor:
+        self.statements.append((statement.split("(")[0], len(rows)))
+        return self.db.executemany(statement, rows)
 
 
-def test_calls_are_inserted_in_few_statements_of_256_128_and_so_on_rows(tmp_path: Path):
-    """300 rows: statements of 256, 32, 8 and 4 rows (the count's binary digits), not 300 of one row."""
+def test_calls_are_moved_into_calls_by_one_statement(tmp_path: Path):
+    """300 rows: gathered by one executemany in the connection's temporary table, moved into calls by one
+    INSERT … SELECT (one full-text segment), the temporary table emptied; not 300 statements of one row."""
     db = _Recorded(_database(tmp_path / "index.sqlite3"))
     insert_calls(db, _rows(300))  # type: ignore[arg-type]
-    assert db.inserts == [256, 32, 8, 4]
+    assert db.statements == [
+        ("CREATE TEMP TABLE IF NOT EXISTS pending_calls", 1),
+        ("INSERT INTO temp.pending_calls", 300),
+        ("INSERT INTO main.calls", 1),
+        ("DELETE FROM temp.pending_calls", 1),
+    ]
     assert db.db.execute("SELECT count(*) FROM calls").fetchone() == (300,)
+    assert db.db.execute("SELECT count(*) FROM temp.pending_calls").fetchone() == (0,)
 
 
 def test_calls_fit_a_connection_that_allows_few_parameters(tmp_path: Path):
-    """An SQLite that allows fewer bound parameters (999 before 3.32): as many rows a statement as fit."""
+    """An SQLite that allows fewer bound parameters (999 before 3.32): every statement binds one row's at most."""
     db = _Recorded(_database(tmp_path / "index.sqlite3"))
-    db.db.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 3 * len(_CALL_COLUMNS) + 1)  # three rows fit, not four
+    db.db.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, len(_CALL_COLUMNS))  # one row's parameters, no more
     insert_calls(db, _rows(7))  # type: ignore[arg-type]
-    assert db.inserts == [2, 2, 2, 1]
+    assert [rows for _, rows in db.statements] == [1, 7, 1, 1]
     assert [r[2] for r in db.db.execute("SELECT * FROM calls ORDER BY id")] == list(range(7))
 
 

@@ -11,11 +11,12 @@ from typing import Any
 from ...jsonl.lines import BOM, split_lines
 from ...jsonl.source import decode
 from ...script.calls import PATCH
-from ...session.changes import applied, cwd_at, session_place
+from ...session.changes import applied, session_place
 from ...session.record_analysis import analyze_line
+from ...session.records import SessionMeta, TurnContext
 from ...session.rollout import RolloutAnalysis, link_records
 from .repositories import repository_of
-from .rows import _TITLE_LIMIT, _call_row, _change_rows, _clean, _Work
+from .rows import _TITLE_LIMIT, CALL_TEXTS, _call_row, _call_texts, _change_rows, _clean, _clean_many, _Work
 from .session_rows import plan_session
 
 _BREAKS = re.compile(rb"\r\n|\r|\n")  # the line breaks of analysis.jsonl.lines.split_lines, on bytes
@@ -69,17 +70,22 @@ def _plan(
     if not append:
         place = session_place(analysis)
         work.repo_root, work.repo_url = repository_of(place)
-    cwds = cwd_at(analysis, work.cwd)
     before = work.turn_number or 0  # the turns of the lines indexed before an append
     turns = [(base_line + t.line, t.title, before + n) for n, t in enumerate(analysis.turns, 1)]
     turn_starts = [t[0] for t in turns]
+    calls = []
     for located in analysis.calls:
         line = base_line + located.line
         at = bisect_right(turn_starts, line) - 1
         turn = turns[at] if at >= 0 else (work.turn_line, work.turn_title, work.turn_number)
-        call_row = _call_row(
-            analysis, located, line, offsets[located.line], base_line, offsets, work.session_id, work.session_time, turn
-        )
+        calls.append((located, line, turn, _call_texts(analysis, located, work.session_id, work.session_time, turn)))
+    cleaned = _clean_many([text for *_, texts in calls for text in texts])  # one secret prefilter pass a file
+    last = min(len(analysis.records), stable_lines - base_line) - 1  # the last stable line of these
+    patches = [located.line for located in analysis.calls if located.call.kind == PATCH]
+    cwds = _cwds_at(analysis, work.cwd, patches + ([last] if last >= 0 else []))
+    for n, (located, line, turn, _) in enumerate(calls):
+        row_texts = cleaned[n * CALL_TEXTS : (n + 1) * CALL_TEXTS]
+        call_row = _call_row(analysis, located, line, offsets[located.line], base_line, offsets, row_texts, turn)
         work.calls.append(call_row)
         if located.call.kind == PATCH:
             turn_line, turn_title, _, timestamp = call_row[-4:]
@@ -89,8 +95,7 @@ def _plan(
     if append:
         _pair_late_outputs(path, data, analysis, base_line, offsets, pending, work)
     plan_session(analysis, work, base_line, stable_lines, row)
-    within = [c for n, c in enumerate(cwds) if base_line + n < stable_lines]
-    work.cwd = within[-1] if within else work.cwd
+    work.cwd = cwds[last] if last >= 0 else work.cwd
     earlier = [t for t in turns if t[0] < stable_lines]
     if earlier:
         work.turn_line, work.turn_title, work.turn_number = (
@@ -99,6 +104,33 @@ def _plan(
             earlier[-1][2],
         )
     return work
+
+
+def _cwds_at(analysis: RolloutAnalysis, cwd: str | None, wanted: list[int]) -> dict[int, str | None]:
+    """``cwd_at(analysis, cwd)[n]`` (``analysis.session.changes``: ``cwd``, then each ``session_meta`` or
+    ``turn_context`` cwd from its line on) for each line ``n`` of ``wanted``, the only lines the index reads it
+    at (its patch calls' and its last stable line): each is found by looking back from the line to the last
+    record that sets one, the lines of ``wanted`` taken from the last, so that no line is looked at twice.
+    ``cwd_at`` built the list of every line's (17,715 on wild) to read a few hundred of it."""
+    records = analysis.records
+    found: dict[int, str | None] = {}
+    at = len(records)  # the lines from ``at`` on have been looked at
+    known: str | None = None  # the cwd in effect at line ``at`` (when ``at`` is a line looked at)
+    for line in sorted(set(wanted), reverse=True):
+        if line >= at:  # at or after the record last found, before the line it was found from
+            found[line] = known
+            continue
+        known = cwd
+        for n in range(line, -1, -1):
+            read = records[n].record
+            item = read.item if read is not None else None
+            if isinstance(item, (SessionMeta, TurnContext)) and item.cwd:
+                known, at = item.cwd, n
+                break
+        else:
+            at = 0
+        found[line] = known
+    return found
 
 
 def _analyse(text: str) -> RolloutAnalysis:
@@ -126,9 +158,12 @@ def _decoded_lines(path: str, data: bytes, base: int, offsets: list[int]) -> lis
     not UTF-8 (U+FFFD in the text) and carriage returns (other breaks) are read as before, whole."""
     if data.find(b"\r", base) >= 0:
         return split_lines(decode(path, data[base:]).text)
+    # str() of a memoryview's slice decodes the file's own bytes in place: a slice of the bytes (``data[a:b]``)
+    # copied each line first (a copy of the whole file, line by line, made and freed)
+    view = memoryview(data)
     try:
-        lines = [data[start : end - 1].decode() for start, end in zip(offsets, offsets[1:])]
-        lines.append(data[offsets[-1] :].decode())
+        lines = [str(view[start : end - 1], "utf-8") for start, end in zip(offsets, offsets[1:])]
+        lines.append(str(view[offsets[-1] :], "utf-8"))
     except UnicodeDecodeError:
         return split_lines(decode(path, data[base:]).text)
     if lines[0].startswith(BOM):  # decode drops a byte-order mark at the start of the text

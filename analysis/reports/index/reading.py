@@ -138,7 +138,7 @@ def _read(path: str, row: dict[str, Any] | None) -> tuple[int, int, bytes | None
             if len(data) > limit:  # it changed since it was measured
                 raise _Skip(stat.st_size, stat.st_mtime_ns, *_over_limit(limit), remembered=False)
             return stat.st_size, stat.st_mtime_ns, data
-        data = read_at_most(handle, MAX_BYTES + 1)  # read(MAX_BYTES + 1) would reserve 2 GiB at once
+        data = read_at_most(handle, MAX_BYTES + 1, stat.st_size)  # read(MAX_BYTES + 1) would reserve 2 GiB
         if len(data) > MAX_BYTES:
             raise ValueError("file over 2 GiB")
         # what was read is what is indexed: a file that grows meanwhile is seen as changed next time

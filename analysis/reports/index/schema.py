@@ -2,7 +2,6 @@
 
 import sqlite3
 from collections.abc import Sequence
-from functools import cache
 
 SCHEMA_VERSION = 6  # 3: the changes table (files changed by patches) and the files' cwd and repository;
 # 4: turn_number, the turn's ordinal (turns read "turn 2 (line 125)" everywhere); 5: files.skipped;
@@ -188,42 +187,36 @@ _CALL_COLUMNS = (
     "turn_number",
     "timestamp",
 )
-# rows of calls one INSERT statement writes at most (a power of two): see insert_calls
-_ROWS_PER_INSERT = 256
-# the bound parameters a statement may have when the connection cannot say (Python 3.10 has no getlimit):
-# SQLite's default since 3.32, 999 before
-_DEFAULT_VARIABLES = 32766 if sqlite3.sqlite_version_info >= (3, 32, 0) else 999
+# the connection's own table the calls of a file are gathered in before one INSERT … SELECT (see insert_calls):
+# a TEMP table lives in the connection's temporary database, never in the index file, and its columns have no
+# declared type, so values are kept as given and converted only by calls' own columns, as a direct INSERT does
+PENDING_CALLS = "temp.pending_calls"
+_CREATE_PENDING = f"CREATE TEMP TABLE IF NOT EXISTS pending_calls({', '.join(_CALL_COLUMNS)})"
+_GATHER_CALL = f"INSERT INTO {PENDING_CALLS}({', '.join(_CALL_COLUMNS)}) VALUES ({', '.join('?' * len(_CALL_COLUMNS))})"
+_MOVE_CALLS = (
+    f"INSERT INTO main.calls({', '.join(_CALL_COLUMNS)}) SELECT {', '.join(_CALL_COLUMNS)} FROM {PENDING_CALLS} "
+    "ORDER BY rowid"
+)
 
 
 def insert_calls(db: sqlite3.Connection, rows: Sequence[tuple]) -> None:
-    """Inserts ``rows`` (values of :data:`_CALL_COLUMNS`) into ``calls``, in order, many rows a statement.
+    """Inserts ``rows`` (values of :data:`_CALL_COLUMNS`) into ``calls``, in order, by one INSERT statement.
 
     Each statement that inserts into ``calls`` fires the ``calls_ai`` trigger, and a statement with a trigger
     makes SQLite open a savepoint on the full-text table, which makes FTS5 write out the terms it holds as a
     new segment, to be merged later: ``executemany`` (one statement a row) wrote a segment per call, which
-    cost the index about half its writing time.  A statement of many rows writes one segment for them all.
-    Statements of 256, 128, …, 1 rows (the count's binary digits) keep the distinct statements few, each
-    compiled once (the connection's statement cache); the rows, their ids and what is indexed are the same."""
-    width = len(_CALL_COLUMNS)
-    getlimit = getattr(db, "getlimit", None)  # Python 3.11, with the constant
-    which = getattr(sqlite3, "SQLITE_LIMIT_VARIABLE_NUMBER", None)
-    variables = getlimit(which) if getlimit is not None and which is not None else _DEFAULT_VARIABLES
-    most = min(_ROWS_PER_INSERT, max(1, variables // width))
-    size = 1 << (most.bit_length() - 1)  # the largest power of two not over ``most``
-    at = 0
-    while at < len(rows):
-        while len(rows) - at < size:
-            size >>= 1
-        part = rows[at : at + size]
-        db.execute(_insert_rows(size), [value for row in part for value in row])
-        at += size
-
-
-@cache
-def _insert_rows(count: int) -> str:
-    """The statement that inserts ``count`` rows of calls."""
-    row = f"({', '.join('?' * len(_CALL_COLUMNS))})"
-    return f"INSERT INTO calls({', '.join(_CALL_COLUMNS)}) VALUES {', '.join([row] * count)}"
+    cost the index about half its writing time.  The rows are gathered by ``executemany`` in a TEMP table (no
+    trigger, no index: one statement compiled once) and moved by one ``INSERT … SELECT``, so that a file's
+    calls make one segment whatever their number, without a statement of its own for each count of rows (a
+    statement of n rows binds 27 n parameters and is compiled anew for each n).  The temporary table is the
+    connection's and is emptied in the same transaction (a rollback empties it too); the rows, their ids
+    (the SELECT's order is the rows') and what is indexed are the same."""
+    if not rows:
+        return
+    db.execute(_CREATE_PENDING)
+    db.executemany(_GATHER_CALL, rows)
+    db.execute(_MOVE_CALLS)
+    db.execute(f"DELETE FROM {PENDING_CALLS}")
 
 
 _FILE_COLUMNS = (
