@@ -25,6 +25,7 @@ from ..script.calls import PATCH
 from ..script.patch import BEGIN, END, PatchFile
 from .events import ToolEvent, same_path
 from .patch_applied import patch_applied
+from .record_analysis import LineAnalysis
 from .records import SessionMeta, TurnContext
 from .rollout import LocatedCall, RolloutAnalysis
 
@@ -239,11 +240,18 @@ def cwd_at(analysis: RolloutAnalysis, cwd: str | None = None) -> list[str | None
     then each ``session_meta`` or ``turn_context`` cwd from its line on."""
     out = []
     for record in analysis.records:
-        item = record.record.item if record.record is not None else None
-        if isinstance(item, (SessionMeta, TurnContext)) and item.cwd:
-            cwd = item.cwd
+        cwd = cwd_set_by(record) or cwd
         out.append(cwd)
     return out
+
+
+def cwd_set_by(record: LineAnalysis) -> str | None:
+    """The working directory a line sets from itself on (a ``session_meta`` or ``turn_context`` with a cwd), or
+    None: the one rule of :func:`cwd_at`, which the index also reads looking back from a few lines."""
+    item = record.record.item if record.record is not None else None
+    if isinstance(item, (SessionMeta, TurnContext)) and item.cwd:
+        return item.cwd
+    return None
 
 
 def file_changes(analysis: RolloutAnalysis, cwd: str | None = None) -> list[FileChange]:

@@ -11,9 +11,8 @@ from typing import Any
 from ...jsonl.lines import BOM, split_lines
 from ...jsonl.source import decode
 from ...script.calls import PATCH
-from ...session.changes import applied, session_place
+from ...session.changes import applied, cwd_set_by, session_place
 from ...session.record_analysis import analyze_line
-from ...session.records import SessionMeta, TurnContext
 from ...session.rollout import RolloutAnalysis, link_records
 from .repositories import repository_of
 from .rows import _TITLE_LIMIT, CALL_TEXTS, _call_row, _call_texts, _change_rows, _clean, _clean_many, _Work
@@ -122,10 +121,9 @@ def _cwds_at(analysis: RolloutAnalysis, cwd: str | None, wanted: list[int]) -> d
             continue
         known = cwd
         for n in range(line, -1, -1):
-            read = records[n].record
-            item = read.item if read is not None else None
-            if isinstance(item, (SessionMeta, TurnContext)) and item.cwd:
-                known, at = item.cwd, n
+            set_here = cwd_set_by(records[n])
+            if set_here is not None:
+                known, at = set_here, n
                 break
         else:
             at = 0
