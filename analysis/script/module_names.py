@@ -126,7 +126,10 @@ def _assigns_badly(script: ExecScript) -> bool:
             if "?." in script.text(target):
                 return True
         elif kind in ("object_pattern", "array_pattern"):  # ``[a?.b] = c``: a chain is no target (stop 44)
-            if node.type != "assignment_expression" or "?." in script.text(target):
+            if (
+                node.type != "assignment_expression"
+                or script.data.find(b"?.", target.start_byte, target.end_byte) != -1
+            ):
                 return True
         elif kind != "identifier":
             return True

@@ -179,7 +179,7 @@ def _bad_loop_target(script: ExecScript, left: Node | None) -> bool:
     optional chain (``for (a?.b of c)``, ``for ([a?.b] of c)``; a ``?.`` in a default or computed key is a false
     alarm, one esprima parse)."""
     return _unwrapped(left) not in _TARGETS | {"object_pattern", "array_pattern"} or (
-        left is not None and "?." in script.text(left)
+        left is not None and script.data.find(b"?.", left.start_byte, left.end_byte) != -1
     )
 
 
