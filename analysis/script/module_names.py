@@ -60,18 +60,31 @@ def _misnames(script: ExecScript, called: bool = True) -> bool:
     return False
 
 
-# ``await`` then blanks and ``?``: ``await?.x``, ``await ?.[x]``, ``await ? a : b`` (stop 44's miss 1); the name
-# ``await`` is never one in module code, and ``?`` never begins the operator's operand
-_QUESTIONED_AWAIT = re.compile(rb"await[ \t\n\r\v\f\x80-\xff]*\?")
+# ``await`` then blanks and ``?`` or a comment's ``/``: ``await?.x``, ``await /*c*/ ?.[x]``, ``await ? a : b``
+# (stop 44's miss 1), placed in the tree: the name ``await`` is never one in module code, and ``?`` never begins
+# the operator's operand
+_QUESTIONED_AWAIT = re.compile(rb"await[ \t\n\r\v\f\x80-\xff]*[?/]")
 
 
 def _await_questioned(script: ExecScript) -> bool:
-    """Whether a name ``await`` (not a property's, nor in a string or comment) stands before blanks and ``?``."""
+    """Whether a name ``await`` (not a property's, nor in a string or comment) is an optional chain's object or
+    callee, or a conditional's test."""
     root = script.root
     for m in _QUESTIONED_AWAIT.finditer(script.data):
         start = m.start()
         node = root.descendant_for_byte_range(start, start + 5)
-        if node is not None and node.type == "identifier" and node.start_byte == start and node.end_byte == start + 5:
+        if node is None or node.type != "identifier" or node.start_byte != start or node.end_byte != start + 5:
+            continue
+        parent = node.parent
+        if parent is None:
+            continue
+        if parent.type == "ternary_expression":
+            if parent.child_by_field_name("condition") == node:
+                return True
+        elif parent.child_by_field_name("optional_chain") is not None and node in (
+            parent.child_by_field_name("object"),
+            parent.child_by_field_name("function"),
+        ):
             return True
     return False
 
