@@ -44,17 +44,55 @@ def _misnames(script: ExecScript, called: bool = True) -> bool:
         return False
     data = script.data
     tags = b"?." in data and b"`" in data  # a tagged chain's callee holds ``?.``, its template a backquote
-    if not tags and _CALLED_AWAIT.search(data) is None and (b"let" not in data or _CALLED_LET.search(data) is None):
+    awaits = _CALLED_AWAIT.search(data)
+    if not tags and awaits is None and (b"let" not in data or _CALLED_LET.search(data) is None):
         return False
+    if awaits is not None and b"?" in data and _await_questioned(script):
+        return True
     for captures in script.structure["call"]:  # one pass over the calls for both readings
         callee = captures["callee"][0]
         if callee.type == "identifier":
             name = script.text(callee)
-            if name == "let" or name == "await" and _await_refused(script, captures["call"][0]):
+            if name == "let" or name == "await" and _await_misused(script, captures["call"][0]):
                 return True
         elif tags and _tags_a_chain(script, captures["call"][0], callee):
             return True
     return False
+
+
+# ``await`` then blanks and ``?`` or a comment's ``/``: ``await?.x``, ``await /*c*/ ?.[x]``, ``await ? a : b``
+# (stop 44's miss 1), placed in the tree: the name ``await`` is never one in module code, and ``?`` never begins
+# the operator's operand
+_QUESTIONED_AWAIT = re.compile(rb"await[ \t\n\r\v\f\x80-\xff]*[?/]")
+
+
+def _await_questioned(script: ExecScript) -> bool:
+    """Whether a name ``await`` (not a property's, nor in a string or comment) is an optional chain's object or
+    callee, or a conditional's test."""
+    root = script.root
+    for m in _QUESTIONED_AWAIT.finditer(script.data):
+        start = m.start()
+        node = root.descendant_for_byte_range(start, start + 5)
+        if node is None or node.type != "identifier" or node.start_byte != start or node.end_byte != start + 5:
+            continue
+        parent = node.parent
+        if parent is None:
+            continue
+        if parent.type == "ternary_expression":
+            if parent.child_by_field_name("condition") == node:
+                return True
+        elif parent.child_by_field_name("optional_chain") is not None and node in (
+            parent.child_by_field_name("object"),
+            parent.child_by_field_name("function"),
+        ):
+            return True
+    return False
+
+
+def _await_misused(script: ExecScript, call: Node) -> bool:
+    """A call of ``await`` refused in module code: where ``await`` is no operator (:func:`_await_refused`), or
+    an optional call (``await?.(1)``, ``await /*c*/ ?.(1)``), never the operator's form."""
+    return call.child_by_field_name("optional_chain") is not None or _await_refused(script, call)
 
 
 def _await_refused(script: ExecScript, node: Node) -> bool:
@@ -100,8 +138,11 @@ def _assigns_badly(script: ExecScript) -> bool:
         if kind in ("member_expression", "subscript_expression"):
             if "?." in script.text(target):
                 return True
-        elif kind in ("object_pattern", "array_pattern"):
-            if node.type != "assignment_expression":
+        elif kind in ("object_pattern", "array_pattern"):  # ``[a?.b] = c``: a chain is no target (stop 44)
+            if (
+                node.type != "assignment_expression"
+                or script.data.find(b"?.", target.start_byte, target.end_byte) != -1
+            ):
                 return True
         elif kind != "identifier":
             return True

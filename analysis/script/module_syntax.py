@@ -138,7 +138,15 @@ def _operator_refused(script: ExecScript, node: Node) -> bool:
     if operator is None or operator.type != "**":
         return False  # ``**=`` is refused only for a target _assigns_badly finds
     left = node.child_by_field_name("left")  # ``-a ** b``, ``await a ** b``: a unary operand unparenthesised
-    return left is not None and left.type in ("unary_expression", "await_expression")
+    return left is not None and (left.type in ("unary_expression", "await_expression") or _awaits(script, left))
+
+
+def _awaits(script: ExecScript, node: Node) -> bool:
+    """Whether ``node`` begins with the token ``await``: tree-sitter reads ``await (x)\n(-a) ** b`` as calls of
+    ``await``, V8 as ``await`` of ``(x)(-a)`` (never a name in module code), an unparenthesised unary operand of
+    ``**`` (miss 4 of stop 44)."""
+    data, start = script.data, node.start_byte
+    return data[start : start + 5] == b"await" and (start + 5 >= len(data) or data[start + 5] not in _NAME_BYTES)
 
 
 def _method_refused(script: ExecScript, node: Node) -> bool:
@@ -162,7 +170,16 @@ def _body_refused(script: ExecScript, node: Node) -> bool:
         and body.type in _DECLARATIONS
         or kind == "for_in_statement"
         and node.child_by_field_name("kind") is None
-        and _unwrapped(node.child_by_field_name("left")) not in _TARGETS | {"object_pattern", "array_pattern"}
+        and _bad_loop_target(script, node.child_by_field_name("left"))
+    )
+
+
+def _bad_loop_target(script: ExecScript, left: Node | None) -> bool:
+    """A ``for (… in/of …)`` left side that cannot be assigned: not a name, member or pattern, or one holding an
+    optional chain (``for (a?.b of c)``, ``for ([a?.b] of c)``; a ``?.`` in a default or computed key is a false
+    alarm, one esprima parse)."""
+    return _unwrapped(left) not in _TARGETS | {"object_pattern", "array_pattern"} or (
+        left is not None and script.data.find(b"?.", left.start_byte, left.end_byte) != -1
     )
 
 
@@ -304,29 +321,34 @@ def _jump_refused(node: Node) -> bool:
 # a labelled function or class inside braces tree-sitter reads as an object literal: ``{ L: function f() {} }``
 # as a statement, ``() => { L: function f() {} }`` as an arrow's body (a labelled function declaration is an
 # early error in strict code; a braced expression statement or an unparenthesised object body is never what V8
-# reads there)
-_LABELLED = re.compile(rb":\s*(?:async\s+)?(?:function|class)\b")
+# reads there).  Found from the keywords' tokens in the tree (a pair's value), not by a pattern over the text
+# between ``:`` and the keyword, which may hold comments (stop 44's miss 3): linear, one ``find`` an occurrence.
+_LABELLED_KEYWORDS = ((b"function", ("function_expression", "generator_function")), (b"class", ("class",)))
 
 
 def _labelled_in_braces(script: ExecScript) -> bool:
     """A function or class as a label's body inside a block tree-sitter misread as an object literal."""
     data = script.data
-    if b":" not in data or b"function" not in data and b"class" not in data:  # what _LABELLED needs (stop 40)
+    if b":" not in data:
         return False
-    for m in _LABELLED.finditer(data):
-        value = script.root.descendant_for_byte_range(m.end() - 1, m.end())
-        for _ in range(3):  # the keyword, its function or class, the pair
-            if value is None or value.type == "pair":
-                break
-            value = value.parent
-        obj = value.parent if value is not None and value.type == "pair" else None
-        holder = obj.parent if obj is not None and obj.type == "object" else None
-        if holder is None:
-            continue
-        if holder.type == "expression_statement" and holder.named_children and holder.named_children[0] == obj:
-            return True
-        if holder.type == "arrow_function" and holder.child_by_field_name("body") == obj:
-            return True
+    root = script.root
+    for keyword, kinds in _LABELLED_KEYWORDS:
+        at = data.find(keyword)
+        while at != -1:
+            token = root.descendant_for_byte_range(at, at + len(keyword))
+            at = data.find(keyword, at + len(keyword))
+            value = token.parent if token is not None and token.type == keyword.decode() else None
+            pair = value.parent if value is not None and value.type in kinds else None
+            if pair is None or pair.type != "pair" or pair.child_by_field_name("value") != value:
+                continue
+            obj = pair.parent
+            holder = obj.parent if obj is not None and obj.type == "object" else None
+            if holder is None:
+                continue
+            if holder.type == "expression_statement" and holder.named_children and holder.named_children[0] == obj:
+                return True
+            if holder.type == "arrow_function" and holder.child_by_field_name("body") == obj:
+                return True
     return False
 
 

@@ -81,13 +81,17 @@ _ANY_TEXT_HIT = _any_text_hit_pattern()
 # TEXT_TRIGGER is _ANY_TEXT_HIT's pattern (_text_hit searches with nothing else first); CALLED the text
 # module_names._misnames reads calls for (``await`` or ``let`` then blanks and ``(``, ``/``, a backquote or ``?``
 # as in _CALLED_AWAIT and _CALLED_LET, whose ``let`` is also a word of TEXT_TRIGGER; a tagged chain's ``?.`` and
-# backquote, in either order); LABELLED what module_syntax._LABELLED needs (``:``, blanks, maybe ``async``,
-# ``function`` or ``class``; without its ``\b``, so more); STRICT the directive _strict_directive_refused looks for.
+# backquote, in either order); LABELLED what module_syntax._labelled_in_braces needs (``:``, blanks or comments,
+# maybe ``async``, ``function`` or ``class``); STRICT the directive _strict_directive_refused looks for.
 # One set's pass costs what one search through google-re2's wrapper cost (stop 43: about 10,500 instructions a
 # script against 15,500), and answers the four at once.
 TEXT_TRIGGER, CALLED, LABELLED, STRICT = range(4)
 _EVERY_SUSPECT = (TEXT_TRIGGER, CALLED, LABELLED, STRICT)
 _SPACE = rb"[ \t\n\r\f\v]"
+# what may stand between a label's ``:``, ``async`` and ``function`` (stop 44's miss 3): blanks, any non-ASCII byte
+# (Unicode spaces and line ends are several), a block comment (unambiguous, linear), a line comment (its end is a
+# blank); RE2 is an automaton, linear whatever the pattern
+_GAP = rb"(?:[ \t\n\r\f\v\x80-\xff]|/\*[^*]*\*+(?:[^/*][^*]*\*+)*/|//[^\n\r]*)"
 
 
 def _suspects_set() -> Callable[[bytes], Sequence[int] | None] | None:
@@ -105,7 +109,7 @@ def _suspects_set() -> Callable[[bytes], Sequence[int] | None] | None:
         + words
         + rb"|[\n\r\xa8\xa9][ \t\f\v]*=>|\*/[ \t\n\r\f\v]*=>|async[ \t\f\v]*[\n\r\xe2/]",
         rb"(?:await|let)[ \t\n\r\v\f\x80-\xff]*[(/`?]|\?\.[\x00-\xff]*`|`[\x00-\xff]*\?\.",
-        rb":" + _SPACE + rb"*(?:async" + _SPACE + rb"+)?(?:function|class)",
+        rb":" + _GAP + rb"*(?:async" + _GAP + rb"+)?(?:function|class)",
         rb"use strict",
     )
     for index, pattern in enumerate(patterns):
