@@ -84,7 +84,7 @@ def might_be_refused(script: ExecScript) -> bool:
     structure = script.structure
     if structure["suspect_always"]:
         return True
-    suspects = text_suspects(script.data) or ()
+    suspects = text_suspects(script.data)
     if TEXT_TRIGGER in suspects and placed_text_hit(script):
         return True
     if STRICT in suspects and _strict_directive_refused(script):

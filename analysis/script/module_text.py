@@ -85,7 +85,7 @@ _ANY_TEXT_HIT = _any_text_hit_pattern()
 # maybe ``async``, ``function`` or ``class``); STRICT the directive _strict_directive_refused looks for.
 # One set's pass costs what one search through google-re2's wrapper cost (stop 43: about 10,500 instructions a
 # script against 15,500), and answers the four at once.
-TEXT_TRIGGER, CALLED, LABELLED, STRICT = range(4)
+TEXT_TRIGGER, CALLED, LABELLED, STRICT, DECIDED = range(5)
 _EVERY_SUSPECT = (TEXT_TRIGGER, CALLED, LABELLED, STRICT)
 _SPACE = rb"[ \t\n\r\f\v]"
 # what may stand between a label's ``:``, ``async`` and ``function`` (stop 44's miss 3): blanks, any non-ASCII byte
@@ -95,13 +95,14 @@ _GAP = rb"(?:[ \t\n\r\f\v\x80-\xff]|/\*[^*]*\*+(?:[^/*][^*]*\*+)*/|//[^\n\r]*)"
 
 
 def _suspects_set() -> Callable[[bytes], Sequence[int] | None] | None:
-    r"""The bound ``Match`` of the RE2 set of the four patterns (Latin-1, as _ANY_TEXT_HIT's): the C method
-    itself where google-re2's wrapper keeps it (``_set``, which answers ``[]`` for none; a Python frame less a
-    script), else the wrapper's (``None`` for none)."""
+    r"""The bound ``Match`` of the RE2 set of the four patterns and the sentinel (Latin-1, as _ANY_TEXT_HIT's):
+    the C method itself where google-re2's wrapper keeps it (``_set``; a Python frame less a script), else the
+    wrapper's (``None`` for none)."""
     if re2 is None:
         return None
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
+    options.log_errors = False  # a bail-out is told by the missing sentinel, not on stderr
     found = re2.Set.SearchSet(options)
     words = b"|".join(re.escape(word) for word in _ALL_WORDS)
     patterns = (
@@ -111,6 +112,7 @@ def _suspects_set() -> Callable[[bytes], Sequence[int] | None] | None:
         rb"(?:await|let)[ \t\n\r\v\f\x80-\xff]*[(/`?]|\?\.[\x00-\xff]*`|`[\x00-\xff]*\?\.",
         rb":" + _GAP + rb"*(?:async" + _GAP + rb"+)?(?:function|class)",
         rb"use strict",
+        rb"\z",  # DECIDED: matches every text (at its end), as analysis.jsonl.pattern_set's sentinel
     )
     for index, pattern in enumerate(patterns):
         if found.Add(pattern) != index:  # pragma: no cover - the set numbers its patterns in order
@@ -125,9 +127,20 @@ def _every_suspect(data: bytes) -> Sequence[int]:
     return _EVERY_SUSPECT  # without RE2: every reader is asked, as before stop 44
 
 
-# which of TEXT_TRIGGER, CALLED, LABELLED and STRICT may be in a script's bytes (a list, or None for none: the set's
-# own C method where google-re2 has it, called directly, as a Python frame around it costs a tenth of its pass)
-text_suspects: Callable[[bytes], Sequence[int] | None] = _suspects_set() or _every_suspect
+# the set's raw answer (a list of pattern numbers; None or no DECIDED when it could not tell): its own C method where
+# google-re2 has it, called directly, as a Python frame around it costs a tenth of its pass; read by text_suspects
+_match_suspects: Callable[[bytes], Sequence[int] | None] = _suspects_set() or _every_suspect
+
+
+def text_suspects(data: bytes) -> Sequence[int]:
+    """Which of TEXT_TRIGGER, CALLED, LABELLED and STRICT may be in a script's bytes (with DECIDED among them when
+    the set answered).  An RE2 set that runs out of its automaton's memory answers no match at all, where a single
+    search would fall back to a slower engine (the review of stop 44): a result without the sentinel, which matches
+    every text, is no answer, and every reader is asked, as without RE2."""
+    found = _match_suspects(data)
+    if not found or DECIDED not in found:
+        return _EVERY_SUSPECT
+    return found
 
 
 _NOT_CODE = frozenset(
